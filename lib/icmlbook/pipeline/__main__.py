@@ -1,0 +1,166 @@
+"""Command line of the book's pipeline.
+
+    python -m icmlbook.pipeline book --profile smoke --chapters grokking --jobs 2
+    python -m icmlbook.pipeline execute --profile default          # no site
+    python -m icmlbook.pipeline site                               # site from what was executed
+    python -m icmlbook.pipeline list
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..runtime.profiles import PROFILES, check_profile, check_seed
+from . import paths
+
+
+def _chapters(arg: str | None) -> list[str]:
+    from .site import available_chapters, planned_slugs
+
+    available = available_chapters()
+    if not arg or arg == "all":
+        return available
+    chosen = [s.strip() for s in arg.replace(" ", ",").split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in available]
+    if unknown:
+        planned = set(planned_slugs())
+        detail = "; ".join(f"{s!r} is {'planned but not written yet' if s in planned else 'not a chapter'}"
+                           for s in unknown)
+        raise SystemExit(f"error: chapters={arg!r}: {detail}. Available: {', '.join(available) or 'none'}")
+    return chosen
+
+
+def _report(results, stream=sys.stdout) -> None:
+    print("\nRun report", file=stream)
+    print(f"{'chapter':32s} {'status':8s} {'wall':>9s}  claims (reproduced / not / not testable)", file=stream)
+    for r in results:
+        claims = r.record.get("claims", [])
+        counts = [sum(c["verdict"] == v for c in claims) for v in
+                  ("reproduced", "not reproduced", "not testable at this profile")]
+        print(f"{r.slug:32s} {r.status:8s} {r.wall_seconds:8.1f}s  {counts[0]} / {counts[1]} / {counts[2]}", file=stream)
+    for r in results:
+        if r.status in ("failed", "timeout"):
+            print(f"\n=== {r.slug}: {r.status} ===\n{r.error or ''}", file=stream)
+            if r.failing_cell:
+                print(f"--- failing cell ---\n{r.failing_cell}\n---", file=stream)
+            print(f"(full log: {paths.executed_dir() / (r.slug + '.log')}; executed notebook: "
+                  f"{paths.executed_dir() / (r.slug + '.ipynb')})", file=stream)
+
+
+def cmd_execute(args) -> int:
+    from .execute import ExecutionJob, execute_all, make_backend
+    from .export import export_chapter
+
+    profile = check_profile(args.profile)
+    seed = check_seed(args.seed)
+    slugs = _chapters(args.chapters)
+    if not slugs:
+        print("no chapters to execute", file=sys.stderr)
+        return 1
+    print(f"Exporting {len(slugs)} chapter(s) from marimo ...", flush=True)
+    notebooks = {s: export_chapter(s) for s in slugs}
+    jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
+                         args.chapter_timeout, args.force) for s in slugs]
+    backend = make_backend(args.backend, args.jobs)
+    print(f"Executing with papermill: profile={profile} seed={seed} jobs={backend.jobs}", flush=True)
+    t0 = time.perf_counter()
+
+    def on_done(res):
+        print(f"  {res.slug}: {res.status} ({res.wall_seconds:.1f} s)", flush=True)
+
+    results = execute_all(jobs, backend, on_done)
+    _report(results)
+    print(f"\nexecution took {time.perf_counter() - t0:.1f} s", flush=True)
+    args._executed = [r.slug for r in results if r.status in ("ok", "cached")]
+    return 0 if all(r.status in ("ok", "cached") for r in results) else 1
+
+
+def cmd_site(args) -> int:
+    from .site import build_site, load_records
+
+    executed = getattr(args, "_executed", None)
+    if executed is None:
+        records = load_records()
+        executed = [s for s in _chapters(None) if records.get(s, {}).get("status") in ("ok", "cached")
+                    and (paths.executed_dir() / f"{s}.ipynb").exists()]
+    out = build_site(executed, clean=args.clean)
+    print(f"Site built: {out / 'index.html'} ({len(executed)} chapter(s))")
+    return 0
+
+
+def cmd_book(args) -> int:
+    rc = cmd_execute(args)
+    if rc != 0:
+        print("\nThe book was not built: a chapter failed (see the report above).", file=sys.stderr)
+        return rc
+    return cmd_site(args)
+
+
+def cmd_list(args) -> int:
+    from .site import available_chapters, load_plan
+
+    available = set(available_chapters())
+    for part in load_plan()["parts"]:
+        print(part["title"])
+        for c in part["chapters"]:
+            print(f"  {'*' if c['slug'] in available else ' '} {c['slug']:32s} {c['title']}")
+    print("(* = written)")
+    return 0
+
+
+def cmd_execute_one(args) -> int:
+    from .execute import execute_one
+
+    return execute_one(Path(args.notebook), Path(args.executed), args.profile, args.seed, args.cell_timeout,
+                       Path(args.error_file) if args.error_file else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m icmlbook.pipeline", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def run_opts(p):
+        p.add_argument("--profile", default=os.environ.get("PROFILE") or "default",
+                       help=f"one of {', '.join(PROFILES)} (default: default)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--chapters", default=None, help="comma-separated slugs (default: all written chapters)")
+        p.add_argument("--jobs", type=int, default=None, help="chapters executed in parallel (default: cores)")
+        p.add_argument("--backend", default="local", help="where chapters execute (default: local)")
+        p.add_argument("--cell-timeout", type=int, default=1800, help="seconds per cell")
+        p.add_argument("--chapter-timeout", type=int, default=3600, help="seconds per chapter")
+        p.add_argument("--force", action="store_true", help="execute even if nothing changed since the last run")
+
+    for name, fn, helptext in (("book", cmd_book, "execute chapters, then build the site"),
+                               ("execute", cmd_execute, "execute chapters only")):
+        p = sub.add_parser(name, help=helptext)
+        run_opts(p)
+        p.add_argument("--clean", action="store_true", help="remove the previous site first")
+        p.set_defaults(fn=fn)
+    p = sub.add_parser("site", help="build the site from the executed chapters")
+    p.add_argument("--clean", action="store_true")
+    p.set_defaults(fn=cmd_site)
+    p = sub.add_parser("list", help="the book's plan and which chapters are written")
+    p.set_defaults(fn=cmd_list)
+    p = sub.add_parser("_execute-one", help=argparse.SUPPRESS)
+    p.add_argument("notebook")
+    p.add_argument("executed")
+    p.add_argument("--profile", required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--cell-timeout", type=int, default=1800)
+    p.add_argument("--error-file", default=None)
+    p.set_defaults(fn=cmd_execute_one)
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

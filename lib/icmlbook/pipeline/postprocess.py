@@ -1,0 +1,91 @@
+"""Our pass over an executed notebook, before the site is built.
+
+- marimo UI elements (sliders, dropdowns, ...) are custom HTML elements that only marimo's front end
+  draws; on the static site they would render as nothing. Each one is replaced by a static box with
+  its label and current value and a hint that the control moves in the live notebook.
+- an image repeated within one cell's outputs is kept once.
+- a glue cell with no output is removed from the page (it stays in the downloadable notebook);
+- the cell papermill injects with the parameters is removed from the page (the provenance box
+  states the profile and seed).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import nbformat
+
+_UI = re.compile(
+    r"<marimo-ui-element\b[^>]*>\s*<marimo-(?P<kind>[\w-]+)\b(?P<attrs>[^>]*)>.*?</marimo-(?P=kind)>\s*</marimo-ui-element>",
+    flags=re.S,
+)
+_ATTR = re.compile(r"""(data-[\w-]+)=(?:'([^']*)'|"([^"]*)")""")
+_TAG = re.compile(r"<[^>]+>")
+LIVE_HINT = "open the chapter live in marimo to move this control"
+
+
+def _decode(raw: str):
+    text = html.unescape(raw)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _static_control(match: re.Match) -> str:
+    attrs = {m.group(1)[5:]: _decode(m.group(2) if m.group(2) is not None else m.group(3))
+             for m in _ATTR.finditer(match.group("attrs"))}
+    kind = match.group("kind")
+    label = attrs.get("label") or kind
+    label_text = _TAG.sub("", label if isinstance(label, str) else str(label)).strip() or kind
+    value = attrs.get("initial-value", attrs.get("value", ""))
+    if isinstance(value, list) and kind == "dropdown" and isinstance(attrs.get("options"), list):
+        value = [attrs["options"][int(v)] if str(v).isdigit() and int(v) < len(attrs["options"]) else v
+                 for v in value]
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return (f'<div class="icml-static-control" title="{LIVE_HINT}" style="display:inline-block;margin:2px 8px 2px 0;'
+            f'padding:2px 8px;border:1px dashed #999;border-radius:4px;font-size:0.9em">'
+            f'{html.escape(label_text)}: <code>{html.escape(shown)}</code> '
+            f'<span style="color:#777">({kind}; live in marimo)</span></div>')
+
+
+def staticize_html(text: str) -> tuple[str, int]:
+    """Replace every marimo UI element in ``text``; return the new text and how many were replaced."""
+    return _UI.subn(_static_control, text)
+
+
+def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.metadata.setdefault("tags", []).append("remove-cell")
+        seen_images: set[str] = set()
+        kept = []
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if "text/html" in data:
+                text = data["text/html"]
+                text = "".join(text) if isinstance(text, list) else text
+                new, n = staticize_html(text)
+                if n:
+                    data["text/html"] = new + (
+                        f'<div class="icml-live-hint" style="font-size:0.8em;color:#666">'
+                        f'These are the values this page was built with; open the chapter live in marimo to move them.</div>')
+                    data.pop("text/markdown", None)
+            image = data.get("image/png") or data.get("image/svg+xml")
+            if image is not None:
+                key = "".join(image) if isinstance(image, list) else image
+                if key in seen_images:
+                    continue
+                seen_images.add(key)
+            kept.append(out)
+        cell["outputs"] = kept
+        tags = cell.metadata.get("tags", [])
+        if not kept and "hide-input" in tags:
+            tags.append("remove-cell")  # glue without output: in the notebook download, not on the page
+    return nb

@@ -1,0 +1,22 @@
+"""The shared runtime every chapter uses: profiles, device, seeding, progress, cache, claims ledger,
+figure style, run records and display helpers."""
+
+from .cache import cached, cache_key, CorruptEntry
+from .claims import Claim, ClaimsLedger, VERDICTS, claims_table_html, verdict_from
+from .context import in_jupyter, in_marimo, under_executor
+from .device import default_dtype, describe_device, pick_device
+from .display import show_plotly
+from .profiles import (PROFILES, ProfileConfig, check_profile, check_seed, require_choice, require_float,
+                       require_int)
+from .progress import progress
+from .records import Run, start_run
+from .seeding import rng, seed_everything
+from .style import PALETTE, apply_style, new_figure
+
+__all__ = [
+    "cached", "cache_key", "CorruptEntry", "Claim", "ClaimsLedger", "VERDICTS", "claims_table_html",
+    "verdict_from", "in_jupyter", "in_marimo", "under_executor", "default_dtype", "describe_device",
+    "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed",
+    "require_choice", "require_float", "require_int", "progress", "Run", "start_run", "rng",
+    "seed_everything", "PALETTE", "apply_style", "new_figure",
+]

@@ -1,0 +1,42 @@
+"""Device and dtype choice: CUDA when present, else the CPU; never a silent fallback when asked."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+DeviceRequest = Literal["auto", "cpu", "cuda"]
+
+
+def pick_device(request: str = "auto"):
+    """Return a ``torch.device``.
+
+    ``"auto"`` takes CUDA when available, else the CPU. ``"cuda"`` raises if no GPU is present
+    (rather than quietly running on the CPU); ``"cpu"`` always works.
+    """
+    import torch
+
+    if request not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device={request!r} is not allowed; allowed values: auto, cpu, cuda")
+    if request == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device='cuda' was requested but torch sees no CUDA device")
+    if request == "auto":
+        request = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(request)
+
+
+def describe_device(device=None) -> str:
+    """A human-readable device name for run records ("cpu (2 threads)" or the GPU's name)."""
+    import torch
+
+    device = pick_device() if device is None else torch.device(device)
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    return f"cpu ({torch.get_num_threads()} threads)"
+
+
+def default_dtype(device=None):
+    """float64 on the CPU (exact checks are cheap there), float32 on a GPU."""
+    import torch
+
+    device = pick_device() if device is None else torch.device(device)
+    return torch.float32 if device.type == "cuda" else torch.float64
