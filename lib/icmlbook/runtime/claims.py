@@ -57,7 +57,9 @@ class ClaimsLedger:
             raise ValueError(f"claim id {id!r} is already in the ledger")
         if passed is not None and not isinstance(passed, bool):
             # numpy booleans are accepted, other types are a bug in the caller
-            if type(passed).__name__ != "bool_":
+            import numpy as np
+
+            if not isinstance(passed, np.bool_):
                 raise TypeError(f"passed must be a bool or None, got {type(passed).__name__}")
             passed = bool(passed)
         if passed is None and not reason:

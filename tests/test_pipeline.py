@@ -1,0 +1,198 @@
+"""The pipeline: export pass, post-execution pass, execution with injected parameters, run records,
+failures, command line, environment files."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from icmlbook.pipeline import paths
+from icmlbook.pipeline.execute import execute_one, input_key
+from icmlbook.pipeline.export import citations_to_myst, is_import_only, marimo_to_ipynb, prepare_notebook
+from icmlbook.pipeline.postprocess import postprocess_notebook, staticize_html
+from icmlbook.pipeline.site import build_report_markdown, planned_slugs, scoreboard_markdown, write_toc
+from icmlbook.runtime.context import EXECUTOR_ENV, RECORD_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("export")
+    raw = tmp / "raw.ipynb"
+    marimo_to_ipynb(FIXTURES / "tiny_chapter.py", raw)
+    nb = prepare_notebook(nbformat.read(raw, as_version=4), "tiny_chapter")
+    path = tmp / "tiny_chapter.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_export_pass(exported):
+    nb = nbformat.read(exported, as_version=4)
+    nbformat.validate(nb)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and 'profile = "default"' in tagged[0].source
+    assert nb.metadata.kernelspec.name == paths.KERNEL_NAME
+    md = [c for c in nb.cells if c.cell_type == "markdown"]
+    assert md[0].source.startswith("# A tiny chapter")             # prose became markdown: the page title
+    assert "{cite}`xu2026grokking`" in md[0].source                # citations for the bibliography
+    assert "make live CHAPTER=tiny_chapter" in md[1].source         # the live box follows the title
+    assert "remove-cell" in nb.cells[0].metadata.tags                # kernel set-up hidden
+    imports = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("import marimo")]
+    assert imports and "remove-cell" in imports[0].metadata.tags
+    glue = [c for c in nb.cells if c.cell_type == "code" and "start_run(" in c.source]
+    assert "hide-input" in glue[0].metadata.tags
+
+
+def test_export_requires_parameters_and_title():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T"), nbformat.v4.new_code_cell("x=1")])
+    with pytest.raises(ValueError, match="parameters"):
+        prepare_notebook(nb, "x")
+    params = nbformat.v4.new_code_cell("profile='default'")
+    params.metadata["marimo"] = {"name": "parameters"}
+    with pytest.raises(ValueError, match="Title"):
+        prepare_notebook(nbformat.v4.new_notebook(cells=[params]), "x")
+
+
+def test_citations_and_import_detection():
+    assert citations_to_myst("see [@a] and [@b; @c:d].") == "see {cite}`a` and {cite}`b,c:d`."
+    assert citations_to_myst("a [link](x) [not a cite]") == "a [link](x) [not a cite]"
+    assert is_import_only("import a\nfrom b import c")
+    assert not is_import_only("import a\nx = 1")
+
+
+def _slider_html(label="ν (init scale)", value="3"):
+    lab = ('&quot;&#92;u003cspan class=&#92;&quot;markdown&#92;&quot;&#92;u003e' + label +
+           '&#92;u003c/span&#92;u003e&quot;')
+    return (f"<div><marimo-ui-element object-id='a' random-id='a'><marimo-slider data-initial-value='{value}' "
+            f"data-label='{lab}' data-start='1' data-stop='10'></marimo-slider></marimo-ui-element></div>")
+
+
+def test_staticize_ui_elements():
+    out, n = staticize_html(_slider_html() + _slider_html("λ", "0.5"))
+    assert n == 2 and "marimo-slider" not in out
+    assert "ν (init scale): <code>3</code>" in out and "λ: <code>0.5</code>" in out
+    dropdown = ("<marimo-ui-element object-id='b' random-id='b'><marimo-dropdown data-initial-value='[&quot;entropic&quot;]' "
+                "data-label='null' data-options='[&quot;entropic&quot;, &quot;euclidean&quot;]'></marimo-dropdown>"
+                "</marimo-ui-element>")
+    out, n = staticize_html(dropdown)
+    assert n == 1 and "<code>entropic</code>" in out
+
+
+def test_postprocess_dedupes_images_and_hides_injected():
+    cell = nbformat.v4.new_code_cell("fig")
+    img = {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}
+    cell.outputs = [nbformat.v4.new_output("display_data", data=img),
+                    nbformat.v4.new_output("execute_result", data=dict(img), execution_count=1)]
+    injected = nbformat.v4.new_code_cell("profile = 'smoke'")
+    injected.metadata["tags"] = ["injected-parameters"]
+    ui = nbformat.v4.new_code_cell("s")
+    ui.outputs = [nbformat.v4.new_output("execute_result", data={"text/html": _slider_html(), "text/markdown": "x"},
+                                         execution_count=2)]
+    nb = postprocess_notebook(nbformat.v4.new_notebook(cells=[cell, injected, ui]))
+    assert len(nb.cells[0].outputs) == 1
+    assert "remove-cell" in nb.cells[1].metadata.tags
+    assert "icml-static-control" in nb.cells[2].outputs[0].data["text/html"]
+    assert "text/markdown" not in nb.cells[2].outputs[0].data
+
+
+def test_execution_injects_parameters_and_writes_record(exported, tmp_path, monkeypatch):
+    record = tmp_path / "rec.json"
+    monkeypatch.setenv(EXECUTOR_ENV, "1")
+    monkeypatch.setenv(RECORD_ENV, str(record))
+    out = tmp_path / "executed.ipynb"
+    assert execute_one(exported, out, "smoke", 5, cell_timeout=120) == 0
+    nb = nbformat.read(out, as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and 'profile = "smoke"' in injected[0].source and "seed = 5" in injected[0].source
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1                                      # the returned figure appears once
+    htmls = " ".join(o.data["text/html"] for o in outputs if "text/html" in o.get("data", {}))
+    assert "icml-static-control" in htmls and "<marimo-slider" not in htmls
+    assert "claims-table" in htmls and "provenance-box" in htmls
+    rec = json.loads(record.read_text())
+    assert rec["profile"] == "smoke" and rec["seed"] == 5 and rec["claims"][0]["id"] == "T1"
+
+
+def test_failing_chapter_reports_error_and_cell(tmp_path, monkeypatch):
+    raw = tmp_path / "raw.ipynb"
+    marimo_to_ipynb(FIXTURES / "failing_chapter.py", raw)
+    nb = prepare_notebook(nbformat.read(raw, as_version=4), "failing_chapter")
+    src = tmp_path / "failing.ipynb"
+    nbformat.write(nb, src)
+    monkeypatch.setenv(EXECUTOR_ENV, "1")
+    err = tmp_path / "err.json"
+    assert execute_one(src, tmp_path / "out.ipynb", "smoke", 0, cell_timeout=60, error_file=err) == 1
+    info = json.loads(err.read_text())
+    assert "ZeroDivisionError" in info["error"]
+    assert "/ 0" in info["cell"]
+
+
+def test_cli_rejects_bogus_profile_and_unknown_chapter():
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "bogus"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "profile='bogus'" in proc.stderr and "smoke, default, full" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
+                           "--chapters", "no_such_chapter"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode != 0 and "not a chapter" in proc.stderr
+
+
+def test_input_key_tracks_profile_seed_and_source():
+    slug = "grokking"
+    assert input_key(slug, "smoke", 0) == input_key(slug, "smoke", 0)
+    assert input_key(slug, "smoke", 0) != input_key(slug, "default", 0)
+    assert input_key(slug, "smoke", 0) != input_key(slug, "smoke", 1)
+
+
+def test_generated_pages(tmp_path):
+    records = {"grokking": {"chapter": "grokking", "status": "ok", "profile": "smoke", "seed": 0,
+                            "wall_seconds": 12.5, "peak_memory_mb": 300.0, "device": "cpu (2 threads)",
+                            "commit": "abc", "versions": {"numpy": "2"},
+                            "claims": [{"id": "C1", "statement": "s", "rule": "r", "measured": "m",
+                                        "verdict": "not reproduced", "paper_value": None, "reason": "why"}]}}
+    board = scoreboard_markdown(records)
+    assert "| [grokking](chapters/grokking) | smoke | 0 | 1 | 0 |" in board and "claims-table" in board
+    report = build_report_markdown(records)
+    assert "| grokking | ok | smoke | 0 | 12.5 s | 300 MiB |" in report
+    toc = tmp_path / "_toc.yml"
+    write_toc(["grokking"], path=toc)
+    data = yaml.safe_load(toc.read_text())
+    files = [c["file"] for part in data["parts"] for c in part["chapters"]]
+    assert "chapters/grokking" in files and "scoreboard" in files and "build-report" in files
+    assert "chapters/ftrl_preference_graphs" not in files   # planned, not written
+    assert len(set(planned_slugs())) == 19
+
+
+def _requirements_of_pyproject():
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(data["project"]["dependencies"]) | set(data["project"]["optional-dependencies"]["dev"])
+
+
+def test_environment_yml_matches_pyproject():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
+    assert set(pip_section) == _requirements_of_pyproject()
+    py = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert re.sub(r"[^\d.]", "", requires) <= py.split("=")[1]
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in readme and re.search(r"^make test$", ci, flags=re.M)

@@ -1,0 +1,194 @@
+"""The shared runtime: profiles, seeding, device, cache, claims ledger, run records, progress."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+
+import numpy as np
+import pytest
+
+from icmlbook.runtime import (ClaimsLedger, ProfileConfig, cached, check_profile, check_seed, pick_device,
+                              progress, require_float, require_int, rng, seed_everything, start_run,
+                              verdict_from)
+from icmlbook.runtime.cache import CacheEntry, cache_key
+from icmlbook.runtime.context import RECORD_ENV
+
+
+# -- profiles ---------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class _Cfg(ProfileConfig):
+    n: int = 10
+    lr: float = 0.1
+
+    def validate(self):
+        require_int(self, "n", minimum=2)
+        require_float(self, "lr", minimum=0.0, strict_minimum=True)
+
+
+_PRESETS = {"smoke": _Cfg(n=3), "default": _Cfg(), "full": _Cfg(n=100)}
+
+
+def test_bogus_profile_names_allowed_values():
+    with pytest.raises(ValueError, match=r"profile='bogus'.*smoke, default, full"):
+        check_profile("bogus")
+    with pytest.raises(ValueError, match="profile"):
+        _Cfg.for_profile("fast", _PRESETS)
+
+
+def test_profile_presets_and_overrides():
+    assert _Cfg.for_profile("smoke", _PRESETS).n == 3
+    assert _Cfg.for_profile("default", _PRESETS, n=7).n == 7
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['m'\]"):
+        _Cfg.for_profile("default", _PRESETS, m=1)
+
+
+@pytest.mark.parametrize("kwargs, field", [({"n": 1}, "n"), ({"n": 2.5}, "n"), ({"lr": 0.0}, "lr"),
+                                           ({"lr": float("nan")}, "lr"), ({"n": True}, "n")])
+def test_nonsensical_sizes_name_the_parameter(kwargs, field):
+    with pytest.raises(ValueError, match=rf"^{field}="):
+        _Cfg(**kwargs)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 1.5, "0", True])
+def test_bad_seed(seed):
+    with pytest.raises(ValueError, match="seed"):
+        check_seed(seed)
+
+
+# -- seeding and device -----------------------------------------------------------------------------
+def test_seed_everything_is_reproducible():
+    import torch
+
+    g1 = seed_everything(7)
+    a = (g1.normal(size=3), np.random.rand(3), torch.randn(3))
+    g2 = seed_everything(7)
+    b = (g2.normal(size=3), np.random.rand(3), torch.randn(3))
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert torch.equal(a[2], b[2])
+    assert not np.array_equal(rng(7, 0).normal(size=3), rng(7, 1).normal(size=3))
+
+
+def test_device_choice():
+    import torch
+
+    assert pick_device("cpu").type == "cpu"
+    assert pick_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="allowed values: auto, cpu, cuda"):
+        pick_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="no CUDA"):
+            pick_device("cuda")
+
+
+# -- cache ------------------------------------------------------------------------------------------
+def _produce(n):
+    _produce.calls += 1
+    return np.arange(n) ** 2
+
+
+_produce.calls = 0
+
+
+def test_cache_hits_and_keys(tmp_path):
+    _produce.calls = 0
+    a = cached("squares", _produce, config={"n": 5}, profile="smoke", args=(5,), directory=tmp_path)
+    b = cached("squares", _produce, config={"n": 5}, profile="smoke", args=(5,), directory=tmp_path)
+    np.testing.assert_array_equal(a, b)
+    assert _produce.calls == 1
+    cached("squares", _produce, config={"n": 5}, profile="default", args=(5,), directory=tmp_path)
+    assert _produce.calls == 2  # the profile is part of the key
+    k1 = cache_key("x", _produce, {"n": 1})
+    assert k1 != cache_key("x", _produce, {"n": 2}) and k1 != cache_key("x", rng, {"n": 1})
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])
+def test_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
+    _produce.calls = 0
+    cached("squares", _produce, config={"n": 6}, args=(6,), directory=tmp_path)
+    payload = next(tmp_path.glob("*.pkl"))
+    manifest = next(tmp_path.glob("*.json"))
+    if damage == "truncate":
+        payload.write_bytes(payload.read_bytes()[:10])
+    elif damage == "flip":
+        data = bytearray(payload.read_bytes())
+        data[-5] ^= 0xFF
+        payload.write_bytes(bytes(data))
+    elif damage == "manifest":
+        manifest.write_text("{not json")
+    else:
+        manifest.unlink()
+    with pytest.warns(RuntimeWarning, match="rebuilding"):
+        again = cached("squares", _produce, config={"n": 6}, args=(6,), directory=tmp_path)
+    np.testing.assert_array_equal(again, np.arange(6) ** 2)
+    assert _produce.calls == 2
+    # and the rebuilt entry verifies
+    entry = CacheEntry(payload.stem, tmp_path)
+    np.testing.assert_array_equal(entry.load(), np.arange(6) ** 2)
+
+
+def test_cache_write_is_atomic(tmp_path, monkeypatch):
+    """A crash while writing leaves no entry behind (no temporary file taken for an entry)."""
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pickle, "dumps", lambda *a, **k: b"x" * 100)
+    monkeypatch.setattr("os.replace", boom)
+    with pytest.raises(OSError):
+        cached("squares", _produce, config={"n": 2}, args=(2,), directory=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- claims ledger ----------------------------------------------------------------------------------
+def test_verdicts_are_computed():
+    assert verdict_from(True) == "reproduced"
+    assert verdict_from(False) == "not reproduced"
+    assert verdict_from(None) == "not testable at this profile"
+    ledger = ClaimsLedger("demo", "smoke")
+    ledger.add("A", statement="s", rule="x > 1", measured="2", passed=2 > 1)
+    ledger.add("B", statement="s", rule="x > 3", measured="2", passed=bool(np.float64(2) > 3))
+    ledger.add("C", statement="s", rule="needs a GPU", measured="—", passed=None, reason="paper scale")
+    assert [c.verdict for c in ledger.claims] == ["reproduced", "not reproduced", "not testable at this profile"]
+    assert ledger.counts() == {"reproduced": 1, "not reproduced": 1, "not testable at this profile": 1}
+    html = ledger._repr_html_()
+    assert html.count("<tr>") == 4 and "claims-table" in html
+    assert json.loads(ledger.to_json())["claims"][1]["verdict"] == "not reproduced"
+    assert ledger.to_markdown().count("\n") == 4
+
+
+def test_claims_ledger_rejects_bad_input():
+    ledger = ClaimsLedger("demo")
+    ledger.add("A", statement="s", rule="r", measured="m", passed=np.bool_(True))
+    with pytest.raises(ValueError, match="already"):
+        ledger.add("A", statement="s", rule="r", measured="m", passed=True)
+    with pytest.raises(ValueError, match="reason"):
+        ledger.add("B", statement="s", rule="r", measured="m", passed=None)
+    with pytest.raises(TypeError):
+        ledger.add("C", statement="s", rule="r", measured="m", passed="yes")
+
+
+# -- run records ------------------------------------------------------------------------------------
+def test_run_record_written_for_the_executor(tmp_path, monkeypatch):
+    target = tmp_path / "rec.json"
+    monkeypatch.setenv(RECORD_ENV, str(target))
+    run = start_run("demo", profile="smoke", seed=3)
+    ledger = ClaimsLedger("demo", "smoke")
+    ledger.add("A", statement="s", rule="r", measured="1", passed=True)
+    run.finish(ledger)
+    rec = json.loads(target.read_text())
+    for key in ("chapter", "profile", "seed", "device", "kernel_seconds", "peak_memory_mb", "versions", "commit",
+                "claims"):
+        assert key in rec
+    assert rec["profile"] == "smoke" and rec["seed"] == 3 and rec["peak_memory_mb"] > 10
+    assert rec["versions"]["numpy"] == np.__version__
+    assert rec["claims"][0]["verdict"] == "reproduced"
+    assert "Provenance" in run.provenance()._repr_html_()
+    with pytest.raises(ValueError, match="profile"):
+        start_run("demo", profile="huge", seed=0)
+
+
+def test_progress_yields_everything(capsys):
+    assert list(progress(range(5), desc="counting")) == [0, 1, 2, 3, 4]
+    assert list(progress(iter([1, 2]), disable=True)) == [1, 2]
