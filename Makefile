@@ -60,7 +60,7 @@ live: setup
 	$(BIN)/marimo edit $(if $(CHAPTER),chapters/$(CHAPTER).py,chapters) -- --profile $(LIVE_PROFILE)
 
 bench: setup
-	$(BIN)/python -m tests.benchmarks
+	$(BIN)/python -m tests.benchmarks --chapters $(if $(CHAPTER),--only $(CHAPTER))
 
 check: setup
 	$(BIN)/marimo check chapters/*.py
@@ -68,4 +68,4 @@ check: setup
 
 clean:
 	rm -rf build book/_build book/chapters book/_toc.yml book/scoreboard.md book/build-report.md \
-	  book/_static/plotly.min.js book/_vendor
+	  book/_static/plotly.min.js book/_vendor book/references.bib

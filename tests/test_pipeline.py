@@ -196,3 +196,17 @@ def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in readme and re.search(r"^make test$", ci, flags=re.M)
+
+
+def test_bibliography_is_merged_and_duplicates_rejected(tmp_path):
+    from icmlbook.pipeline.site import write_bibliography
+
+    (tmp_path / "a.bib").write_text("@article{k1,\n title={A}\n}\n")
+    (tmp_path / "b.bib").write_text("@book{ k2 ,\n title={B}\n}\n")
+    out = tmp_path / "refs.bib"
+    assert write_bibliography(tmp_path, out) == 2
+    assert "k1" in out.read_text() and "k2" in out.read_text()
+    (tmp_path / "c.bib").write_text("@misc{k1,\n title={C}\n}\n")
+    with pytest.raises(ValueError, match="'k1'"):
+        write_bibliography(tmp_path, out)
+    assert write_bibliography(ROOT / "book" / "bib", tmp_path / "real.bib") >= 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -135,9 +136,28 @@ def install_static_assets(static: Path | None = None) -> None:
         _fetch_mathjax(vendor / "mathjax")
 
 
+def write_bibliography(bib_dir: Path | None = None, target: Path | None = None) -> int:
+    """Concatenate book/bib/*.bib (one file per chapter, plus the book's own) into the generated
+    book/references.bib that the bibliography extension reads. Returns the number of entries;
+    a key defined twice is an error (it would cite the wrong paper)."""
+    bib_dir = bib_dir or paths.book_dir() / "bib"
+    target = target or paths.book_dir() / "references.bib"
+    parts, keys = [], {}
+    for f in sorted(bib_dir.glob("*.bib")):
+        text = f.read_text()
+        for key in re.findall(r"@\w+\s*\{\s*([^,\s]+)\s*,", text):
+            if key in keys:
+                raise ValueError(f"bibliography key {key!r} is defined in both {keys[key]} and {f.name}")
+            keys[key] = f.name
+        parts.append(f"% ---- {f.name}\n{text.strip()}\n")
+    target.write_text("% generated from book/bib/*.bib by icmlbook.pipeline.site: do not edit\n\n" + "\n".join(parts))
+    return len(keys)
+
+
 def build_site(executed: list[str], clean: bool = False) -> Path:
     """Generate the toc and pages, then run Jupyter Book. Returns the HTML directory."""
     plan = load_plan()
+    write_bibliography()
     records = {k: v for k, v in load_records().items() if k in executed}
     write_toc(executed, plan)
     (paths.book_dir() / "scoreboard.md").write_text(scoreboard_markdown(records, plan))
