@@ -79,7 +79,7 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                   return {
                     title: document.title,
                     h1: (document.querySelector('article h1') || {}).textContent || '',
-                    nav: Array.from(document.querySelectorAll('nav.bd-links a')).map(a => a.textContent.trim()),
+                    nav: Array.from(document.querySelectorAll('nav.bd-links a, nav.bd-links .caption-text')).map(a => a.textContent.trim()),
                     images: imgs.length,
                     images_broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
                     claims_tables: document.querySelectorAll('table.claims-table').length,
