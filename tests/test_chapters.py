@@ -5,6 +5,7 @@ run under marimo itself (the live path)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,10 @@ def test_chapter_executes_in_smoke(smoke_book, slug):
     nb = nbformat.read(smoke_book["book"] / "chapters" / f"{slug}.ipynb", as_version=4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
+    # no progress-bar noise on the page (bars go to the chapter's log under the executor)
+    streams = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+                      if o.output_type == "stream")
+    assert not re.search(r"\d+%\|", streams), streams[:500]
     # the chapter's prose is markdown, with one title
     titles = [c for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")]
     assert len(titles) == 1

@@ -97,11 +97,17 @@ def test_postprocess_dedupes_images_and_hides_injected():
     ui = nbformat.v4.new_code_cell("s")
     ui.outputs = [nbformat.v4.new_output("execute_result", data={"text/html": _slider_html(), "text/markdown": "x"},
                                          execution_count=2)]
-    nb = postprocess_notebook(nbformat.v4.new_notebook(cells=[cell, injected, ui]))
+    md = nbformat.v4.new_code_cell("mo.md(f'...')")
+    md.outputs = [nbformat.v4.new_output("execute_result", execution_count=3, data={
+        "text/html": '<span class="markdown prose dark:prose-invert contents">||(x||)</span>',
+        "text/markdown": "value $x=1$", "text/plain": "_md()"})]
+    nb = postprocess_notebook(nbformat.v4.new_notebook(cells=[cell, injected, ui, md]))
     assert len(nb.cells[0].outputs) == 1
     assert "remove-cell" in nb.cells[1].metadata.tags
     assert "icml-static-control" in nb.cells[2].outputs[0].data["text/html"]
     assert "text/markdown" not in nb.cells[2].outputs[0].data
+    # computed markdown is published as markdown (MyST renders its math), not marimo's HTML
+    assert set(nb.cells[3].outputs[0].data) == {"text/markdown", "text/plain"}
 
 
 def test_execution_injects_parameters_and_writes_record(exported, tmp_path, monkeypatch):
@@ -210,3 +216,10 @@ def test_bibliography_is_merged_and_duplicates_rejected(tmp_path):
     with pytest.raises(ValueError, match="'k1'"):
         write_bibliography(tmp_path, out)
     assert write_bibliography(ROOT / "book" / "bib", tmp_path / "real.bib") >= 1
+
+
+def test_slider_over_explicit_steps_shows_the_value_not_the_index():
+    html = ("<marimo-ui-element object-id='c' random-id='c'><marimo-slider data-initial-value='3' "
+            "data-label='&quot;λ&quot;' data-steps='[0.001, 0.003, 0.01, 0.03]'></marimo-slider></marimo-ui-element>")
+    out, n = staticize_html(html)
+    assert n == 1 and "λ: <code>0.03</code>" in out

@@ -63,10 +63,13 @@ def cmd_execute(args) -> int:
         return 1
     print(f"Exporting {len(slugs)} chapter(s) from marimo ...", flush=True)
     notebooks = {s: export_chapter(s) for s in slugs}
-    jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
-                         args.chapter_timeout, args.force) for s in slugs]
     backend = make_backend(args.backend, args.jobs)
-    print(f"Executing with papermill: profile={profile} seed={seed} jobs={backend.jobs}", flush=True)
+    parallel = min(backend.jobs, len(slugs))
+    threads = max(1, (os.cpu_count() or 1) // parallel)
+    jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
+                         args.chapter_timeout, args.force, threads) for s in slugs]
+    print(f"Executing with papermill: profile={profile} seed={seed} jobs={parallel} "
+          f"threads per chapter={threads}", flush=True)
     t0 = time.perf_counter()
 
     def on_done(res):

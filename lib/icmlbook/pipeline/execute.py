@@ -28,7 +28,7 @@ from typing import Protocol
 
 import nbformat
 
-from ..runtime.context import EXECUTOR_ENV, RECORD_ENV
+from ..runtime.context import EXECUTOR_ENV, PROGRESS_LOG_ENV, RECORD_ENV
 from ..runtime.profiles import check_profile, check_seed
 from . import paths
 from .postprocess import postprocess_notebook
@@ -44,6 +44,7 @@ class ExecutionJob:
     cell_timeout: int = 1800  # seconds per cell
     chapter_timeout: int = 3600
     force: bool = False
+    threads: int | None = None  # BLAS/torch threads of the chapter's kernel (None: leave the default)
 
 
 @dataclasses.dataclass
@@ -103,8 +104,13 @@ def run_job(job: ExecutionJob) -> ExecutionResult:
     with tempfile.TemporaryDirectory() as tmp:
         kernel_record = Path(tmp) / "kernel-record.json"
         error_file = Path(tmp) / "error.json"
-        env = dict(os.environ, **{EXECUTOR_ENV: "1", RECORD_ENV: str(kernel_record),
+        env = dict(os.environ, **{EXECUTOR_ENV: "1", RECORD_ENV: str(kernel_record), PROGRESS_LOG_ENV: str(log),
                                    "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline"})
+        if job.threads:
+            # chapters running side by side share the cores: oversubscribed BLAS threads are many
+            # times slower than one thread each
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env[var] = str(job.threads)
         cmd = [sys.executable, "-m", "icmlbook.pipeline", "_execute-one", str(job.notebook), str(executed),
                "--profile", job.profile, "--seed", str(job.seed), "--cell-timeout", str(job.cell_timeout),
                "--error-file", str(error_file)]

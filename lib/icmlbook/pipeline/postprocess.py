@@ -3,6 +3,9 @@
 - marimo UI elements (sliders, dropdowns, ...) are custom HTML elements that only marimo's front end
   draws; on the static site they would render as nothing. Each one is replaced by a static box with
   its label and current value and a hint that the control moves in the live notebook.
+- a marimo markdown output (``mo.md(f"...")`` with computed numbers) is published from its
+  ``text/markdown`` form, parsed as MyST like the prose cells, so its equations and tables render
+  (marimo's HTML form marks math for its own front end only);
 - an image repeated within one cell's outputs is kept once.
 - a glue cell with no output is removed from the page (it stays in the downloadable notebook);
 - the cell papermill injects with the parameters is removed from the page (the provenance box
@@ -23,6 +26,7 @@ _UI = re.compile(
 )
 _ATTR = re.compile(r"""(data-[\w-]+)=(?:'([^']*)'|"([^"]*)")""")
 _TAG = re.compile(r"<[^>]+>")
+_MARIMO_MD = re.compile(r'\s*<span class="markdown prose')
 LIVE_HINT = "open the chapter live in marimo to move this control"
 
 
@@ -44,6 +48,9 @@ def _static_control(match: re.Match) -> str:
     if isinstance(value, list) and kind == "dropdown" and isinstance(attrs.get("options"), list):
         value = [attrs["options"][int(v)] if str(v).isdigit() and int(v) < len(attrs["options"]) else v
                  for v in value]
+    steps = attrs.get("steps")
+    if kind == "slider" and isinstance(steps, list) and steps and isinstance(value, int) and 0 <= value < len(steps):
+        value = steps[value]  # a slider over explicit steps stores the index of the chosen step
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
     shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -71,6 +78,10 @@ def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if "text/html" in data:
                 text = data["text/html"]
                 text = "".join(text) if isinstance(text, list) else text
+                if "text/markdown" in data and _MARIMO_MD.match(text):
+                    data.pop("text/html")
+                    kept.append(out)
+                    continue
                 new, n = staticize_html(text)
                 if n:
                     data["text/html"] = new + (

@@ -59,22 +59,29 @@ def _canonical(obj: Any) -> Any:
     raise TypeError(f"cannot build a cache key from an object of type {type(obj).__name__}")
 
 
-def _source_of(fn: Callable) -> str:
+def _source_of(obj: Any) -> str:
+    """Source text of a function or a module (what a cache key is taken over)."""
     try:
-        return inspect.getsource(fn)
+        return inspect.getsource(obj)
     except (OSError, TypeError):
-        return getattr(fn, "__qualname__", repr(fn))
+        return getattr(obj, "__qualname__", getattr(obj, "__name__", repr(obj)))
+
+
+def _module_source(fn: Callable) -> str:
+    module = inspect.getmodule(fn)
+    return _source_of(module) if module is not None else ""
 
 
 def cache_key(name: str, producer: Callable, config: Any = None, profile: str | None = None,
-              extra_sources: tuple[Callable, ...] = ()) -> str:
-    """The SHA-256 key of an artefact: producer code (and helpers named in ``extra_sources``),
-    ``name``, canonical config and profile."""
+              extra_sources: tuple[Any, ...] = ()) -> str:
+    """The SHA-256 key of an artefact: the producer's code (its whole module, so a change to a helper
+    beside it counts) and the functions or modules named in ``extra_sources`` (code it calls from
+    elsewhere), ``name``, canonical config and profile."""
     h = hashlib.sha256()
     payload = {
         "name": name,
         "producer": f"{producer.__module__}.{getattr(producer, '__qualname__', '')}",
-        "code": [_source_of(producer), *[_source_of(f) for f in extra_sources]],
+        "code": [_source_of(producer), _module_source(producer), *[_source_of(f) for f in extra_sources]],
         "config": _canonical(config),
         "profile": profile,
     }
@@ -148,7 +155,7 @@ class CacheEntry:
 
 
 def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile: str | None = None,
-           args: tuple = (), kwargs: dict | None = None, extra_sources: tuple[Callable, ...] = (),
+           args: tuple = (), kwargs: dict | None = None, extra_sources: tuple[Any, ...] = (),
            directory: str | os.PathLike | None = None) -> T:
     """Return ``producer(*args, **kwargs)``, from the cache when a verified entry exists.
 

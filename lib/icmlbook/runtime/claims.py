@@ -101,19 +101,31 @@ _VERDICT_STYLE = {VERDICTS[0]: "background:#d6efe0", VERDICTS[1]: "background:#f
 def claims_table_html(records: list[dict], caption: str | None = None, chapter_column: bool = False) -> str:
     """An HTML table of claim records (used by chapters and by the generated scoreboard)."""
     esc = html.escape
-    head = (["chapter"] if chapter_column else []) + ["id", "claim", "paper", "ours", "rule", "verdict"]
-    out = ['<table class="claims-table" style="border-collapse:collapse;font-size:0.9em">']
+    head = (["chapter"] if chapter_column else []) + ["id", "verdict", "claim", "paper", "ours", "rule"]
+    out = ['<div class="claims-table-wrap" style="overflow-x:auto">'
+           '<table class="claims-table" style="border-collapse:collapse;font-size:0.85em">']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f'<th style="text-align:left;padding:4px 8px;border-bottom:2px solid #888">{h}</th>' for h in head) + "</tr></thead><tbody>")
     for r in records:
         verdict = r["verdict"]
-        cells = ([r.get("chapter", "")] if chapter_column else []) + [
-            r["id"], r["statement"], r.get("paper_value") or "—", r["measured"], r["rule"]]
-        tds = "".join(f'<td style="padding:4px 8px;border-bottom:1px solid #ddd;vertical-align:top">{esc(str(x))}</td>' for x in cells)
+        td = '<td style="padding:4px 8px;border-bottom:1px solid #ddd;vertical-align:top">{}</td>'
+        first = ([r.get("chapter", "")] if chapter_column else []) + [r["id"]]
+        rest = [r["statement"], r.get("paper_value") or "—", r["measured"], r["rule"]]
         reason = f'<br><small>{esc(r["reason"])}</small>' if r.get("reason") else ""
+        tds = "".join(td.format(esc(str(x))) for x in first)
         tds += (f'<td class="{_VERDICT_CLASS.get(verdict, "")}" style="padding:4px 8px;border-bottom:1px solid #ddd;'
-                f'vertical-align:top;{_VERDICT_STYLE.get(verdict, "")}"><b>{esc(verdict)}</b>{reason}</td>')
+                f'vertical-align:top;min-width:7em;{_VERDICT_STYLE.get(verdict, "")}"><b>{esc(verdict)}</b>{reason}</td>')
+        tds += "".join(td.format(esc(str(x))) for x in rest)
         out.append(f"<tr>{tds}</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
+
+
+def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | None = None) -> str:
+    """One markdown sentence for the page beside an experiment: what was measured and what the
+    claim's rule decides on it (the same verdict the ledger will show)."""
+    verdict = verdict_from(passed)
+    mark = {VERDICTS[0]: "✓", VERDICTS[1]: "✗", VERDICTS[2]: "–"}[verdict]
+    rule_text = f" Rule: {rule}." if rule else ""
+    return f"**{label}** — measured: {measured}.{rule_text} {mark} **{verdict}**."

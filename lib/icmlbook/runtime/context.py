@@ -9,6 +9,8 @@ import sys
 EXECUTOR_ENV = "ICMLBOOK_EXECUTOR"
 #: path of the JSON file a chapter writes its run facts (claims, peak memory) to
 RECORD_ENV = "ICMLBOOK_RECORD"
+#: file the executor's kernels append progress bars to (the chapter's log)
+PROGRESS_LOG_ENV = "ICMLBOOK_PROGRESS_LOG"
 
 
 def in_marimo() -> bool:

@@ -1,18 +1,19 @@
 """Progress bars that behave in a terminal, in Jupyter, in marimo and under the book's executor.
 
 - marimo: ``mo.status.progress_bar`` (shown above the running cell);
-- the book's executor (papermill): a plain text bar on the kernel's own stderr, which is the
-  terminal of ``make book``, so the published page does not fill with bar redraws;
+- the book's executor (papermill): a plain text bar appended to the chapter's log file
+  (``$ICMLBOOK_PROGRESS_LOG``, set by the executor), so the published page does not fill with bar
+  redraws (a kernel's stderr, even at the file-descriptor level, ends up in the notebook);
 - Jupyter: ``tqdm.auto`` (a widget when ipywidgets is installed, else text);
 - a terminal or script: plain ``tqdm``.
 """
 
 from __future__ import annotations
 
-import sys
+import os
 from typing import Iterable, Iterator, TypeVar
 
-from .context import in_jupyter, in_marimo, under_executor
+from .context import PROGRESS_LOG_ENV, in_jupyter, in_marimo, under_executor
 
 T = TypeVar("T")
 
@@ -37,8 +38,13 @@ def progress(iterable: Iterable[T], total: int | None = None, desc: str | None =
     if under_executor():
         from tqdm import tqdm
 
-        yield from tqdm(iterable, total=total, desc=desc, file=sys.__stderr__, mininterval=2.0,
-                        dynamic_ncols=False, ncols=100)
+        log = os.environ.get(PROGRESS_LOG_ENV)
+        if not log:  # no log to write to: no bar, rather than noise on the page
+            yield from iterable
+            return
+        with open(log, "a", buffering=1) as stream:
+            yield from tqdm(iterable, total=total, desc=desc, file=stream, mininterval=5.0, ascii=True,
+                            dynamic_ncols=False, ncols=100)
         return
     if in_jupyter():
         from tqdm.auto import tqdm as tqdm_auto

@@ -1,0 +1,208 @@
+"""Sizes of the grokking chapter (Xu, Vardi & Safran, ICML 2026, arXiv 2601.19791), per profile.
+
+One frozen dataclass holds every knob of the chapter: the ridge-regression part (spiked Gaussian
+design, GD step, weight decay, initial scale and the grids the claims sweep) and the modular-addition
+network part. ``PRESETS`` gives the three profiles; :func:`config_for` applies overrides.
+
+Budgets (measured on 2 shared CPU cores, see the chapter's provenance box): ``smoke`` runs the whole
+chapter in well under a minute and a half, ``default`` in a few minutes, ``full`` is larger and
+meant for a GPU (the network part uses CUDA when present; the linear part is numpy).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from ..runtime.profiles import ProfileConfig, require_choice, require_float, require_int
+
+__all__ = ["PRESETS", "GrokkingConfig", "config_for"]
+
+
+def _require_grid(cfg: Any, name: str, minimum: float, strict: bool = True, min_len: int = 1,
+                  integer: bool = False, maximum: float | None = None) -> None:
+    """A non-empty tuple of numbers, each above ``minimum`` (strictly unless ``strict=False``)."""
+    values = getattr(cfg, name)
+    if not isinstance(values, tuple) or len(values) < min_len:
+        raise ValueError(f"{name}={values!r} must be a tuple of at least {min_len} value(s)")
+    for v in values:
+        kinds = (int,) if integer else (int, float)
+        if isinstance(v, bool) or not isinstance(v, kinds) or not math.isfinite(v):
+            raise ValueError(f"{name}={values!r}: every entry must be {'an integer' if integer else 'a real number'}")
+        if (v <= minimum) if strict else (v < minimum):
+            raise ValueError(f"{name}={values!r}: every entry must be {'>' if strict else '>='} {minimum}")
+        if maximum is not None and v > maximum:
+            raise ValueError(f"{name}={values!r}: every entry must be <= {maximum}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"{name}={values!r} must not repeat a value")
+
+
+@dataclasses.dataclass(frozen=True)
+class GrokkingConfig(ProfileConfig):
+    """Every size of the grokking chapter.
+
+    Linear part (ridge regression by GD; dossier sections 3.2-3.4)
+    ---------------------------------------------------------------
+    n, m, k : int
+        Training samples, features (``m > n``: over-parameterised) and spiked coordinates
+        (``k < n``); the teacher lives on the ``k`` spiked coordinates.
+    sigma : float
+        Standard deviation of the ``m - k`` non-spiked feature coordinates.
+    eta, lam, nu : float
+        The base step size, weight decay and initial scale (:math:`\\theta_0=\\nu z`,
+        :math:`z\\sim\\mathcal N(0,I_m)`).
+    eps_train, eps_test : float
+        Thresholds defining :math:`t_{\\rm fit}` (training loss) and :math:`t_{\\rm gen}` (test loss);
+        ``eps_test`` must lie above the floor :math:`L(\\theta_\\lambda)`.
+    n_seeds : int
+        Independent data sets and initial directions per experiment.
+    t_points : int
+        Length of the log-spaced step grid of the curves (crossing times are then refined to the
+        exact integer).
+    decay_horizon : float
+        Curves run to ``decay_horizon / (eta * lam)`` steps (that many e-folds of the null space).
+    curve_nus, curve_lams : tuple of float
+        Settings of the three-stage curves (every pair is run).
+    eta_grid, lam_grid : tuple of float
+        The grid of claims 1 and 4 (at ``nu``).
+    nu_grid : tuple of float
+        Initial scales of claims 2 and 5 (at ``eta``, ``lam``); keep them in the grokking regime.
+    n_grid : tuple of int
+        Sample sizes of claim 3 (each ``> k`` and ``< m``).
+    nu_small : float
+        The small initial scale that eliminates grokking (claim 6).
+    tradeoff_lam_ratios : tuple of float
+        Weight decays of the trade-off curve, as multiples of :math:`s_{\\min}` (claim 6).
+    gd_check_steps : int
+        Length of the plain GD loop that checks the closed form (claim 7).
+
+    Network part (modular addition, "in the spirit of" the paper; claim 8)
+    -----------------------------------------------------------------------
+    nn_p, nn_train_fraction, nn_width : modulus, fraction of pairs used for training, hidden width.
+    nn_lams, nn_alphas : weight decays and initial scales; every pair is trained.
+    nn_steps : maximum number of full-batch steps; nn_lr : step size.
+    nn_optimizer, nn_loss, nn_activation : see :mod:`icmlbook.grokking.nn`.
+    nn_n_eval, nn_eval_every : log-spaced evaluation points, plus an evaluation every that many steps.
+    nn_n_seeds : seeds (split and initial draw).
+    nn_fit_accuracy, nn_grok_accuracy : train / test accuracy defining t_fit and t_grok.
+    nn_baseline : also train one network per seed without weight decay (the control).
+    """
+
+    # ---- linear part ----
+    n: int = 200
+    m: int = 2000
+    k: int = 20
+    sigma: float = 0.1
+    eta: float = 0.5
+    lam: float = 1e-3
+    nu: float = 1.0
+    eps_train: float = 1e-3
+    eps_test: float = 1e-2
+    n_seeds: int = 3
+    t_points: int = 200
+    decay_horizon: float = 15.0
+    curve_nus: tuple = (0.01, 1.0, 10.0)
+    curve_lams: tuple = (1e-3, 3e-3)
+    eta_grid: tuple = (0.125, 0.25, 0.5)
+    lam_grid: tuple = (1e-3, 2e-3, 4e-3)
+    nu_grid: tuple = (0.3, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+    n_grid: tuple = (50, 100, 200, 400, 800)
+    nu_small: float = 0.01
+    tradeoff_lam_ratios: tuple = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+    gd_check_steps: int = 3000
+    # ---- network part ----
+    nn_p: int = 23
+    nn_train_fraction: float = 0.5
+    nn_width: int = 128
+    nn_lams: tuple = (0.4, 0.6, 0.9, 1.35)
+    nn_alphas: tuple = (1.0, 2.0, 4.0)
+    nn_steps: int = 12000
+    nn_lr: float = 3e-3
+    nn_optimizer: str = "adamw"
+    nn_loss: str = "cross_entropy"
+    nn_activation: str = "quadratic"
+    nn_n_eval: int = 160
+    nn_eval_every: int = 20
+    nn_n_seeds: int = 3
+    nn_fit_accuracy: float = 0.99
+    nn_grok_accuracy: float = 0.9
+    nn_baseline: bool = True
+
+    def validate(self) -> None:
+        require_int(self, "n", minimum=2)
+        require_int(self, "m", minimum=3)
+        require_int(self, "k", minimum=1)
+        if not self.k < self.n:
+            raise ValueError(f"k={self.k!r} is not allowed; it must be < n={self.n} (the teacher must be learnable)")
+        if not self.n < self.m:
+            raise ValueError(f"m={self.m!r} is not allowed; it must be > n={self.n} (over-parameterised)")
+        require_float(self, "sigma", minimum=0.0, strict_minimum=True)
+        require_float(self, "eta", minimum=0.0, strict_minimum=True)
+        require_float(self, "lam", minimum=0.0, strict_minimum=True)
+        require_float(self, "nu", minimum=0.0, strict_minimum=True)
+        require_float(self, "eps_train", minimum=0.0, strict_minimum=True)
+        require_float(self, "eps_test", minimum=0.0, strict_minimum=True)
+        require_int(self, "n_seeds", minimum=1)
+        require_int(self, "t_points", minimum=10)
+        require_float(self, "decay_horizon", minimum=1.0)
+        _require_grid(self, "curve_nus", 0.0)
+        _require_grid(self, "curve_lams", 0.0)
+        _require_grid(self, "eta_grid", 0.0, min_len=2)
+        _require_grid(self, "lam_grid", 0.0, min_len=2)
+        _require_grid(self, "nu_grid", 0.0, min_len=3)
+        _require_grid(self, "n_grid", self.k, min_len=2, integer=True)
+        if max(self.n_grid) >= self.m:
+            raise ValueError(f"n_grid={self.n_grid!r}: every entry must be < m={self.m}")
+        require_float(self, "nu_small", minimum=0.0, strict_minimum=True)
+        _require_grid(self, "tradeoff_lam_ratios", 0.0, min_len=3)
+        require_int(self, "gd_check_steps", minimum=1)
+        require_int(self, "nn_p", minimum=3)
+        require_float(self, "nn_train_fraction", minimum=0.0, maximum=1.0, strict_minimum=True)
+        if self.nn_train_fraction >= 1.0:
+            raise ValueError(f"nn_train_fraction={self.nn_train_fraction!r} is not allowed; it must be < 1")
+        require_int(self, "nn_width", minimum=1)
+        _require_grid(self, "nn_lams", 0.0)
+        _require_grid(self, "nn_alphas", 0.0)
+        require_int(self, "nn_steps", minimum=1)
+        require_float(self, "nn_lr", minimum=0.0, strict_minimum=True)
+        require_choice(self, "nn_optimizer", ("adamw", "gd"))
+        require_choice(self, "nn_loss", ("cross_entropy", "mse"))
+        require_choice(self, "nn_activation", ("quadratic", "relu", "gelu"))
+        require_int(self, "nn_n_eval", minimum=2)
+        require_int(self, "nn_eval_every", minimum=1)
+        require_int(self, "nn_n_seeds", minimum=1)
+        require_float(self, "nn_fit_accuracy", minimum=0.0, maximum=1.0, strict_minimum=True)
+        require_float(self, "nn_grok_accuracy", minimum=0.0, maximum=1.0, strict_minimum=True)
+        require_choice(self, "nn_baseline", (True, False))
+        for eta in self.eta_grid + (self.eta,):
+            for lam in self.lam_grid + self.curve_lams + (self.lam,):
+                if eta * lam >= 1.0:
+                    raise ValueError(f"eta={eta!r} with lam={lam!r}: eta*lam must be < 1 "
+                                     "(the null space must shrink, not flip sign)")
+
+
+PRESETS: dict[str, GrokkingConfig] = {
+    "smoke": GrokkingConfig(
+        n=150, m=1500, k=10, n_seeds=2, t_points=120,
+        curve_nus=(0.01, 1.0, 10.0), curve_lams=(1e-3,),
+        nu_grid=(0.3, 1.0, 3.0, 10.0, 30.0), n_grid=(50, 150, 400),
+        tradeoff_lam_ratios=(0.01, 0.1, 1.0, 3.0), gd_check_steps=1000,
+        nn_lams=(0.6, 0.9, 1.35), nn_alphas=(1.0, 2.0), nn_steps=6000, nn_n_eval=100, nn_n_seeds=1,
+    ),
+    "default": GrokkingConfig(),
+    "full": GrokkingConfig(
+        n=1000, m=10000, k=50, n_seeds=5, t_points=400,
+        curve_nus=(0.01, 0.1, 1.0, 10.0), curve_lams=(1e-3, 3e-3),
+        nu_grid=(0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0),
+        n_grid=(200, 500, 1000, 2000, 4000),
+        tradeoff_lam_ratios=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0), gd_check_steps=5000,
+        nn_lams=(0.3, 0.4, 0.6, 0.9, 1.35, 2.0), nn_alphas=(1.0, 2.0, 4.0, 8.0), nn_steps=30000,
+        nn_n_eval=300, nn_n_seeds=5,
+    ),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> GrokkingConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return GrokkingConfig.for_profile(profile, PRESETS, **overrides)
