@@ -1,0 +1,378 @@
+"""Tests of the LC-PB-SCM library (chapter pgf_trie_causal): exact checks against independent
+computations (brute-force enumerations, linear moment recursions, direct pmf sums, scipy), the
+statistics' calibration, bad input, determinism."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+from icmlbook.pgf_trie_causal import (
+    PRESETS,
+    LearnerConfig,
+    PGFTrieConfig,
+    PoissonBranchingSCM,
+    ZeroConditionedCounts,
+    build_identifiability_table,
+    build_trie,
+    cascade_pgfs,
+    check_counts,
+    empirical_pgf,
+    exact_pmf,
+    factorial_cumulant_closed_form,
+    learn_lc_pbscm,
+    log_pgf,
+    log_pgf_coefficients,
+    moments_closed_form,
+    path_counts,
+    path_counts_from_monomials,
+    pgf,
+    random_lc_pbscm,
+    score_graph,
+    support,
+    support_sympy,
+    trie_monomials,
+    true_pair_states,
+)
+from icmlbook.pgf_trie_causal.baselines import (
+    _marks_to_states,
+    causal_learn_available,
+    pc_baseline,
+)
+from icmlbook.pgf_trie_causal.experiments import equivalent_pair_models
+from icmlbook.pgf_trie_causal.model import binomial_thin, poisson_inverse
+from icmlbook.pgf_trie_causal.support_tests import set_partitions, two_sample_pmf_test
+from scipy import stats
+
+
+def demo_model():
+    return PoissonBranchingSCM.from_edges(
+        "ABCL", {("A", "B"): .3, ("B", "C"): .4, ("A", "C"): .5, ("L", "A"): .5, ("L", "C"): .6},
+        mu={"A": 1.0, "B": .5, "C": .7, "L": 1.2}, latent=["L"])
+
+
+# -- sampler ---------------------------------------------------------------------------------------
+def test_inversion_samplers_match_scipy_pmfs():
+    gen = np.random.default_rng(0)
+    x = poisson_inverse(gen, 1.7, 400_000)
+    k = np.arange(8)
+    assert np.abs(np.bincount(x, minlength=20)[:8] / len(x) - stats.poisson.pmf(k, 1.7)).max() < 3e-3
+    n = np.full(300_000, 6)
+    y = binomial_thin(gen, n, 0.35)
+    assert np.abs(np.bincount(y, minlength=7) / len(y) - stats.binom.pmf(np.arange(7), 6, 0.35)).max() < 3e-3
+    # varying n: the conditional law given n
+    n = gen.poisson(3.0, 300_000)
+    y = binomial_thin(gen, n, 0.6)
+    assert np.all(y <= n) and np.all(y >= 0)
+    sel = n == 4
+    assert np.abs(np.bincount(y[sel], minlength=5) / sel.sum() - stats.binom.pmf(np.arange(5), 4, 0.6)).max() < 1e-2
+
+
+def test_sampler_moments_match_closed_forms():
+    model = random_lc_pbscm(6, 1.5, 2, 3, mu_range=(0.5, 1.5))
+    x = model.sample(300_000, 11, include_latent=True)
+    mean, cov = moments_closed_form(model)  # linear recursions, independent of the PGF
+    assert np.allclose(x.mean(0), mean, atol=5 * np.sqrt(np.diag(cov) / len(x)).max())
+    assert np.abs(np.cov(x.T) - cov).max() < 0.06
+    # the same moments from the coefficients of log G (observed nodes)
+    coef = log_pgf_coefficients(model)
+    obs = model.observed_index
+    for a, b in itertools.combinations_with_replacement(range(len(obs)), 2):
+        pat = [0] * len(obs)
+        pat[a] += 1
+        pat[b] += 1
+        kappa = factorial_cumulant_closed_form(coef, tuple(pat))
+        expected = cov[obs[a], obs[b]] - (mean[obs[a]] if a == b else 0.0)
+        assert kappa == pytest.approx(expected, abs=1e-9)
+
+
+def test_sampler_is_deterministic_and_chunked_consistently():
+    model = demo_model()
+    a = model.sample(5000, 7)
+    b = model.sample(5000, 7)
+    assert np.array_equal(a, b)
+    assert a.shape == (5000, 3) and a.dtype == np.int64
+
+
+# -- PGF ------------------------------------------------------------------------------------------
+def test_closed_form_pgf_matches_empirical_pgf():
+    for seed in range(3):
+        model = random_lc_pbscm(4, 1.5, 2, seed)
+        n = 200_000
+        x = model.sample(n, 100 + seed)
+        z = np.random.default_rng(seed).uniform(0, 1, size=(4, 4))
+        assert np.abs(pgf(model, z) - empirical_pgf(x, z)).max() < 4 / np.sqrt(n)
+
+
+def test_exact_pmf_matches_direct_sum_and_sums_to_one():
+    mu_a, mu_b, a = 1.3, 0.6, 0.4
+    model = PoissonBranchingSCM.from_edges("AB", {("A", "B"): a}, {"A": mu_a, "B": mu_b})
+    pmf = exact_pmf(model, 12)
+    direct = np.zeros((13, 13))
+    for i in range(13):
+        for j in range(13):
+            k = np.arange(0, min(i, j) + 1)
+            direct[i, j] = stats.poisson.pmf(i, mu_a) * np.sum(stats.binom.pmf(k, i, a) * stats.poisson.pmf(j - k, mu_b))
+    assert np.abs(pmf - direct).max() < 1e-12
+    assert exact_pmf(demo_model(), 14).sum() == pytest.approx(1.0, abs=1e-3)
+
+
+def test_support_is_parameter_free_and_matches_sympy():
+    model = random_lc_pbscm(4, 1.5, 2, 5)
+    ref = support(model)
+    gen = np.random.default_rng(0)
+    for _ in range(4):
+        assert support_sympy(model, parameters="random", rng=gen) == ref
+    assert frozenset(log_pgf_coefficients(model, exact=True)) == ref
+
+
+def test_log_pgf_is_polynomial_with_the_expanded_coefficients():
+    model = demo_model()
+    coef = log_pgf_coefficients(model)
+    z = np.random.default_rng(1).uniform(size=(6, 3))
+    const = log_pgf(model, np.zeros((1, 3)))[0]
+    poly = const + sum(c * np.prod(z ** np.array(m), axis=1) for m, c in coef.items())
+    assert np.allclose(log_pgf(model, z), poly, atol=1e-12)
+    assert all(c > 0 for c in coef.values())
+
+
+# -- trie -----------------------------------------------------------------------------------------
+def test_trie_patterns_reproduce_cascade_pgf_and_path_counts():
+    model = demo_model()
+    z = np.random.default_rng(2).uniform(size=(5, 3))
+    g = cascade_pgfs(model, z)
+    graph = model.to_networkx()
+    for v, name in enumerate(model.names):
+        trie = build_trie(model, name)
+        poly = trie_monomials(trie)
+        assert sum(poly.values()) == pytest.approx(1.0)  # probabilities of the activation patterns
+        value = sum(c * np.prod(z ** np.array(m), axis=1) for m, c in poly.items())
+        assert np.allclose(value, g[v], atol=1e-12)
+        counts = path_counts(trie)
+        for target, cnt in counts.items():
+            expected = 1 if target == name else len(list(nx.all_simple_paths(graph, name, target)))
+            assert cnt == expected
+        if model.observed[v]:
+            assert path_counts_from_monomials(model, poly) == counts
+
+
+# -- identifiability table ------------------------------------------------------------------------
+def _brute_force_classes():
+    """Independent enumeration: DAGs as acyclic subsets of the 6 directed edges, supports from a
+    float expansion of the cascade PGFs with random parameters."""
+    directed = [(a, b) for a in range(3) for b in range(3) if a != b]
+    dags = []
+    for mask in range(64):
+        edges = [directed[k] for k in range(6) if mask >> k & 1]
+        g = nx.DiGraph(edges)
+        g.add_nodes_from(range(3))
+        if nx.is_directed_acyclic_graph(g):
+            dags.append(edges)
+    lat_sets = [(0, 1), (0, 2), (1, 2), (0, 1, 2)]
+    gen = np.random.default_rng(9)
+    supports = []
+    for edges in dags:
+        for lmask in range(16):
+            children = collections.defaultdict(list)
+            for u, v in edges:
+                children[u].append(v)
+            nodes = list(range(3))
+            for k in range(4):
+                if lmask >> k & 1:
+                    node = 3 + len(nodes) - 3
+                    nodes.append(node)
+                    children[node] = list(lat_sets[k])
+            g = nx.DiGraph([(u, v) for u in children for v in children[u]])
+            g.add_nodes_from(nodes)
+            polys = {}
+            for v in reversed(list(nx.topological_sort(g))):
+                e = tuple(1 if v == k else 0 for k in range(3))
+                poly = {e: 1.0}
+                for c in children[v]:
+                    a = gen.uniform(0.1, 0.9)
+                    fac = {m: a * val for m, val in polys[c].items()}
+                    fac[(0, 0, 0)] = fac.get((0, 0, 0), 0.0) + 1 - a
+                    new = collections.defaultdict(float)
+                    for m1, v1 in poly.items():
+                        for m2, v2 in fac.items():
+                            new[tuple(x + y for x, y in zip(m1, m2))] += v1 * v2
+                    poly = dict(new)
+                polys[v] = poly
+            supp = frozenset(m for v in nodes for m, c in polys[v].items() if m != (0, 0, 0) and c > 1e-15)
+            supports.append((lmask == 0, supp))
+    return len(dags), supports
+
+
+def test_enumeration_counts_by_independent_brute_force():
+    n_dags, supports = _brute_force_classes()
+    assert n_dags == 25 and len(supports) == 400
+    free = collections.Counter(s for f, s in supports if f)
+    every = collections.Counter(s for _, s in supports)
+    assert (len(free), sum(v == 1 for v in free.values())) == (13, 4)
+    assert (len(every), sum(v == 1 for v in every.values())) == (129, 80)
+    table = build_identifiability_table("combinatorial")
+    c = table.counts()
+    assert (c["latent_free_classes"], c["latent_free_singletons"], c["classes"], c["singletons"]) == (13, 4, 129, 80)
+    assert c["signature_classes"] == 129  # the 67 testable queries separate every class
+    assert sorted(collections.Counter(table.supports).values()) == sorted(every.values())
+
+
+def test_sympy_and_combinatorial_supports_agree_on_local_structures():
+    from icmlbook.pgf_trie_causal.identifiability import local_structures
+
+    structs = local_structures()
+    gen = np.random.default_rng(4)
+    for k in gen.choice(len(structs), size=12, replace=False):
+        model = structs[k].to_model(gen)
+        assert support_sympy(model, rng=gen) == support(model)
+
+
+def test_single_edge_models_have_identical_laws():
+    models = list(equivalent_pair_models(1.0, 1.0, 0.3).values())
+    pmfs = [exact_pmf(m, 15) for m in models]
+    for p in pmfs[1:]:
+        assert np.abs(p - pmfs[0]).max() < 1e-12
+    assert len({support(m) for m in models}) == 1
+
+
+# -- support tests --------------------------------------------------------------------------------
+def test_set_partitions_are_bell_numbers():
+    assert [len(set_partitions(m)) for m in range(6)] == [1, 1, 2, 5, 15, 52]
+
+
+def test_factorial_cumulants_estimate_the_closed_form():
+    model = demo_model()
+    coef = log_pgf_coefficients(model)
+    zc = ZeroConditionedCounts(model.sample(400_000, 3))
+    for pat in [(1, 1, 0), (0, 0, 2), (1, 1, 1), (0, 1, 2), (2, 1, 0)]:
+        t = zc.test({k: v for k, v in enumerate(pat) if v})
+        assert abs(t.estimate - factorial_cumulant_closed_form(coef, pat)) < 5 * t.se + 1e-3
+    # conditioning on X_B = 0 keeps the monomials without z_B
+    local = {m: c for m, c in coef.items() if m[1] == 0}
+    t = zc.test({0: 1, 2: 1}, zero=[1])
+    assert abs(t.estimate - factorial_cumulant_closed_form(local, (1, 0, 1))) < 5 * t.se
+
+
+def test_p_values_are_calibrated_under_independence():
+    gen = np.random.default_rng(5)
+    pv = []
+    for _ in range(250):
+        zc = ZeroConditionedCounts(gen.poisson([0.8, 1.5, 0.5], size=(2000, 3)))
+        pv.append([zc.test([0, 1]).p_value, zc.test([0, 1, 2]).p_value, zc.test([1, 1]).p_value])
+    rates = (np.array(pv) < 0.05).mean(0)
+    assert np.all(rates > 0.015) and np.all(rates < 0.095)
+
+
+def test_zero_conditioning_blocks_a_chain():
+    chain = PoissonBranchingSCM.from_edges("icj", {("i", "c"): .5, ("c", "j"): .5}, {"i": .5, "c": .3, "j": .4})
+    x = chain.sample(30_000, 21)
+    zc = ZeroConditionedCounts(x)
+    assert zc.test({0: 1, 2: 1}).p_value < 1e-6         # i and j are dependent
+    assert zc.test({0: 1, 2: 1}, zero=[1]).p_value > 0.01  # ... not given X_c = 0
+    direct = PoissonBranchingSCM.from_edges("icj", {("i", "c"): .5, ("c", "j"): .5, ("i", "j"): .4},
+                                            {"i": .5, "c": .3, "j": .4})
+    assert ZeroConditionedCounts(direct.sample(30_000, 22)).test({0: 1, 2: 1}, zero=[1]).p_value < 1e-6
+
+
+def test_two_sample_test_rejects_a_different_law():
+    gen = np.random.default_rng(0)
+    a = gen.poisson(1.0, size=(20_000, 2))
+    b = gen.poisson(1.0, size=(20_000, 2))
+    c = np.stack([a[:, 0], a[:, 0]], 1)
+    assert two_sample_pmf_test(a, b)[1] > 1e-3
+    assert two_sample_pmf_test(a, c)[1] < 1e-10
+
+
+# -- learner, baselines, metrics ------------------------------------------------------------------
+def test_learner_orients_a_collider_under_causal_sufficiency():
+    model = PoissonBranchingSCM.from_edges("abc", {("a", "c"): .6, ("b", "c"): .6}, {"a": .5, "b": .5, "c": .3})
+    x = model.sample(60_000, 5)
+    table = build_identifiability_table("combinatorial")
+    g = learn_lc_pbscm(x, LearnerConfig(latent=False), table=table)
+    assert g.directed_edges() == {(0, 2), (1, 2)}
+    nxg = g.to_networkx()
+    assert set(nxg.edges(keys=True)) == {("X0", "X2", "directed"), ("X1", "X2", "directed")}
+    # with latents allowed the collider's arrows may come from latent confounders: no direction
+    g2 = learn_lc_pbscm(x, LearnerConfig(latent=True), table=table)
+    assert g2.adjacencies() == {(0, 2), (1, 2)}
+    assert g2.directed_edges() <= {(0, 2), (1, 2)}
+
+
+def test_learner_is_deterministic():
+    model = random_lc_pbscm(6, 1.5, 1, 2, mu_range=(0.1, 0.5), latent_mu_range=(0.5, 1.0), alpha_range=(0.3, 0.7))
+    x = model.sample(20_000, 4)
+    table = build_identifiability_table("combinatorial")
+    a = learn_lc_pbscm(x, table=table)
+    b = learn_lc_pbscm(x, table=table)
+    assert a.states == b.states
+
+
+def test_scores_of_the_truth_are_perfect():
+    model = random_lc_pbscm(7, 1.5, 2, 8)
+    s = score_graph(model, true_pair_states(model))
+    assert s.directed_f1 == 1.0 and s.shd == 0 and s.skeleton_f1 == 1.0
+    assert s.latent_f1 in (1.0,) or np.isnan(s.latent_f1)
+
+
+def test_causal_learn_marks_are_read_correctly():
+    g = np.zeros((4, 4), dtype=int)
+    g[0, 1], g[1, 0] = -1, 1   # 0 -> 1
+    g[1, 2], g[2, 1] = 1, 1    # 1 <-> 2
+    g[2, 3], g[3, 2] = 2, 1    # 2 o-> 3
+    st = _marks_to_states(g)
+    assert (st[(0, 1)].direction, st[(0, 1)].latent) == ("->", False)
+    assert (st[(1, 2)].direction, st[(1, 2)].latent) == ("none", True)
+    assert st[(2, 3)].direction == "?" and st[(0, 3)].adjacent is False
+
+
+@pytest.mark.skipif(not causal_learn_available(), reason="causal-learn is not installed")
+def test_pc_finds_the_skeleton_of_a_chain():
+    model = PoissonBranchingSCM.from_edges("abc", {("a", "b"): .6, ("b", "c"): .6}, {"a": 1., "b": 1., "c": 1.})
+    g = pc_baseline(model.sample(20_000, 1))
+    assert g.adjacencies() == {(0, 1), (1, 2)}
+
+
+# -- bad input ------------------------------------------------------------------------------------
+def test_bad_models_raise_clear_errors():
+    with pytest.raises(ValueError, match="directed cycle"):
+        PoissonBranchingSCM.from_edges("AB", {("A", "B"): .3, ("B", "A"): .3}, 1.0)
+    with pytest.raises(ValueError, match=r"outside \[0, 1\]"):
+        PoissonBranchingSCM.from_edges("AB", {("A", "B"): 1.3}, 1.0)
+    with pytest.raises(ValueError, match="negative"):
+        PoissonBranchingSCM.from_edges("AB", {("A", "B"): .3}, {"A": -1.0, "B": 1.0})
+    with pytest.raises(ValueError, match="unknown node"):
+        PoissonBranchingSCM.from_edges("AB", {("A", "Z"): .3}, 1.0)
+    with pytest.raises(ValueError, match="n_observed"):
+        random_lc_pbscm(0, 1.0, 0, 0)
+
+
+@pytest.mark.parametrize("data, match", [
+    (np.array([[1, -2], [0, 1]]), "negative"),
+    (np.array([[1.5, 2.0]]), "not an integer"),
+    (np.array([[np.nan, 2.0]]), "not finite"),
+    (np.array([1, 2, 3]), "2-D"),
+    (np.array([["a", "b"]]), "counts"),
+])
+def test_bad_counts_raise_clear_errors(data, match):
+    with pytest.raises(ValueError, match=match):
+        check_counts(data)
+    with pytest.raises(ValueError, match=match):
+        learn_lc_pbscm(data)
+
+
+def test_bad_configs_raise_clear_errors():
+    with pytest.raises(ValueError, match="profile"):
+        PGFTrieConfig.for_profile("huge", PRESETS)
+    with pytest.raises(ValueError, match="alpha_high"):
+        PGFTrieConfig(alpha_low=0.5, alpha_high=1.5)
+    with pytest.raises(ValueError, match="sweep_ns"):
+        PGFTrieConfig(sweep_ns=(10,))
+    with pytest.raises(ValueError, match="level"):
+        LearnerConfig(level=2.0)
+    with pytest.raises(ValueError, match="max_degree"):
+        LearnerConfig(max_degree=7)
+    with pytest.raises(ValueError, match="pattern columns"):
+        ZeroConditionedCounts(np.ones((10, 2), int)).test([0, 1], zero=[0])
