@@ -86,7 +86,7 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                     verdict_cells: Array.from(document.querySelectorAll('table.claims-table td b')).map(b => b.textContent),
                     provenance: document.querySelectorAll('.provenance-box').length,
                     plotly_divs: document.querySelectorAll('.plotly-graph-div').length,
-                    plotly_rendered: document.querySelectorAll('.plotly-graph-div .main-svg').length,
+                    plotly_rendered: Array.from(document.querySelectorAll('.plotly-graph-div')).filter(d => d.querySelector('.main-svg')).length,
                     math_rendered: document.querySelectorAll('mjx-container').length,
                     static_controls: document.querySelectorAll('.icml-static-control').length,
                     error_outputs: document.querySelectorAll('.output.traceback, .cell_output .traceback').length,

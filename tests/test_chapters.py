@@ -60,13 +60,14 @@ def test_same_seed_same_claims(smoke_book, slug):
     env = dict(smoke_book["env"], ICMLBOOK_NO_CACHE="1")
     out_dir = smoke_book["base"] / f"rerun-{slug}"
     out_dir.mkdir()
+    first = smoke_book["records"][slug]
+    threads = ["--threads", str(first["threads"])] if first.get("threads") else []
     proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
-                           "--chapters", slug, "--force", "--jobs", "1"],
+                           "--chapters", slug, "--force", "--jobs", "1", *threads],
                           cwd=ROOT, env=dict(env, ICMLBOOK_BOOK_DIR=str(_copy_for_rerun(book, out_dir))),
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     again = json.loads((out_dir / "book" / "chapters" / f"{slug}.record.json").read_text())
-    first = smoke_book["records"][slug]
     assert again["claims"] == first["claims"]
 
 

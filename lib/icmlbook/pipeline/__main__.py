@@ -65,7 +65,7 @@ def cmd_execute(args) -> int:
     notebooks = {s: export_chapter(s) for s in slugs}
     backend = make_backend(args.backend, args.jobs)
     parallel = min(backend.jobs, len(slugs))
-    threads = max(1, (os.cpu_count() or 1) // parallel)
+    threads = args.threads or max(1, (os.cpu_count() or 1) // parallel)
     jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
                          args.chapter_timeout, args.force, threads) for s in slugs]
     print(f"Executing with papermill: profile={profile} seed={seed} jobs={parallel} "
@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--cell-timeout", type=int, default=1800, help="seconds per cell")
         p.add_argument("--chapter-timeout", type=int, default=3600, help="seconds per chapter")
         p.add_argument("--force", action="store_true", help="execute even if nothing changed since the last run")
+        p.add_argument("--threads", type=int, default=None,
+                       help="BLAS/torch threads per chapter (default: cores / chapters running at once)")
 
     for name, fn, helptext in (("book", cmd_book, "execute chapters, then build the site"),
                                ("execute", cmd_execute, "execute chapters only")):

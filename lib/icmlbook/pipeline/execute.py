@@ -135,7 +135,7 @@ def run_job(job: ExecutionJob) -> ExecutionResult:
             "chapter": job.slug, "profile": job.profile, "seed": job.seed, "claims": []}
         if status == "ok" and not kernel_record.exists():
             status, error = "failed", "the chapter never called run.finish(): no run record was written"
-    record.update({"status": status, "wall_seconds": round(wall, 2), "input_key": key,
+    record.update({"status": status, "wall_seconds": round(wall, 2), "input_key": key, "threads": job.threads,
                    "executed_notebook": executed.name, "error": error})
     tmp_record = paths.record_path(job.slug, job.output_dir).with_suffix(".tmp")
     tmp_record.write_text(json.dumps(record, indent=1))
