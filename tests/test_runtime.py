@@ -192,3 +192,17 @@ def test_run_record_written_for_the_executor(tmp_path, monkeypatch):
 def test_progress_yields_everything(capsys):
     assert list(progress(range(5), desc="counting")) == [0, 1, 2, 3, 4]
     assert list(progress(iter([1, 2]), disable=True)) == [1, 2]
+
+
+def test_require_grid_names_the_parameter():
+    from icmlbook.runtime import require_grid
+
+    @dataclasses.dataclass(frozen=True)
+    class G(ProfileConfig):
+        grid: tuple = (1, 2)
+
+    require_grid(G(), "grid", 0, strict=True, integer=True)
+    for bad, kwargs in [((), {}), ((1, 1), {}), ((0, 1), {"strict": True}), ((1.5,), {"integer": True}),
+                        ((1, float("nan")), {}), ([1, 2], {}), ((1, 99), {"maximum": 10})]:
+        with pytest.raises(ValueError, match="^grid="):
+            require_grid(G(grid=bad), "grid", 0, **kwargs)

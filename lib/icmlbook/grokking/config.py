@@ -12,30 +12,11 @@ meant for a GPU (the network part uses CUDA when present; the linear part is num
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
-from ..runtime.profiles import ProfileConfig, require_choice, require_float, require_int
+from ..runtime.profiles import ProfileConfig, require_choice, require_float, require_grid, require_int
 
 __all__ = ["PRESETS", "GrokkingConfig", "config_for"]
-
-
-def _require_grid(cfg: Any, name: str, minimum: float, strict: bool = True, min_len: int = 1,
-                  integer: bool = False, maximum: float | None = None) -> None:
-    """A non-empty tuple of numbers, each above ``minimum`` (strictly unless ``strict=False``)."""
-    values = getattr(cfg, name)
-    if not isinstance(values, tuple) or len(values) < min_len:
-        raise ValueError(f"{name}={values!r} must be a tuple of at least {min_len} value(s)")
-    for v in values:
-        kinds = (int,) if integer else (int, float)
-        if isinstance(v, bool) or not isinstance(v, kinds) or not math.isfinite(v):
-            raise ValueError(f"{name}={values!r}: every entry must be {'an integer' if integer else 'a real number'}")
-        if (v <= minimum) if strict else (v < minimum):
-            raise ValueError(f"{name}={values!r}: every entry must be {'>' if strict else '>='} {minimum}")
-        if maximum is not None and v > maximum:
-            raise ValueError(f"{name}={values!r}: every entry must be <= {maximum}")
-    if len(set(values)) != len(values):
-        raise ValueError(f"{name}={values!r} must not repeat a value")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,24 +127,24 @@ class GrokkingConfig(ProfileConfig):
         require_int(self, "n_seeds", minimum=1)
         require_int(self, "t_points", minimum=10)
         require_float(self, "decay_horizon", minimum=1.0)
-        _require_grid(self, "curve_nus", 0.0)
-        _require_grid(self, "curve_lams", 0.0)
-        _require_grid(self, "eta_grid", 0.0, min_len=2)
-        _require_grid(self, "lam_grid", 0.0, min_len=2)
-        _require_grid(self, "nu_grid", 0.0, min_len=3)
-        _require_grid(self, "n_grid", self.k, min_len=2, integer=True)
+        require_grid(self, "curve_nus", 0.0, strict=True)
+        require_grid(self, "curve_lams", 0.0, strict=True)
+        require_grid(self, "eta_grid", 0.0, strict=True, min_len=2)
+        require_grid(self, "lam_grid", 0.0, strict=True, min_len=2)
+        require_grid(self, "nu_grid", 0.0, strict=True, min_len=3)
+        require_grid(self, "n_grid", self.k, strict=True, min_len=2, integer=True)
         if max(self.n_grid) >= self.m:
             raise ValueError(f"n_grid={self.n_grid!r}: every entry must be < m={self.m}")
         require_float(self, "nu_small", minimum=0.0, strict_minimum=True)
-        _require_grid(self, "tradeoff_lam_ratios", 0.0, min_len=3)
+        require_grid(self, "tradeoff_lam_ratios", 0.0, strict=True, min_len=3)
         require_int(self, "gd_check_steps", minimum=1)
         require_int(self, "nn_p", minimum=3)
         require_float(self, "nn_train_fraction", minimum=0.0, maximum=1.0, strict_minimum=True)
         if self.nn_train_fraction >= 1.0:
             raise ValueError(f"nn_train_fraction={self.nn_train_fraction!r} is not allowed; it must be < 1")
         require_int(self, "nn_width", minimum=1)
-        _require_grid(self, "nn_lams", 0.0)
-        _require_grid(self, "nn_alphas", 0.0)
+        require_grid(self, "nn_lams", 0.0, strict=True)
+        require_grid(self, "nn_alphas", 0.0, strict=True)
         require_int(self, "nn_steps", minimum=1)
         require_float(self, "nn_lr", minimum=0.0, strict_minimum=True)
         require_choice(self, "nn_optimizer", ("adamw", "gd"))

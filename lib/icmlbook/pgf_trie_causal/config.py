@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from icmlbook.runtime import ProfileConfig, require_float, require_int
+from icmlbook.runtime import ProfileConfig, require_float, require_grid, require_int
 
 __all__ = ["PRESETS", "PGFTrieConfig"]
-
-
-def _require_tuple_ints(cfg, name: str, minimum: int) -> None:
-    value = getattr(cfg, name)
-    if not isinstance(value, tuple) or not value or any(
-            isinstance(v, bool) or not isinstance(v, int) or v < minimum for v in value):
-        raise ValueError(f"{name}={value!r} must be a non-empty tuple of integers >= {minimum}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,9 +76,9 @@ class PGFTrieConfig(ProfileConfig):
         require_int(self, "max_degree", minimum=2, maximum=4)
         require_float(self, "e2e_in_degree", 0.0)
         require_float(self, "level", 0.0, 0.5, strict_minimum=True)
-        _require_tuple_ints(self, "local_ns", 1000)
-        _require_tuple_ints(self, "sweep_ns", 1000)
-        _require_tuple_ints(self, "size_nodes", 3)
+        require_grid(self, "local_ns", 1000, integer=True, unique=False)
+        require_grid(self, "sweep_ns", 1000, integer=True, unique=False)
+        require_grid(self, "size_nodes", 3, integer=True, unique=False)
 
     @property
     def alpha_range(self) -> tuple[float, float]:

@@ -85,8 +85,8 @@ def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 new, n = staticize_html(text)
                 if n:
                     data["text/html"] = new + (
-                        f'<div class="icml-live-hint" style="font-size:0.8em;color:#666">'
-                        f'These are the values this page was built with; open the chapter live in marimo to move them.</div>')
+                        '<div class="icml-live-hint" style="font-size:0.8em;color:#666">'
+                        'These are the values this page was built with; open the chapter live in marimo to move them.</div>')
                     data.pop("text/markdown", None)
             image = data.get("image/png") or data.get("image/svg+xml")
             if image is not None:

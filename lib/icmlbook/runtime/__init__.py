@@ -7,7 +7,7 @@ from .context import in_jupyter, in_marimo, under_executor
 from .device import default_dtype, describe_device, pick_device
 from .display import show_plotly
 from .profiles import (PROFILES, ProfileConfig, check_profile, check_seed, require_choice, require_float,
-                       require_int)
+                       require_grid, require_int)
 from .progress import progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
@@ -17,6 +17,6 @@ __all__ = [
     "cached", "cache_key", "CorruptEntry", "Claim", "ClaimsLedger", "VERDICTS", "claim_sentence", "claims_table_html",
     "verdict_from", "in_jupyter", "in_marimo", "under_executor", "default_dtype", "describe_device",
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed",
-    "require_choice", "require_float", "require_int", "progress", "Run", "start_run", "rng",
+    "require_choice", "require_float", "require_grid", "require_int", "progress", "Run", "start_run", "rng",
     "seed_everything", "PALETTE", "apply_style", "new_figure",
 ]

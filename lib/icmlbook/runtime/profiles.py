@@ -68,6 +68,27 @@ def require_choice(cfg: Any, name: str, allowed: tuple[Any, ...]) -> None:
         raise ValueError(f"{name}={value!r} is not allowed; allowed values: {', '.join(map(str, allowed))}")
 
 
+def require_grid(cfg: Any, name: str, minimum: float | None = None, maximum: float | None = None, *,
+                 strict: bool = False, min_len: int = 1, integer: bool = False, unique: bool = True) -> None:
+    """Raise a ValueError naming ``name`` unless ``cfg.name`` is a tuple of at least ``min_len`` finite
+    numbers (integers with ``integer``), each ``>= minimum`` (``> minimum`` with ``strict``) and
+    ``<= maximum``, without repeats (unless ``unique=False``). Grids of a sweep are such tuples."""
+    values = getattr(cfg, name)
+    what = "integers" if integer else "real numbers"
+    if not isinstance(values, tuple) or len(values) < min_len:
+        raise ValueError(f"{name}={values!r} must be a tuple of at least {min_len} {what}")
+    kinds = (int,) if integer else (int, float)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, kinds) or v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"{name}={values!r}: every entry must be one of the finite {what}")
+        if minimum is not None and (v <= minimum if strict else v < minimum):
+            raise ValueError(f"{name}={values!r}: every entry must be {'>' if strict else '>='} {minimum}")
+        if maximum is not None and v > maximum:
+            raise ValueError(f"{name}={values!r}: every entry must be <= {maximum}")
+    if unique and len(set(values)) != len(values):
+        raise ValueError(f"{name}={values!r} must not repeat a value")
+
+
 def _check_bounds(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
     if minimum is not None and value < minimum:
         raise ValueError(f"{name}={value!r} is not allowed; it must be >= {minimum}")
