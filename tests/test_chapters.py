@@ -106,4 +106,4 @@ def test_chapter_runs_under_marimo(slug, tmp_path):
 def _marimo_env(tmp_path):
     import os
 
-    return dict(os.environ, ICMLBOOK_CACHE_DIR=str(tmp_path / "cache"))
+    return dict(os.environ, ICMLBOOK_CACHE_DIR=str(tmp_path / "cache"), OMP_WAIT_POLICY="PASSIVE")

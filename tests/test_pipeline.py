@@ -223,3 +223,9 @@ def test_slider_over_explicit_steps_shows_the_value_not_the_index():
             "data-label='&quot;λ&quot;' data-steps='[0.001, 0.003, 0.01, 0.03]'></marimo-slider></marimo-ui-element>")
     out, n = staticize_html(html)
     assert n == 1 and "λ: <code>0.03</code>" in out
+
+
+def test_library_and_tests_pass_the_linter():
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "lib", "tests"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]

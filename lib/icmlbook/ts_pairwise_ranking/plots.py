@@ -1,0 +1,200 @@
+"""Figures of the ``ts_pairwise_ranking`` chapter: each function returns a pyplot-free matplotlib ``Figure``
+in the book's style (or a plotly figure for the interactive noise sweep); nothing is shown or saved here.
+
+Paper: "Ranking Time Series using a Time Warping Ideal Point Model", ICML 2026.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import PALETTE, new_figure
+from .analysis import smoothed_increase_fraction  # noqa: F401  (re-exported for the chapter)
+from .experiments import (AeonResult, CrowdResult, LipschitzCheck, NoiseSweep, PlaygroundResult, SoftTwedCheck,
+                          WellSpecified)
+
+LABELS = {"euclidean": "Euclidean ideal point", "softdtw": "soft-DTW ideal point", "softtwed": "soft-TWED ideal point"}
+
+__all__ = ["why_elastic_figure", "soft_twed_figure", "lipschitz_figure", "noise_figure", "noise_plotly",
+           "elastic_vs_rigid_figure", "unseen_figure", "convergence_figure", "crowd_figure", "ideals_figure",
+           "aeon_figure", "playground_figure"]
+
+
+def why_elastic_figure(demo: dict, align_dtw: np.ndarray, align_twed: np.ndarray):
+    fig, ax = new_figure(1, 3, width=12, height=3.6)
+    t = demo["t"]
+    ax[0].plot(t, demo["ref"], label="reference")
+    ax[0].plot(t, demo["shifted"], label="same shape, shifted")
+    ax[0].plot(t, demo["other"], label="other shape, aligned")
+    ax[0].set(xlabel="time (fraction of the record)", ylabel="amplitude (a.u.)", title="Shift vs change of shape")
+    ax[0].legend(fontsize=8)
+    ax[1].imshow(align_dtw, origin="lower", cmap="Blues", aspect="auto")
+    ax[1].contour(align_twed, levels=[0.5], colors=[PALETTE[3]], linewidths=1)
+    ax[1].set(xlabel="index in shifted series", ylabel="index in reference",
+              title="DTW path (blue), TWED matches (red)")
+    names = list(demo["shifted_dist"])
+    x = np.arange(len(names))
+    sh = np.array([demo["shifted_dist"][n] for n in names])
+    ot = np.array([demo["other_dist"][n] for n in names])
+    bars = ax[2].bar(x, sh / ot, 0.5, label="shifted / other shape")
+    ax[2].bar_label(bars, fmt="%.2f")
+    ax[2].axhline(1, color="k", lw=0.8)
+    ax[2].set_xticks(x, names)
+    ax[2].set(ylabel="distance ratio", title="Only elastic distances call the shift close")
+    ax[2].legend(fontsize=8)
+    return fig
+
+
+def soft_twed_figure(c: SoftTwedCheck):
+    fig, ax = new_figure(1, 1, width=6, height=3.8)
+    ax.loglog(c.gammas, c.twed_rel_err, "o-", label="max |soft-TWED − TWED| / TWED")
+    ax.axhline(1e-3, ls="--", color="gray", label="claim threshold 1e-3")
+    ax.set(xlabel="soft-min temperature γ", ylabel="relative error vs aeon twe_distance",
+           title="Soft-TWED converges to exact TWED, linearly in γ")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def lipschitz_figure(c: LipschitzCheck):
+    fig, ax = new_figure(1, 1, width=7, height=3.8)
+    bins = np.linspace(0, 1.05, 43)
+    for k, v in c.ratios.items():
+        ax.hist(v[np.isfinite(v)], bins=bins, histtype="step", lw=1.5, label=k)
+    ax.axvline(1, color="k", ls="--", lw=1)
+    ax.set(xlabel="|d(X,U) − d(X,U')| / Lipschitz bound", ylabel="pairs", yscale="log",
+           title="No pair exceeds its bound; TWED's bound is attained")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def noise_figure(s: NoiseSweep):
+    fig, ax = new_figure(1, 2, width=11, height=3.8, sharey=True)
+    for d, name in enumerate(s.distances):
+        for k, (arr, a) in enumerate(((s.tau_train, ax[0]), (s.tau_test, ax[1]))):
+            m, sd = np.nanmean(arr[:, :, d], 0), np.nanstd(arr[:, :, d], 0)
+            a.errorbar(s.flips, m, sd, marker="o", capsize=3, label=LABELS[name], color=PALETTE[d])
+    for b, name in enumerate(s.baseline_names):
+        for arr, a in ((s.baseline_train, ax[0]), (s.baseline_test, ax[1])):
+            if np.all(np.isnan(arr[:, :, b])):
+                continue
+            m = np.nanmean(arr[:, :, b], 0)
+            a.plot(s.flips, m, ls="--", marker="s", ms=4, color=PALETTE[3 + b], label=name)
+    ax[0].set(xlabel="flip probability p", ylabel="Kendall τ with the latent score", title="Compared items")
+    ax[1].set(xlabel="flip probability p", title="Held-out items (never compared)")
+    ax[0].legend(fontsize=7, loc="lower left")
+    fig.suptitle("Elastic ideal points stay ahead as the annotations get noisier")
+    return fig
+
+
+def noise_plotly(s: NoiseSweep):
+    import plotly.graph_objects as go
+    fig = go.Figure()
+    for d, name in enumerate(s.distances):
+        fig.add_trace(go.Scatter(x=s.flips, y=np.nanmean(s.tau_train[:, :, d], 0), mode="lines+markers",
+                                 name=LABELS[name], line={"color": PALETTE[d]},
+                                 hovertemplate="p=%{x}<br>τ=%{y:.3f}<extra>" + name + "</extra>"))
+    for b, name in enumerate(s.baseline_names):
+        fig.add_trace(go.Scatter(x=s.flips, y=np.nanmean(s.baseline_train[:, :, b], 0), mode="lines+markers",
+                                 name=name, line={"dash": "dash", "color": PALETTE[3 + b]}))
+    fig.update_layout(title="Kendall τ on compared items (mean over seeds)", xaxis_title="flip probability p",
+                      yaxis_title="Kendall τ", height=380, template="simple_white")
+    return fig
+
+
+def elastic_vs_rigid_figure(s: NoiseSweep):
+    fig, ax = new_figure(1, 1, width=5, height=4.2)
+    e = s.distances.index("euclidean")
+    for d in ("softdtw", "softtwed"):
+        k = s.distances.index(d)
+        ax.scatter(s.tau_train[:, :, e].ravel(), s.tau_train[:, :, k].ravel(), label=LABELS[d], color=PALETTE[k])
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8)
+    ax.set(xlabel="τ, Euclidean ideal point", ylabel="τ, elastic ideal point", xlim=(0, 1), ylim=(0, 1),
+           title="Every (seed, noise) cell lies above the diagonal")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def unseen_figure(s: NoiseSweep):
+    fig, ax = new_figure(1, 1, width=5, height=4.2)
+    for d, name in enumerate(s.distances):
+        ax.scatter(s.tau_train[:, :, d].ravel(), s.tau_test[:, :, d].ravel(), label=LABELS[name], color=PALETTE[d])
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8)
+    ax.set(xlabel="τ on compared items", ylabel="τ on unseen items", xlim=(0, 1), ylim=(0, 1),
+           title="Unseen items are ranked by d(X, Û)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def convergence_figure(w: WellSpecified):
+    fig, ax = new_figure(1, 3, width=13, height=3.6)
+    for k, (m, c) in enumerate(zip(w.n_comparisons, w.loss_curves)):
+        ax[0].plot(c, color=PALETTE[k % len(PALETTE)], label=f"{m} comparisons")
+        st, er = w.error_curves[k]
+        ax[1].plot(st, er, color=PALETTE[k % len(PALETTE)])
+    ax[0].set(xlabel="Adam step", ylabel="mean negative log-likelihood", title="Training loss")
+    ax[0].legend(fontsize=7)
+    ax[1].set(xlabel="Adam step", ylabel="DTW(Û, U*) / T", title="Distance of the iterate to the planted ideal")
+    ax[2].loglog(w.n_comparisons, w.ideal_error, "o-", label="measured")
+    ref = w.ideal_error[0] * (w.n_comparisons / w.n_comparisons[0]) ** -0.5
+    ax[2].loglog(w.n_comparisons, ref, "--", color="gray", label="slope −1/2")
+    ax[2].set(xlabel="number of comparisons", ylabel="DTW(Û, U*) / T", title="Final error vs budget")
+    ax[2].legend(fontsize=8)
+    return fig
+
+
+def crowd_figure(c: CrowdResult):
+    fig, ax = new_figure(1, 1, width=5, height=3.6)
+    x = np.arange(len(c.seeds))
+    ax.bar(x - 0.2, c.tau_majority, 0.4, label="majority vote")
+    ax.bar(x + 0.2, c.tau_full, 0.4, label="all raw labels")
+    ax.set_xticks(x, [f"seed {s}" for s in c.seeds])
+    ax.set(ylabel="Kendall τ", title=f"{c.n_annotators} annotators, flip {c.flip:g}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def ideals_figure(s: NoiseSweep):
+    fig, ax = new_figure(1, 1, width=7, height=3.6)
+    t = np.linspace(0, 1, len(s.true_ideal))
+    ax.plot(t, s.true_ideal, color="k", lw=2, label="planted ideal U*")
+    for d, name in enumerate(s.distances):
+        ax.plot(np.linspace(0, 1, len(s.ideals[d])), s.ideals[d], color=PALETTE[d], label=LABELS[name])
+    ax.set(xlabel="time (fraction of the record)", ylabel="amplitude (a.u.)",
+           title="Learned ideals (first seed, no label noise)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def aeon_figure(a: AeonResult):
+    fig, ax = new_figure(1, 2, width=11, height=3.6)
+    t = np.linspace(0, 1, a.length)
+    for x in a.X[:6]:
+        ax[0].plot(t, x, color="lightgray", lw=0.8)
+    ax[0].plot(t, a.ideal_true, color="k", lw=2, label="hidden ideal series")
+    for d, (name, u) in enumerate(a.ideal_hat.items()):
+        ax[0].plot(np.linspace(0, 1, len(u)), u, color=PALETTE[d], label=LABELS[name])
+    ax[0].set(xlabel="time (fraction of the record)", ylabel="z-score", title=f"{a.dataset} series and ideals")
+    ax[0].legend(fontsize=7)
+    names = list(a.tau)
+    x = np.arange(len(names))
+    ax[1].bar(x - 0.2, [a.tau[n] for n in names], 0.4, label="compared items")
+    ax[1].bar(x + 0.2, [0 if np.isnan(a.tau_test[n]) else a.tau_test[n] for n in names], 0.4, label="held-out items")
+    ax[1].set_xticks(x, [n.replace("Bradley-Terry", "BT") for n in names])
+    ax[1].set(ylabel="Kendall τ", title="Ranking real shapes (simulated comparisons)")
+    ax[1].legend(fontsize=8)
+    return fig
+
+
+def playground_figure(p: PlaygroundResult):
+    fig, ax = new_figure(1, 2, width=11, height=3.4)
+    t = np.linspace(0, 1, len(p.true_ideal))
+    order = np.argsort(p.score)
+    for k, i in enumerate(order[:: max(1, len(order) // 8)]):
+        ax[0].plot(t, p.X[i], color="lightgray", lw=0.8)
+    ax[0].plot(t, p.true_ideal, color="k", lw=2, label="planted ideal")
+    ax[0].plot(t, p.U, color=PALETTE[0], lw=2, label="learned ideal Û")
+    ax[0].set(xlabel="time", ylabel="amplitude", title=f"τ seen {p.tau_train:.2f}, unseen {p.tau_test:.2f}")
+    ax[0].legend(fontsize=8)
+    ax[1].plot(p.loss)
+    ax[1].set(xlabel="Adam step", ylabel="negative log-likelihood", title="Training loss")
+    return fig
