@@ -1,0 +1,356 @@
+r"""The chapter's experiments, one function per question, returning plain dataclasses / records.
+
+Paper: Batra et al., "Uncovering the Latent Potential of Deep Intermediate Representations", ICML 2026,
+arXiv 2605.23033. Protocol (dossier 3.6, adapted): per task and seed, shuffle the examples into
+train / validation / test; the selectors see only the first ``n_cal`` training examples (calibration);
+every method trains the same head (:func:`.heads.train_head`) on its layers and is scored on test at
+its best validation epoch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..runtime import cached, progress
+from . import backbones as bb
+from .config import LoesConfig
+from .geometry import geometry_metrics
+from .heads import train_head
+from .scores import as_f64, one_hot, ridge_fit, ridge_predict
+from .select import (best_single, last_k, loes_label_free, loes_select, mean_pairwise_redundancy, random_k,
+                     topk_independent)
+from .synthetic import planted_stack
+
+__all__ = ["LayerData", "text_bundle", "digits_bundles", "cached_text_bundle", "cached_digits_bundles",
+           "split_indices", "probe_accuracy_per_layer", "LayerProfile", "layer_profile", "METHODS",
+           "compare_methods", "depth_sweep", "SyntheticRecovery", "synthetic_recovery", "georeg_experiment",
+           "selection_cost", "tasks_of", "centroid_projection", "run_method"]
+
+
+@dataclasses.dataclass
+class LayerData:
+    """Embeddings of every block of one backbone on one data set: layers (L, n, D) float32,
+    labels task -> (n,), the backbone's name and depth L, and free-form info."""
+
+    name: str
+    layers: np.ndarray
+    labels: dict
+    info: dict
+
+    @property
+    def depth(self) -> int:
+        return int(self.layers.shape[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# data bundles (cached by backbone + data + pooling)
+# ----------------------------------------------------------------------------------------------
+def text_bundle(backbone_path: str, text_n: int, pooling: str) -> LayerData:
+    """MiniLM (or the encoder at ``backbone_path``) over ``text_n`` generated sentences (seed 0)."""
+    enc = bb.load_text_encoder(backbone_path or None)
+    tasks = bb.make_text_tasks(text_n, seed=0)
+    layers = bb.embed_texts(enc, tasks.texts, pooling=pooling)
+    return LayerData(enc.name, layers, tasks.labels, {"texts": tasks.texts[:20], "pooling": pooling})
+
+
+def _digit_labels(y: np.ndarray) -> dict:
+    return {"digit": y, "mod3": y % 3, "range": np.digitize(y, [4, 7])}
+
+
+def digits_bundles(depths: Sequence[int], width: int, pretrain_epochs: int) -> dict:
+    """Train one rotation-pretext encoder per depth on half of the digits (the same recipe for all),
+    then embed the other half: depth -> :class:`LayerData`."""
+    images, y = bb.digits_data()
+    g = np.random.default_rng(np.random.SeedSequence([2026, 5]))
+    order = g.permutation(len(images))
+    pre, down = order[: len(order) // 2], order[len(order) // 2:]
+    out = {}
+    for depth in progress(list(depths), desc="training digit encoders"):
+        net = bb.train_digits_backbone(images[pre], depth, width, pretrain_epochs, seed=0)
+        out[int(depth)] = LayerData(f"digits-resmlp-{depth}", net.embed(images[down]), _digit_labels(y[down]),
+                                    {"pretext_accuracy": net.pretext_accuracy, "width": width})
+    return out
+
+
+def cached_text_bundle(cfg: LoesConfig) -> LayerData:
+    """:func:`text_bundle` through the artefact cache, keyed by backbone, data and pooling."""
+    return cached("loes-text-embeddings", text_bundle, args=(cfg.backbone_path, cfg.text_n, cfg.pooling),
+                  extra_sources=(bb,))
+
+
+def cached_digits_bundles(cfg: LoesConfig) -> dict:
+    """:func:`digits_bundles` through the artefact cache (keyed by depths, width, pretraining)."""
+    return cached("loes-digits-embeddings", digits_bundles, args=(tuple(cfg.depths), cfg.width, cfg.pretrain_epochs),
+                  extra_sources=(bb,))
+
+
+def tasks_of(cfg: LoesConfig, text: LayerData, digits: dict) -> list:
+    """The (label, LayerData, task) triples of the method comparison."""
+    return ([(f"text/{t}", text, t) for t in cfg.text_tasks]
+            + [(f"digits/{t}", digits[cfg.main_depth], t) for t in cfg.digit_tasks])
+
+
+# ----------------------------------------------------------------------------------------------
+# splits and probes
+# ----------------------------------------------------------------------------------------------
+def split_indices(n: int, val_frac: float, test_frac: float, seed: int) -> tuple:
+    """Shuffled (train, val, test) index arrays."""
+    g = np.random.default_rng(np.random.SeedSequence([seed, n, 11]))
+    p = g.permutation(n)
+    nv, nt = int(round(val_frac * n)), int(round(test_frac * n))
+    return p[nv + nt:], p[:nv], p[nv:nv + nt]
+
+
+def _standardise(tr, *others):
+    mu, sd = tr.mean(0), tr.std(0) + 1e-6
+    return [(x - mu) / sd for x in (tr, *others)]
+
+
+def probe_accuracy_per_layer(layers: np.ndarray, y: np.ndarray, train, evaluate, lam: float = 10.0) -> np.ndarray:
+    """Accuracy on ``evaluate`` of a closed-form ridge classifier (standardised features, one-hot
+    targets, ridge ``lam``) fitted on ``train``, for every layer: (L,)."""
+    Y = one_hot(y[train], int(y.max()) + 1)
+    acc = []
+    for X in layers:
+        a, b = _standardise(X[train].astype(np.float64), X[evaluate].astype(np.float64))
+        W, c = ridge_fit(a, Y, lam)
+        acc.append(float((ridge_predict(b, W, c).argmax(1).numpy() == y[evaluate]).mean()))
+    return np.array(acc)
+
+
+@dataclasses.dataclass
+class LayerProfile:
+    """Per-layer utility and geometry of one task: probe accuracy (test), isotropy, scaled centroid
+    triangle area, within/between ratio and effective rank (all on test embeddings), the top 20
+    normalised covariance eigenvalues per layer."""
+
+    name: str
+    task: str
+    probe_accuracy: np.ndarray
+    isotropy: np.ndarray
+    triangle_area: np.ndarray
+    within_between: np.ndarray
+    effective_rank: np.ndarray
+    spectra: np.ndarray
+
+
+def layer_profile(data: LayerData, task: str, seed: int, cfg: LoesConfig) -> LayerProfile:
+    """Probe accuracy and geometry of every layer for one task (the figures of claim 1)."""
+    y = data.labels[task]
+    tr, va, te = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+    acc = probe_accuracy_per_layer(data.layers, y, tr, te)
+    iso, tri, wb, er, spec = [], [], [], [], []
+    for X in data.layers:
+        m = geometry_metrics(X[te], y[te])
+        iso.append(m.isotropy); tri.append(m.triangle_area_scaled); wb.append(m.within_between)
+        er.append(m.effective_rank)
+        Xc = as_f64(X[te]); Xc = Xc - Xc.mean(0)
+        s = (np.linalg.svd(Xc.numpy(), compute_uv=False) ** 2)
+        s = s / s.sum()
+        spec.append(np.pad(s[:20], (0, max(0, 20 - len(s[:20])))))
+    return LayerProfile(data.name, task, acc, np.array(iso), np.array(tri), np.array(wb), np.array(er), np.array(spec))
+
+
+def centroid_projection(data: LayerData, task: str) -> np.ndarray:
+    """Class centroids of every layer projected on their own top-2 principal axes (sign-aligned to
+    the previous layer): (L, C, 2), for the interactive view."""
+    y = data.labels[task]
+    classes = np.unique(y)
+    out, prev = [], None
+    for X in data.layers:
+        C = np.stack([X[y == c].mean(0) for c in classes]).astype(np.float64)
+        C = C - C.mean(0)
+        U, S, _ = np.linalg.svd(C, full_matrices=False)
+        P = U[:, :2] * S[:2]
+        if P.shape[1] < 2:
+            P = np.pad(P, ((0, 0), (0, 2 - P.shape[1])))
+        if prev is not None:
+            for j in range(2):
+                if np.dot(P[:, j], prev[:, j]) < 0:
+                    P[:, j] *= -1
+        prev = P
+        scale = np.abs(P).max() + 1e-12
+        out.append(P / scale)
+    return np.stack(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# the method comparison
+# ----------------------------------------------------------------------------------------------
+METHODS = ("loes", "last", "best_single", "concat_all", "mean_all", "softmax_all", "topk_independent",
+           "label_free", "random_k")
+
+
+def _select(method: str, data: LayerData, y, tr, va, cfg: LoesConfig, seed: int) -> tuple:
+    L = data.depth
+    k = min(cfg.k, L)
+    cal = tr[: cfg.n_cal]
+    cal_layers = data.layers[:, cal]
+    t0 = time.perf_counter()
+    fusion = "concat"
+    if method == "loes":
+        layers = loes_select(cal_layers, y[cal], k, lam=cfg.lam, alpha=cfg.alpha, gamma=cfg.gamma, eta=cfg.eta,
+                             n_triples=cfg.n_triples, seed=seed).layers
+    elif method == "loes_no_ortho":
+        layers = loes_select(cal_layers, y[cal], k, lam=cfg.lam, alpha=cfg.alpha, gamma=cfg.gamma, eta=cfg.eta,
+                             n_triples=cfg.n_triples, seed=seed, orthogonalize=False).layers
+    elif method == "last":
+        layers = [L - 1]
+    elif method == "best_single":
+        layers = best_single(probe_accuracy_per_layer(data.layers, y, tr, va))
+    elif method in ("concat_all", "mean_all", "softmax_all"):
+        layers = list(range(L))
+        fusion = {"concat_all": "concat", "mean_all": "mean", "softmax_all": "softmax"}[method]
+    elif method == "topk_independent":
+        layers = topk_independent(cal_layers, y[cal], k, lam=cfg.lam, alpha=cfg.alpha)
+    elif method == "label_free":
+        layers = loes_label_free(cal_layers, k, alpha=cfg.alpha, gamma=cfg.gamma).layers
+    elif method == "random_k":
+        layers = random_k(L, k, seed)
+    elif method == "last_k":
+        layers = last_k(L, k)
+    else:
+        raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}, loes_no_ortho, last_k")
+    return layers, fusion, time.perf_counter() - t0
+
+
+def run_method(method: str, data: LayerData, task: str, seed: int, cfg: LoesConfig, georeg_weight: float = 0.0,
+               device: str = "cpu") -> dict:
+    """Select layers with ``method`` and train the shared head; one record (dict)."""
+    y = data.labels[task]
+    tr, va, te = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+    layers, fusion, t_sel = _select(method, data, y, tr, va, cfg, seed)
+    X = data.layers
+    res = train_head([X[l][tr] for l in range(data.depth)], y[tr], [X[l][va] for l in range(data.depth)], y[va],
+                     [X[l][te] for l in range(data.depth)], y[te], int(y.max()) + 1, layers=layers, fusion=fusion,
+                     fused_width=cfg.fused_width, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
+                     georeg_weight=georeg_weight, seed=seed, device=device)
+    return {"backbone": data.name, "task": task, "seed": seed, "method": method, "layers": [int(l) for l in layers],
+            "test_accuracy": res.test_accuracy, "val_accuracy": res.val_accuracy, "select_seconds": t_sel,
+            "train_seconds": res.seconds, "n_parameters": res.n_parameters, "georeg_weight": georeg_weight,
+            "redundancy": mean_pairwise_redundancy(X[:, tr[: cfg.n_cal]], layers) if len(layers) > 1 else 0.0,
+            "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te])), "depth": data.depth}
+
+
+def compare_methods(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, methods: Sequence[str] = METHODS,
+                    device: str = "cpu") -> list:
+    """Every method on every task of :func:`tasks_of`, seeds ``seed .. seed+n_seeds-1``: list of records."""
+    jobs = [(lab, d, t, s, m) for lab, d, t in tasks_of(cfg, text, digits) for s in range(seed, seed + cfg.n_seeds)
+            for m in methods]
+    out = []
+    for lab, d, t, s, m in progress(jobs, desc="LOES vs baselines"):
+        rec = run_method(m, d, t, s, cfg, device=device)
+        rec["label"] = lab
+        out.append(rec)
+    return out
+
+
+def depth_sweep(cfg: LoesConfig, digits: dict, seed: int, device: str = "cpu") -> list:
+    """LOES and last layer on the digit tasks for every encoder depth (same training recipe)."""
+    jobs = [(d, t, s, m) for d in cfg.depths for t in cfg.digit_tasks for s in range(seed, seed + cfg.n_seeds)
+            for m in ("loes", "last")]
+    out = []
+    for d, t, s, m in progress(jobs, desc="depth sweep"):
+        rec = run_method(m, digits[d], t, s, cfg, device=device)
+        rec["label"] = f"digits/{t}"
+        out.append(rec)
+    return out
+
+
+def georeg_experiment(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, device: str = "cpu") -> list:
+    """The LOES head trained with and without GeoReg (weight ``cfg.georeg_weight``) on every task;
+    records carry the geometry of the test fused embeddings."""
+    jobs = [(lab, d, t, s, w) for lab, d, t in tasks_of(cfg, text, digits) for s in range(seed, seed + cfg.n_seeds)
+            for w in (0.0, cfg.georeg_weight)]
+    out = []
+    for lab, d, t, s, w in progress(jobs, desc="GeoReg on/off"):
+        rec = run_method("loes", d, t, s, cfg, georeg_weight=w, device=device)
+        rec["label"] = lab
+        out.append(rec)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# synthetic recovery
+# ----------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class SyntheticRecovery:
+    """Per stack: planted layers, duplicate pair, and each selector's choice; coverage = distinct
+    planted factors covered (a copy counts for its original) / k; duplicate = both copy and original
+    chosen. ``alphas`` / ``coverage_vs_alpha``: LOES coverage for a range of isotropy weights."""
+
+    planted: list
+    duplicates: list
+    choices: dict
+    coverage: dict
+    duplicate: dict
+    accuracy: dict
+    redundancy: dict
+    alphas: list
+    coverage_vs_alpha: np.ndarray
+
+
+def _coverage(chosen, planted, dups) -> tuple:
+    cmap = {c: o for c, o in dups}
+    covered = {cmap.get(l, l) for l in chosen} & set(planted)
+    dup = any(c in chosen and o in chosen for c, o in dups)
+    return len(covered) / len(planted), dup
+
+
+def synthetic_recovery(cfg: LoesConfig, seed: int, device: str = "cpu",
+                       alphas: Sequence[float] = (0.0, 0.01, 0.1, 1.0)) -> SyntheticRecovery:
+    """Planted stacks (3 binary factors -> 8 classes, planted in 3 layers, one near-duplicate):
+    LOES, LOES without residualisation and top-k-independent; heads trained on each choice."""
+    L = cfg.synth_layers
+    rec = {m: [] for m in ("loes", "loes_no_ortho", "topk_independent")}
+    cov = {m: [] for m in rec}
+    dup = {m: [] for m in rec}
+    acc = {m: [] for m in rec}
+    red = {m: [] for m in rec}
+    planted_all, dups_all, cva = [], [], []
+    for i in progress(range(cfg.synth_stacks), desc="planted stacks"):
+        g = np.random.default_rng(np.random.SeedSequence([seed, i, 3]))
+        p = sorted(g.choice(np.arange(1, L - 1), size=3, replace=False).tolist())
+        while any(b - a < 2 for a, b in zip(p, p[1:])):
+            p = sorted(g.choice(np.arange(1, L - 1), size=3, replace=False).tolist())
+        st = planted_stack(cfg.synth_n, L, cfg.synth_dim, p, strengths=[1.5, 1.2, 1.0], spectrum_decay=cfg.synth_decay,
+                           seed=seed * 1000 + i)
+        data = LayerData(f"synthetic-{i}", st.layers, {"y": st.y}, {})
+        planted_all.append(st.planted); dups_all.append(st.duplicates)
+        for m in rec:
+            r = run_method(m, data, "y", seed + i, cfg, device=device)
+            c, d = _coverage(r["layers"], st.planted, st.duplicates)
+            rec[m].append(r["layers"]); cov[m].append(c); dup[m].append(d); acc[m].append(r["test_accuracy"])
+            red[m].append(r["redundancy"])
+        tr, _, _ = split_indices(cfg.synth_n, cfg.val_frac, cfg.test_frac, seed + i)
+        cal = tr[: cfg.n_cal]
+        row = []
+        for a in alphas:
+            s = loes_select(st.layers[:, cal], st.y[cal], 3, lam=cfg.lam, alpha=a, gamma=cfg.gamma, eta=cfg.eta,
+                            n_triples=cfg.n_triples, seed=seed + i)
+            row.append(_coverage(s.layers, st.planted, st.duplicates)[0])
+        cva.append(row)
+    return SyntheticRecovery(planted_all, dups_all, rec, cov, dup, acc, red, list(alphas), np.array(cva))
+
+
+# ----------------------------------------------------------------------------------------------
+# cost
+# ----------------------------------------------------------------------------------------------
+def selection_cost(data: LayerData, task: str, cfg: LoesConfig, seed: int, device: str = "cpu") -> dict:
+    """Wall time of LOES selection on the calibration set against training the LOES head (seconds)."""
+    y = data.labels[task]
+    tr, _, _ = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+    cal = tr[: cfg.n_cal]
+    t0 = time.perf_counter()
+    sel = loes_select(data.layers[:, cal], y[cal], min(cfg.k, data.depth), lam=cfg.lam, alpha=cfg.alpha,
+                      gamma=cfg.gamma, eta=cfg.eta, n_triples=cfg.n_triples, seed=seed)
+    t_sel = time.perf_counter() - t0
+    r = run_method("last", data, task, seed, cfg, device=device)
+    r2 = run_method("loes", data, task, seed, cfg, device=device)
+    return {"select_seconds": t_sel, "train_seconds": r2["train_seconds"], "n_cal": len(cal),
+            "dim": int(data.layers.shape[2]), "n_layers": data.depth, "layers": sel.layers,
+            "last_train_seconds": r["train_seconds"]}

@@ -1,0 +1,147 @@
+r"""The downstream head (per-layer adapters, fusion, probe) and the one trainer every method shares.
+
+Paper: Batra et al., arXiv 2605.23033 (dossier section 3.4). Per used layer an adapter
+LayerNorm(D) -> Linear(D -> a) -> GELU; fusion by concatenation (LOES), mean, or learned softmax
+weights over layers; probe LayerNorm -> Dropout(0.2) -> Linear(-> C). AdamW (weight decay 1e-4),
+cosine schedule to 1e-6, best-validation checkpoint evaluated on test.
+
+Equal head capacity: every method gets the same *fused width* ``fused_width``: concatenation of m
+layers uses adapters of width ``fused_width // m``; mean and softmax fusion use adapters of width
+``fused_width`` and average them. (The paper gives every adapter 256 units, so its concatenation
+grows with k; we hold the fused width fixed so that no baseline has a smaller probe.)
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import time
+from typing import Literal, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from .geometry import georeg_loss
+
+__all__ = ["LayerFusionHead", "HeadResult", "train_head"]
+
+Fusion = Literal["concat", "mean", "softmax"]
+
+
+class LayerFusionHead(nn.Module):
+    """Adapters + fusion + probe over ``len(in_dims)`` layers.
+
+    forward(xs) with xs a list of (B, D_l) tensors -> logits (B, n_out); ``embed(xs)`` -> fused (B, d).
+    """
+
+    def __init__(self, in_dims: Sequence[int], n_out: int, fused_width: int = 256, fusion: Fusion = "concat",
+                 dropout: float = 0.2):
+        super().__init__()
+        if fusion not in ("concat", "mean", "softmax"):
+            raise ValueError(f"fusion={fusion!r} is not allowed; allowed values: concat, mean, softmax")
+        m = len(in_dims)
+        if m < 1:
+            raise ValueError("the head needs at least one layer")
+        self.fusion = fusion
+        width = max(1, fused_width // m) if fusion == "concat" else fused_width
+        self.adapters = nn.ModuleList(nn.Sequential(nn.LayerNorm(d), nn.Linear(d, width), nn.GELU()) for d in in_dims)
+        self.layer_logits = nn.Parameter(torch.zeros(m)) if fusion == "softmax" else None
+        self.out_width = width * m if fusion == "concat" else width
+        self.probe = nn.Sequential(nn.LayerNorm(self.out_width), nn.Dropout(dropout), nn.Linear(self.out_width, n_out))
+
+    def embed(self, xs: Sequence[torch.Tensor]) -> torch.Tensor:
+        hs = [a(x) for a, x in zip(self.adapters, xs)]                      # m x (B, width)
+        if self.fusion == "concat":
+            return torch.cat(hs, dim=1)                                      # (B, width*m)
+        H = torch.stack(hs, dim=0)                                           # (m, B, width)
+        if self.fusion == "mean":
+            return H.mean(0)
+        w = torch.softmax(self.layer_logits, 0)
+        return (w[:, None, None] * H).sum(0)
+
+    def forward(self, xs: Sequence[torch.Tensor]) -> torch.Tensor:
+        return self.probe(self.embed(xs))
+
+
+@dataclasses.dataclass
+class HeadResult:
+    """val_accuracy / test_accuracy (best-validation epoch), best_epoch, seconds (training wall time),
+    test_embedding (n_test, d) fused features at the best epoch (for the geometry metrics),
+    n_parameters, layers (the layers used)."""
+
+    val_accuracy: float
+    test_accuracy: float
+    best_epoch: int
+    seconds: float
+    test_embedding: np.ndarray
+    n_parameters: int
+    layers: list
+
+
+def _split(layer_arrays, idx):
+    return [torch.as_tensor(np.asarray(a)[idx], dtype=torch.float32) for a in layer_arrays]
+
+
+def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y_test, n_classes: int, *,
+               layers: Sequence[int] | None = None, fusion: Fusion = "concat", fused_width: int = 256,
+               epochs: int = 30, lr: float = 1e-3, layer_weight_lr: float = 1e-3, batch_size: int = 128,
+               weight_decay: float = 1e-4, dropout: float = 0.2, georeg_weight: float = 0.0,
+               seed: int = 0, device: str = "cpu") -> HeadResult:
+    """Train a :class:`LayerFusionHead` on frozen layer embeddings; the same loop for every method.
+
+    train/val/test are lists of per-layer arrays (n_split, D_l) (all layers of the backbone);
+    ``layers`` picks which ones the head sees (default: all, in order). Cross-entropy plus
+    ``georeg_weight`` x GeoReg on the fused embedding. Returns the best-validation checkpoint's scores.
+    """
+    layers = list(range(len(train))) if layers is None else [int(l) for l in layers]
+    for name, split, yy in (("train", train, y_train), ("val", val, y_val), ("test", test, y_test)):
+        for l in layers:
+            if np.asarray(split[l]).shape[0] != len(yy):
+                raise ValueError(f"{name} embeddings of layer {l} have {np.asarray(split[l]).shape[0]} rows "
+                                 f"but {len(yy)} labels")
+    t0 = time.perf_counter()
+    gen = torch.Generator().manual_seed(int(seed))
+    torch.manual_seed(int(seed))
+    dev = torch.device(device)
+    Xtr = [torch.as_tensor(np.asarray(train[l]), dtype=torch.float32, device=dev) for l in layers]
+    Xva = [torch.as_tensor(np.asarray(val[l]), dtype=torch.float32, device=dev) for l in layers]
+    Xte = [torch.as_tensor(np.asarray(test[l]), dtype=torch.float32, device=dev) for l in layers]
+    ytr = torch.as_tensor(np.asarray(y_train), dtype=torch.long, device=dev)
+    yva, yte = np.asarray(y_val), np.asarray(y_test)
+    head = LayerFusionHead([x.shape[1] for x in Xtr], n_classes, fused_width, fusion, dropout).to(dev)
+    main = [p for n, p in head.named_parameters() if n != "layer_logits"]
+    groups = [{"params": main, "lr": lr}]
+    if head.layer_logits is not None:
+        groups.append({"params": [head.layer_logits], "lr": layer_weight_lr})
+    opt = torch.optim.AdamW(groups, weight_decay=weight_decay)
+    n = ytr.shape[0]
+    steps_per_epoch = max(1, -(-n // batch_size))
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch, eta_min=1e-6)
+    best = (-1.0, -1, None)
+    for epoch in range(epochs):
+        head.train()
+        perm = torch.randperm(n, generator=gen).to(dev)
+        for s in range(steps_per_epoch):
+            idx = perm[s * batch_size:(s + 1) * batch_size]
+            xs = [x[idx] for x in Xtr]
+            f = head.embed(xs)
+            loss = nn.functional.cross_entropy(head.probe(f), ytr[idx])
+            if georeg_weight > 0:
+                loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=gen)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+        head.eval()
+        with torch.no_grad():
+            acc = float((head(Xva).argmax(1).cpu().numpy() == yva).mean())
+        if acc > best[0]:
+            best = (acc, epoch, copy.deepcopy(head.state_dict()))
+    head.load_state_dict(best[2])
+    head.eval()
+    with torch.no_grad():
+        emb = head.embed(Xte)
+        test_acc = float((head.probe(emb).argmax(1).cpu().numpy() == yte).mean())
+    n_par = sum(p.numel() for p in head.parameters())
+    return HeadResult(best[0], test_acc, best[1], time.perf_counter() - t0, emb.cpu().numpy(), n_par, layers)
