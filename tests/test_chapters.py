@@ -68,7 +68,12 @@ def test_same_seed_same_claims(smoke_book, slug):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     again = json.loads((out_dir / "book" / "chapters" / f"{slug}.record.json").read_text())
-    assert again["claims"] == first["claims"]
+    assert [c["id"] for c in again["claims"]] == [c["id"] for c in first["claims"]]
+    for a, b in zip(first["claims"], again["claims"]):
+        if a.get("timed"):  # decided by wall-clock time: same claim and rule, numbers may differ
+            assert (a["statement"], a["rule"]) == (b["statement"], b["rule"])
+        else:
+            assert a == b
 
 
 def _copy_for_rerun(book: Path, out_dir: Path) -> Path:

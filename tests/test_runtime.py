@@ -156,6 +156,8 @@ def test_verdicts_are_computed():
     assert html.count("<tr>") == 4 and "claims-table" in html
     assert json.loads(ledger.to_json())["claims"][1]["verdict"] == "not reproduced"
     assert ledger.to_markdown().count("\n") == 4
+    timed = ledger.add("D", statement="s", rule="t < 1 s", measured="0.3 s", passed=True, timed=True)
+    assert timed.timed and "varies between runs" in timed.measured
 
 
 def test_claims_ledger_rejects_bad_input():

@@ -36,6 +36,7 @@ class Claim:
     verdict: str
     paper_value: str | None = None
     reason: str | None = None
+    timed: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -50,9 +51,13 @@ class ClaimsLedger:
         self.claims: list[Claim] = []
 
     def add(self, id: str, *, statement: str, rule: str, measured: str, passed: bool | None,
-            paper_value: str | None = None, reason: str | None = None) -> Claim:
+            paper_value: str | None = None, reason: str | None = None, timed: bool = False) -> Claim:
         """Record a claim. ``passed`` is the rule's outcome on this run; ``None`` = not testable here,
-        which needs a ``reason``. A failing claim is kept, with its reason if one is given."""
+        which needs a ``reason``. A failing claim is kept, with its reason if one is given.
+
+        ``timed=True`` marks a claim decided by wall-clock measurements (a cost or a speed): its numbers,
+        unlike every other claim's, are not reproducible to the digit between two runs with one seed,
+        and the page says so."""
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim id {id!r} is already in the ledger")
         if passed is not None and not isinstance(passed, bool):
@@ -64,8 +69,10 @@ class ClaimsLedger:
             passed = bool(passed)
         if passed is None and not reason:
             raise ValueError(f"claim {id!r} is not testable at this profile: give the reason")
+        if timed:
+            measured = f"{measured} (wall-clock timing: varies between runs)"
         claim = Claim(id=id, statement=statement, rule=rule, measured=measured,
-                      verdict=verdict_from(passed), paper_value=paper_value, reason=reason)
+                      verdict=verdict_from(passed), paper_value=paper_value, reason=reason, timed=bool(timed))
         self.claims.append(claim)
         return claim
 
