@@ -72,7 +72,14 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                 page.on("requestfailed", lambda req, failed=failed: failed.append(req.url))
                 console_errors: list[str] = []
                 page.on("console", lambda m, ce=console_errors: ce.append(m.text) if m.type == "error" else None)
-                page.goto(f"{base}/{page_path}", wait_until="networkidle")
+                page.goto(f"{base}/{page_path}", wait_until="networkidle", timeout=120_000)
+                page.wait_for_function("document.readyState === 'complete'", timeout=60_000)
+                if page_path.startswith("chapters/"):
+                    # the provenance box is the last output of a chapter: the whole page is there
+                    try:
+                        page.wait_for_selector(".provenance-box", state="attached", timeout=30_000)
+                    except Exception:
+                        pass  # reported as missing below
                 page.wait_for_timeout(1500)  # MathJax and plotly render after load
                 info = page.evaluate("""() => {
                   const imgs = Array.from(document.querySelectorAll('article img'));
