@@ -208,8 +208,11 @@ class BatchedMLP(nn.Module):
         K = self.n_models
         if a.dim() == 1:
             a, b = a.expand(K, -1), b.expand(K, -1)
-        rows = torch.arange(K, device=a.device)[:, None]
-        hidden = self.w1[rows, a] + self.w1[rows, b + self.p]  # (K, N, h): W1^T [e_a; e_b]
+        # x = [e_a; e_b] as a one-hot matrix, so W1^T x is a batched product. It equals the row lookup
+        # W1[a] + W1[p+b] exactly, and its backward is a plain bmm: indexing's backward (an accumulating
+        # index_put) is twice as slow in torch's deterministic mode and fragments the heap over many steps.
+        x = torch.cat([nn.functional.one_hot(a, self.p), nn.functional.one_hot(b, self.p)], dim=-1).to(self.w1.dtype)
+        hidden = torch.bmm(x, self.w1)  # (K, N, h)
         return torch.bmm(self._sigma(hidden), self.w2)  # (K, N, p)
 
     def weight_norm(self) -> torch.Tensor:
