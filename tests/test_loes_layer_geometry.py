@@ -47,6 +47,28 @@ def test_isotropy_of_gaussian_matches_marchenko_pastur():
     assert lg.isotropy(X, svd_above=10) == pytest.approx(lg.isotropy(X), rel=1e-4)
 
 
+def test_isotropy_wide_route_equals_numpy_svd():
+    g = np.random.default_rng(21)
+    for n, d in ((60, 30), (40, 90)):                                        # D <= n and D > n Gram sides
+        X = g.standard_normal((n, d)) @ np.diag(np.linspace(0.1, 3.0, d))
+        Xc = X - X.mean(0)
+        lam = np.maximum(np.linalg.svd(Xc, compute_uv=False) ** 2 / n, 1e-6)
+        ref = lam.mean() / (lam.std() + 1e-6)
+        assert lg.isotropy(X, svd_above=10) == pytest.approx(ref, rel=1e-9)
+
+
+@pytest.mark.parametrize("n,d,svd_above", [(120, 20, 512), (120, 40, 10), (30, 50, 512), (30, 50, 10)])
+def test_probe_and_isotropy_equals_the_separate_functions(n, d, svd_above):
+    g = np.random.default_rng(n + d)
+    X, y = g.standard_normal((n, d)), g.integers(0, 4, n)
+    Y = lg.one_hot(y)
+    iso, mse, pred = lg.probe_and_isotropy(X, Y, lam=0.05, svd_above=svd_above)
+    mse_ref, pred_ref, _, _ = lg.ridge_mse(X, Y, lam=0.05)
+    assert iso == pytest.approx(lg.isotropy(X, svd_above=svd_above), rel=1e-10)
+    assert mse == pytest.approx(mse_ref, rel=1e-10)
+    np.testing.assert_allclose(pred.numpy(), pred_ref.numpy(), atol=1e-10)
+
+
 def test_residualised_features_orthogonal_to_selected():
     g = np.random.default_rng(3)
     S = g.standard_normal((200, 10))
@@ -59,6 +81,8 @@ def test_residualised_features_orthogonal_to_selected():
     np.testing.assert_allclose(Residualiser(S)(X).numpy(), Xt, atol=1e-8)
     wide = g.standard_normal((200, 300))                                   # D_S > n: dual route
     np.testing.assert_allclose(Residualiser(wide)(X).numpy(), lg.residualise(X, wide).numpy(), atol=1e-6)
+    tall = S @ g.standard_normal((10, 40))                                # rank-deficient selected set
+    np.testing.assert_allclose(Residualiser(tall)(X).numpy(), lg.residualise(X, tall).numpy(), atol=1e-6)
 
 
 def test_triangle_area_against_cross_product_and_heron():

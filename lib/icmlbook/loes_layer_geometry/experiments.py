@@ -28,7 +28,7 @@ from .synthetic import planted_stack
 __all__ = ["LayerData", "text_bundle", "digits_bundles", "cached_text_bundle", "cached_digits_bundles",
            "split_indices", "probe_accuracy_per_layer", "LayerProfile", "layer_profile", "METHODS",
            "compare_methods", "depth_sweep", "SyntheticRecovery", "synthetic_recovery", "georeg_experiment",
-           "selection_cost", "tasks_of", "centroid_projection", "run_method"]
+           "selection_cost", "tasks_of", "centroid_projection", "run_method", "score_anatomy"]
 
 
 @dataclasses.dataclass
@@ -246,6 +246,32 @@ def compare_methods(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, m
         rec = run_method(m, d, t, s, cfg, device=device)
         rec["label"] = lab
         out.append(rec)
+    return out
+
+
+def score_anatomy(cfg: LoesConfig, text: LayerData, digits: dict, seed: int) -> list:
+    r"""What decides LOES's first pick on every real task (calibration split of ``seed``).
+
+    Per (backbone, task): the spread over layers (max - min) of the first-step ridge error and of the
+    isotropy penalty :math:`\alpha(1-\mathcal I)`; the first pick of supervised LOES, of LOES without the
+    isotropy term (:math:`\alpha=0`) and of label-free LOES; and the three chosen sets. One record per task.
+    """
+    out = []
+    for lab, data, task in tasks_of(cfg, text, digits):
+        y = data.labels[task]
+        tr, _, _ = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+        cal = tr[: cfg.n_cal]
+        X, yc = data.layers[:, cal], y[cal]
+        k = min(cfg.k, data.depth)
+        kw = dict(lam=cfg.lam, gamma=cfg.gamma, eta=cfg.eta, n_triples=cfg.n_triples, seed=seed)
+        sup = loes_select(X, yc, k, alpha=cfg.alpha, **kw)
+        no_iso = loes_select(X, yc, k, alpha=0.0, **kw)
+        free = loes_label_free(X, k, alpha=cfg.alpha, gamma=cfg.gamma)
+        mse, pen = sup.components["mse"][0], sup.components["iso_penalty"][0]
+        out.append({"label": lab, "mse_spread": float(np.ptp(mse)), "iso_spread": float(np.ptp(pen)),
+                    "mse_min": float(mse.min()), "first": sup.layers[0], "first_alpha0": no_iso.layers[0],
+                    "first_label_free": free.layers[0], "loes": sup.layers, "loes_alpha0": no_iso.layers,
+                    "label_free": free.layers, "same_as_label_free": sorted(sup.layers) == sorted(free.layers)})
     return out
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 __all__ = [
-    "as_f64", "one_hot", "ridge_fit", "ridge_predict", "ridge_mse", "isotropy", "redundancy",
+    "as_f64", "one_hot", "ridge_fit", "ridge_predict", "ridge_mse", "isotropy", "probe_and_isotropy", "redundancy",
     "triangle_area", "triangle_score", "residualise", "Residualiser", "check_labels",
 ]
 
@@ -54,10 +54,19 @@ def _solve_ridge(Xc: torch.Tensor, R: torch.Tensor, lam: float) -> torch.Tensor:
     if d <= n:
         G = Xc.T @ Xc
         G.diagonal().add_(lam)
-        return torch.linalg.solve(G, Xc.T @ R)
+        return _spd_solve(G, Xc.T @ R)
     K = Xc @ Xc.T
     K.diagonal().add_(lam)
-    return Xc.T @ torch.linalg.solve(K, R)
+    return Xc.T @ _spd_solve(K, R)
+
+
+def _spd_solve(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """``A^-1 B`` for a symmetric positive definite ``A`` (a Gram matrix plus a ridge): Cholesky, with LU as
+    the fallback when rounding makes the factorisation fail."""
+    chol, info = torch.linalg.cholesky_ex(A)
+    if int(info) == 0:
+        return torch.cholesky_solve(B, chol)
+    return torch.linalg.solve(A, B)
 
 
 def ridge_fit(X, Y, lam: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
@@ -100,6 +109,15 @@ def ridge_mse(X, Y, lam: float = 1e-3) -> tuple[float, torch.Tensor, torch.Tenso
     return float(((pred - Y) ** 2).mean()), pred, W, b
 
 
+def _spectrum(Xc: torch.Tensor) -> torch.Tensor:
+    r"""Eigenvalues of the smaller centred Gram matrix, :math:`\bar X^\top\bar X` (D <= n) or
+    :math:`\bar X\bar X^\top` (D > n): the squared singular values of :math:`\bar X`, at the cost of one
+    Gram product and one symmetric eigensolve instead of an SVD."""
+    n, d = Xc.shape
+    G = Xc.T @ Xc if d <= n else Xc @ Xc.T
+    return torch.linalg.eigvalsh(G).clamp_min(0.0)
+
+
 def isotropy(X, eig_floor: float = 1e-6, svd_above: int = 512) -> float:
     r"""Spectral isotropy :math:`\mathcal I(X)=\operatorname{mean}(\lambda)/(\operatorname{std}(\lambda)+10^{-6})`.
 
@@ -108,17 +126,51 @@ def isotropy(X, eig_floor: float = 1e-6, svd_above: int = 512) -> float:
     ``eig_floor`` (the official code's two routes); std is the population std. Larger = more isotropic;
     for an isotropic Gaussian with n samples in D dimensions it is about :math:`\sqrt{n/D}`
     (Marchenko-Pastur), and it is unbounded as :math:`n/D\to\infty`.
+
+    The squared singular values are taken as the eigenvalues of the smaller Gram matrix (the same numbers
+    as an SVD; errors of order :math:`10^{-16}\lambda_{\max}`, far below the ``eig_floor`` clamp), which is
+    several times faster for n = 2000, D = 1024.
     """
     X = as_f64(X)
-    n, d = X.shape
     Xc = X - X.mean(0)
+    return _isotropy_of(Xc, None, eig_floor, svd_above)
+
+
+def _isotropy_of(Xc: torch.Tensor, gram: torch.Tensor | None, eig_floor: float, svd_above: int) -> float:
+    """:func:`isotropy` of centred ``Xc``, reusing ``gram`` (the smaller centred Gram matrix) when given."""
+    n, d = Xc.shape
     if d > svd_above:
-        lam = (torch.linalg.svdvals(Xc) ** 2 / n).clamp_min(eig_floor)
+        spec = torch.linalg.eigvalsh(gram).clamp_min(0.0) if gram is not None else _spectrum(Xc)
+        lam = (spec / n).clamp_min(eig_floor)
     else:
-        S = Xc.T @ Xc / n
+        S = (gram.clone() if gram is not None and d <= n else Xc.T @ Xc) / n
         S.diagonal().add_(eig_floor)
         lam = torch.linalg.eigvalsh(S)
     return float(lam.mean() / (lam.std(correction=0) + 1e-6))
+
+
+def probe_and_isotropy(X, Y, lam: float = 1e-3, eig_floor: float = 1e-6,
+                       svd_above: int = 512) -> tuple[float, float, torch.Tensor]:
+    """``(isotropy(X), ridge_mse(X, Y, lam)[0], ridge prediction)`` from one centred Gram matrix.
+
+    LOES's first step needs both numbers for every layer; computing the (D x D) or (n x n) Gram product
+    once for the two halves the cost. Same values as :func:`isotropy` and :func:`ridge_mse` (tested).
+    """
+    X, Y = as_f64(X), as_f64(Y)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    n, d = X.shape
+    check_labels(n, Y, "Y")
+    Xc = X - X.mean(0)
+    my = Y.mean(0)
+    Yc = Y - my
+    gram = Xc.T @ Xc if d <= n else Xc @ Xc.T
+    iso = _isotropy_of(Xc, gram, eig_floor, svd_above)
+    A = gram.clone()
+    A.diagonal().add_(lam)
+    W = _spd_solve(A, Xc.T @ Yc) if d <= n else Xc.T @ _spd_solve(A, Yc)
+    pred = Xc @ W + my
+    return iso, float(((pred - Y) ** 2).mean()), pred
 
 
 def redundancy(X, selected: Sequence) -> float:
@@ -175,7 +227,11 @@ class Residualiser:
         self.dual = d > n
         G = self.Sc @ self.Sc.T if self.dual else self.Sc.T @ self.Sc
         G.diagonal().add_(eps)
+        self.eps = float(eps)
         self.chol = torch.linalg.cholesky(G)
+        if not self.dual:
+            # F = Sc L^-T, so that Sc (Sc^T Sc + eps I)^-1 Sc^T = F F^T: two products per candidate, no solve
+            self.F = torch.linalg.solve_triangular(self.chol, self.Sc.T, upper=False).T
 
     def __call__(self, X) -> torch.Tensor:
         X = as_f64(X)
@@ -183,8 +239,10 @@ class Residualiser:
         mx = X.mean(0)
         Xc = X - mx
         if self.dual:
-            return Xc - self.Sc @ (self.Sc.T @ torch.cholesky_solve(Xc, self.chol)) + mx
-        return Xc - self.Sc @ torch.cholesky_solve(self.Sc.T @ Xc, self.chol) + mx
+            # push-through: I - K (K + eps I)^-1 = eps (K + eps I)^-1 with K = Sc Sc^T, one solve instead of
+            # a solve and two (n x D_S) products
+            return self.eps * torch.cholesky_solve(Xc, self.chol) + mx
+        return Xc - self.F @ (self.F.T @ Xc) + mx
 
 
 def residualise(X, XS, eps: float = 1e-6) -> torch.Tensor:

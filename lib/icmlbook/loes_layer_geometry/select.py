@@ -25,7 +25,8 @@ from typing import Literal, Sequence
 import numpy as np
 import torch
 
-from .scores import Residualiser, as_f64, check_labels, isotropy, one_hot, redundancy, ridge_mse, triangle_score
+from .scores import (Residualiser, as_f64, check_labels, isotropy, one_hot, probe_and_isotropy, redundancy, ridge_mse,
+                     triangle_score)
 
 __all__ = ["LoesSelection", "loes_select", "loes_label_free", "topk_independent", "last_k", "random_k",
            "best_single", "check_stack", "mean_pairwise_redundancy"]
@@ -111,14 +112,14 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
         raise ValueError(f"the triangle score (eta={eta}) needs at least 3 classes; got {np.unique(labels).size}; "
                          "use eta=0 for a two-class task")
     L = len(X)
-    iso = np.array([isotropy(x) for x in X])
+    iso = np.empty(L)
     shape = (k, L)
     comp = {name: np.full(shape, np.nan) for name in ("mse", "iso_penalty", "redundancy", "triangle")}
     scores = np.full(shape, np.nan)
     first = np.empty(L)
     preds = []
     for l in range(L):
-        mse, pred, _, _ = ridge_mse(X[l], Y, lam)
+        iso[l], mse, pred = probe_and_isotropy(X[l], Y, lam)
         preds.append(pred)
         comp["mse"][0, l] = mse
         comp["iso_penalty"][0, l] = alpha * (1 - iso[l])
@@ -129,6 +130,7 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
     Yhat = preds[best]
     R = Y - Yhat
     XS = X[best]
+    red_max = np.zeros(L)  # Red(X_l, S) kept up to date: one new pair per candidate per step, not |S|
     for step in range(1, k):
         cand = [l for l in range(L) if l not in chosen]
         resid = Residualiser(XS) if orthogonalize else None
@@ -136,7 +138,7 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
         for l in cand:
             Xt = tilde[l] = resid(X[l]) if orthogonalize else X[l]
             e, _, _, _ = ridge_mse(Xt, R, lam)
-            red = redundancy(X[l], [X[j] for j in chosen])
+            red = red_max[l] = max(red_max[l], redundancy(X[l], [X[chosen[-1]]]))
             tri = triangle_score(Xt, labels, n_triples, seed + 7919 * step + l) if (
                 task == "classification" and eta != 0) else 0.0
             s = e + alpha * (1 - iso[l]) + gamma * red - eta * tri
@@ -166,11 +168,12 @@ def loes_label_free(layers, k: int, alpha: float = 1.0, gamma: float = 0.5) -> L
     comp = {name: np.full((k, L), np.nan) for name in ("mse", "iso_penalty", "redundancy", "triangle")}
     scores = np.full((k, L), np.nan)
     chosen, step_scores = [], []
+    red_max = np.zeros(L)
     for step in range(k):
         for l in range(L):
             if l in chosen:
                 continue
-            red = redundancy(X[l], [X[j] for j in chosen])
+            red = red_max[l] = max(red_max[l], redundancy(X[l], [X[chosen[-1]]])) if chosen else 0.0
             comp["iso_penalty"][step, l], comp["redundancy"][step, l] = alpha * (1 - iso[l]), red
             scores[step, l] = alpha * (1 - iso[l]) + gamma * red
         row = np.where(np.isnan(scores[step]), np.inf, scores[step])
