@@ -216,6 +216,39 @@ def test_hook_extraction_matches_manual_forward():
         np.testing.assert_allclose(out[i], h.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_layer_outputs_match_hooks_and_reject_bad_layers():
+    net = lg.ResidualMLP(4, 8).eval()
+    x = torch.randn(12, 64)
+    hooked = lg.extract_layer_embeddings(net, list(net.blocks), [(x, None)], "identity")
+    outs = net.layer_outputs(x, [2, 0])
+    np.testing.assert_allclose(outs[0].detach().numpy(), hooked[2], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outs[1].detach().numpy(), hooked[0], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="0..3"):
+        net.layer_outputs(x, [4])
+
+
+def test_finetuning_with_frozen_encoder_equals_the_frozen_head():
+    """encoder_lr = 0 leaves the encoder as it is, so the fine-tuning loop must give the frozen-head result
+    on the encoder's own embeddings; with encoder_lr > 0 the copy moves and the caller's encoder does not."""
+    torch.manual_seed(0)
+    net = lg.ResidualMLP(3, 8).eval()
+    g = np.random.default_rng(5)
+    x = g.random((90, 64)).astype(np.float32)
+    y = g.integers(0, 3, 90)
+    emb = lg.extract_layer_embeddings(net, list(net.blocks), [(torch.as_tensor(x), None)], "identity")
+    kw = dict(layers=[0, 2], fused_width=8, epochs=4, batch_size=32, seed=1, georeg_weight=0.1)
+    frozen = lg.train_head(list(emb), y, list(emb), y, list(emb), y, 3, **kw)
+    tuned0 = lg.train_head(x, y, x, y, x, y, 3, encoder=net, encoder_lr=0.0, **kw)
+    np.testing.assert_allclose(tuned0.test_embedding, frozen.test_embedding, rtol=1e-4, atol=1e-5)
+    assert tuned0.test_accuracy == frozen.test_accuracy
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    tuned = lg.train_head(x, y, x, y, x, y, 3, encoder=net, encoder_lr=1e-2, **kw)
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+    assert not np.allclose(tuned.test_embedding, frozen.test_embedding, atol=1e-3)
+    with pytest.raises(ValueError, match="layers"):
+        lg.train_head(x, y, x, y, x, y, 3, encoder=net)
+
+
 def test_text_tasks_offline_and_deterministic():
     a, b = lg.make_text_tasks(50, seed=0), lg.make_text_tasks(50, seed=0)
     assert a.texts == b.texts and set(a.labels) == set(lg.TEXT_TASKS)

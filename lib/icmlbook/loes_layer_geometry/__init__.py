@@ -27,7 +27,7 @@ from .backbones import (TEXT_TASKS, DigitsBackbone, ResidualMLP, TextEncoder, Te
 from .config import DIGIT_TASKS, PRESETS, LoesConfig, config_for
 from .experiments import (METHODS, LayerData, LayerProfile, SyntheticRecovery, cached_digits_bundles,
                           cached_text_bundle, centroid_projection, compare_methods, depth_sweep, digits_bundles,
-                          georeg_experiment, layer_profile, probe_accuracy_per_layer, run_method, score_anatomy, selection_cost,
+                          georeg_experiment, georeg_finetune_experiment, layer_profile, probe_accuracy_per_layer, run_method, score_anatomy, selection_cost,
                           split_indices, synthetic_recovery, tasks_of, text_bundle)
 from .geometry import GeometryMetrics, effective_rank, eigenvalue_variance, geometry_metrics, georeg_loss, within_between_ratio
 from .heads import HeadResult, LayerFusionHead, train_head

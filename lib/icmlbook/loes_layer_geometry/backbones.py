@@ -125,6 +125,19 @@ class ResidualMLP(nn.Module):
             h = b(h)
         return self.out(self.norm(h))
 
+    def layer_outputs(self, x, layers: Sequence[int]) -> list:
+        """The outputs of blocks ``layers`` (0-based) for inputs (B, 64), differentiable (for fine-tuning);
+        the same numbers the forward hooks of :func:`extract_layer_embeddings` record."""
+        want = {int(l) for l in layers}
+        if not want <= set(range(len(self.blocks))):
+            raise ValueError(f"layers={list(layers)} must lie in 0..{len(self.blocks) - 1}")
+        h, out = self.stem(x), {}
+        for i, b in enumerate(self.blocks[: max(want) + 1]):
+            h = b(h)
+            if i in want:
+                out[i] = h
+        return [out[int(l)] for l in layers]
+
 
 def digits_data() -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled 8x8 digits (1797 images, shipped in the wheel): pixels scaled to [0, 1]

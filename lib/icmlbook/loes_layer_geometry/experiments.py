@@ -28,7 +28,8 @@ from .synthetic import planted_stack
 __all__ = ["LayerData", "text_bundle", "digits_bundles", "cached_text_bundle", "cached_digits_bundles",
            "split_indices", "probe_accuracy_per_layer", "LayerProfile", "layer_profile", "METHODS",
            "compare_methods", "depth_sweep", "SyntheticRecovery", "synthetic_recovery", "georeg_experiment",
-           "selection_cost", "tasks_of", "centroid_projection", "run_method", "score_anatomy"]
+           "selection_cost", "tasks_of", "centroid_projection", "run_method", "score_anatomy",
+           "georeg_finetune_experiment"]
 
 
 @dataclasses.dataclass
@@ -72,7 +73,8 @@ def digits_bundles(depths: Sequence[int], width: int, pretrain_epochs: int) -> d
     for depth in progress(list(depths), desc="training digit encoders"):
         net = bb.train_digits_backbone(images[pre], depth, width, pretrain_epochs, seed=0)
         out[int(depth)] = LayerData(f"digits-resmlp-{depth}", net.embed(images[down]), _digit_labels(y[down]),
-                                    {"pretext_accuracy": net.pretext_accuracy, "width": width})
+                                    {"pretext_accuracy": net.pretext_accuracy, "width": width,
+                                     "backbone": net, "images": images[down]})
     return out
 
 
@@ -297,6 +299,31 @@ def georeg_experiment(cfg: LoesConfig, text: LayerData, digits: dict, seed: int,
         rec = run_method("loes", d, t, s, cfg, georeg_weight=w, device=device)
         rec["label"] = lab
         out.append(rec)
+    return out
+
+
+def georeg_finetune_experiment(cfg: LoesConfig, digits: dict, seed: int, device: str = "cpu") -> list:
+    """GeoReg when the backbone is fine-tuned: on every digit task and seed, the LOES layers of the main
+    digit encoder (selected on frozen calibration embeddings, as in :func:`run_method`) feed the LOES head,
+    and encoder + head are trained together (encoder learning rate ``cfg.finetune_lr``) with and without
+    GeoReg. Records as :func:`run_method`'s, with ``finetune=True``."""
+    data = digits[cfg.main_depth]
+    backbone = data.info["backbone"].model()
+    images = data.info["images"].reshape(len(data.info["images"]), -1)
+    jobs = [(t, s, w) for t in cfg.digit_tasks for s in range(seed, seed + cfg.n_seeds) for w in (0.0, cfg.georeg_weight)]
+    out = []
+    for t, s, w in progress(jobs, desc="GeoReg with fine-tuning"):
+        y = data.labels[t]
+        tr, va, te = split_indices(len(y), cfg.val_frac, cfg.test_frac, s)
+        layers, _, _ = _select("loes", data, y, tr, va, cfg, s)
+        res = train_head(images[tr], y[tr], images[va], y[va], images[te], y[te], int(y.max()) + 1, layers=layers,
+                         fused_width=cfg.fused_width, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
+                         georeg_weight=w, seed=s, device=device, encoder=backbone, encoder_lr=cfg.finetune_lr)
+        out.append({"backbone": data.name, "task": t, "label": f"digits/{t}", "seed": s, "method": "loes",
+                    "finetune": True, "layers": [int(l) for l in layers], "georeg_weight": w,
+                    "test_accuracy": res.test_accuracy, "val_accuracy": res.val_accuracy,
+                    "train_seconds": res.seconds, "depth": data.depth,
+                    "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te]))})
     return out
 
 

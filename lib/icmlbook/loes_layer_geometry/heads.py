@@ -79,53 +79,81 @@ class HeadResult:
     layers: list
 
 
-def _split(layer_arrays, idx):
-    return [torch.as_tensor(np.asarray(a)[idx], dtype=torch.float32) for a in layer_arrays]
-
-
 def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y_test, n_classes: int, *,
                layers: Sequence[int] | None = None, fusion: Fusion = "concat", fused_width: int = 256,
                epochs: int = 30, lr: float = 1e-3, layer_weight_lr: float = 1e-3, batch_size: int = 128,
                weight_decay: float = 1e-4, dropout: float = 0.2, georeg_weight: float = 0.0,
-               seed: int = 0, device: str = "cpu") -> HeadResult:
-    """Train a :class:`LayerFusionHead` on frozen layer embeddings; the same loop for every method.
+               seed: int = 0, device: str = "cpu", encoder: nn.Module | None = None,
+               encoder_lr: float = 1e-4) -> HeadResult:
+    """Train a :class:`LayerFusionHead`; the same loop for every method, frozen or fine-tuned.
 
-    train/val/test are lists of per-layer arrays (n_split, D_l) (all layers of the backbone);
-    ``layers`` picks which ones the head sees (default: all, in order). Cross-entropy plus
-    ``georeg_weight`` x GeoReg on the fused embedding. Returns the best-validation checkpoint's scores.
+    Frozen backbone (``encoder=None``, the paper's default): train/val/test are lists of per-layer arrays
+    (n_split, D_l) (all layers of the backbone) and ``layers`` picks which ones the head sees (default: all,
+    in order). Fine-tuning (``encoder`` given, a module with ``layer_outputs(x, layers)``, e.g. the digit
+    encoders): train/val/test are the raw inputs (n_split, ...), a copy of the encoder is trained with the
+    head at learning rate ``encoder_lr`` (the official code's 1e-5 for large backbones; ours are small), and
+    GeoReg's gradient reaches the backbone. Loss: cross-entropy plus ``georeg_weight`` x GeoReg on the fused
+    embedding. Returns the best-validation checkpoint's scores.
     """
-    layers = list(range(len(train))) if layers is None else [int(l) for l in layers]
-    for name, split, yy in (("train", train, y_train), ("val", val, y_val), ("test", test, y_test)):
-        for l in layers:
-            if np.asarray(split[l]).shape[0] != len(yy):
-                raise ValueError(f"{name} embeddings of layer {l} have {np.asarray(split[l]).shape[0]} rows "
-                                 f"but {len(yy)} labels")
+    if encoder is not None:
+        if layers is None:
+            raise ValueError("fine-tuning (encoder given) needs the layers the head reads")
+        layers = [int(l) for l in layers]
+        splits = {"train": (train, y_train), "val": (val, y_val), "test": (test, y_test)}
+        for name, (xx, yy) in splits.items():
+            if np.asarray(xx).shape[0] != len(yy):
+                raise ValueError(f"{name} inputs have {np.asarray(xx).shape[0]} rows but {len(yy)} labels")
+    else:
+        layers = list(range(len(train))) if layers is None else [int(l) for l in layers]
+        for name, split, yy in (("train", train, y_train), ("val", val, y_val), ("test", test, y_test)):
+            for l in layers:
+                if np.asarray(split[l]).shape[0] != len(yy):
+                    raise ValueError(f"{name} embeddings of layer {l} have {np.asarray(split[l]).shape[0]} rows "
+                                     f"but {len(yy)} labels")
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(int(seed))
     torch.manual_seed(int(seed))
     dev = torch.device(device)
-    Xtr = [torch.as_tensor(np.asarray(train[l]), dtype=torch.float32, device=dev) for l in layers]
-    Xva = [torch.as_tensor(np.asarray(val[l]), dtype=torch.float32, device=dev) for l in layers]
-    Xte = [torch.as_tensor(np.asarray(test[l]), dtype=torch.float32, device=dev) for l in layers]
+
+    def tensor(a):
+        return torch.as_tensor(np.asarray(a), dtype=torch.float32, device=dev)
+
+    if encoder is None:
+        Xtr, Xva, Xte = ([tensor(split[l]) for l in layers] for split in (train, val, test))
+        dims = [x.shape[1] for x in Xtr]
+        enc = None
+
+        def features(split, idx=None):
+            return split if idx is None else [x[idx] for x in split]
+    else:
+        enc = copy.deepcopy(encoder).to(dev).train()
+        Xtr, Xva, Xte = tensor(train), tensor(val), tensor(test)
+        with torch.no_grad():
+            dims = [h.shape[1] for h in enc.layer_outputs(Xtr[:2], layers)]
+
+        def features(split, idx=None):
+            return enc.layer_outputs(split if idx is None else split[idx], layers)
+
     ytr = torch.as_tensor(np.asarray(y_train), dtype=torch.long, device=dev)
     yva, yte = np.asarray(y_val), np.asarray(y_test)
-    head = LayerFusionHead([x.shape[1] for x in Xtr], n_classes, fused_width, fusion, dropout).to(dev)
+    head = LayerFusionHead(dims, n_classes, fused_width, fusion, dropout).to(dev)
     main = [p for n, p in head.named_parameters() if n != "layer_logits"]
     groups = [{"params": main, "lr": lr}]
     if head.layer_logits is not None:
         groups.append({"params": [head.layer_logits], "lr": layer_weight_lr})
+    if enc is not None:
+        groups.append({"params": list(enc.parameters()), "lr": encoder_lr})
     opt = torch.optim.AdamW(groups, weight_decay=weight_decay)
     n = ytr.shape[0]
     steps_per_epoch = max(1, -(-n // batch_size))
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch, eta_min=1e-6)
-    best = (-1.0, -1, None)
+    best = (-1.0, -1, None, None)
     for epoch in range(epochs):
         head.train()
         perm = torch.randperm(n, generator=gen).to(dev)
         for s in range(steps_per_epoch):
             idx = perm[s * batch_size:(s + 1) * batch_size]
-            xs = [x[idx] for x in Xtr]
-            f = head.embed(xs)
+            f = head.embed(features(Xtr, idx))
             loss = nn.functional.cross_entropy(head.probe(f), ytr[idx])
             if georeg_weight > 0:
                 loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=gen)
@@ -135,13 +163,16 @@ def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y
             sched.step()
         head.eval()
         with torch.no_grad():
-            acc = float((head(Xva).argmax(1).cpu().numpy() == yva).mean())
+            acc = float((head(features(Xva)).argmax(1).cpu().numpy() == yva).mean())
         if acc > best[0]:
-            best = (acc, epoch, copy.deepcopy(head.state_dict()))
+            best = (acc, epoch, copy.deepcopy(head.state_dict()),
+                    copy.deepcopy(enc.state_dict()) if enc is not None else None)
     head.load_state_dict(best[2])
     head.eval()
+    if enc is not None:
+        enc.load_state_dict(best[3])
     with torch.no_grad():
-        emb = head.embed(Xte)
+        emb = head.embed(features(Xte))
         test_acc = float((head.probe(emb).argmax(1).cpu().numpy() == yte).mean())
     n_par = sum(p.numel() for p in head.parameters())
     return HeadResult(best[0], test_acc, best[1], time.perf_counter() - t0, emb.cpu().numpy(), n_par, layers)

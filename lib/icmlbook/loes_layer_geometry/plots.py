@@ -107,7 +107,7 @@ def depth_figure(records):
     return fig
 
 
-def georeg_figure(records):
+def georeg_figure(records, title: str = "GeoReg on the fused test embedding: points above the diagonal increased"):
     off = {(r["label"], r["seed"]): r for r in records if r["georeg_weight"] == 0}
     on = {(r["label"], r["seed"]): r for r in records if r["georeg_weight"] > 0}
     keys = sorted(set(off) & set(on))
@@ -122,7 +122,7 @@ def georeg_figure(records):
         ax.set_xlabel("without GeoReg")
         ax.set_ylabel("with GeoReg")
         ax.set_title(lab)
-    fig.suptitle("GeoReg on the fused test embedding: points above the diagonal increased")
+    fig.suptitle(title)
     return fig
 
 
