@@ -49,12 +49,19 @@ def test_isotropy_of_gaussian_matches_marchenko_pastur():
 
 def test_isotropy_wide_route_equals_numpy_svd():
     g = np.random.default_rng(21)
-    for n, d in ((60, 30), (40, 90)):                                        # D <= n and D > n Gram sides
-        X = g.standard_normal((n, d)) @ np.diag(np.linspace(0.1, 3.0, d))
+    low_rank = g.standard_normal((80, 3)) @ g.standard_normal((3, 20))      # most eigenvalues clamped
+    cases = [g.standard_normal((n, d)) @ np.diag(np.linspace(0.1, 3.0, d)) for n, d in ((60, 30), (40, 90))]
+    for X in cases + [low_rank]:                              # D <= n, D > n (clamped zero), rank-deficient
+        n = X.shape[0]
         Xc = X - X.mean(0)
         lam = np.maximum(np.linalg.svd(Xc, compute_uv=False) ** 2 / n, 1e-6)
         ref = lam.mean() / (lam.std() + 1e-6)
         assert lg.isotropy(X, svd_above=10) == pytest.approx(ref, rel=1e-9)
+    for X in cases[:1] + [low_rank]:                          # the covariance route against numpy's eigvalsh
+        n, d = X.shape
+        Xc = X - X.mean(0)
+        lam = np.linalg.eigvalsh(Xc.T @ Xc / n + 1e-6 * np.eye(d))
+        assert lg.isotropy(X) == pytest.approx(lam.mean() / (lam.std() + 1e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize("n,d,svd_above", [(120, 20, 512), (120, 40, 10), (30, 50, 512), (30, 50, 10)])

@@ -18,6 +18,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# idle OpenMP threads sleep instead of spinning (as under the executor): with two threads on a shared
+# 2-core machine, spinning made small-op loops (head training) several times slower and noisy
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def kernel_benchmarks(only: str | None) -> list[dict]:
