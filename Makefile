@@ -30,6 +30,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-build-isolation "pytwed>=1.0.9"  # pyproject's "reference" group; its build imports numpy
 	$(BIN)/python -m ipykernel install --sys-prefix --name icmlbook --display-name "ICML book (Python 3)" >/dev/null
 	touch $(STAMP)
 

@@ -180,3 +180,117 @@ def test_claim_rules_follow_the_numbers():
     w.tau_main = 0.8
     assert A.claim3(w).passed is False
     assert A.claim7(w).passed is True
+
+
+@pytest.mark.parametrize("T,S,p", [(1, 1, None), (1, 6, None), (6, 1, None), (9, 14, None), (23, 16, None),
+                                   (12, 12, 3), (5, 9, 2), (1, 3, 2)])
+def test_no_grad_fast_path_equals_autograd_path(T, S, p):
+    """The no-gradient fast path (two anti-diagonals, costs on the fly) gives the autograd path's numbers."""
+    x, y = _series(T * 31 + S + (p or 0), 9, T, S, p)
+    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    xg = xt.clone().requires_grad_(True)                      # forces the autograd (skewed-tensor) path
+    for nu, lam, eps in ((0.001, 1.0, 0.0), (0.5, 0.0, 0.0), (0.0, 0.3, 0.0), (0.1, 0.5, 0.05)):
+        with torch.no_grad():
+            fast = dist.twed(xt, yt, nu=nu, lam=lam, eps=eps)
+        slow = dist.twed(xg, yt, nu=nu, lam=lam, eps=eps)
+        assert fast.grad_fn is None and slow.grad_fn is not None
+        np.testing.assert_allclose(fast.numpy(), slow.detach().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(dist.twed_nograd(xt, yt, nu, lam, eps).numpy(), fast.numpy(), rtol=0, atol=0)
+    for cost, eps in (("sqeuclidean", 0.0), ("euclidean", 0.0), ("l1", 0.0), ("euclidean", 0.1)):
+        fast = dist.dtw(xt, yt, cost=cost, eps=eps)           # inputs need no gradient: fast path
+        slow = dist.dtw(xg, yt, cost=cost, eps=eps)
+        assert fast.grad_fn is None and slow.grad_fn is not None
+        np.testing.assert_allclose(fast.numpy(), slow.detach().numpy(), rtol=1e-12, atol=1e-12)
+    # one series broadcast against the batch, and float32
+    with torch.no_grad():
+        np.testing.assert_allclose(dist.twed(xt, yt[0]).numpy(), dist.twed(xg, yt[0]).detach().numpy(), rtol=1e-12)
+        f32 = dist.dtw(xt.float(), yt.float())
+    assert f32.dtype == torch.float32
+    np.testing.assert_allclose(f32.numpy(), dist.dtw(xt, yt).numpy(), rtol=1e-5)
+
+
+def test_fast_path_matches_aeon_at_benchmark_length():
+    """The benchmark's setting (length 150, float64, no gradient) agrees with aeon to 1e-10."""
+    x, y = _series(11, 20, 150, 150)
+    with torch.no_grad():
+        ours_t = dist.twed(torch.as_tensor(x), torch.as_tensor(y)).numpy()
+        ours_d = dist.dtw(torch.as_tensor(x), torch.as_tensor(y)).numpy()
+    np.testing.assert_allclose(ours_t, [aeon_distances.twe_distance(a, b) for a, b in zip(x, y)], rtol=1e-10)
+    np.testing.assert_allclose(ours_d, [aeon_distances.dtw_distance(a, b) for a, b in zip(x, y)], rtol=1e-10)
+
+
+def test_twed_matches_pytwed_reference():
+    """TWED against ``pytwed``, the wrapper of Marteau's reference code. Its time stamps are padded with 0 in
+    front, so passing ``1..T`` reproduces our (and aeon's) stamps; ``p`` is the order of the local Lp norm.
+    Its Python reference (``fast=False``) works in float64 and must agree to 1e-12; its C version keeps the
+    three candidates of each cell in single-precision ``float`` variables, so it agrees to about 1e-7 only."""
+    pytwed = pytest.importorskip("pytwed")
+    x, y = _series(12, 6, 13, 17)
+    stamps = lambda a: np.arange(1.0, len(a) + 1)  # noqa: E731
+    for nu, lam in ((0.001, 1.0), (0.5, 0.2)):
+        ours = dist.twed(torch.as_tensor(x), torch.as_tensor(y), nu=nu, lam=lam).numpy()
+        ref = [pytwed.twed(a, b, stamps(a), stamps(b), lmbda=lam, nu=nu, p=2, fast=False) for a, b in zip(x, y)]
+        np.testing.assert_allclose(ours, ref, rtol=1e-12)
+        ref_c = [pytwed.twed(a, b, stamps(a), stamps(b), lmbda=lam, nu=nu, p=2) for a, b in zip(x, y)]
+        np.testing.assert_allclose(ours, ref_c, rtol=1e-5)
+    xm, ym = _series(13, 3, 9, 7, p=3)                         # multichannel: p = 2 is the Euclidean norm
+    ours = dist.twed(torch.as_tensor(xm), torch.as_tensor(ym)).numpy()
+    ref = [pytwed.twed(a, b, stamps(a), stamps(b), lmbda=1.0, nu=0.001, p=2, fast=False) for a, b in zip(xm, ym)]
+    np.testing.assert_allclose(ours, ref, rtol=1e-12)
+
+
+def test_ecg_family_is_deterministic_and_scored_by_heart_rate():
+    pytest.importorskip("neurokit2")
+    a = D.ecg_family(5, 40, np.random.default_rng(3))
+    b = D.ecg_family(5, 40, np.random.default_rng(3))
+    np.testing.assert_array_equal(a.X, b.X)
+    assert a.X.shape == (5, 40) and a.ideal.shape == (40,) and np.all(np.isfinite(a.X))
+    assert np.all((a.score >= 0) & (a.score <= 1))
+    # a faster heart beats more often: more R peaks (local maxima above 1.5 sd) in the slowest vs fastest
+    fast = D.ecg_family(2, 400, np.random.default_rng(0), heart_rates=(150.0, 151.0), max_noise=0.0)
+    slow = D.ecg_family(2, 400, np.random.default_rng(0), heart_rates=(50.0, 51.0), max_noise=0.0)
+    peaks = lambda x: int(np.sum((x[1:-1] > x[:-2]) & (x[1:-1] >= x[2:]) & (x[1:-1] > 1.5)))  # noqa: E731
+    assert all(peaks(f) > peaks(s) for f, s in zip(fast.X, slow.X))
+    with pytest.raises(ValueError, match="heart_rates"):
+        D.ecg_family(3, 40, np.random.default_rng(0), heart_rates=(120.0, 60.0))
+
+
+def test_flip_aware_link():
+    """epsilon = 0 is the logistic likelihood; the learned flip rate moves towards the simulated one."""
+    z, y = torch.linspace(-4, 4, 9, dtype=torch.float64), torch.tensor([1.0, 0, 1, 1, 0, 1, 0, 1, 1], dtype=torch.float64)
+    plain = IdealPointModel._nll(z, y, None)
+    np.testing.assert_allclose(float(IdealPointModel._nll(z, y, torch.tensor(1e-300, dtype=torch.float64))),
+                               float(plain), rtol=1e-12)
+    e = torch.tensor(0.2, dtype=torch.float64)
+    p = 0.2 + 0.6 * torch.sigmoid(z)
+    np.testing.assert_allclose(float(IdealPointModel._nll(z, y, e)),
+                               float(-(y * p.log() + (1 - y) * (1 - p).log()).mean()), rtol=1e-12)
+    r = np.random.default_rng(4)
+    s = D.warped_family(40, 16, r)
+    comp = D.simulate_comparisons(s.score, 800, r, beta=200.0, flip=0.25)
+    m = IdealPointModel("softdtw", steps=80, lr=0.08, flip_rate="learn").fit(s.X, comp, seed=0)
+    assert 0.12 < m.flip_ < 0.35 and m.fit_.flip_rate == m.flip_
+    with pytest.raises(ValueError, match="flip_rate"):
+        IdealPointModel("softdtw", flip_rate=0.6)
+    with pytest.raises(ValueError, match="flip_rate"):
+        IdealPointModel("softdtw", flip_rate="auto")
+
+
+@pytest.mark.parametrize("B,T,S,p", [(2500, 30, 23, None), (1200, 17, 25, 3)])
+def test_fast_path_row_blocks_with_two_threads(B, T, S, p):
+    """With several intra-op threads the fast path splits each anti-diagonal into row blocks below torch's
+    grain size; the numbers must not change."""
+    x, y = _series(B + T, B, T, S, p)
+    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    torch.set_num_threads(2)                                  # restored by the autouse fixture
+    with torch.no_grad():
+        got_t, got_d = dist.twed(xt, yt, nu=0.1, lam=0.5).numpy(), dist.dtw(xt, yt).numpy()
+    torch.set_num_threads(1)
+    with torch.no_grad():
+        np.testing.assert_array_equal(got_t, dist.twed(xt, yt, nu=0.1, lam=0.5).numpy())
+        np.testing.assert_array_equal(got_d, dist.dtw(xt, yt).numpy())
+    k = np.arange(0, B, 97)
+    tr = (lambda a: a) if p is None else (lambda a: a.T)
+    np.testing.assert_allclose(got_t[k], [aeon_distances.twe_distance(tr(x[b]), tr(y[b]), nu=0.1, lmbda=0.5)
+                                          for b in k], rtol=1e-12)
+    np.testing.assert_allclose(got_d[k], [aeon_distances.dtw_distance(tr(x[b]), tr(y[b])) for b in k], rtol=1e-12)

@@ -8,7 +8,9 @@ What is reproduced
     The building blocks named in the abstract: batched, anti-diagonal-vectorised DTW, soft-DTW (and its
     divergence), TWED and a differentiable soft-TWED in torch (:mod:`.distances`); an ideal point model
     for pairwise comparisons with these distances (:mod:`.model`); Lipschitz checks, recovery,
-    robustness to noisy annotation, generalisation to unseen series (:mod:`.experiments`).
+    robustness to noisy annotation, generalisation to unseen series (:mod:`.experiments`). Exact DTW and
+    TWED without gradients take a lean two-anti-diagonal path (:func:`.distances.dtw_nograd`,
+    :func:`.distances.twed_nograd`).
 
 What is our reconstruction
     Only the abstract was reachable. The likelihood (logistic link on distance differences), the
@@ -24,22 +26,23 @@ from . import analysis, baselines, data, distances, experiments
 from .analysis import CLAIM_RULES, CLAIM_STATEMENTS, PAPER_VALUES, ClaimCheck
 from .baselines import RankNet, bradley_terry_scores, noisy_label_classifier_scores, rank_centrality_scores
 from .config import AEON_DATASETS, PRESETS, RankingConfig, config_for
-from .data import (Comparisons, SeriesSet, borda_scores, load_aeon_series, majority_vote, simulate_comparisons,
-                   simulate_from_scores, warped_family)
-from .distances import (DISTANCES, distance, dtw, euclidean, soft_dtw, soft_dtw_divergence, soft_twed,
-                        soft_twed_divergence, twed)
-from .experiments import (aeon_experiment, alignment_matrix, crowd_experiment, lipschitz_check, noise_sweep,
-                          playground_fit, shifted_pair_demo, soft_twed_check, tau, well_specified)
+from .data import (Comparisons, SeriesSet, borda_scores, ecg_family, load_aeon_series, majority_vote,
+                   simulate_comparisons, simulate_from_scores, warped_family)
+from .distances import (DISTANCES, distance, dtw, dtw_nograd, euclidean, soft_dtw, soft_dtw_divergence, soft_twed,
+                        soft_twed_divergence, twed, twed_nograd)
+from .experiments import (aeon_experiment, alignment_matrix, crowd_experiment, ecg_experiment, lipschitz_check,
+                          noise_sweep, playground_fit, shifted_pair_demo, soft_twed_check, speed_check, tau,
+                          well_specified)
 from .model import IdealPointFit, IdealPointModel
 
 __all__ = [
     "analysis", "baselines", "data", "distances", "experiments",
     "RankingConfig", "PRESETS", "AEON_DATASETS", "config_for",
     "DISTANCES", "distance", "dtw", "soft_dtw", "soft_dtw_divergence", "twed", "soft_twed", "soft_twed_divergence",
-    "euclidean", "SeriesSet", "warped_family", "load_aeon_series", "Comparisons", "simulate_comparisons",
+    "euclidean", "dtw_nograd", "twed_nograd", "SeriesSet", "warped_family", "ecg_family", "load_aeon_series", "Comparisons", "simulate_comparisons",
     "simulate_from_scores", "majority_vote", "borda_scores", "IdealPointModel", "IdealPointFit",
     "bradley_terry_scores", "rank_centrality_scores", "RankNet", "noisy_label_classifier_scores",
     "tau", "alignment_matrix", "shifted_pair_demo", "soft_twed_check", "lipschitz_check", "noise_sweep",
-    "well_specified", "crowd_experiment", "aeon_experiment", "playground_fit",
+    "well_specified", "crowd_experiment", "aeon_experiment", "ecg_experiment", "speed_check", "playground_fit",
     "ClaimCheck", "CLAIM_STATEMENTS", "CLAIM_RULES", "PAPER_VALUES",
 ]

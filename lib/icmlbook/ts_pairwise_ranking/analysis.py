@@ -143,4 +143,5 @@ def claim8(c: CrowdResult) -> ClaimCheck:
     mf, mm = float(c.tau_full.mean()), float(c.tau_majority.mean())
     return ClaimCheck(f"full likelihood tau {mf:.3f} vs majority vote {mm:.3f} ({c.n_annotators} annotators, "
                       f"flip {c.flip:g}, {c.n_pairs} pairs, {len(c.seeds)} seeds)", bool(mf >= mm - 0.01),
-                      {"full": mf, "majority": mm})
+                      {"full": mf, "majority": mm,      # the flip-aware fit is reported, never used in the verdict
+                       "full_flip_aware": None if c.tau_full_flip_aware is None else float(c.tau_full_flip_aware.mean())})

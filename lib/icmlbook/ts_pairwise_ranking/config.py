@@ -59,6 +59,8 @@ class RankingConfig(ProfileConfig):
         Length of the series in those checks.
     aeon_dataset : str
         The aeon dataset of the real-shape experiment.
+    aeon_length, ecg_length : int
+        Length of the aeon series and of the simulated ECGs (2.5 s of signal, neurokit2).
     """
 
     n_items: int = 100
@@ -85,6 +87,7 @@ class RankingConfig(ProfileConfig):
     check_length: int = 50
     aeon_dataset: str = "GunPoint"
     aeon_length: int = 50
+    ecg_length: int = 48
 
     def validate(self) -> None:
         require_int(self, "n_items", minimum=10)
@@ -111,6 +114,7 @@ class RankingConfig(ProfileConfig):
         require_int(self, "check_length", minimum=4)
         require_choice(self, "aeon_dataset", tuple(AEON_DATASETS))
         require_int(self, "aeon_length", minimum=8)
+        require_int(self, "ecg_length", minimum=8)
 
 
 AEON_DATASETS = ("GunPoint", "ItalyPowerDemand", "ArrowHead", "OSULeaf", "ACSF1")
@@ -118,10 +122,11 @@ AEON_DATASETS = ("GunPoint", "ItalyPowerDemand", "ArrowHead", "OSULeaf", "ACSF1"
 PRESETS: dict[str, RankingConfig] = {
     "smoke": RankingConfig(n_items=50, n_test=30, length=28, n_seeds=2, flips=(0.0, 0.2),
                            budget_grid=(2, 5, 10), steps=60, n_pairs_check=200, check_length=24,
-                           aeon_length=32),
+                           aeon_length=32, ecg_length=32),
     "default": RankingConfig(),
     "full": RankingConfig(n_items=1000, n_test=500, length=128, n_seeds=10, budget_grid=(1, 2, 5, 10, 20, 50),
-                          steps=400, n_pairs_check=5000, check_length=150, aeon_length=150),
+                          steps=400, n_pairs_check=5000, check_length=150, aeon_length=150,
+                          ecg_length=160),
 }
 
 

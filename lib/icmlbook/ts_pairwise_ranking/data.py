@@ -10,6 +10,9 @@ comparisons are not available offline, so every comparison here is **simulated**
   score is :math:`s_i` (closer to the ideal shape = preferred).
 * :func:`load_aeon_series` — real series shipped inside aeon's wheel (GunPoint, ...), z-normalised
   and resampled.
+* :func:`ecg_family` — ECG-like recordings simulated with neurokit2's ECGSYN model (McSharry et al.
+  2003) at random heart rates, start phases and noise levels; the latent score is the heart rate
+  (a "tachycardia severity"), known exactly because we chose it.
 * :func:`simulate_comparisons` — pairs drawn uniformly, label :math:`y\sim\text{Bernoulli}(\sigma(\beta(s_i-s_j)))`,
   then flipped with probability ``flip`` per annotator; :func:`majority_vote` aggregates repeats.
 """
@@ -21,7 +24,8 @@ import dataclasses
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["SeriesSet", "warped_family", "ideal_pattern", "normal_pattern", "random_pairs", "resample", "znormalise", "load_aeon_series", "Comparisons",
+__all__ = ["SeriesSet", "warped_family", "ideal_pattern", "normal_pattern", "random_pairs", "resample", "znormalise",
+           "downsample", "load_aeon_series", "ecg_family", "ECG_HEART_RATES", "Comparisons",
            "simulate_comparisons", "simulate_from_scores", "majority_vote", "borda_scores"]
 
 
@@ -97,6 +101,62 @@ def znormalise(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, float)
     sd = X.std(1, keepdims=True)
     return (X - X.mean(1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
+
+
+def downsample(X: np.ndarray, length: int) -> np.ndarray:
+    """Rows of ``X`` ``(N, T)`` onto ``length`` points: a moving average over ``ceil(T / length)`` samples
+    (so that narrow peaks are not missed between grid points), then linear interpolation."""
+    from scipy.ndimage import uniform_filter1d
+    X = np.asarray(X, float)
+    width = int(np.ceil(X.shape[1] / length))
+    if width > 1:
+        X = uniform_filter1d(X, width, axis=1, mode="nearest")
+    return resample(X, length)
+
+
+ECG_HEART_RATES = (55.0, 125.0)
+
+
+def ecg_family(n: int, length: int, rng: np.random.Generator, seconds: float = 2.5,
+               heart_rates: tuple[float, float] = ECG_HEART_RATES, max_noise: float = 0.1,
+               sampling_rate: int = 128) -> SeriesSet:
+    r"""``n`` ECG-like recordings simulated with ``neurokit2.ecg_simulate`` (ECGSYN, McSharry et al. 2003).
+
+    Item ``i`` has a heart rate :math:`h_i\sim\mathcal U(\text{heart\_rates})` (beat-to-beat standard
+    deviation 1 bpm), a random start within the first second (so the beats fall at different phases) and
+    measurement noise of amplitude :math:`\mathcal U(0,\text{max\_noise})`; ``seconds`` of signal are kept,
+    z-normalised and brought to ``length`` points with :func:`downsample`. The latent score is the
+    normalised heart rate :math:`s_i=(h_i-h_{\min})/(h_{\max}-h_{\min})` (higher = more tachycardic);
+    ``ideal`` is a noise-free recording at the top heart rate, a reference shape only (the score is not a
+    distance to it). Deterministic given ``rng``; nothing is downloaded.
+    """
+    if n < 1 or length < 4 or seconds <= 0:
+        raise ValueError(f"n={n!r}, length={length!r} and seconds={seconds!r} must be >= 1, >= 4 and > 0")
+    lo, hi = float(heart_rates[0]), float(heart_rates[1])
+    if not 20 <= lo < hi <= 250:
+        raise ValueError(f"heart_rates={heart_rates!r} must be (low, high) beats per minute with 20 <= low < high <= 250")
+    import warnings
+
+    import neurokit2 as nk
+    hr = rng.uniform(lo, hi, n)
+    starts = rng.uniform(0.0, 1.0, n)
+    noise = rng.uniform(0.0, max_noise, n)
+    seeds = rng.integers(0, 2**31 - 1, n)
+    keep = int(round(seconds * sampling_rate))
+    duration = int(np.ceil(seconds)) + 1
+
+    def record(h, z, seed, start):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sig = nk.ecg_simulate(duration=duration, sampling_rate=sampling_rate, noise=float(z), heart_rate=float(h),
+                                  heart_rate_std=1.0, method="ecgsyn", random_state=int(seed))
+        k = int(start * sampling_rate)
+        return np.asarray(sig, float)[k:k + keep]
+
+    X = np.stack([record(h, z, sd, st) for h, z, sd, st in zip(hr, noise, seeds, starts)])
+    ideal = record(hi, 0.0, 0, 0.0)[None]
+    prep = lambda a: downsample(znormalise(a), length)  # noqa: E731
+    return SeriesSet(prep(X), (hr - lo) / (hi - lo), prep(ideal)[0], "simulated ECG (neurokit2)")
 
 
 def load_aeon_series(name: str = "GunPoint", length: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,14 @@ Every recursion is one dynamic programme over the ``T + S`` anti-diagonals of th
 anti-diagonal is updated for all pairs and all cells at once, so the Python loop has ``T + S - 1``
 iterations whatever the batch size. Autograd differentiates through it (float32 or float64).
 
+When no gradient is needed (``gamma == 0`` and either autograd is off or no input requires a gradient),
+:func:`dtw` and :func:`twed` take a leaner path, :func:`dtw_nograd` / :func:`twed_nograd`: the same
+anti-diagonal recursion, but it keeps only the last two anti-diagonals of ``R`` (buffers of shape
+``(T+1, B)``), computes each anti-diagonal's costs on the fly from a row-major copy of ``x`` and a
+*reversed* copy of ``y`` (so that ``y[k-i]`` over consecutive ``i`` is one contiguous slice), restricts
+every step to the cells inside the grid, and writes into preallocated buffers. No skewed ``(T+S-1, B, T)``
+cost tensor is built and nothing is recorded for a backward pass. Both paths give the same numbers.
+
 Recursions (1-indexed, :math:`R_{0,0}=0`, :math:`R_{i,0}=R_{0,j}=+\infty`):
 
 * DTW, :func:`dtw`: :math:`R_{i,j}=c(x_i,y_j)+\min(R_{i-1,j},R_{i,j-1},R_{i-1,j-1})`, with
@@ -37,6 +45,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+import numpy as np
 import torch
 
 __all__ = [
@@ -44,6 +53,8 @@ __all__ = [
     "pointwise_cost",
     "wavefront_min",
     "dtw",
+    "dtw_nograd",
+    "twed_nograd",
     "soft_dtw",
     "soft_dtw_divergence",
     "twed",
@@ -77,9 +88,17 @@ def as_batch(x, name: str = "x", dtype: torch.dtype | None = None) -> torch.Tens
         raise ValueError(f"{name} must have shape (T,), (B, T) or (B, T, p); got {tuple(t.shape)}")
     if t.shape[1] < 1 or t.shape[0] < 1:
         raise ValueError(f"{name} must hold at least one series of length >= 1; got {tuple(t.shape)}")
-    if not bool(torch.isfinite(t).all()):
+    if not _all_finite(t):
         raise ValueError(f"{name} contains NaN or infinite values; clean or interpolate the series first")
     return t
+
+
+def _all_finite(t: torch.Tensor) -> bool:
+    """Whether every value is finite; on the CPU via numpy (single-threaded: no OpenMP region, see
+    :func:`_row_blocks`), elsewhere or for dtypes numpy lacks via torch."""
+    if t.device.type == "cpu" and t.dtype in (torch.float64, torch.float32, torch.float16):
+        return bool(np.isfinite(t.detach().numpy()).all())
+    return bool(torch.isfinite(t).all())
 
 
 def _pair(x, y) -> tuple[torch.Tensor, torch.Tensor]:
@@ -294,6 +313,201 @@ def wavefront_min(up: torch.Tensor, left: torch.Tensor, diag: torch.Tensor, gamm
     return _Wavefront.apply(up_k, left_k, diag_k, float(gamma))
 
 
+# ----------------------------------------------------------------------------------------------------------
+# The no-gradient fast path of the exact (gamma = 0) distances
+# ----------------------------------------------------------------------------------------------------------
+
+def _needs_graph(*tensors: torch.Tensor) -> bool:
+    """Whether autograd would record an operation on ``tensors``."""
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+_GRAIN = 32768  # torch's intra-op grain size: a CPU kernel on fewer elements runs inline, outside OpenMP
+
+
+def _row_blocks(lo: int, hi: int, per_row: int, device: torch.device, parallel: bool):
+    """Split the rows ``lo..hi`` (inclusive) of a ``(rows, B[, p])`` operand into blocks ``(a, b)`` whose
+    kernels stay below torch's grain size (``per_row`` elements per row): such kernels run inline on the
+    calling thread and never open an OpenMP region.
+
+    The fast paths issue about ``4-9 (T+S)`` small elementwise kernels per call. With several intra-op
+    threads every kernel above the grain size ends on an OpenMP barrier, and on a shared machine one
+    descheduled worker stalls that barrier for a scheduler time slice: on 2 cores shared with another busy
+    process we measured calls tens of times slower than single-threaded ones. Switching
+    ``torch.set_num_threads`` around the sweep costs about as much, so every operand, the setup copies
+    included, is processed in row blocks instead (the cells of one anti-diagonal are independent). With
+    one intra-op thread, or off the CPU, there is a single block.
+    """
+    if not parallel or device.type != "cpu":
+        yield lo, hi
+        return
+    rows = max(1, (_GRAIN - 1) // max(per_row, 1))
+    for a in range(lo, hi + 1, rows):
+        yield a, min(hi, a + rows - 1)
+
+
+def _rows_first(t: torch.Tensor, parallel: bool, reverse: bool = False, pad_front: bool = False) -> torch.Tensor:
+    """``(B, L, p)`` -> a contiguous ``(L', B)`` (``p = 1``) or ``(L', B, p)`` copy with time as the leading
+    axis, so that consecutive time indices are one contiguous block of memory. ``pad_front`` puts a row of
+    zeros before the series (``L' = L + 1``, the TWED convention :math:`x_0 = 0`); ``reverse`` then reverses
+    the time axis. Copied in blocks of pairs below torch's grain size (see :func:`_row_blocks`)."""
+    B, L, p = t.shape
+    src = t.permute(1, 0, 2)                                      # (L, B, p), a view
+    if reverse:
+        src = src.flip(0) if not parallel else src                # flipped blockwise below when parallel
+    out = torch.empty((L + pad_front, B, p), dtype=t.dtype, device=t.device)
+    body = out[:L] if (pad_front and reverse) else out[pad_front:]
+    if pad_front:
+        (out[L:] if reverse else out[:1]).zero_()
+    for a, b in _row_blocks(0, L - 1, B * p, t.device, parallel):
+        if reverse and parallel:
+            body[a:b + 1] = src[L - 1 - b:L - a].flip(0)
+        else:
+            body[a:b + 1] = src[a:b + 1]
+    return out[:, :, 0] if p == 1 else out
+
+
+def _fill(shape: tuple, value: float, like: torch.Tensor, parallel: bool) -> torch.Tensor:
+    """``torch.full`` filled in row blocks below the grain size."""
+    out = torch.empty(shape, dtype=like.dtype, device=like.device)
+    per_row = int(np.prod(shape[1:]))
+    for a, b in _row_blocks(0, shape[0] - 1, per_row, like.device, parallel):
+        out[a:b + 1].fill_(value)
+    return out
+
+
+def _cost_into(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, work: torch.Tensor | None, cost: str,
+               eps: float) -> torch.Tensor:
+    """``out`` ``(n, B)`` <- the pointwise cost between the rows of ``a`` and ``b`` (``(n, B)`` or ``(n, B, p)``),
+    in place; ``work`` is an ``(n', B, p)`` scratch buffer (``n' >= n``) for multichannel series."""
+    if a.ndim == 2:                                    # univariate: no reduction over channels
+        torch.sub(a, b, out=out)
+        if cost == "sqeuclidean":
+            out.mul_(out)
+        elif cost == "l1" or eps == 0:
+            out.abs_()                                 # |v| = sqrt(v^2) exactly in IEEE arithmetic
+        else:
+            out.mul_(out).add_(eps * eps).sqrt_().sub_(eps)
+        return out
+    w = work[: a.shape[0]]
+    torch.sub(a, b, out=w)
+    if cost == "l1":
+        w.abs_()
+    else:
+        w.mul_(w)
+    torch.sum(w, -1, out=out)
+    if cost == "euclidean":
+        if eps == 0:
+            out.sqrt_()
+        else:
+            out.add_(eps * eps).sqrt_().sub_(eps)
+    return out
+
+
+def _rotating_buffers(T: int, B: int, like: torch.Tensor, parallel: bool):
+    """Three ``(T+1, B)`` anti-diagonal buffers of ``R``, all ``+inf``, except ``R[0, 0] = 0`` on the oldest."""
+    bufs = [_fill((T + 1, B), math.inf, like, parallel) for _ in range(3)]
+    bufs[2][0] = 0.0
+    return bufs
+
+
+@torch.no_grad()
+def dtw_nograd(x, y, cost: Cost = "sqeuclidean", eps: float = 0.0) -> torch.Tensor:
+    r"""Exact DTW without autograd, shape ``(B,)``: the same numbers as ``dtw(x, y, 0, cost, eps)``.
+
+    Anti-diagonal ``d = i + j`` of :math:`R_{i,j}=c(x_i,y_j)+\min(R_{i-1,j},R_{i,j-1},R_{i-1,j-1})` is a
+    vector over the row ``i`` (index ``i`` of a ``(T+1, B)`` buffer holds :math:`R_{i,d-i}` for all pairs);
+    only the cells ``max(1, d-S) <= i <= min(T, d-1)`` inside the grid are computed, the boundary cells stay
+    ``+inf``. With ``y`` reversed in time, :math:`y_{d-i}` over those rows is the contiguous slice
+    ``y_rev[S-d+lo : S-d+hi+1]``. Rows are processed in blocks (see :func:`_row_blocks`).
+    """
+    if cost not in ("sqeuclidean", "euclidean", "l1"):
+        raise ValueError(f"cost={cost!r} is not allowed; choose one of 'sqeuclidean', 'euclidean', 'l1'")
+    xb, yb = _pair(x, y)
+    B, T, p = xb.shape
+    S = yb.shape[1]
+    parallel = torch.get_num_threads() > 1
+    xs = _rows_first(xb, parallel)                                # x_i        -> xs[i - 1]
+    yr = _rows_first(yb, parallel, reverse=True)                  # y_j        -> yr[S - j]
+    new, p1, p2 = _rotating_buffers(T, B, xs, parallel)           # diagonals d, d-1, d-2
+    c = torch.empty((T, B), dtype=xs.dtype, device=xs.device)
+    work = None if p == 1 else torch.empty((T, B, p), dtype=xs.dtype, device=xs.device)
+    fused = p == 1 and cost == "sqeuclidean"                      # (x - y)^2 added by one addcmul kernel
+    for d in range(2, T + S + 1):
+        for lo, hi in _row_blocks(max(1, d - S), min(T, d - 1), B * p, xs.device, parallel):
+            xd, yd, cd = xs[lo - 1:hi], yr[S - d + lo:S - d + hi + 1], c[:hi - lo + 1]
+            if fused:
+                torch.sub(xd, yd, out=cd)
+            else:
+                _cost_into(xd, yd, cd, work, cost, eps)
+            out = new[lo:hi + 1]
+            torch.minimum(p1[lo - 1:hi], p1[lo:hi + 1], out=out)     # R[i-1, j], R[i, j-1]
+            torch.minimum(out, p2[lo - 1:hi], out=out)               # R[i-1, j-1]
+            if fused:
+                out.addcmul_(cd, cd)
+            else:
+                out.add_(cd)
+        if d == 2:
+            p2[0] = math.inf                                          # R[0, 0] = 0 is not R[0, 3]
+        new, p1, p2 = p2, new, p1
+    return p1[T].clone()
+
+
+@torch.no_grad()
+def twed_nograd(x, y, nu: float = 0.001, lam: float = 1.0, eps: float = 0.0) -> torch.Tensor:
+    r"""Exact TWED without autograd, shape ``(B,)``: the same numbers as ``twed(x, y, nu, lam, 0, eps)``.
+
+    The layout of :func:`dtw_nograd`. The match cost :math:`\lVert x_i-y_j\rVert+\lVert x_{i-1}-y_{j-1}\rVert
+    +2\nu|i-j|` reuses the norms :math:`A_{i,j}=\lVert x_i-y_j\rVert` (with :math:`x_0=y_0=0`) of the
+    anti-diagonal two steps back, so each anti-diagonal computes one norm per cell.
+    """
+    nu, lam, eps = _check_twed(nu, lam, eps)
+    xb, yb = _pair(x, y)
+    B, T, p = xb.shape
+    S = yb.shape[1]
+    parallel = torch.get_num_threads() > 1
+    xp = _rows_first(xb, parallel, pad_front=True)                # x_i -> xp[i], i = 0..T
+    ypr = _rows_first(yb, parallel, reverse=True, pad_front=True)  # y_j -> ypr[S - j], j = 0..S
+    empty = lambda *shape: torch.empty(shape, dtype=xp.dtype, device=xp.device)  # noqa: E731
+    work = None if p == 1 else empty(max(T, S) + 1, B, p)
+    del_x, del_yr = empty(T, B), empty(S, B)                      # moves into row i / column j:
+    for lo, hi in _row_blocks(0, T - 1, B * p, xp.device, parallel):   # del_x[i - 1], del_yr[S - j]
+        _cost_into(xp[lo + 1:hi + 2], xp[lo:hi + 1], del_x[lo:hi + 1], work, "euclidean", eps).add_(nu + lam)
+    for lo, hi in _row_blocks(0, S - 1, B * p, xp.device, parallel):
+        _cost_into(ypr[lo:hi + 1], ypr[lo + 1:hi + 2], del_yr[lo:hi + 1], work, "euclidean", eps).add_(nu + lam)
+    tdiff = torch.arange(-(S - 1), T, dtype=xb.dtype, device=xb.device)
+    pen = (2.0 * nu * tdiff.abs())[:, None]                       # 2 nu |i - j| at pen[i - j + S - 1]
+    new, p1, p2 = _rotating_buffers(T, B, xp, parallel)
+    a_new, a1, a2 = empty(T + 1, B), empty(T + 1, B), empty(T + 1, B)   # every entry read is written first
+    m, u = empty(T, B), empty(T, B)
+
+    def norms(d, buf):                                            # A_{i, d-i} for every i on anti-diagonal d
+        for lo, hi in _row_blocks(max(0, d - S), min(T, d), B * p, xp.device, parallel):
+            _cost_into(xp[lo:hi + 1], ypr[S - d + lo:S - d + hi + 1], buf[lo:hi + 1], work, "euclidean", eps)
+
+    norms(0, a2)
+    norms(1, a1)
+    for d in range(2, T + S + 1):
+        norms(d, a_new)
+        for lo, hi in _row_blocks(max(1, d - S), min(T, d - 1), B, xp.device, parallel):
+            n = hi - lo + 1
+            md, ud = m[:n], u[:n]
+            torch.add(a_new[lo:hi + 1], a2[lo - 1:hi], out=md)           # ||x_i - y_j|| + ||x_{i-1} - y_{j-1}||
+            if nu > 0:
+                md.add_(pen[2 * lo - d + S - 1:2 * hi - d + S:2])        # + 2 nu |i - j|, i - j = 2i - d
+            md.add_(p2[lo - 1:hi])                                       # + R[i-1, j-1]
+            torch.add(p1[lo - 1:hi], del_x[lo - 1:hi], out=ud)           # R[i-1, j] + deletion in x
+            out = new[lo:hi + 1]
+            torch.add(p1[lo:hi + 1], del_yr[S - d + lo:S - d + hi + 1], out=out)   # R[i, j-1] + deletion in y
+            torch.minimum(out, ud, out=out)
+            torch.minimum(out, md, out=out)
+        if d == 2:
+            p2[0] = math.inf
+        new, p1, p2 = p2, new, p1
+        a_new, a1, a2 = a2, a_new, a1
+    return p1[T].clone()
+
+
 def dtw(x, y, gamma: float = 0.0, cost: Cost = "sqeuclidean", eps: float = 0.0) -> torch.Tensor:
     """(Soft-)DTW between the pairs ``(x[b], y[b])`` (see the module docstring); shape ``(B,)``.
 
@@ -303,6 +517,8 @@ def dtw(x, y, gamma: float = 0.0, cost: Cost = "sqeuclidean", eps: float = 0.0) 
     """
     gamma = _check_gamma(gamma)
     xb, yb = _pair(x, y)
+    if gamma == 0 and not _needs_graph(xb, yb):
+        return dtw_nograd(xb, yb, cost, eps)
     c = pointwise_cost(xb, yb, cost, eps)
     return wavefront_min(c, c, c, gamma)
 
@@ -356,6 +572,8 @@ def twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.0, eps: flo
     gamma = _check_gamma(gamma)
     nu, lam, eps = _check_twed(nu, lam, eps)
     xb, yb = _pair(x, y)
+    if gamma == 0 and not _needs_graph(xb, yb):
+        return twed_nograd(xb, yb, nu, lam, eps)
     return wavefront_min(*_twed_costs(xb, yb, nu, lam, eps), gamma)
 
 

@@ -18,14 +18,14 @@ from ..runtime import progress, rng as make_rng
 from . import distances as dist
 from .baselines import RankNet, bradley_terry_scores, noisy_label_classifier_scores
 from .config import RankingConfig
-from .data import (SeriesSet, load_aeon_series, majority_vote, random_pairs, simulate_comparisons,
+from .data import (SeriesSet, ecg_family, load_aeon_series, majority_vote, random_pairs, simulate_comparisons,
                    simulate_from_scores, warped_family)
 from .model import IdealPointModel
 
 __all__ = ["tau", "make_model", "alignment_matrix", "SoftTwedCheck", "soft_twed_check", "LipschitzCheck",
            "lipschitz_check", "NoiseSweep", "noise_sweep", "WellSpecified", "well_specified", "CrowdResult",
-           "crowd_experiment", "AeonResult", "aeon_experiment", "PlaygroundResult", "playground_fit",
-           "shifted_pair_demo"]
+           "crowd_experiment", "AeonResult", "aeon_experiment", "ecg_experiment", "speed_check", "PlaygroundResult",
+           "playground_fit", "shifted_pair_demo"]
 
 MODEL_DISTANCES = ("euclidean", "softdtw", "softtwed")
 
@@ -35,10 +35,11 @@ def tau(a, b) -> float:
     return float(kendalltau(np.asarray(a, float), np.asarray(b, float))[0])
 
 
-def make_model(cfg: RankingConfig, distance: str, steps: int | None = None) -> IdealPointModel:
-    """The chapter's ideal point model for ``distance`` with the config's hyperparameters."""
+def make_model(cfg: RankingConfig, distance: str, steps: int | None = None, flip_rate=None) -> IdealPointModel:
+    """The chapter's ideal point model for ``distance`` with the config's hyperparameters (``flip_rate``: see
+    :class:`IdealPointModel`; ``None`` is the paper's logistic link)."""
     return IdealPointModel(distance, gamma=cfg.gamma, nu=cfg.nu, lam=cfg.lam, eps=cfg.eps,
-                           steps=cfg.steps if steps is None else steps, lr=cfg.lr)
+                           steps=cfg.steps if steps is None else steps, lr=cfg.lr, flip_rate=flip_rate)
 
 
 def alignment_matrix(x, y, kind: str = "dtw", gamma: float = 0.0, nu: float = 0.001, lam: float = 1.0) -> np.ndarray:
@@ -84,6 +85,9 @@ class SoftTwedCheck:
     grad_rel_err: float           # autograd vs central finite differences (float64), soft-TWED divergence
     n_pairs: int
     length: int
+    pytwed_rel_err: np.ndarray | None = None   # (G,) the same against pytwed's C TWED (None: pytwed absent)
+    exact_vs_pytwed_c: float = float("nan")    # max |our exact TWED - pytwed C| / pytwed C
+    exact_vs_pytwed_py: float = float("nan")   # the same against pytwed's float64 Python reference, few pairs
 
 
 def soft_twed_check(cfg: RankingConfig, seed: int, gammas=(1.0, 0.3, 0.1, 0.03, 0.01, 1e-3, 1e-4)) -> SoftTwedCheck:
@@ -97,9 +101,9 @@ def soft_twed_check(cfg: RankingConfig, seed: int, gammas=(1.0, 0.3, 0.1, 0.03, 
     ref = np.array([twe_distance(x[b], y[b], nu=cfg.nu, lmbda=cfg.lam) for b in range(n)])
     exact = dist.twed(xt, yt, cfg.nu, cfg.lam).numpy()
     eps = 1e-9
-    rel, ok = [], True
+    rel, ok, soft = [], True, {}
     for g in gammas:
-        s = dist.soft_twed(xt, yt, cfg.nu, cfg.lam, gamma=g, eps=eps).numpy()
+        s = soft[g] = dist.soft_twed(xt, yt, cfg.nu, cfg.lam, gamma=g, eps=eps).numpy()
         rel.append(float(np.max(np.abs(s - ref) / ref)))
         slack = g * (2 * T + 3) * np.log(3) + 2 * eps * (2 * T + 3)
         ok &= bool(np.all(s <= exact + 1e-9) and np.all(s >= exact - slack - 1e-9))
@@ -118,10 +122,60 @@ def soft_twed_check(cfg: RankingConfig, seed: int, gammas=(1.0, 0.3, 0.1, 0.03, 
             e[idx] = h
             g_fd[idx] = (float(f(xa + e)) - float(f(xa - e))) / (2 * h)
     grad_err = float(np.max(np.abs(g_auto - g_fd)) / np.max(np.abs(g_fd)))
+    py_rel, py_c, py_py = pytwed_reference(x, y, cfg.nu, cfg.lam, exact, soft)
     return SoftTwedCheck(np.array(gammas), np.array(rel), ok, float(np.max(np.abs(exact - ref) / ref)),
                          float(np.max(np.abs(dist.dtw(xt, yt).numpy() - dref) / dref)),
                          float(np.max(np.abs(dist.soft_dtw(xt, yt, cfg.gamma).numpy() - sref) / np.abs(sref))),
-                         grad_err, n, T)
+                         grad_err, n, T, py_rel, py_c, py_py)
+
+
+def pytwed_reference(x: np.ndarray, y: np.ndarray, nu: float, lam: float, exact: np.ndarray, soft: dict,
+                     n_python: int = 3):
+    """Our TWED against ``pytwed`` (Marteau's reference code), when it is installed.
+
+    ``pytwed`` pads the time stamps with a leading 0, so stamps ``1..T`` reproduce ours; ``p = 2`` is its
+    Lp order. Its C routine keeps each cell's three candidates in single-precision ``float`` variables, so it
+    agrees with float64 codes to about 1e-7 only; its Python reference (``fast=False``, slow) is float64 and
+    is run on ``n_python`` pairs. Returns ``(rel_err_of_soft per gamma or None, exact vs C, exact vs Python)``.
+    """
+    try:
+        import pytwed
+    except ImportError:
+        return None, float("nan"), float("nan")
+    stamps = lambda a: np.arange(1.0, len(a) + 1)  # noqa: E731
+    ref_c = np.array([pytwed.twed(a, b, stamps(a), stamps(b), lmbda=lam, nu=nu, p=2) for a, b in zip(x, y)])
+    ref_py = np.array([pytwed.twed(a, b, stamps(a), stamps(b), lmbda=lam, nu=nu, p=2, fast=False)
+                       for a, b in zip(x[:n_python], y[:n_python])])
+    rel = np.array([float(np.max(np.abs(v - ref_c) / ref_c)) for v in soft.values()])
+    return (rel, float(np.max(np.abs(exact - ref_c) / ref_c)),
+            float(np.max(np.abs(exact[:n_python] - ref_py) / ref_py)))
+
+
+def speed_check(n_pairs: int = 300, length: int = 150, repeat: int = 3, seed: int = 0) -> dict:
+    """Wall time of our exact TWED and DTW (float64, no gradient: the two-anti-diagonal path) on ``n_pairs``
+    random pairs, against aeon's numba functions called pair by pair; best of ``repeat`` interleaved runs.
+    Returns ``{name: (ours_seconds, aeon_seconds, max_relative_difference)}`` and ``"threads"``. Timings
+    depend on the machine and its load; nothing is decided on them."""
+    import time
+
+    from aeon.distances import dtw_distance, twe_distance
+    r = make_rng(seed, 11)
+    x, y = r.normal(size=(n_pairs, length)), r.normal(size=(n_pairs, length))
+    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    out = {"threads": torch.get_num_threads()}
+    for name, ours, ref in (("TWED", dist.twed, twe_distance), ("DTW", dist.dtw, dtw_distance)):
+        ref(x[0], y[0])                                            # numba compilation outside the timing
+        best_o = best_r = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                a = ours(xt, yt).numpy()
+            best_o = min(best_o, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            b = np.array([ref(x[k], y[k]) for k in range(n_pairs)])
+            best_r = min(best_r, time.perf_counter() - t0)
+        out[name] = (best_o, best_r, float(np.max(np.abs(a - b) / b)))
+    return out
 
 
 # ------------------------------------------------------------------------------------- claim 2
@@ -276,13 +330,16 @@ class CrowdResult:
     n_pairs: int
     n_annotators: int
     flip: float
+    tau_full_flip_aware: np.ndarray | None = None   # (R,) all raw labels, flip-aware link (not the paper's model)
+    flip_hat: np.ndarray | None = None              # (R,) its learned flip rate
 
 
 def crowd_experiment(cfg: RankingConfig, seed: int) -> CrowdResult:
     """Claim 8: every pair judged by ``n_annotators`` annotators with flip rate ``annotator_flip``; the model
-    fitted on the majority vote vs on all raw labels (the full likelihood)."""
+    fitted on the majority vote vs on all raw labels (the full likelihood). Also, separately from the claim,
+    the full likelihood under the flip-aware link with a learned flip rate (our repair)."""
     R = cfg.n_seeds
-    maj, full = np.zeros(R), np.zeros(R)
+    maj, full, aware, flip_hat = np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R)
     n_pairs = cfg.n_items * cfg.comparisons_per_item // 2
     for r in progress(range(R), total=R, desc="crowd"):
         train, _ = _family(cfg, seed + 1000 * r)
@@ -291,7 +348,9 @@ def crowd_experiment(cfg: RankingConfig, seed: int) -> CrowdResult:
         mv = majority_vote(raw, rr)
         maj[r] = tau(make_model(cfg, cfg.distance).fit(train.X, mv, seed=seed).score(train.X), train.score)
         full[r] = tau(make_model(cfg, cfg.distance).fit(train.X, raw, seed=seed).score(train.X), train.score)
-    return CrowdResult(np.arange(R), maj, full, n_pairs, cfg.n_annotators, cfg.annotator_flip)
+        m = make_model(cfg, cfg.distance, flip_rate="learn").fit(train.X, raw, seed=seed)
+        aware[r], flip_hat[r] = tau(m.score(train.X), train.score), m.flip_
+    return CrowdResult(np.arange(R), maj, full, n_pairs, cfg.n_annotators, cfg.annotator_flip, aware, flip_hat)
 
 
 # ------------------------------------------------------------------------------------- real shapes
@@ -331,6 +390,29 @@ def aeon_experiment(cfg: RankingConfig, seed: int) -> AeonResult:
     taus["Bradley-Terry"] = tau(bradley_terry_scores(comp, n_tr), score[tr])
     taus_te["Bradley-Terry"] = float("nan")
     return AeonResult(cfg.aeon_dataset, n_tr, X.shape[1], taus, taus_te, rest[:8], ideal, ideals)
+
+
+def ecg_experiment(cfg: RankingConfig, seed: int, flip: float = 0.1) -> AeonResult:
+    r"""Simulated ECGs (neurokit2's ECGSYN, :func:`.data.ecg_family`) ranked by heart rate: the latent score is
+    the normalised heart rate, the series differ also in beat phase and noise. Comparisons are simulated
+    from that score (flip rate ``flip``); held-out recordings are ranked by :math:`d(X,\hat U)`.
+    Returns an :class:`AeonResult` (``ideal_true`` is a noise-free recording at the top heart rate, for
+    reference only: the score is not a distance to it)."""
+    r = make_rng(seed, 10)
+    s = ecg_family(cfg.n_items + cfg.n_test, cfg.ecg_length, r)
+    train, test = s.subset(np.arange(cfg.n_items)), s.subset(np.arange(cfg.n_items, cfg.n_items + cfg.n_test))
+    comp = simulate_comparisons(train.score, cfg.n_items * cfg.comparisons_per_item, r, cfg.beta_true, flip)
+    taus, taus_te, ideals = {}, {}, {}
+    for name in MODEL_DISTANCES:
+        model = make_model(cfg, name).fit(train.X, comp, seed=seed)
+        taus[name] = tau(model.score(train.X), train.score)
+        taus_te[name] = tau(model.score(test.X), test.score)
+        ideals[name] = model.U_[:, 0]
+    taus["Bradley-Terry"] = tau(bradley_terry_scores(comp, cfg.n_items), train.score)
+    taus_te["Bradley-Terry"] = float("nan")
+    order = np.argsort(train.score)
+    show = order[np.linspace(0, len(order) - 1, 6).round().astype(int)]
+    return AeonResult("simulated ECG", cfg.n_items, cfg.ecg_length, taus, taus_te, train.X[show], s.ideal, ideals)
 
 
 # ------------------------------------------------------------------------------------- playground

@@ -14,6 +14,11 @@ and is fitted by minimising the mean negative log-likelihood (plus an optional s
 :math:`\rho\sum_t\lVert U_{t+1}-U_t\rVert^2`) with Adam. Each step needs the ``N`` distances
 :math:`d(X_i,U)` only, computed in one batched call; the comparisons then index them. Items — seen or
 unseen — are ranked by :math:`d(X,\hat U)` in increasing order.
+
+An option that is *not* the paper's model (our repair for annotators who flip answers at a constant rate,
+see claim 8 of the chapter): the flip-aware link
+:math:`P(i\succ j)=\epsilon+(1-2\epsilon)\,\sigma(\beta[d(X_j,U)-d(X_i,U)])`, with the flip rate
+:math:`\epsilon\in[0,\tfrac12)` given or learned (``flip_rate``).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class IdealPointFit:
     loss: np.ndarray
     track_steps: np.ndarray
     track_error: np.ndarray
+    flip_rate: float | None = None
 
 
 class IdealPointModel:
@@ -62,6 +68,10 @@ class IdealPointModel:
         start computed from the comparisons only.
     dtype : torch.dtype
         Working precision (float32 is about twice as fast on CPU; float64 for checks).
+    flip_rate : None, float in [0, 0.5) or "learn"
+        ``None`` (default): the paper's logistic link. A number :math:`\\epsilon` or ``"learn"``: the
+        flip-aware link :math:`\\epsilon+(1-2\\epsilon)\\sigma(\\cdot)` with :math:`\\epsilon` fixed or fitted
+        (as :math:`\\tfrac12\\sigma(\\theta)`, starting at 0.1) together with ``U`` and :math:`\\beta`.
 
     Attributes (after :meth:`fit`)
     ------------------------------
@@ -70,7 +80,8 @@ class IdealPointModel:
 
     def __init__(self, distance: str = "softdtw", gamma: float = 0.1, nu: float = 0.001, lam: float = 1.0,
                  eps: float = 1e-3, steps: int = 150, lr: float = 0.05, ideal_length: int | None = None,
-                 rho: float = 0.0, top_fraction: float = 0.1, dtype: torch.dtype = torch.float32):
+                 rho: float = 0.0, top_fraction: float = 0.1, dtype: torch.dtype = torch.float32,
+                 flip_rate: float | str | None = None):
         if distance not in dist.DISTANCES:
             raise ValueError(f"distance={distance!r} is not allowed; choose one of {dist.DISTANCES}")
         for name, v in (("gamma", gamma), ("nu", nu), ("lam", lam), ("eps", eps), ("rho", rho)):
@@ -84,7 +95,12 @@ class IdealPointModel:
             raise ValueError(f"top_fraction={top_fraction!r} must lie in (0, 1]")
         self.distance, self.gamma, self.nu, self.lam, self.eps = distance, gamma, nu, lam, eps
         self.steps, self.lr, self.ideal_length, self.rho = int(steps), float(lr), ideal_length, rho
-        self.top_fraction, self.dtype = top_fraction, dtype
+        if flip_rate is not None and flip_rate != "learn":
+            if isinstance(flip_rate, str) or not 0 <= float(flip_rate) < 0.5:
+                raise ValueError(f"flip_rate={flip_rate!r} is not allowed; use None (logistic link), 'learn' or a "
+                                 "number in [0, 0.5)")
+            flip_rate = float(flip_rate)
+        self.top_fraction, self.dtype, self.flip_rate = top_fraction, dtype, flip_rate
 
     # ----------------------------------------------------------------------------- distances
     def _raw(self, X: torch.Tensor, U: torch.Tensor) -> torch.Tensor:
@@ -109,6 +125,17 @@ class IdealPointModel:
         return self._raw(Xb, Ub) - selfx - self._self_term(Ub)
 
     # ----------------------------------------------------------------------------- fit
+    @staticmethod
+    def _nll(logits: torch.Tensor, y: torch.Tensor, flip: torch.Tensor | None) -> torch.Tensor:
+        r"""Mean negative log-likelihood of labels ``y`` under :math:`\sigma(z)` or, with a flip rate
+        :math:`\epsilon`, under :math:`\epsilon+(1-2\epsilon)\sigma(z)` (computed in log space)."""
+        if flip is None:
+            return F.binary_cross_entropy_with_logits(logits, y)
+        log_flip, log_keep = torch.log(flip), torch.log1p(-2.0 * flip)
+        log_p = torch.logaddexp(log_flip, log_keep + F.logsigmoid(logits))
+        log_q = torch.logaddexp(log_flip, log_keep + F.logsigmoid(-logits))
+        return -(y * log_p + (1.0 - y) * log_q).mean()
+
     def _initial_ideal(self, X: torch.Tensor, comp: Comparisons) -> torch.Tensor:
         wins = borda_scores(comp, X.shape[0])
         k = max(1, int(round(self.top_fraction * X.shape[0])))
@@ -146,7 +173,14 @@ class IdealPointModel:
             d0 = self._raw(Xb, U0[None]) - selfx
             spread = float(d0.std()) if Xb.shape[0] > 1 else 1.0
         log_beta = torch.tensor(np.log(4.0 / max(spread, 1e-6)), dtype=self.dtype, requires_grad=True)
-        opt = torch.optim.Adam([U, log_beta], lr=self.lr)
+        params = [U, log_beta]
+        flip_logit = None
+        if self.flip_rate == "learn":
+            flip_logit = torch.tensor(np.log(0.25), dtype=self.dtype, requires_grad=True)   # 0.5 sigma = 0.1
+            params.append(flip_logit)
+        elif self.flip_rate:
+            flip_fixed = torch.tensor(self.flip_rate, dtype=self.dtype)
+        opt = torch.optim.Adam(params, lr=self.lr)
         ii, jj = torch.as_tensor(comp.i), torch.as_tensor(comp.j)
         yy = torch.as_tensor(comp.y, dtype=self.dtype)
         losses, t_steps, t_err = [], [], []
@@ -155,7 +189,9 @@ class IdealPointModel:
             opt.zero_grad()
             d = self._raw(Xb, U[None]) - selfx - self._self_term(U[None])
             logits = torch.exp(log_beta) * (d[jj] - d[ii])
-            loss = F.binary_cross_entropy_with_logits(logits, yy)
+            flip = (0.5 * torch.sigmoid(flip_logit) if flip_logit is not None else
+                    flip_fixed if self.flip_rate else None)
+            loss = self._nll(logits, yy, flip)
             if self.rho > 0:
                 loss = loss + self.rho * ((U[1:] - U[:-1]) ** 2).sum()
             loss.backward()
@@ -166,7 +202,10 @@ class IdealPointModel:
                 t_err.append(self.ideal_error(U.detach().numpy(), Ut))
         self.U_ = U.detach().numpy().astype(float)
         self.beta_ = float(torch.exp(log_beta.detach()))
-        self.fit_ = IdealPointFit(self.U_, self.beta_, np.array(losses), np.array(t_steps), np.array(t_err))
+        self.flip_ = (float(0.5 * torch.sigmoid(flip_logit.detach())) if flip_logit is not None else
+                      self.flip_rate if self.flip_rate else None)
+        self.fit_ = IdealPointFit(self.U_, self.beta_, np.array(losses), np.array(t_steps), np.array(t_err),
+                                  self.flip_)
         return self
 
     @staticmethod
