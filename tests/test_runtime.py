@@ -71,6 +71,24 @@ def test_seed_everything_is_reproducible():
     assert not np.array_equal(rng(7, 0).normal(size=3), rng(7, 1).normal(size=3))
 
 
+def test_cpu_threads_scopes_and_restores_the_thread_count():
+    import torch
+
+    from icmlbook.runtime import cpu_threads
+    before = torch.get_num_threads()
+    with cpu_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(RuntimeError):                     # restored on an error too
+        with cpu_threads(1):
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="thread count"):
+            with cpu_threads(bad):
+                pass
+
+
 def test_device_choice():
     import torch
 

@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..runtime.device import cpu_threads
+
 __all__ = ["extract_layer_embeddings", "find_blocks", "ResidualMLP", "digits_data", "digits_rotation_batch",
            "train_digits_backbone", "DigitsBackbone", "load_text_encoder", "TextEncoder", "embed_texts",
            "TEXT_TASKS", "make_text_tasks", "TextTasks", "minilm_path"]
@@ -181,7 +183,12 @@ def train_digits_backbone(images: np.ndarray, depth: int, width: int = 64, epoch
                           batch_size: int = 128, seed: int = 0) -> DigitsBackbone:
     """Pretrain a :class:`ResidualMLP` on rotation prediction over ``images`` (no digit labels are used),
     AdamW + cosine; every depth is trained with the same recipe. 10 % of images held out for the
-    pretext accuracy."""
+    pretext accuracy. Runs on one CPU thread (small kernels; see :func:`icmlbook.runtime.cpu_threads`)."""
+    with cpu_threads(1):
+        return _train_digits_backbone(images, depth, width, epochs, lr, batch_size, seed)
+
+
+def _train_digits_backbone(images, depth, width, epochs, lr, batch_size, seed) -> DigitsBackbone:
     g = np.random.default_rng(np.random.SeedSequence([seed, depth, 17]))
     order = g.permutation(len(images))
     n_hold = max(1, len(images) // 10)

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..runtime.device import cpu_threads
 from .geometry import georeg_loss
 
 __all__ = ["LayerFusionHead", "HeadResult", "train_head"]
@@ -93,8 +94,22 @@ def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y
     encoders): train/val/test are the raw inputs (n_split, ...), a copy of the encoder is trained with the
     head at learning rate ``encoder_lr`` (the official code's 1e-5 for large backbones; ours are small), and
     GeoReg's gradient reaches the backbone. Loss: cross-entropy plus ``georeg_weight`` x GeoReg on the fused
-    embedding. Returns the best-validation checkpoint's scores.
+    embedding. Returns the best-validation checkpoint's scores. On the CPU the loop runs on one intra-op
+    thread (:func:`~icmlbook.runtime.cpu_threads`): its kernels are too small to gain from more.
     """
+    if torch.device(device).type == "cpu":
+        with cpu_threads(1):
+            return _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fusion, fused_width,
+                               epochs, lr, layer_weight_lr, batch_size, weight_decay, dropout, georeg_weight, seed,
+                               device, encoder, encoder_lr)
+    return _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fusion, fused_width, epochs, lr,
+                       layer_weight_lr, batch_size, weight_decay, dropout, georeg_weight, seed, device, encoder,
+                       encoder_lr)
+
+
+def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fusion, fused_width, epochs, lr,
+                layer_weight_lr, batch_size, weight_decay, dropout, georeg_weight, seed, device, encoder,
+                encoder_lr) -> HeadResult:
     if encoder is not None:
         if layers is None:
             raise ValueError("fine-tuning (encoder given) needs the layers the head reads")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import contextlib
+from typing import Iterator, Literal
 
 DeviceRequest = Literal["auto", "cpu", "cuda"]
 
@@ -40,3 +41,26 @@ def default_dtype(device=None):
 
     device = pick_device() if device is None else torch.device(device)
     return torch.float32 if device.type == "cuda" else torch.float64
+
+
+@contextlib.contextmanager
+def cpu_threads(n: int) -> Iterator[None]:
+    """Run the block with ``n`` intra-op torch threads on the CPU, then restore the previous count.
+
+    For loops of many small kernels (training a small head on mini-batches): each multi-threaded kernel
+    opens an OpenMP region whose start-up and barrier cost more than the work, so one thread is several
+    times faster there (measured: 2.5x for the LOES head on 2 cores), while large matrix products in the
+    same chapter still use every thread the executor gave it.
+    """
+    import torch
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n={n!r} is not allowed; the thread count must be an integer >= 1")
+    before = torch.get_num_threads()
+    if before != n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
