@@ -97,6 +97,7 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                     math_rendered: document.querySelectorAll('mjx-container').length,
                     static_controls: document.querySelectorAll('.icml-static-control').length,
                     error_outputs: document.querySelectorAll('.output.traceback, .cell_output .traceback').length,
+                    empty_citations: Array.from(document.querySelectorAll('.bibtex-citation')).filter(c => c.textContent.trim() === '[]').length,
                   };
                 }""")
                 info.update(external_requests=external, failed_requests=failed, console_errors=console_errors)

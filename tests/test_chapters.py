@@ -38,6 +38,8 @@ def test_chapter_executes_in_smoke(smoke_book, slug):
     streams = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
                       if o.output_type == "stream")
     assert not re.search(r"\d+%\|", streams), streams[:500]
+    # nor warnings (a missing glyph, a library's import-time complaint): the reader sees them as clutter
+    assert not re.search(r"\w+Warning:", streams), streams[:500]
     # the chapter's prose is markdown, with one title
     titles = [c for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")]
     assert len(titles) == 1

@@ -6,10 +6,10 @@ the rule, or None when the rule cannot be evaluated at this profile, with ``reas
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 
+from ..runtime.claims import ClaimCheck
 from .experiments import CounterexampleStudy, LeakStudy, LimitSetStudy, SubgameStudy
 
 CLAIM_STATEMENTS = {
@@ -38,16 +38,6 @@ CLAIM_RULES = {
     "6": "zero false certifications by L1 (and at least one certified set)",
     "7": "Euclidean agreement >= 99% and every asymptotically stable subgame ends with D_S exactly 0",
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class ClaimCheck:
-    measured: str
-    passed: bool | None
-    reason: str | None = None
-
-    def __iter__(self):   # so that claim_sentence(label, *check) works
-        return iter((self.measured, self.passed))
 
 
 def claim1(r1: LimitSetStudy) -> ClaimCheck:
@@ -104,14 +94,14 @@ def claim5(cx: CounterexampleStudy) -> ClaimCheck:
                 f"{', '.join(f'{p:.4f}' for p in cx.fit_predicted)} (max error {rel.max():.2%}); "
                 f"switch between G={lo:g} and G={hi:g}")
     if lo < 2.8 and hi > 3.2 and fits and lo < hi:
-        return ClaimCheck(measured, None, "not testable at this profile: the G grid has no point in [2.8, 3.2]")
+        return ClaimCheck(measured, None, reason="not testable at this profile: the G grid has no point in [2.8, 3.2]")
     return ClaimCheck(measured, bool(fits and lo < hi and 2.8 <= lo <= 3.2 and 2.8 <= hi <= 3.2))
 
 
 def claim6(lk: LeakStudy, criterion: str = "L1") -> ClaimCheck:
     c = lk.confusion(criterion)
     if c["n"] == 0:
-        return ClaimCheck("no sets", None, "not testable at this profile: no non-product preferentially stable sets")
+        return ClaimCheck("no sets", None, reason="not testable at this profile: no non-product preferentially stable sets")
     return ClaimCheck(f"{criterion}: {c['certified']} certified, {c['false_certifications']} falsely; "
                       f"{c['missed']} of {c['stable']} stable sets missed (of {c['n']})",
                       c["false_certifications"] == 0 and c["certified"] > 0)

@@ -14,12 +14,11 @@ numbers behind it in ``values``. Nothing is hard-coded: change the data and the 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from ..runtime.claims import ClaimCheck
 from .experiments import (
     ClosedFormCheck,
     EliminationTradeoff,
@@ -92,29 +91,6 @@ def _geomean(x: np.ndarray, axis: int = 0) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # claims
 # --------------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class ClaimCheck:
-    """Outcome of one claim's rule; unpacks as ``(measured, passed)``.
-
-    Attributes
-    ----------
-    measured : str
-        What we measured, in a few words and numbers (for the claims ledger).
-    passed : bool
-        Whether the rule holds on these data.
-    values : dict
-        The numbers behind ``measured`` (arrays included), for figures and tables.
-    """
-
-    measured: str
-    passed: bool
-    values: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.measured
-        yield self.passed
-
-
 CLAIM_STATEMENTS: dict[str, str] = {
     "1": "Early overfitting: the training loss falls below eps_train within "
          "O(log(1/eps_train) / (eta (s_min + lam))) steps.",

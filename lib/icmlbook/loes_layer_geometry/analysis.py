@@ -7,26 +7,16 @@ Paper: Batra et al., arXiv 2605.23033. Every ``claimN`` function reads experimen
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
 from typing import Sequence
 
 import numpy as np
 from scipy import stats
 
+from ..runtime.claims import ClaimCheck
+
 __all__ = ["ClaimCheck", "CLAIM_STATEMENTS", "CLAIM_RULES", "PAPER_VALUES", "paired", "accuracy_table",
            "claim1_non_monotone", "claim2_vs_last", "claim3_vs_aggregation", "claim4_recovery", "claim5_depth",
            "claim6_orthogonalisation", "claim7_georeg", "claim8_label_free", "claim9_cost", "depth_gains"]
-
-
-@dataclasses.dataclass(frozen=True)
-class ClaimCheck:
-    measured: str
-    passed: bool | None
-    values: dict = dataclasses.field(default_factory=dict)
-
-    def __iter__(self) -> Iterator:
-        return iter((self.measured, self.passed))
 
 
 CLAIM_STATEMENTS = {

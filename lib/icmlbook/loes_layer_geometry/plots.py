@@ -31,7 +31,7 @@ def geometry_figure(profile):
     fig, axes = new_figure(1, 4, 12.0, 3.0)
     L = len(profile.isotropy)
     x = np.arange(1, L + 1)
-    for ax, (v, lab) in zip(axes[:3], ((profile.isotropy, "isotropy 𝓘"), (profile.triangle_area, "triangle area / mean sq. norm"),
+    for ax, (v, lab) in zip(axes[:3], ((profile.isotropy, r"isotropy $\mathcal{I}$"), (profile.triangle_area, "triangle area / mean sq. norm"),
                                        (profile.within_between, "within / between scatter"))):
         ax.plot(x, v, marker="o")
         ax.set_xlabel("layer")
@@ -112,7 +112,7 @@ def georeg_figure(records, title: str = "GeoReg on the fused test embedding: poi
     on = {(r["label"], r["seed"]): r for r in records if r["georeg_weight"] > 0}
     keys = sorted(set(off) & set(on))
     fig, axes = new_figure(1, 4, 12.0, 3.0)
-    for ax, (key, lab) in zip(axes, (("isotropy", "isotropy 𝓘"), ("triangle_area_scaled", "scaled triangle area"),
+    for ax, (key, lab) in zip(axes, (("isotropy", r"isotropy $\mathcal{I}$"), ("triangle_area_scaled", "scaled triangle area"),
                                      ("within_between", "within / between"), ("acc", "test accuracy"))):
         a = [off[k]["test_accuracy"] if key == "acc" else off[k]["geometry"][key] for k in keys]
         b = [on[k]["test_accuracy"] if key == "acc" else on[k]["geometry"][key] for k in keys]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 
 def setup_kernel() -> None:
     """Inline PNG figures in the book's style; pyplot does not auto-display figures (so a figure a
@@ -20,3 +22,6 @@ def setup_kernel() -> None:
     except ImportError:  # pragma: no cover
         pass
     matplotlib.rcParams["figure.max_open_warning"] = 0
+    # libraries that import tqdm.auto (transformers, huggingface_hub) warn at import that ipywidgets is
+    # missing; the book's progress bars do not use widgets (they go to the chapter log under the executor)
+    warnings.filterwarnings("ignore", message="IProgress not found")

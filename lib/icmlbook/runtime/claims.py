@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-from typing import Literal, get_args
+from typing import Any, Iterator, Literal, get_args
 
 Verdict = Literal["reproduced", "not reproduced", "not testable at this profile"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)
@@ -136,3 +136,20 @@ def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | N
     mark = {VERDICTS[0]: "✓", VERDICTS[1]: "✗", VERDICTS[2]: "–"}[verdict]
     rule_text = f" Rule: {rule}." if rule else ""
     return f"**{label}** — measured: {measured}.{rule_text} {mark} **{verdict}**."
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimCheck:
+    """What a chapter's claim rule returns: ``measured`` (text for the ledger), ``passed`` (True, False, or
+    None when the claim cannot be decided at this profile, then with a ``reason``) and the numbers behind
+    them (``values``, for figures and tables). Unpacks as ``(measured, passed)``, so
+    ``claim_sentence(label, *check, rule=...)`` works."""
+
+    measured: str
+    passed: bool | None
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    reason: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.measured
+        yield self.passed
