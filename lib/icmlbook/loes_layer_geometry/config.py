@@ -109,7 +109,7 @@ class LoesConfig(ProfileConfig):
         require_float(self, "test_frac", minimum=0.05, maximum=0.5)
         require_int(self, "n_cal", minimum=20)
         require_int(self, "synth_n", minimum=50)
-        require_int(self, "synth_layers", minimum=6)
+        require_int(self, "synth_layers", minimum=7)  # three planted layers 2 apart, inside the stack
         require_int(self, "synth_dim", minimum=4)
         require_int(self, "synth_stacks", minimum=1)
         require_float(self, "synth_decay", minimum=0.0)

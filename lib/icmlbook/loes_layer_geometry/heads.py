@@ -110,6 +110,13 @@ def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y
 def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fusion, fused_width, epochs, lr,
                 layer_weight_lr, batch_size, weight_decay, dropout, georeg_weight, seed, device, encoder,
                 encoder_lr) -> HeadResult:
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name}={v!r} is not allowed; it must be an integer >= 1")
+    if encoder is None and layers is not None:
+        bad = [l for l in layers if not 0 <= int(l) < len(train)]
+        if bad:
+            raise ValueError(f"layers={list(layers)}: {bad} outside 0..{len(train) - 1} (the backbone's layers)")
     if encoder is not None:
         if layers is None:
             raise ValueError("fine-tuning (encoder given) needs the layers the head reads")
@@ -127,6 +134,9 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
                                      f"but {len(yy)} labels")
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(int(seed))
+    # GeoReg's class triples come from their own stream, so switching it on leaves the batch order unchanged
+    # and the on/off comparison is paired
+    geo_gen = torch.Generator().manual_seed(int(seed) + 1)
     torch.manual_seed(int(seed))
     dev = torch.device(device)
 
@@ -171,7 +181,7 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
             f = head.embed(features(Xtr, idx))
             loss = nn.functional.cross_entropy(head.probe(f), ytr[idx])
             if georeg_weight > 0:
-                loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=gen)
+                loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=geo_gen)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -17,12 +17,13 @@ def layer_curves_figure(profiles):
     for i, p in enumerate(profiles):
         L = len(p.probe_accuracy)
         ax.plot(np.arange(1, L + 1) / L, p.probe_accuracy, marker="o", ms=3, color=PALETTE[i % 8],
-                ls="-" if p.name.startswith("all") else "--", label=f"{p.name} / {p.task}")
+                ls="--" if p.name.startswith("digits-") else "-", label=f"{p.name} / {p.task}")
         j = int(np.argmax(p.probe_accuracy))
         ax.plot((j + 1) / L, p.probe_accuracy[j], marker="*", ms=11, color=PALETTE[i % 8])
     ax.set_xlabel("relative depth ℓ / L")
     ax.set_ylabel("ridge-probe test accuracy")
-    ax.set_title("Task information peaks at different depths (★ = best layer)")
+    before = sum(int(np.argmax(p.probe_accuracy)) < len(p.probe_accuracy) - 1 for p in profiles)
+    ax.set_title(f"Best layer (★) before the last in {before} of {len(profiles)} (backbone, task) pairs")
     ax.legend(ncol=2, fontsize=7)
     return fig
 

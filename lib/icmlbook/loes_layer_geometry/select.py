@@ -134,10 +134,10 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
     for step in range(1, k):
         cand = [l for l in range(L) if l not in chosen]
         resid = Residualiser(XS) if orthogonalize else None
-        tilde = {}
+        tilde, fits = {}, {}
         for l in cand:
             Xt = tilde[l] = resid(X[l]) if orthogonalize else X[l]
-            e, _, _, _ = ridge_mse(Xt, R, lam)
+            e, fits[l], _, _ = ridge_mse(Xt, R, lam)
             red = red_max[l] = max(red_max[l], redundancy(X[l], [X[chosen[-1]]]))
             tri = triangle_score(Xt, labels, n_triples, seed + 7919 * step + l) if (
                 task == "classification" and eta != 0) else 0.0
@@ -147,8 +147,7 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
             scores[step, l] = s
         row = np.where(np.isnan(scores[step]), np.inf, scores[step])
         pick = int(np.argmin(row))
-        _, pred, _, _ = ridge_mse(tilde[pick], R, lam)
-        Yhat = Yhat + pred
+        Yhat = Yhat + fits[pick]
         R = Y - Yhat
         XS = torch.cat([XS, X[pick]], dim=1)
         chosen.append(pick)
@@ -189,7 +188,7 @@ def topk_independent(layers, y, k: int, task: str = "classification", lam: float
     redundancy) and take the k best."""
     X = check_stack(layers, y, k)
     Y, _ = _targets(y, task)
-    s = np.array([ridge_mse(x, Y, lam)[0] + alpha * (1 - isotropy(x)) for x in X])
+    s = np.array([mse + alpha * (1 - iso) for iso, mse, _ in (probe_and_isotropy(x, Y, lam) for x in X)])
     return [int(i) for i in np.argsort(s, kind="stable")[:k]]
 
 
