@@ -7,9 +7,10 @@ On a mini-batch of fused embeddings :math:`f\in\mathbb R^{B\times d}` with label
     \mathcal L_{\rm geo}=w\Big[\operatorname{Var}\big(\operatorname{eig}(\widehat{\rm Cov}(f)+10^{-4}I)\big)
     -\log\big(A(c_a,c_b,c_c)+10^{-6}\big)\Big]
 
-with three distinct classes drawn at random and :math:`c` their batch centroids. Because the shifted
-covariance is positive definite, the eigenvalue variance equals
-:math:`\big(\lVert\Sigma\rVert_F^2-(\operatorname{tr}\Sigma)^2/d\big)/(d-1)` exactly; we use that form
+with three distinct classes drawn at random and :math:`c` their batch centroids. For any symmetric
+matrix the eigenvalue variance equals :math:`\lVert\Sigma-\mu I\rVert_F^2/(d-1)` with
+:math:`\mu=\operatorname{tr}\Sigma/d` (the shift keeps every eigenvalue above the official 1e-6 clamp,
+so the clamp never acts); we use that form
 (no eigendecomposition, whose gradient is undefined at the repeated eigenvalues a rank-deficient
 batch covariance always has) and test it against ``eigvalsh``.
 """
@@ -21,7 +22,7 @@ import dataclasses
 import numpy as np
 import torch
 
-from .scores import as_f64, check_labels, isotropy, triangle_area, triangle_score
+from .scores import as_f64, check_labels, isotropy, spectrum_moments, triangle_area, triangle_score
 
 __all__ = ["georeg_loss", "eigenvalue_variance", "GeometryMetrics", "geometry_metrics", "effective_rank",
            "within_between_ratio"]
@@ -44,8 +45,7 @@ def eigenvalue_variance(f: torch.Tensor, shift: float = 1e-4, method: str = "fro
         return torch.linalg.eigvalsh(cov).clamp_min(1e-6).var()
     if method != "frobenius":
         raise ValueError(f"method={method!r} is not allowed; allowed values: frobenius, eig")
-    tr = torch.diagonal(cov).sum()
-    return ((cov * cov).sum() - tr * tr / d) / (d - 1)
+    return spectrum_moments(cov)[1] / (d - 1)
 
 
 def georeg_loss(f: torch.Tensor, y: torch.Tensor, weight: float = 0.1, generator: torch.Generator | None = None,

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 __all__ = [
-    "as_f64", "one_hot", "ridge_fit", "ridge_predict", "ridge_mse", "isotropy", "probe_and_isotropy", "redundancy",
+    "as_f64", "one_hot", "ridge_fit", "ridge_predict", "ridge_mse", "isotropy", "probe_and_isotropy", "spectrum_moments", "redundancy",
     "triangle_area", "triangle_score", "residualise", "Residualiser", "check_labels",
 ]
 
@@ -109,14 +109,21 @@ def ridge_mse(X, Y, lam: float = 1e-3) -> tuple[float, torch.Tensor, torch.Tenso
     return float(((pred - Y) ** 2).mean()), pred, W, b
 
 
-def _mean_std_of_spectrum(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    r"""Mean and population std of the eigenvalues of a symmetric ``M`` (m x m) without an eigensolve:
-    :math:`\mu=\operatorname{tr}M/m` and :math:`\sum_i(\lambda_i-\mu)^2=\lVert M-\mu I\rVert_F^2`."""
+def spectrum_moments(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Mean of the eigenvalues of a symmetric ``M`` (m x m) and the sum of their squared deviations,
+    without an eigensolve: :math:`\mu=\operatorname{tr}M/m` and
+    :math:`\sum_i(\lambda_i-\mu)^2=\lVert M-\mu I\rVert_F^2` (the centred form: no cancellation when the
+    spectrum is nearly flat). Differentiable everywhere, also at repeated eigenvalues."""
     m = M.shape[0]
     mu = torch.diagonal(M).sum() / m
-    dev = M.clone()
-    dev.diagonal().sub_(mu)
-    return mu, torch.sqrt((dev * dev).sum() / m)
+    dev = M - mu * torch.eye(m, dtype=M.dtype, device=M.device)
+    return mu, (dev * dev).sum()
+
+
+def _mean_std_of_spectrum(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean and population std of the eigenvalues of a symmetric ``M`` (see :func:`spectrum_moments`)."""
+    mu, ssd = spectrum_moments(M)
+    return mu, torch.sqrt(ssd / M.shape[0])
 
 
 def isotropy(X, eig_floor: float = 1e-6, svd_above: int = 512) -> float:
