@@ -9,14 +9,14 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook.pgf_trie_causal import (PRESETS, LearnerConfig, PGFTrieConfig, PoissonBranchingSCM,
-                                          causal_learn_available, identifiability_table, learn_lc_pbscm,
-                                          pc_baseline, random_lc_pbscm, score_graph)
+    from icmlbook.pgf_trie_causal import (LearnerConfig, PoissonBranchingSCM, causal_learn_available, config_for,
+                                          identifiability_table, learn_lc_pbscm, pc_baseline, random_lc_pbscm,
+                                          score_graph)
     from icmlbook.pgf_trie_causal import experiments as ex
     from icmlbook.pgf_trie_causal import plots
     from icmlbook.pgf_trie_causal.pgf import log_pgf_latex
     from icmlbook.runtime import ClaimsLedger, start_run
-    return (ClaimsLedger, LearnerConfig, PGFTrieConfig, PRESETS, PoissonBranchingSCM, causal_learn_available, ex,
+    return (ClaimsLedger, LearnerConfig, PoissonBranchingSCM, causal_learn_available, config_for, ex,
             identifiability_table, learn_lc_pbscm, log_pgf_latex, mo, np, pc_baseline, plots, random_lc_pbscm,
             score_graph, start_run)
 
@@ -89,9 +89,9 @@ def parameters():
 
 
 @app.cell
-def _(PGFTrieConfig, PRESETS, e2e_latents, level, profile, seed, start_run):
+def _(config_for, e2e_latents, level, profile, seed, start_run):
     run = start_run("pgf_trie_causal", profile=profile, seed=seed)
-    cfg = PGFTrieConfig.for_profile(run.profile, PRESETS, e2e_latents=e2e_latents, level=level)
+    cfg = config_for(run.profile, e2e_latents=e2e_latents, level=level)
     return cfg, run
 
 

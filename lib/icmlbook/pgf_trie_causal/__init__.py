@@ -18,7 +18,7 @@ from .baselines import (
     pbscm_cumulant_baseline,
     pc_baseline,
 )
-from .config import PRESETS, PGFTrieConfig
+from .config import PRESETS, PGFTrieConfig, config_for
 from .identifiability import (
     IdentifiabilityTable,
     LocalStructure,
@@ -65,6 +65,7 @@ from .trie import (
 
 __all__ = [
     "PRESETS",
+    "config_for",
     "GraphScores",
     "IdentifiabilityTable",
     "LearnedGraph",

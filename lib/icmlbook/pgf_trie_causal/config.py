@@ -6,7 +6,7 @@ import dataclasses
 
 from icmlbook.runtime import ProfileConfig, require_float, require_grid, require_int
 
-__all__ = ["PRESETS", "PGFTrieConfig"]
+__all__ = ["PRESETS", "PGFTrieConfig", "config_for"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,3 +107,8 @@ PRESETS = {
                           sweep_ns=(5_000, 15_000, 30_000, 50_000, 100_000, 200_000), sweep_seeds=20,
                           size_nodes=(6, 10, 14, 20), size_seeds=10),
 }
+
+
+def config_for(profile: str, **overrides) -> PGFTrieConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return PGFTrieConfig.for_profile(profile, PRESETS, **overrides)
