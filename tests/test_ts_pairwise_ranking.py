@@ -172,6 +172,37 @@ def test_bad_inputs():
         config_for("smoke", n_items=2)
 
 
+@pytest.mark.parametrize("eps", [-1e-3, float("nan"), float("inf")])
+@pytest.mark.parametrize("gamma", [0.0, 0.1])
+def test_dtw_rejects_bad_eps(eps, gamma):
+    x = np.random.default_rng(0).normal(size=(2, 8))
+    with pytest.raises(ValueError, match="eps"):
+        dist.dtw(x, x, gamma=gamma, cost="euclidean", eps=eps)
+    with pytest.raises(ValueError, match="eps"):
+        dist.twed(x, x, eps=eps)
+
+
+@pytest.mark.parametrize("ideal_length", [0, 1, -3, 2.5])
+def test_ideal_point_model_rejects_bad_ideal_length(ideal_length):
+    with pytest.raises(ValueError, match="ideal_length"):
+        IdealPointModel("softdtw", ideal_length=ideal_length)
+
+
+def test_ideal_length_none_means_items_length():
+    x = np.random.default_rng(0).normal(size=(4, 9))
+    comp = D.Comparisons(np.array([0, 2]), np.array([1, 3]), np.array([1, 0]), np.zeros(2, int))
+    assert IdealPointModel("softdtw", steps=1).fit(x, comp).U_.shape[0] == 9
+    assert IdealPointModel("softdtw", steps=1, ideal_length=5).fit(x, comp).U_.shape[0] == 5
+
+
+@pytest.mark.parametrize("track_every", [0, -1])
+def test_fit_rejects_bad_track_every(track_every):
+    x = np.random.default_rng(0).normal(size=(4, 9))
+    comp = D.Comparisons(np.array([0, 2]), np.array([1, 3]), np.array([1, 0]), np.zeros(2, int))
+    with pytest.raises(ValueError, match="track_every"):
+        IdealPointModel("softdtw", steps=1).fit(x, comp, U_true=x[0], track_every=track_every)
+
+
 def test_claim_rules_follow_the_numbers():
     from icmlbook.ts_pairwise_ranking import analysis as A
     w = E.WellSpecified("softdtw", np.array([1, 5]), np.array([10, 50]), np.array([0.5, 0.95]), np.array([0.5, 0.9]),

@@ -8,29 +8,14 @@ Each ``claimN`` function reads an experiment result and returns a :class:`ClaimC
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
+from ..runtime.claims import ClaimCheck
 from .experiments import CrowdResult, LipschitzCheck, NoiseSweep, SoftTwedCheck, WellSpecified
 
 __all__ = ["ClaimCheck", "CLAIM_STATEMENTS", "CLAIM_RULES", "PAPER_VALUES", "claim1", "claim2", "claim3",
            "claim4", "claim5", "claim6", "claim7", "claim8", "smoothed_increase_fraction"]
-
-
-@dataclasses.dataclass(frozen=True)
-class ClaimCheck:
-    """``measured`` (text for the ledger), ``passed`` (bool or None) and the numbers behind them."""
-
-    measured: str
-    passed: bool | None
-    values: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.measured
-        yield self.passed
 
 
 CLAIM_STATEMENTS = {

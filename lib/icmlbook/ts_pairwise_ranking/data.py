@@ -236,7 +236,7 @@ def random_pairs(n_items: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 def simulate_comparisons(score: np.ndarray, n_comparisons: int, rng: np.random.Generator, beta: float = 10.0,
                          flip: float = 0.0, n_annotators: int = 1) -> Comparisons:
-    """``n_comparisons`` distinct random pairs, each judged by ``n_annotators`` simulated annotators
+    """``n_comparisons`` random pairs of distinct items, drawn with replacement (a pair may recur), each judged by ``n_annotators`` simulated annotators
     (``n_comparisons * n_annotators`` raw labels) with the latent ``score`` and flip rate ``flip``."""
     if n_comparisons < 1 or n_annotators < 1:
         raise ValueError(f"n_comparisons={n_comparisons!r} and n_annotators={n_annotators!r} must be >= 1")

@@ -122,6 +122,14 @@ def _pair(x, y) -> tuple[torch.Tensor, torch.Tensor]:
     return xb, yb
 
 
+def _check_nonnegative(**values: float) -> tuple[float, ...]:
+    """Each keyword as a float, after checking it is a finite number >= 0 (the error names the keyword)."""
+    for name, v in values.items():
+        if not math.isfinite(float(v)) or float(v) < 0:
+            raise ValueError(f"{name}={v!r} is not allowed; it must be a finite number >= 0")
+    return tuple(float(v) for v in values.values())
+
+
 def _check_gamma(gamma: float) -> float:
     gamma = float(gamma)
     if not math.isfinite(gamma) or gamma < 0:
@@ -516,6 +524,7 @@ def dtw(x, y, gamma: float = 0.0, cost: Cost = "sqeuclidean", eps: float = 0.0) 
     cost only.
     """
     gamma = _check_gamma(gamma)
+    (eps,) = _check_nonnegative(eps=eps)
     xb, yb = _pair(x, y)
     if gamma == 0 and not _needs_graph(xb, yb):
         return dtw_nograd(xb, yb, cost, eps)
@@ -537,10 +546,7 @@ def soft_dtw_divergence(x, y, gamma: float = 1.0, cost: Cost = "sqeuclidean") ->
 
 
 def _check_twed(nu: float, lam: float, eps: float) -> tuple[float, float, float]:
-    for name, v in (("nu", nu), ("lam", lam), ("eps", eps)):
-        if not math.isfinite(float(v)) or float(v) < 0:
-            raise ValueError(f"{name}={v!r} is not allowed; it must be a finite number >= 0")
-    return float(nu), float(lam), float(eps)
+    return _check_nonnegative(nu=nu, lam=lam, eps=eps)
 
 
 def _twed_costs(xb: torch.Tensor, yb: torch.Tensor, nu: float, lam: float, eps: float):

@@ -379,7 +379,7 @@ def aeon_experiment(cfg: RankingConfig, seed: int) -> AeonResult:
     with torch.no_grad():
         score = -dist.twed(torch.as_tensor(rest), torch.as_tensor(ideal), cfg.nu, cfg.lam).numpy()
     tr, te = np.arange(n_tr), np.arange(n_tr, n_tr + n_te)
-    comp = simulate_comparisons(score[tr], cfg.n_items * cfg.comparisons_per_item, r,
+    comp = simulate_comparisons(score[tr], n_tr * cfg.comparisons_per_item, r,
                                 cfg.beta_true / score[tr].std(), 0.1)
     taus, taus_te, ideals = {}, {}, {}
     for name in MODEL_DISTANCES:

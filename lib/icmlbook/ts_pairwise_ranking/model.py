@@ -60,7 +60,7 @@ class IdealPointModel:
     steps, lr : int, float
         Adam steps and learning rate (on ``U`` and :math:`\\log\\beta`).
     ideal_length : int or None
-        :math:`T_U`; ``None`` = the items' length (required for the Euclidean distance).
+        :math:`T_U` (an integer >= 2); ``None`` = the items' length (required for the Euclidean distance).
     rho : float
         Weight of the smoothness penalty on ``U``.
     top_fraction : float
@@ -93,6 +93,11 @@ class IdealPointModel:
             raise ValueError(f"steps={steps!r} must be >= 1 and lr={lr!r} > 0")
         if not 0 < top_fraction <= 1:
             raise ValueError(f"top_fraction={top_fraction!r} must lie in (0, 1]")
+        if ideal_length is not None:
+            if isinstance(ideal_length, bool) or int(ideal_length) != ideal_length or ideal_length < 2:
+                raise ValueError(f"ideal_length={ideal_length!r} is not allowed; it must be an integer >= 2, or "
+                                 "None for the items' length")
+            ideal_length = int(ideal_length)
         self.distance, self.gamma, self.nu, self.lam, self.eps = distance, gamma, nu, lam, eps
         self.steps, self.lr, self.ideal_length, self.rho = int(steps), float(lr), ideal_length, rho
         if flip_rate is not None and flip_rate != "learn":
@@ -141,7 +146,7 @@ class IdealPointModel:
         k = max(1, int(round(self.top_fraction * X.shape[0])))
         top = np.argsort(-wins, kind="stable")[:k]
         U0 = X[torch.as_tensor(top)].mean(0)                                     # (T, p)
-        T_U = self.ideal_length or X.shape[1]
+        T_U = X.shape[1] if self.ideal_length is None else self.ideal_length
         if T_U != X.shape[1]:
             if self.distance == "euclidean":
                 raise ValueError(f"ideal_length={T_U} must equal the items' length {X.shape[1]} for the "
@@ -159,6 +164,8 @@ class IdealPointModel:
         ``U_true`` (optional, ``(T_U[, p])``) is only used to record :math:`d(\\hat U_k, U^*)` along the
         optimisation (convergence plots); it never enters the loss.
         """
+        if isinstance(track_every, bool) or int(track_every) != track_every or track_every < 1:
+            raise ValueError(f"track_every={track_every!r} is not allowed; it must be an integer >= 1")
         Xb = dist.as_batch(X, "X", self.dtype)
         comp.validate(Xb.shape[0])
         if len(comp) == 0:
