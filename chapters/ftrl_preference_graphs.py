@@ -266,8 +266,7 @@ def _(mo):
 
 @app.cell
 def _(cached, cfg, dynamics, fp, preference, run):
-    r1 = cached("ftrl-pg-limit-sets", fp.limit_set_study, config=cfg, profile=run.profile, args=(cfg, run.seed),
-                extra_sources=(dynamics, preference))
+    r1 = cached("ftrl-pg-limit-sets", fp.limit_set_study, config=cfg, profile=run.profile, args=(cfg, run.seed))
     return (r1,)
 
 
@@ -329,9 +328,9 @@ def _(mo):
 @app.cell
 def _(cached, cfg, dynamics, fp, run, stability):
     r2_ent = cached("ftrl-pg-subgames-entropic", fp.subgame_study, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed, "entropic"), extra_sources=(dynamics, stability))
+                    args=(cfg, run.seed, "entropic"))
     r2_euc = cached("ftrl-pg-subgames-euclidean", fp.subgame_study, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed, "euclidean"), extra_sources=(dynamics, stability))
+                    args=(cfg, run.seed, "euclidean"))
     return r2_ent, r2_euc
 
 
@@ -417,7 +416,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, dynamics, fp, leakless, run, stability):
     cx = cached("ftrl-pg-counterexample", fp.counterexample_study, config=cfg, profile=run.profile,
-                args=(cfg, run.seed), extra_sources=(dynamics, stability, leakless))
+                args=(cfg, run.seed))
     return (cx,)
 
 
@@ -494,8 +493,7 @@ def _(mo):
 
 @app.cell
 def _(cached, cfg, dynamics, fp, leakless, run, stability):
-    lk = cached("ftrl-pg-leakless", fp.leakless_study, config=cfg, profile=run.profile, args=(cfg, run.seed),
-                extra_sources=(dynamics, stability, leakless))
+    lk = cached("ftrl-pg-leakless", fp.leakless_study, config=cfg, profile=run.profile, args=(cfg, run.seed))
     return (lk,)
 
 

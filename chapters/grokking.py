@@ -280,7 +280,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, gk, run):
     grid = cached("grokking-eta-lam-grid", gk.eta_lam_grid, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed), extra_sources=(gk.linear,))
+                  args=(cfg, run.seed))
     return (grid,)
 
 
@@ -322,7 +322,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, gk, run):
     nu_res = cached("grokking-nu-sweep", gk.nu_sweep, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed), extra_sources=(gk.linear,))
+                    args=(cfg, run.seed))
     return (nu_res,)
 
 
@@ -358,7 +358,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, gk, run):
     n_res = cached("grokking-sample-sizes", gk.sample_size_sweep, config=cfg, profile=run.profile,
-                   args=(cfg, run.seed), extra_sources=(gk.linear,))
+                   args=(cfg, run.seed))
     return (n_res,)
 
 
@@ -396,7 +396,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, gk, run):
     elim = cached("grokking-elimination", gk.elimination_tradeoff, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed), extra_sources=(gk.linear,))
+                  args=(cfg, run.seed))
     return (elim,)
 
 
@@ -440,8 +440,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, gk, run, torch_device):
     nn_run = cached("grokking-nn-grid", gk.nn_grid, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed), kwargs={"device": str(torch_device)},
-                    extra_sources=(gk.nn,))
+                    args=(cfg, run.seed), kwargs={"device": str(torch_device)})
     return (nn_run,)
 
 

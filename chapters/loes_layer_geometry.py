@@ -192,8 +192,7 @@ def _(cached, cfg, digits, lg, run, text):
     def _profiles(cfg, seed):
         return [lg.layer_profile(d, t, seed, cfg) for _, d, t in lg.tasks_of(cfg, text, digits)]
 
-    profiles = cached("loes-layer-profiles", _profiles, config=cfg, profile=run.profile, args=(cfg, run.seed),
-                      extra_sources=(lg.experiments, lg.geometry, lg.backbones))
+    profiles = cached("loes-layer-profiles", _profiles, config=cfg, profile=run.profile, args=(cfg, run.seed))
     return (profiles,)
 
 
@@ -270,8 +269,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, digits, lg, run, text, torch_device):
     records = cached("loes-compare-methods", lg.compare_methods, config=cfg, profile=run.profile,
-                     args=(cfg, text, digits, run.seed), kwargs={"device": torch_device},
-                     extra_sources=(lg.experiments, lg.select, lg.heads, lg.scores, lg.geometry))
+                     args=(cfg, text, digits, run.seed), kwargs={"device": torch_device})
     return (records,)
 
 
@@ -328,7 +326,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, digits, lg, run, text):
     anatomy = cached("loes-score-anatomy", lg.score_anatomy, config=cfg, profile=run.profile,
-                     args=(cfg, text, digits, run.seed), extra_sources=(lg.experiments, lg.select, lg.scores))
+                     args=(cfg, text, digits, run.seed))
     return (anatomy,)
 
 
@@ -380,8 +378,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, lg, run, torch_device):
     recovery = cached("loes-synthetic-recovery", lg.synthetic_recovery, config=cfg, profile=run.profile,
-                      args=(cfg, run.seed), kwargs={"device": torch_device},
-                      extra_sources=(lg.experiments, lg.select, lg.synthetic, lg.heads, lg.scores))
+                      args=(cfg, run.seed), kwargs={"device": torch_device})
     return (recovery,)
 
 
@@ -420,8 +417,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, digits, lg, run, torch_device):
     depth_records = cached("loes-depth-sweep", lg.depth_sweep, config=cfg, profile=run.profile,
-                           args=(cfg, digits, run.seed), kwargs={"device": torch_device},
-                           extra_sources=(lg.experiments, lg.select, lg.heads, lg.scores))
+                           args=(cfg, digits, run.seed), kwargs={"device": torch_device})
     return (depth_records,)
 
 
@@ -456,8 +452,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, digits, lg, run, text, torch_device):
     geo_records = cached("loes-georeg", lg.georeg_experiment, config=cfg, profile=run.profile,
-                         args=(cfg, text, digits, run.seed), kwargs={"device": torch_device},
-                         extra_sources=(lg.experiments, lg.geometry, lg.heads, lg.select, lg.scores))
+                         args=(cfg, text, digits, run.seed), kwargs={"device": torch_device})
     return (geo_records,)
 
 
@@ -493,8 +488,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, digits, lg, run, torch_device):
     ft_records = cached("loes-georeg-finetune", lg.georeg_finetune_experiment, config=cfg, profile=run.profile,
-                        args=(cfg, digits, run.seed), kwargs={"device": torch_device},
-                        extra_sources=(lg.experiments, lg.geometry, lg.heads, lg.select, lg.scores, lg.backbones))
+                        args=(cfg, digits, run.seed), kwargs={"device": torch_device})
     return (ft_records,)
 
 

@@ -208,7 +208,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     twed_check = cached("ts_pairwise_ranking-softtwed", tr.soft_twed_check, config=cfg, profile=run.profile,
-                        args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                        args=(cfg, run.seed))
     return (twed_check,)
 
 
@@ -274,7 +274,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     lip = cached("ts_pairwise_ranking-lipschitz", tr.lipschitz_check, config=cfg, profile=run.profile,
-                 args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                 args=(cfg, run.seed))
     return (lip,)
 
 
@@ -312,7 +312,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     well = cached("ts_pairwise_ranking-well-specified", tr.well_specified, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                  args=(cfg, run.seed))
     return (well,)
 
 
@@ -367,7 +367,7 @@ def _(cfg, mo):
 @app.cell
 def _(cached, cfg, run, tr):
     sweep = cached("ts_pairwise_ranking-noise-sweep", tr.noise_sweep, config=cfg, profile=run.profile,
-                   args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                   args=(cfg, run.seed))
     return (sweep,)
 
 
@@ -451,7 +451,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     crowd = cached("ts_pairwise_ranking-crowd", tr.crowd_experiment, config=cfg, profile=run.profile,
-                   args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                   args=(cfg, run.seed))
     return (crowd,)
 
 
@@ -504,7 +504,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     real = cached("ts_pairwise_ranking-aeon", tr.aeon_experiment, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                  args=(cfg, run.seed))
     return (real,)
 
 
@@ -543,7 +543,7 @@ def _(mo):
 @app.cell
 def _(cached, cfg, run, tr):
     ecg = cached("ts_pairwise_ranking-ecg", tr.ecg_experiment, config=cfg, profile=run.profile,
-                 args=(cfg, run.seed), extra_sources=tr.CACHE_SOURCES)
+                 args=(cfg, run.seed))
     return (ecg,)
 
 

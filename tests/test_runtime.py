@@ -122,6 +122,112 @@ def test_cache_hits_and_keys(tmp_path):
     assert k1 != cache_key("x", _produce, {"n": 2}) and k1 != cache_key("x", rng, {"n": 1})
 
 
+def _write_package(root, name, files):
+    pkg = root / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text)
+    return pkg
+
+
+@pytest.fixture
+def fixture_packages(tmp_path, monkeypatch):
+    """Two throwaway packages on ``sys.path``: ``kchapter`` (a producer in ``experiments.py`` calling a helper
+    in ``helpers.py``, plus a subpackage) and an unrelated ``kother``."""
+    import importlib
+    import sys
+
+    chapter = _write_package(tmp_path, "kchapter", {
+        "__init__.py": "",
+        "helpers.py": "def scale(x):\n    return 2 * x\n",
+        "sub/__init__.py": "",
+        "sub/deep.py": "OFFSET = 0\n",
+        "experiments.py": "from .helpers import scale\n\ndef produce(n):\n    return [scale(i) for i in range(n)]\n",
+    })
+    other = _write_package(tmp_path, "kother", {"__init__.py": "", "tools.py": "A = 1\n"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    yield chapter, other
+    for mod in [m for m in sys.modules if m.split(".")[0] in ("kchapter", "kother")]:
+        del sys.modules[mod]
+
+
+def test_cache_key_covers_every_module_of_the_package(fixture_packages):
+    import importlib
+
+    chapter, other = fixture_packages
+    produce = importlib.import_module("kchapter.experiments").produce
+    importlib.import_module("kother")
+    k0 = cache_key("x", produce, {"n": 3})
+    assert cache_key("x", produce, {"n": 3}) == k0  # deterministic
+    # an unrelated package changing is not a new key
+    (other / "tools.py").write_text("A = 2\n")
+    (other / "new.py").write_text("B = 3\n")
+    assert cache_key("x", produce, {"n": 3}) == k0
+    # a helper the producer's module imports, never named anywhere, is
+    (chapter / "helpers.py").write_text("def scale(x):\n    return 3 * x\n")
+    k1 = cache_key("x", produce, {"n": 3})
+    assert k1 != k0
+    # so is a module deep in a subpackage, and a new module of the package
+    (chapter / "sub" / "deep.py").write_text("OFFSET = 1\n")
+    k2 = cache_key("x", produce, {"n": 3})
+    (chapter / "added.py").write_text("")
+    k3 = cache_key("x", produce, {"n": 3})
+    assert len({k0, k1, k2, k3}) == 4
+    # and naming the package as a chapter adds it to a producer from elsewhere
+    assert cache_key("x", _produce, {"n": 3}, chapter="grokking") != cache_key("x", _produce, {"n": 3})
+
+
+def test_cache_key_packages_and_versions(monkeypatch):
+    from icmlbook.grokking import experiments, linear
+    from icmlbook.runtime import cache as cache_mod
+
+    assert cache_mod.package_of("icmlbook.grokking.linear") == "icmlbook.grokking"
+    assert cache_mod.package_of("icmlbook.runtime.cache") == "icmlbook.runtime"
+    assert cache_mod.package_of("kchapter.sub.deep") == "kchapter"
+    assert cache_mod.key_packages(experiments.eta_lam_grid) == ["icmlbook.grokking", "icmlbook.runtime"]
+    assert cache_mod.key_packages(linear.spiked_gaussian_design, chapter="loes_layer_geometry") == [
+        "icmlbook.grokking", "icmlbook.loes_layer_geometry", "icmlbook.runtime"]
+    files = {rel for rel, _ in cache_mod._package_files("icmlbook.grokking")}
+    assert {"linear.py", "config.py", "__init__.py"} <= files
+
+    # a function defined in a notebook is keyed over the chapter packages it refers to
+    import icmlbook.grokking as gk
+
+    def notebook_producer(n):
+        return gk.config_for("smoke") if n else None
+
+    notebook_producer.__module__ = "__main__"
+    assert "icmlbook.grokking" in cache_mod.key_packages(notebook_producer)
+    # the numerical libraries' versions are part of the key
+    k0 = cache_key("x", _produce, {"n": 1})
+    real = cache_mod.library_versions()
+    assert set(real) == {"torch", "numpy", "scipy"} and all(real.values())
+    monkeypatch.setattr(cache_mod, "library_versions", lambda: {**real, "numpy": "0.0.0"})
+    assert cache_key("x", _produce, {"n": 1}) != k0
+
+
+def test_cache_rebuilds_after_a_helper_changes(fixture_packages, tmp_path):
+    import importlib
+
+    chapter, _ = fixture_packages
+    produce = importlib.import_module("kchapter.experiments").produce
+    calls = []
+
+    def counted(n):
+        calls.append(n)
+        return produce(n)
+
+    counted.__module__ = "kchapter.experiments"  # a producer of that package
+    cached("fx", counted, config={"n": 2}, args=(2,), directory=tmp_path / "c")
+    cached("fx", counted, config={"n": 2}, args=(2,), directory=tmp_path / "c")
+    assert len(calls) == 1
+    (chapter / "helpers.py").write_text("def scale(x):\n    return 5 * x\n")
+    cached("fx", counted, config={"n": 2}, args=(2,), directory=tmp_path / "c")
+    assert len(calls) == 2
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])
 def test_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
     _produce.calls = 0

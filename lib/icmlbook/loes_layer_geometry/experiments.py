@@ -81,14 +81,12 @@ def digits_bundles(depths: Sequence[int], width: int, pretrain_epochs: int) -> d
 
 def cached_text_bundle(cfg: LoesConfig) -> LayerData:
     """:func:`text_bundle` through the artefact cache, keyed by backbone, data and pooling."""
-    return cached("loes-text-embeddings", text_bundle, args=(cfg.backbone_path, cfg.text_n, cfg.pooling),
-                  extra_sources=(bb,))
+    return cached("loes-text-embeddings", text_bundle, args=(cfg.backbone_path, cfg.text_n, cfg.pooling))
 
 
 def cached_digits_bundles(cfg: LoesConfig) -> dict:
     """:func:`digits_bundles` through the artefact cache (keyed by depths, width, pretraining)."""
-    return cached("loes-digits-embeddings", digits_bundles, args=(tuple(cfg.depths), cfg.width, cfg.pretrain_epochs),
-                  extra_sources=(bb,))
+    return cached("loes-digits-embeddings", digits_bundles, args=(tuple(cfg.depths), cfg.width, cfg.pretrain_epochs))
 
 
 def tasks_of(cfg: LoesConfig, text: LayerData, digits: dict) -> list:

@@ -336,17 +336,7 @@ def structure_recovery(cfg: PGFTrieConfig, seed: int, n_nodes: int, n: int, n_se
                   "max_degree": cfg.max_degree, "min_rows": cfg.min_rows, "baselines": baselines}
     if not use_cache:
         return _recovery_runs(**kwargs)
-    from . import baselines as _b
-    from . import learn as _l
-    from . import metrics as _m
-    from . import model as _mo
-    from . import support_tests as _s
-
-    return cached("pgf_trie_causal-recovery", _recovery_runs, config=kwargs, kwargs=kwargs,
-                  extra_sources=(_l.assemble, _l.learn_skeleton, _l.triple_evidence, _l.triple_signature, _l._match,
-                                 _b.pbscm_cumulant_baseline, _b.pc_baseline, _b.fci_baseline, _m.score_graph,
-                                 _mo.random_lc_pbscm, _mo.PoissonBranchingSCM._sample_all,
-                                 _s.ZeroConditionedCounts.test))
+    return cached("pgf_trie_causal-recovery", _recovery_runs, config=kwargs, kwargs=kwargs)
 
 
 def summarize(records: list[dict], by: tuple[str, ...] = ("method",),

@@ -252,5 +252,4 @@ def identifiability_table(method: str = "sympy", max_degree: int = 4) -> Identif
 
     return cached("pgf_trie_causal-identifiability", build_identifiability_table,
                   config={"method": method, "max_degree": max_degree},
-                  kwargs={"method": method, "max_degree": max_degree},
-                  extra_sources=(_supports, local_structures, signature_of_support, LocalStructure.to_model))
+                  kwargs={"method": method, "max_degree": max_degree})

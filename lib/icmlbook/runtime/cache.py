@@ -1,11 +1,22 @@
 """A content-addressed cache for expensive artefacts (datasets, trained models, long sweeps).
 
-An entry's key is a SHA-256 over the producing function's source code, its name, the config that
-produced it (as canonical JSON) and the profile. Entries are written atomically (temporary file,
-then ``os.replace``) beside a manifest that records the payload's own SHA-256; a read re-hashes the
-payload and a mismatch (truncated, corrupt, edited) deletes the entry and rebuilds it. A corrupt
-entry is never returned.
+An entry's key is a SHA-256 over
 
+- the producing function's name and source code;
+- the source of **every module of the producer's chapter package** (all of ``icmlbook/grokking/**.py``
+  for a producer in ``icmlbook.grokking``), of every ``icmlbook`` chapter package the producer refers to
+  directly (a function defined in a notebook that calls ``lg.layer_profile`` counts the source of
+  ``icmlbook.loes_layer_geometry``), of the chapter named by ``chapter=`` (what ``Run.cached`` passes),
+  and of ``icmlbook.runtime`` itself; so an edit to any helper module is a different key and a stale
+  artefact is never reused;
+- the versions of the numerical libraries (torch, numpy, scipy);
+- the artefact's name, the config that produced it (as canonical JSON), the call's arguments and the profile.
+
+Entries are written atomically (temporary file, then ``os.replace``) beside a manifest that records the
+payload's own SHA-256; a read re-hashes the payload and a mismatch (truncated, corrupt, edited) deletes the
+entry and rebuilds it. A corrupt entry is never returned.
+
+    sweep = run.cached("grokking-grid", gk.eta_lam_grid, cfg, run.seed)     # in a chapter (see Run.cached)
     sweep = cached("grokking-grid", run_grid, config=cfg, profile=cfg_profile)
 
 Payloads are pickled; that is safe here because the cache only ever holds what this project wrote.
@@ -15,12 +26,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
+import importlib.metadata
 import inspect
 import json
 import os
 import pickle
+import sys
 import tempfile
 import time
+import types
 import warnings
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -29,6 +44,13 @@ T = TypeVar("T")
 
 CACHE_ENV = "ICMLBOOK_CACHE_DIR"
 DISABLE_ENV = "ICMLBOOK_NO_CACHE"
+
+#: the numerical libraries whose versions enter every key (a new torch can change the numbers)
+KEY_PACKAGES = ("torch", "numpy", "scipy")
+
+#: the library's top-level package; ``icmlbook.<name>`` is one chapter package
+BOOK_PACKAGE = "icmlbook"
+RUNTIME_PACKAGE = f"{BOOK_PACKAGE}.runtime"
 
 
 def cache_dir() -> Path:
@@ -67,21 +89,102 @@ def _source_of(obj: Any) -> str:
         return getattr(obj, "__qualname__", getattr(obj, "__name__", repr(obj)))
 
 
+def package_of(module_name: str) -> str:
+    """The package whose whole source keys an artefact made by code in ``module_name``: the chapter
+    package ``icmlbook.<name>`` for the library's modules, otherwise the module's top-level package."""
+    parts = module_name.split(".")
+    if parts[0] == BOOK_PACKAGE and len(parts) >= 2:
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _package_files(package: str) -> list[tuple[str, Path]]:
+    """Every ``*.py`` file of ``package`` (recursively) as ``(path relative to the package, path)``; the
+    module's own file when ``package`` is a plain module; nothing when it has no source on disk."""
+    module = sys.modules.get(package)
+    if module is None:
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            return []
+    roots = [Path(p) for p in getattr(module, "__path__", [])]
+    if not roots:
+        file = getattr(module, "__file__", None)
+        return [(Path(file).name, Path(file))] if file and file.endswith(".py") and Path(file).exists() else []
+    out = []
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            out.append((path.relative_to(root).as_posix(), path))
+    return out
+
+
+def package_digest(package: str) -> str:
+    """SHA-256 over the names and bytes of every source file of ``package``."""
+    h = hashlib.sha256()
+    for rel, path in _package_files(package):
+        h.update(rel.encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _referenced_packages(fn: Callable) -> set[str]:
+    """The ``icmlbook`` chapter packages a function refers to by name (modules, functions, classes held in
+    its globals, closure or defaults), so a producer written in a notebook is keyed over the library code
+    it calls."""
+    try:
+        refs = inspect.getclosurevars(fn)
+        values = [*refs.nonlocals.values(), *refs.globals.values()]
+    except (TypeError, ValueError):
+        values = []
+    out = set()
+    for value in values:
+        name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        if isinstance(name, str) and name.split(".")[0] == BOOK_PACKAGE and "." in name:
+            out.add(package_of(name))
+    return out
+
+
+def key_packages(producer: Callable, chapter: str | None = None) -> list[str]:
+    """The packages whose source keys ``producer``'s artefacts (sorted): its own, the chapter packages it
+    refers to, ``icmlbook.<chapter>`` when ``chapter`` is given, and ``icmlbook.runtime``."""
+    module = getattr(producer, "__module__", None) or ""
+    packages = {RUNTIME_PACKAGE, *_referenced_packages(producer)}
+    if module and module != "__main__":  # a notebook's or script's own code is keyed by its source alone
+        packages.add(package_of(module))
+    if chapter:
+        packages.add(f"{BOOK_PACKAGE}.{chapter}")
+    return sorted(packages)
+
+
+def library_versions(names: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in names:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def _module_source(fn: Callable) -> str:
+    """The source of a producer's module when it is not a package on disk (a notebook, a script)."""
     module = inspect.getmodule(fn)
-    return _source_of(module) if module is not None else ""
+    if module is None or module.__name__ == "__main__" or _package_files(package_of(module.__name__)):
+        return ""
+    return _source_of(module)
 
 
 def cache_key(name: str, producer: Callable, config: Any = None, profile: str | None = None,
-              extra_sources: tuple[Any, ...] = ()) -> str:
-    """The SHA-256 key of an artefact: the producer's code (its whole module, so a change to a helper
-    beside it counts) and the functions or modules named in ``extra_sources`` (code it calls from
-    elsewhere), ``name``, canonical config and profile."""
+              chapter: str | None = None) -> str:
+    """The SHA-256 key of an artefact: ``name``, the producer's own source, the source of every module of
+    the packages :func:`key_packages` names, the versions of torch/numpy/scipy, canonical config and profile."""
     h = hashlib.sha256()
     payload = {
         "name": name,
         "producer": f"{producer.__module__}.{getattr(producer, '__qualname__', '')}",
-        "code": [_source_of(producer), _module_source(producer), *[_source_of(f) for f in extra_sources]],
+        "code": [_source_of(producer), _module_source(producer)],
+        "packages": {p: package_digest(p) for p in key_packages(producer, chapter)},
+        "versions": library_versions(),
         "config": _canonical(config),
         "profile": profile,
     }
@@ -155,19 +258,21 @@ class CacheEntry:
 
 
 def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile: str | None = None,
-           args: tuple = (), kwargs: dict | None = None, extra_sources: tuple[Any, ...] = (),
+           args: tuple = (), kwargs: dict | None = None, chapter: str | None = None,
            directory: str | os.PathLike | None = None) -> T:
     """Return ``producer(*args, **kwargs)``, from the cache when a verified entry exists.
 
     ``config`` and ``profile`` enter the key (``args``/``kwargs`` do too, canonicalised), so a change of
-    sizes or of the producer's code is a different entry. Set ``ICMLBOOK_NO_CACHE=1`` to bypass.
+    sizes, of the producer's code or of any module of its chapter package (see :func:`cache_key`) is a
+    different entry. ``chapter`` adds ``icmlbook.<chapter>`` to the keyed packages. Set
+    ``ICMLBOOK_NO_CACHE=1`` to bypass.
     """
     kwargs = kwargs or {}
     if os.environ.get(DISABLE_ENV) == "1":
         return producer(*args, **kwargs)
     key = cache_key(name, producer, config={"config": _canonical(config), "args": _canonical(list(args)),
                                             "kwargs": _canonical(kwargs)},
-                    profile=profile, extra_sources=extra_sources)
+                    profile=profile, chapter=chapter)
     entry = CacheEntry(key, Path(directory) if directory else cache_dir() / name)
     if entry.payload.exists() or entry.manifest.exists():
         try:

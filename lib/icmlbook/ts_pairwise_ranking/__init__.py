@@ -35,12 +35,8 @@ from .experiments import (aeon_experiment, alignment_matrix, crowd_experiment, e
                           well_specified)
 from .model import IdealPointFit, IdealPointModel
 
-# Every module whose source a cached result depends on: the chapter passes this to each ``cached`` call so that an
-# edit to any of them invalidates the stored results.
-CACHE_SOURCES = (distances, data, model, baselines, experiments, analysis)
-
 __all__ = [
-    "analysis", "baselines", "data", "distances", "experiments", "model", "CACHE_SOURCES",
+    "analysis", "baselines", "data", "distances", "experiments", "model",
     "RankingConfig", "PRESETS", "AEON_DATASETS", "config_for",
     "DISTANCES", "distance", "dtw", "soft_dtw", "soft_dtw_divergence", "twed", "soft_twed", "soft_twed_divergence",
     "euclidean", "dtw_nograd", "twed_nograd", "SeriesSet", "warped_family", "ecg_family", "load_aeon_series", "Comparisons", "simulate_comparisons",
