@@ -332,3 +332,92 @@ def test_require_grid_names_the_parameter():
                         ((1, float("nan")), {}), ([1, 2], {}), ((1, 99), {"maximum": 10})]:
         with pytest.raises(ValueError, match="^grid="):
             require_grid(G(grid=bad), "grid", 0, **kwargs)
+
+
+# -- the claims registry -----------------------------------------------------------------------------
+def _exponent_rule():
+    """A throw-away rule declared under a fixture chapter name (not a real chapter)."""
+    from icmlbook.runtime.claims import ClaimCheck, claim_rule
+
+    @claim_rule("X1", statement="t scales as 1/(eta*lam)", rule="95% CI of the exponent contains -1 and excludes -0.9",
+                rejects="exponent -0.9", paper="not reached", chapter="_registry_fixture")
+    def exponent(lo: float, hi: float) -> ClaimCheck:
+        ok = lo <= -1.0 <= hi and not lo <= -0.9 <= hi
+        return ClaimCheck(f"[{lo}, {hi}]", bool(ok))
+
+    return exponent
+
+
+def test_registered_rule_fills_the_ledger_row():
+    from icmlbook.runtime.claims import ClaimCheck, ClaimsLedger, rule_for
+
+    exponent = _exponent_rule()
+    check = exponent(-1.02, -0.98)
+    assert check.rule_id == "_registry_fixture:X1" and check.verdict == "reproduced"
+    ledger = ClaimsLedger("_registry_fixture")
+    row = ledger.add_check(check)
+    assert (row.statement, row.rejects, row.paper_value) == ("t scales as 1/(eta*lam)", "exponent -0.9", "not reached")
+    assert ledger.unregistered() == []
+    assert "rejects:" in ledger._repr_html_() and "exponent -0.9" in ledger.to_markdown()
+    assert rule_for("_registry_fixture:X1").testable
+    assert "rejects: exponent -0.9" in check.sentence()
+    # a row added by hand is visible as unregistered; another chapter's check is refused
+    ledger.add("Y", statement="s", rule="r", measured="m", passed=True)
+    assert ledger.unregistered() == ["Y"]
+    with pytest.raises(ValueError, match="belongs to chapter"):
+        ClaimsLedger("other").add_check(check)
+    with pytest.raises(ValueError, match="registered rule"):
+        ledger.add_check(ClaimCheck("m", True))
+
+
+def test_case_problems_catch_an_untested_or_wrong_rule():
+    from icmlbook.runtime.claims import CASES, case_problems, claim_case, rule_for
+
+    exponent = _exponent_rule()
+    rule = rule_for("_registry_fixture:X1")
+    CASES.pop(rule.key, None)
+    assert len(case_problems(rule)) == 2  # neither case declared
+
+    @claim_case("_registry_fixture", "X1", "reproduced")
+    def ok():
+        return exponent(-1.05, -0.95)
+
+    @claim_case("_registry_fixture", "X1", "not reproduced", alternative="exponent -0.9")
+    def alt():
+        return exponent(-1.05, -0.95)  # a case that does not actually reach the alternative world
+
+    problems = case_problems(rule)
+    assert len(problems) == 1 and "alt" in problems[0] and "expected 'not reproduced'" in problems[0]
+
+    @claim_case("_registry_fixture", "X1", "not reproduced", alternative="exponent -0.9")
+    def alt():  # noqa: F811  (re-declaring a case replaces it)
+        return exponent(-0.92, -0.88)
+
+    assert case_problems(rule) == []
+    with pytest.raises(ValueError, match="alternative"):
+        claim_case("_registry_fixture", "X1", "not reproduced")
+    with pytest.raises(ValueError, match="allowed values"):
+        claim_case("_registry_fixture", "X1", "passes")
+    CASES.pop(rule.key, None)
+
+
+def test_not_testable_rows_and_bad_declarations():
+    from icmlbook.runtime.claims import ClaimCheck, ClaimsLedger, claim_rule, not_testable
+
+    not_testable("X9", statement="works at 1.7B", reason="needs a 1.7B model", paper="19% fewer steps",
+                 chapter="_registry_fixture")
+    ledger = ClaimsLedger("_registry_fixture")
+    rows = ledger.add_not_testable()
+    assert [r.id for r in rows] == ["X9"] and rows[0].verdict == "not testable at this profile"
+    assert rows[0].reason == "needs a 1.7B model"
+    with pytest.raises(ValueError, match="rejects"):
+        claim_rule("X2", statement="s", rule="r", rejects="", chapter="_registry_fixture")(lambda: ClaimCheck("m", True))
+    with pytest.raises(ValueError, match="reason"):
+        not_testable("X8", statement="s", reason=" ", chapter="_registry_fixture")
+
+    @claim_rule("X3", statement="s", rule="r", rejects="a", chapter="_registry_fixture")
+    def undecided():
+        return ClaimCheck("m", None)
+
+    with pytest.raises(ValueError, match="without a reason"):
+        undecided()

@@ -2,7 +2,8 @@
 figure style, run records and display helpers."""
 
 from .cache import cached, cache_key, CorruptEntry
-from .claims import Claim, ClaimCheck, ClaimsLedger, VERDICTS, claim_sentence, claims_table_html, verdict_from
+from .claims import (Claim, ClaimCheck, ClaimRule, ClaimsLedger, VERDICTS, abstract_sentence, claim_case, claim_rule,
+                     claim_sentence, claims_table_html, not_testable, verdict_from)
 from .context import in_jupyter, in_marimo, under_executor
 from .device import cpu_threads, default_dtype, describe_device, pick_device
 from .display import show_plotly
@@ -14,7 +15,8 @@ from .seeding import rng, seed_everything
 from .style import PALETTE, apply_style, new_figure
 
 __all__ = [
-    "cached", "cache_key", "CorruptEntry", "Claim", "ClaimCheck", "ClaimsLedger", "VERDICTS", "claim_sentence", "claims_table_html",
+    "cached", "cache_key", "CorruptEntry", "Claim", "ClaimCheck", "ClaimRule", "ClaimsLedger", "abstract_sentence", "claim_case", "claim_rule",
+    "not_testable", "VERDICTS", "claim_sentence", "claims_table_html",
     "verdict_from", "in_jupyter", "in_marimo", "under_executor", "cpu_threads", "default_dtype", "describe_device",
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed",
     "require_choice", "require_float", "require_grid", "require_int", "progress", "Run", "start_run", "rng",

@@ -3,10 +3,22 @@
 A verdict is never written by hand: it is computed from the boolean outcome of the claim's decision
 rule evaluated on this run's numbers, or it is "not testable at this profile" with the reason.
 
-    ledger = ClaimsLedger("grokking", profile="default")
-    ledger.add("C4", statement="Grokking time scales as 1/(eta*lam)",
-               rule="eta*lam*t_gen within ±15% of its mean over a 3x3 grid",
-               measured=f"max deviation {dev:.1%}", passed=dev <= 0.15, paper_value="∝ 1/(ηλ)")
+The contract (``shared/design/CLAIMS.md``) is a property of the code. Each rule is declared once, in the
+chapter's ``claims.py``, with the alternative it must reject::
+
+    @claim_rule("C4", statement="Grokking time scales as 1/(eta*lam).",
+                rule="95% CI of the exponent of t_gen in eta*lam contains -1, excludes -0.9 and -1.1",
+                rejects="exponent -0.9 or -1.1", paper="t_gen ∝ 1/(ηλ)")
+    def claim4(result) -> ClaimCheck: ...
+
+    not_testable("C9", statement=..., paper="19% fewer steps at 1.7B", reason="needs a 1.7B model")
+    abstract_sentence("We prove that grokking time scales inversely with eta*lambda.", "C4")
+
+The notebook adds the checks (``ledger.add_checks(claim4(res), ...)``; ``ledger.add_not_testable()``),
+and the tests declare, for every testable rule, a case where it returns *reproduced* and one where a
+plausible alternative world makes it return *not reproduced* (``@claim_case``). One test over every
+chapter (``tests/test_claims_contract.py``) runs those cases and checks that every row of every executed
+ledger comes from a registered rule.
 """
 
 from __future__ import annotations
@@ -14,7 +26,8 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-from typing import Any, Iterator, Literal, get_args
+import sys
+from typing import Any, Callable, Iterator, Literal, get_args
 
 Verdict = Literal["reproduced", "not reproduced", "not testable at this profile"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)
@@ -37,6 +50,10 @@ class Claim:
     paper_value: str | None = None
     reason: str | None = None
     timed: bool = False
+    #: the alternative world the rule rejects (shown under the rule); None for unregistered rows
+    rejects: str | None = None
+    #: "<chapter>:<id>" of the registered rule that produced the row; None for rows added by hand
+    rule_id: str | None = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -51,7 +68,8 @@ class ClaimsLedger:
         self.claims: list[Claim] = []
 
     def add(self, id: str, *, statement: str, rule: str, measured: str, passed: bool | None,
-            paper_value: str | None = None, reason: str | None = None, timed: bool = False) -> Claim:
+            paper_value: str | None = None, reason: str | None = None, timed: bool = False,
+            rejects: str | None = None, rule_id: str | None = None) -> Claim:
         """Record a claim. ``passed`` is the rule's outcome on this run; ``None`` = not testable here,
         which needs a ``reason``. A failing claim is kept, with its reason if one is given.
 
@@ -72,9 +90,48 @@ class ClaimsLedger:
         if timed:
             measured = f"{measured} (wall-clock timing: varies between runs)"
         claim = Claim(id=id, statement=statement, rule=rule, measured=measured,
-                      verdict=verdict_from(passed), paper_value=paper_value, reason=reason, timed=bool(timed))
+                      verdict=verdict_from(passed), paper_value=paper_value, reason=reason, timed=bool(timed),
+                      rejects=rejects, rule_id=rule_id)
         self.claims.append(claim)
         return claim
+
+    def add_check(self, check: "ClaimCheck") -> Claim:
+        """Add the row of a registered rule's result: statement, rule text, the rejected alternative and
+        the paper's value come from the rule's declaration (:func:`claim_rule`), the measurement and the
+        outcome from ``check``."""
+        if not isinstance(check, ClaimCheck):
+            raise TypeError(f"add_check expects a ClaimCheck, got {type(check).__name__}")
+        if check.rule_id is None:
+            raise ValueError("this ClaimCheck was not produced by a registered rule (@claim_rule); "
+                             "declare the rule in the chapter's claims.py")
+        rule = rule_for(check.rule_id)
+        if rule.chapter != self.chapter:
+            raise ValueError(f"rule {check.rule_id!r} belongs to chapter {rule.chapter!r}, not {self.chapter!r}")
+        return self.add(rule.id, statement=rule.statement, rule=rule.rule, measured=check.measured,
+                        passed=check.passed, paper_value=rule.paper, reason=check.reason, timed=rule.timed,
+                        rejects=rule.rejects, rule_id=rule.key)
+
+    def add_checks(self, *checks: "ClaimCheck") -> list[Claim]:
+        """:meth:`add_check` for each check, in order."""
+        return [self.add_check(c) for c in checks]
+
+    def add_not_testable(self, *ids: str) -> list[Claim]:
+        """Add the chapter's declared not-testable rows (:func:`not_testable`): the given ids, or every
+        one not yet in the ledger, in declaration order."""
+        declared = [r for r in rules_for(self.chapter) if r.fn is None]
+        if ids:
+            by_id = {r.id: r for r in declared}
+            unknown = [i for i in ids if i not in by_id]
+            if unknown:
+                raise ValueError(f"no not-testable row {unknown} declared for {self.chapter!r}; "
+                                 f"declared: {sorted(by_id)}")
+            declared = [by_id[i] for i in ids]
+        present = {c.id for c in self.claims}
+        return [self.add_check(r.check()) for r in declared if r.id not in present]
+
+    def unregistered(self) -> list[str]:
+        """Ids of rows that did not come from a registered rule (the contract test wants none)."""
+        return [c.id for c in self.claims if c.rule_id is None]
 
     # -- summaries ---------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -90,7 +147,8 @@ class ClaimsLedger:
     def to_markdown(self) -> str:
         rows = ["| id | claim | paper | ours | rule | verdict |", "|---|---|---|---|---|---|"]
         for c in self.claims:
-            cells = [c.id, c.statement, c.paper_value or "—", c.measured, c.rule,
+            rule = c.rule + (f" (rejects: {c.rejects})" if c.rejects else "")
+            cells = [c.id, c.statement, c.paper_value or "—", c.measured, rule,
                      c.verdict + (f" ({c.reason})" if c.reason else "")]
             rows.append("| " + " | ".join(x.replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
         return "\n".join(rows)
@@ -118,12 +176,15 @@ def claims_table_html(records: list[dict], caption: str | None = None, chapter_c
         verdict = r["verdict"]
         td = '<td style="padding:4px 8px;border-bottom:1px solid #ddd;vertical-align:top">{}</td>'
         first = ([r.get("chapter", "")] if chapter_column else []) + [r["id"]]
-        rest = [r["statement"], r.get("paper_value") or "—", r["measured"], r["rule"]]
+        rest = [r["statement"], r.get("paper_value") or "—", r["measured"]]
         reason = f'<br><small>{esc(r["reason"])}</small>' if r.get("reason") else ""
+        rejects = (f'<br><small class="claim-rejects"><i>rejects:</i> {esc(r["rejects"])}</small>'
+                   if r.get("rejects") else "")
         tds = "".join(td.format(esc(str(x))) for x in first)
         tds += (f'<td class="{_VERDICT_CLASS.get(verdict, "")}" style="padding:4px 8px;border-bottom:1px solid #ddd;'
                 f'vertical-align:top;min-width:7em;{_VERDICT_STYLE.get(verdict, "")}"><b>{esc(verdict)}</b>{reason}</td>')
         tds += "".join(td.format(esc(str(x))) for x in rest)
+        tds += td.format(esc(str(r["rule"])) + rejects)
         out.append(f"<tr>{tds}</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
@@ -149,7 +210,227 @@ class ClaimCheck:
     passed: bool | None
     values: dict[str, Any] = dataclasses.field(default_factory=dict)
     reason: str | None = None
+    #: set by the registry: "<chapter>:<id>" of the rule that produced this check
+    rule_id: str | None = None
 
     def __iter__(self) -> Iterator[Any]:
         yield self.measured
         yield self.passed
+
+    @property
+    def verdict(self) -> str:
+        return verdict_from(self.passed)
+
+    def sentence(self, label: str | None = None) -> str:
+        """The page's sentence for this check (:func:`claim_sentence`, with the registered rule's text and
+        the alternative it rejects)."""
+        if self.rule_id is None:
+            raise ValueError("sentence() needs a check produced by a registered rule")
+        rule = rule_for(self.rule_id)
+        text = rule.rule + (f" (rejects: {rule.rejects})" if rule.rejects else "")
+        return claim_sentence(label or f"Claim {rule.id}", self.measured, self.passed, rule=text)
+
+
+# -- the registry ------------------------------------------------------------------------------------
+CASE_OUTCOMES: tuple[str, str] = (VERDICTS[0], VERDICTS[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimRule:
+    """A declared claim of a chapter: its statement, the decision rule in words, the alternative world the
+    rule must reject, the paper's own value (or "not reached"), and the function that applies the rule
+    (``fn``; None for a row declared not testable at any profile, with ``reason``)."""
+
+    chapter: str
+    id: str
+    statement: str
+    rule: str
+    paper: str
+    rejects: str | None
+    fn: Callable[..., ClaimCheck] | None
+    reason: str | None = None
+    timed: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.chapter}:{self.id}"
+
+    @property
+    def testable(self) -> bool:
+        return self.fn is not None
+
+    def check(self) -> ClaimCheck:
+        """The check of a not-testable row."""
+        if self.fn is not None:
+            raise TypeError(f"rule {self.key} is testable: call its function")
+        return ClaimCheck(measured="—", passed=None, reason=self.reason, rule_id=self.key)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimCase:
+    """A test's world for a rule: ``make()`` returns the rule's ClaimCheck on that world's numbers;
+    ``expected`` is the verdict it must give; ``alternative`` names the competing truth (failing cases)."""
+
+    chapter: str
+    id: str
+    expected: str
+    make: Callable[[], ClaimCheck]
+    alternative: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.chapter}:{self.id}:{self.make.__name__}"
+
+
+#: every declared rule, by "<chapter>:<id>", in declaration order
+RULES: dict[str, ClaimRule] = {}
+#: every declared test case, by "<chapter>:<id>"
+CASES: dict[str, list[ClaimCase]] = {}
+#: the abstract's result sentences of each chapter and the row ids that cover each one
+ABSTRACT: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+
+
+def _chapter_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[0] == "icmlbook":
+        return parts[1]
+    raise ValueError(f"cannot tell the chapter of module {module!r}: pass chapter=... "
+                     "(rules live in lib/icmlbook/<slug>/claims.py)")
+
+
+def _caller_module(depth: int = 2) -> str:
+    return sys._getframe(depth).f_globals.get("__name__", "")
+
+
+def _register(rule: ClaimRule) -> None:
+    old = RULES.get(rule.key)
+    if old is not None and (old.fn is None) == (rule.fn is None):
+        same = (old.fn is None or (old.fn.__module__, old.fn.__qualname__) == (rule.fn.__module__, rule.fn.__qualname__))
+        if not same:
+            raise ValueError(f"claim {rule.key} is declared twice ({old.fn.__qualname__} and {rule.fn.__qualname__})")
+    elif old is not None:
+        raise ValueError(f"claim {rule.key} is declared both as a rule and as not testable")
+    RULES[rule.key] = rule  # a module reload re-declares the same rule: keep the newest function
+
+
+def _text(name: str, value: Any, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"claim {key}: {name}= must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def claim_rule(id: str, *, statement: str, rule: str, rejects: str, paper: str = "not reached",
+               timed: bool = False, chapter: str | None = None) -> Callable[[Callable[..., ClaimCheck]], Callable[..., ClaimCheck]]:
+    """Declare a chapter's claim rule. The decorated function applies the rule to an experiment's result
+    and returns a :class:`ClaimCheck`; the wrapper stamps it with the rule's id so that
+    :meth:`ClaimsLedger.add_check` can fill in the declared texts.
+
+    ``rejects`` names the plausible alternative the rule must reject ("exponent -0.9"); ``paper`` is the
+    paper's own words or number where we read them, "not reached" otherwise; ``timed`` marks a rule that
+    decides on wall-clock measurements."""
+
+    def decorate(fn: Callable[..., ClaimCheck]) -> Callable[..., ClaimCheck]:
+        ch = chapter or _chapter_of(fn.__module__)
+        key = f"{ch}:{id}"
+        declared = ClaimRule(chapter=ch, id=_text("id", id, key), statement=_text("statement", statement, key),
+                             rule=_text("rule", rule, key), paper=_text("paper", paper, key),
+                             rejects=_text("rejects", rejects, key), fn=fn, timed=bool(timed))
+
+        def wrapper(*args: Any, **kwargs: Any) -> ClaimCheck:
+            out = fn(*args, **kwargs)
+            if not isinstance(out, ClaimCheck):
+                raise TypeError(f"claim rule {key} must return a ClaimCheck, got {type(out).__name__}")
+            if out.passed is None and not out.reason:
+                raise ValueError(f"claim rule {key} returned passed=None without a reason")
+            return dataclasses.replace(out, rule_id=key)
+
+        wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        wrapper.__module__ = fn.__module__
+        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+        wrapper.claim = declared  # type: ignore[attr-defined]
+        _register(declared)
+        return wrapper
+
+    return decorate
+
+
+def not_testable(id: str, *, statement: str, reason: str, paper: str = "not reached",
+                 chapter: str | None = None) -> ClaimRule:
+    """Declare a row that no profile of this book can decide (a 1.7B-parameter result, a dataset we do not
+    have), with the reason. ``ledger.add_not_testable()`` adds it."""
+    ch = chapter or _chapter_of(_caller_module())
+    key = f"{ch}:{id}"
+    declared = ClaimRule(chapter=ch, id=_text("id", id, key), statement=_text("statement", statement, key),
+                         rule="—", paper=_text("paper", paper, key), rejects=None, fn=None,
+                         reason=_text("reason", reason, key))
+    _register(declared)
+    return declared
+
+
+def abstract_sentence(sentence: str, *ids: str, chapter: str | None = None) -> None:
+    """Record that the abstract's result sentence ``sentence`` is covered by the rows ``ids`` (decided or
+    declared not testable). The contract test checks that every named row is declared."""
+    ch = chapter or _chapter_of(_caller_module())
+    if not ids:
+        raise ValueError(f"abstract sentence {sentence[:60]!r}... of {ch}: name the row(s) that cover it")
+    entries = ABSTRACT.setdefault(ch, [])
+    entry = (_text("sentence", sentence, ch), tuple(ids))
+    if entry not in entries:
+        entries.append(entry)
+
+
+def claim_case(chapter: str, id: str, expected: str, *, alternative: str | None = None) -> Callable[[Callable[[], ClaimCheck]], Callable[[], ClaimCheck]]:
+    """Declare a test world for rule ``chapter:id``: the decorated function (no arguments) returns the
+    rule's ClaimCheck on numbers that world produces. ``expected`` is "reproduced" (the claimed truth) or
+    "not reproduced" (a plausible alternative, named by ``alternative``: an exponent of -0.9, a learner
+    that outputs nothing, a reversed ranking; never a NaN or a broken input)."""
+    if expected not in CASE_OUTCOMES:
+        raise ValueError(f"expected={expected!r}; allowed values: {', '.join(CASE_OUTCOMES)}")
+    if expected == VERDICTS[1] and not (isinstance(alternative, str) and alternative.strip()):
+        raise ValueError(f"case of {chapter}:{id} expecting {VERDICTS[1]!r}: name the alternative world "
+                         "(alternative=...)")
+
+    def decorate(fn: Callable[[], ClaimCheck]) -> Callable[[], ClaimCheck]:
+        case = ClaimCase(chapter=chapter, id=id, expected=expected, make=fn, alternative=alternative)
+        cases = CASES.setdefault(f"{chapter}:{id}", [])
+        cases[:] = [c for c in cases if c.name != case.name] + [case]
+        return fn
+
+    return decorate
+
+
+def rule_for(key: str) -> ClaimRule:
+    """The registered rule ``"<chapter>:<id>"``."""
+    try:
+        return RULES[key]
+    except KeyError:
+        raise KeyError(f"no registered claim rule {key!r}") from None
+
+
+def rules_for(chapter: str) -> list[ClaimRule]:
+    """The chapter's declared rules, in declaration order (import its claims module first)."""
+    return [r for r in RULES.values() if r.chapter == chapter]
+
+
+def case_problems(rule: ClaimRule) -> list[str]:
+    """What the contract finds wrong with a rule's test cases (empty when it is tested both ways): a
+    reproduced case that reproduces and a failing case on a named alternative that gives "not
+    reproduced" (False, not None: an undecidable input is not a failing world)."""
+    if not rule.testable:
+        return [] if rule.reason else [f"{rule.key}: not-testable row without a reason"]
+    cases = CASES.get(rule.key, [])
+    problems = []
+    for expected in CASE_OUTCOMES:
+        mine = [c for c in cases if c.expected == expected]
+        if not mine:
+            problems.append(f"{rule.key}: no @claim_case with expected={expected!r}")
+        for c in mine:
+            out = c.make()
+            if not isinstance(out, ClaimCheck):
+                problems.append(f"{c.name}: returned {type(out).__name__}, not a ClaimCheck")
+                continue
+            if out.rule_id != rule.key:
+                problems.append(f"{c.name}: its check came from rule {out.rule_id!r}, not {rule.key!r}")
+            if out.verdict != expected:
+                problems.append(f"{c.name}: expected {expected!r}, the rule said {out.verdict!r} ({out.measured})")
+    return problems
