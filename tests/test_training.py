@@ -1,0 +1,296 @@
+"""Tests of icmlbook.training: resume/branch bit for bit, a convex problem to its closed-form optimum,
+schedules against their formulas, EMA against a hand computation, clipping against torch's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from icmlbook.training import (EMA, WSD, ActivationStats, AuxiliaryLoss, Callback, Checkpoint, CheckpointMismatch,
+                               Constant, Evaluate, LambdaCallback, LossLogger, ShuffledBatches, Trainer,
+                               TrainerConfig, WarmupCosine, clip_grad_norm, full_batch, schedule_values)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+# -- a small non-convex problem with every source of randomness the loop can meet ----------------------
+N, D = 96, 6
+torch.manual_seed(0)
+X = torch.randn(N, D)
+Y = (X[:, :3].sum(1) > 0).long()
+
+
+def make_model(seed: int) -> nn.Module:
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(D, 16), nn.GELU(), nn.Dropout(0.3), nn.Linear(16, 2))
+
+
+def loss_fn(model, batch):
+    xb, yb = batch
+    hidden = model[:3](xb)
+    return nn.functional.cross_entropy(model[3](hidden), yb), {"hidden": hidden}
+
+
+def noisy_feature_penalty(model, batch, outputs, gen):
+    noise = torch.randn(outputs["hidden"].shape, generator=gen)
+    return (outputs["hidden"] * noise).pow(2).mean()
+
+
+def make_trainer(name="run", steps=30, schedule=WarmupCosine(warmup=5, total=30, final=0.1), init_seed=1):
+    model = make_model(init_seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-2, weight_decay=0.1)
+    gen = torch.Generator().manual_seed(5)
+    callbacks = [LossLogger(every=1), EMA(0.9),
+                 AuxiliaryLoss("noise", lambda m, b, o: noisy_feature_penalty(m, b, o, gen), weight=0.01, generator=gen),
+                 Evaluate(lambda m: {"acc": (m(X).argmax(1) == Y).float().mean()}, every=7, keep_best="acc")]
+    cfg = TrainerConfig(steps=steps, schedule=schedule, grad_clip=0.5, seed=3, device="cpu", name=name,
+                        show_progress=False)
+    return Trainer(model, opt, loss_fn, ShuffledBatches(N, 20, seed=11, tensors=(X, Y)), cfg, callbacks)
+
+
+def params_of(trainer):
+    return [p.detach().clone() for p in trainer.model.parameters()]
+
+
+def assert_same_run(a: Trainer, b: Trainer):
+    for p, q in zip(params_of(a), params_of(b)):
+        assert torch.equal(p, q)
+    for name in ("loss", "loss/noise", "acc", "grad_norm"):
+        sa, va = a.history(name)
+        sb, vb = b.history(name)
+        assert np.array_equal(sa, sb) and np.array_equal(va, vb), name
+    for s, t in zip(a.callbacks[1].shadow, b.callbacks[1].shadow):
+        assert torch.equal(s, t)
+    for (k, v), (k2, v2) in zip(a.optimizer.state_dict()["state"].items(), b.optimizer.state_dict()["state"].items()):
+        assert all(torch.equal(v[x], v2[x]) for x in v)
+
+
+def test_resume_equals_unbroken_run_bit_for_bit():
+    unbroken = make_trainer("unbroken").run()
+    first = make_trainer("broken")
+    first.run(until=12)
+    first.save_checkpoint()
+    torch.manual_seed(999); np.random.seed(999)          # the resumed process starts from other global states
+    second = make_trainer("broken", init_seed=77)       # and another initialisation: all of it comes from the file
+    assert second.resume() is True and second.step == 12
+    second.run()
+    assert second.step == 30
+    assert_same_run(unbroken, second)
+    # the unbroken run and a restarted one differ without the checkpoint (the test can fail)
+    assert not torch.equal(params_of(make_trainer("fresh", init_seed=77).run())[0], params_of(unbroken)[0])
+
+
+def test_branch_equals_unbroken_run_and_may_change_the_config():
+    a = make_trainer("trunk")
+    a.callbacks.append(Checkpoint(at=[12], at_end=False))
+    a.run()
+    b = make_trainer("branch", init_seed=5)
+    b.callbacks.append(Checkpoint(at=[12], at_end=False))
+    torch.manual_seed(4)
+    b.branch_from("trunk", step=12)
+    assert b.branched_from == "trunk@12"
+    b.run()
+    assert_same_run(a, b)
+    # a branch with another schedule (a WSD decay from the stable phase) is allowed; resuming with it is not
+    c = make_trainer("trunk", schedule=WSD(warmup=5, total=30, decay_fraction=0.3))
+    c.callbacks.append(Checkpoint(at=[12], at_end=False))
+    with pytest.raises(CheckpointMismatch, match="schedule|trainer"):
+        c.resume(12)
+    c.branch_from("trunk", 12)
+    c.run()
+    assert not torch.equal(params_of(c)[0], params_of(a)[0])
+
+
+def test_corrupt_checkpoint_is_refused():
+    t = make_trainer("corrupt")
+    t.run(until=3)
+    path = t.save_checkpoint()
+    raw = bytearray(path.read_bytes()); raw[-10] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="does not match its manifest"):
+        make_trainer("corrupt").resume()
+    assert make_trainer("never-saved").resume() is False
+
+
+def test_least_squares_reaches_the_closed_form_optimum():
+    g = torch.Generator().manual_seed(0)
+    A = torch.randn(200, 5, generator=g, dtype=torch.float64)
+    b = A @ torch.tensor([1.0, -2.0, 0.5, 3.0, 0.0], dtype=torch.float64) + 0.3 * torch.randn(200, generator=g,
+                                                                                                dtype=torch.float64)
+    w_star = torch.linalg.lstsq(A, b.unsqueeze(1)).solution.squeeze(1)
+    model = nn.Linear(5, 1, bias=False).double()
+    hess = 2 * A.T @ A / A.shape[0]
+    lr = 1.0 / float(torch.linalg.eigvalsh(hess).max())
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    trainer = Trainer(model, opt, lambda m, batch: (m(batch[0]).squeeze(1) - batch[1]).pow(2).mean(),
+                      full_batch(A, b), TrainerConfig(steps=400, device="cpu", show_progress=False),
+                      [LossLogger(every=50)])
+    trainer.run()
+    assert torch.allclose(model.weight.detach().squeeze(0), w_star, atol=1e-10)
+    _, loss = trainer.history("loss")
+    assert loss[-1] == pytest.approx(float((A @ w_star - b).pow(2).mean()), rel=1e-9)
+
+
+def test_schedules_match_their_formulas():
+    cos = WarmupCosine(warmup=10, total=110, final=0.1)
+    assert cos(0) == pytest.approx(0.1) and cos(4) == pytest.approx(0.5) and cos(9) == pytest.approx(1.0)
+    assert cos(10) == pytest.approx(1.0) and cos(60) == pytest.approx(0.55) and cos(110) == pytest.approx(0.1)
+    assert cos(35) == pytest.approx(0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * 0.25)))
+    assert cos(500) == pytest.approx(0.1)
+    # torch's closed-form cosine annealing (eta_min = final * base) on the post-warm-up part
+    plain = WarmupCosine(total=50, final=0.2)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0),
+                                                       T_max=50, eta_min=0.2)
+    for t in range(51):
+        assert plain(t) == pytest.approx(sched._get_closed_form_lr()[0] if t else 1.0, abs=1e-12)
+        sched.last_epoch += 1
+    wsd = WSD(warmup=0, total=100, decay_fraction=0.2, final=0.0)
+    assert wsd.decay_start == 80 and wsd(79) == 1.0 and wsd(80) == pytest.approx(0.95) and wsd(99) == pytest.approx(0.0)
+    assert WSD(total=100, decay_fraction=0.2, shape="sqrt")(84) == pytest.approx(0.5)
+    assert WSD(total=100, decay_fraction=0.2, shape="cosine")(89) == pytest.approx(0.5)
+    assert WSD(warmup=4, total=100)(1) == pytest.approx(0.5)
+    assert Constant(warmup=4)(3) == 1.0 and Constant()(1000) == 1.0
+    vals = schedule_values(WSD(warmup=3, total=40, decay_fraction=0.25, final=0.05, shape="sqrt"), 40)
+    assert vals[-1] == pytest.approx(0.05) and max(vals) == 1.0
+
+
+def test_the_trainer_applies_the_schedule_to_every_group():
+    model = nn.Linear(2, 1)
+    opt = torch.optim.SGD([{"params": [model.weight], "lr": 0.2}, {"params": [model.bias], "lr": 0.05}])
+    seen = []
+    sched = WSD(warmup=2, total=10, decay_fraction=0.5)
+    rec = LambdaCallback(on_after_backward=lambda tr: seen.append([g["lr"] for g in tr.optimizer.param_groups]))
+    Trainer(model, opt, lambda m, b: m(torch.ones(3, 2)).sum(), None,
+            TrainerConfig(steps=10, schedule=sched, device="cpu", show_progress=False), [rec]).run()
+    assert seen == [[0.2 * sched(t), 0.05 * sched(t)] for t in range(10)]
+
+
+def test_ema_matches_a_hand_computation():
+    w = nn.Parameter(torch.tensor([1.0], dtype=torch.float64))
+    model = nn.Module(); model.w = w
+    trajectory = []
+    ema = EMA(decay=0.8)
+    cb = LambdaCallback(on_step_end=lambda tr: trajectory.append(float(w.detach())))
+    Trainer(model, torch.optim.SGD([w], lr=0.1), lambda m, b: (m.w - 3.0).pow(2).sum(), None,
+            TrainerConfig(steps=6, device="cpu", show_progress=False), [cb, ema]).run()
+    hand = 1.0
+    for theta in trajectory:
+        hand = 0.8 * hand + 0.2 * theta
+    assert float(ema.shadow[0]) == pytest.approx(hand, rel=1e-14)
+    assert trajectory[0] == pytest.approx(1.0 - 0.1 * 2 * (1.0 - 3.0))
+    with ema.applied(model):
+        assert float(model.w.detach()) == pytest.approx(hand, rel=1e-14)
+    assert float(model.w.detach()) == trajectory[-1]
+    warm = EMA(0.99, warmup=True)
+    assert warm.current_decay() == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("max_norm", [0.05, 1.0, 100.0])
+def test_clipping_matches_torch(max_norm):
+    g = torch.Generator().manual_seed(1)
+    ps = [nn.Parameter(torch.zeros(s)) for s in [(3, 4), (5,), (2, 2, 2)]]
+    qs = [nn.Parameter(torch.zeros(s)) for s in [(3, 4), (5,), (2, 2, 2)]]
+    for p, q in zip(ps, qs):
+        p.grad = torch.randn(p.shape, generator=g)
+        q.grad = p.grad.clone()
+    ours = clip_grad_norm(ps, max_norm)
+    theirs = torch.nn.utils.clip_grad_norm_(qs, max_norm)
+    assert torch.allclose(ours, theirs, rtol=1e-6)
+    for p, q in zip(ps, qs):
+        assert torch.allclose(p.grad, q.grad, rtol=1e-6, atol=0)
+    total = torch.sqrt(sum(q.grad.pow(2).sum() for q in qs))
+    assert float(total) == pytest.approx(min(float(theirs), max_norm), rel=1e-5)
+
+
+def test_accumulation_equals_one_large_batch():
+    def run(acc, bs):
+        torch.manual_seed(2)
+        model = nn.Sequential(nn.Linear(D, 16), nn.GELU(), nn.Linear(16, 2))  # no dropout: the same function
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        data = lambda i, gen: (X[i % (N // bs) * bs:(i % (N // bs) + 1) * bs], Y[i % (N // bs) * bs:(i % (N // bs) + 1) * bs])
+        tr = Trainer(model, opt, lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]), data,
+                     TrainerConfig(steps=3, accumulate=acc, device="cpu", show_progress=False))
+        tr.run()
+        return params_of(tr)
+    for p, q in zip(run(1, 48), run(2, 24)):
+        assert torch.allclose(p, q, atol=1e-6)
+
+
+def test_activation_stats_and_evaluation():
+    model = make_model(3)
+    model.eval()
+    seen = {}
+
+    def grab(module, inputs, output):
+        seen["out"] = output.detach().clone()
+    handle = model[0].register_forward_hook(grab)
+    stats = ActivationStats(every=2, modules=["0"])
+    evals = Evaluate(lambda m: {"loss": nn.functional.cross_entropy(m(X), Y)}, at=[0, 3], keep_best="loss",
+                     mode="min", stop_when=lambda v, tr: tr.step >= 3)
+    tr = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1), loss_fn, full_batch(X, Y),
+                 TrainerConfig(steps=10, schedule=None, device="cpu", show_progress=False), [stats, evals])
+    snapshots = {}
+    tr.callbacks.append(LambdaCallback(on_after_backward=lambda t: snapshots.__setitem__(t.step + 1, seen["out"])))
+    tr.run()
+    handle.remove()
+    assert tr.step == 3  # stopped by the evaluation at step 3
+    steps, rms = tr.history("act_rms/0")
+    assert list(steps) == [2]
+    assert rms[0] == pytest.approx(float(snapshots[2].pow(2).mean().sqrt()), rel=1e-6)
+    _, absmax = tr.history("act_absmax/0")
+    assert absmax[0] == pytest.approx(float(snapshots[2].abs().max()), rel=1e-6)
+    assert list(tr.history("loss")[0]) == [0, 3]
+    assert evals.best_step in (0, 3) and evals.best_state is not None
+    assert not model[0]._forward_hooks  # the hooks are gone after the run
+    with pytest.raises(ValueError, match="not in the model"):
+        Trainer(make_model(0), torch.optim.SGD(make_model(0).parameters(), lr=0.1), loss_fn, full_batch(X, Y),
+                TrainerConfig(steps=1, device="cpu", show_progress=False), [ActivationStats(modules=["nope"])]).run()
+
+
+def test_shuffled_batches_cover_each_epoch_once():
+    src = ShuffledBatches(10, 4, seed=0)
+    assert src.steps_per_epoch == 3
+    epoch0 = torch.cat([src(i) for i in range(3)])
+    assert sorted(epoch0.tolist()) == list(range(10))
+    epoch1 = torch.cat([src(i) for i in range(3, 6)])
+    assert sorted(epoch1.tolist()) == list(range(10)) and not torch.equal(epoch0, epoch1)
+    with pytest.raises(RuntimeError, match="already passed"):
+        src(0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"steps": -1}, "steps"), ({"steps": 5, "grad_clip": 0.0}, "grad_clip"), ({"steps": 5, "accumulate": 0}, "accumulate"),
+    ({"steps": 5, "device": "tpu"}, "device"), ({"steps": 5, "autocast": "int8"}, "autocast"),
+    ({"steps": 5, "schedule": 3}, "schedule"),
+])
+def test_bad_configs_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        TrainerConfig(**kwargs)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: WarmupCosine(warmup=10, total=10), "total"), (lambda: WarmupCosine(total=10, final=2.0), "final"),
+    (lambda: WSD(total=10, shape="exp"), "shape"), (lambda: WSD(warmup=9, total=10, decay_fraction=0.5), "warm-up"),
+    (lambda: Constant(warmup=-1), "warmup"),
+])
+def test_bad_schedules_are_refused(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_callbacks_must_be_callbacks_and_one_schedule_only():
+    model = nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(TypeError, match="Callback"):
+        Trainer(model, opt, loss_fn, None, TrainerConfig(steps=1, device="cpu"), [object()])
+    with pytest.raises(ValueError, match="not both"):
+        Trainer(model, opt, loss_fn, None, TrainerConfig(steps=1, device="cpu"),
+                scheduler=torch.optim.lr_scheduler.StepLR(opt, 1))
+    assert issubclass(LossLogger, Callback)
