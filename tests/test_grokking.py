@@ -8,6 +8,7 @@ shapes, determinism and parameter validation. Small sizes: the file runs in seco
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import icmlbook.grokking as gk
 import numpy as np
@@ -233,8 +234,23 @@ def test_presets_are_valid_and_overridable():
     ("nn_train_fraction", 1.0), ("nn_lams", ()), ("nn_width", 0), ("curve_nus", [1.0]),
 ])
 def test_bad_config_values_raise_naming_the_field(field, value):
-    with pytest.raises(ValueError, match=field):
+    with pytest.raises(ValueError, match=rf"^{field}={re.escape(repr(value))} is not allowed; "):
         gk.config_for("default", **{field: value})
+
+
+@pytest.mark.parametrize("field, value, allowed", [
+    ("n", True, "n must be an integer >= 2; got bool"),
+    ("eta", "0.5", "eta must be a finite real number > 0; got str"),
+    ("nn_train_fraction", 1.0, "nn_train_fraction must be a finite real number in (0, 1)"),
+    ("nn_optimizer", "sgd", "nn_optimizer must be one of 'adamw', 'gd'"),
+    ("nu_grid", (1.0, 2.0), "nu_grid must be a tuple of at least 3 distinct entries, each a finite real number > 0"),
+    ("n_grid", (5, 100), "every entry must be > k=20 and < m=2000"),
+    ("lam", 3.0, "eta*lam must be < 1"),
+])
+def test_bad_config_values_say_what_is_allowed(field, value, allowed):
+    with pytest.raises(ValueError) as err:
+        gk.config_for("default", **{field: value})
+    assert allowed in str(err.value)
 
 
 # ------------------------------------------------------------------------------------------------

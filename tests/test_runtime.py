@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -318,6 +319,106 @@ def test_run_record_written_for_the_executor(tmp_path, monkeypatch):
 def test_progress_yields_everything(capsys):
     assert list(progress(range(5), desc="counting")) == [0, 1, 2, 3, 4]
     assert list(progress(iter([1, 2]), disable=True)) == [1, 2]
+
+
+# -- declarative configs ---------------------------------------------------------------------------
+from icmlbook.runtime import (ConfigError, Float, Grid, Int, IntGrid, OneOf, PositiveFloat, Probability,  # noqa: E402
+                              TupleOf, profile_config)
+
+
+@profile_config
+class _Decl(ProfileConfig):
+    n: Int(ge=2) = 10
+    k: Int(ge=1, le=9) = 1
+    lr: PositiveFloat = 0.1
+    drop: Probability = 0.0
+    frac: Float(gt=0, lt=1) = 0.5
+    grid: Grid(gt=0, min_len=2) = (0.5, 1.0)
+    sizes: IntGrid(ge=3, unique=False) = (3, 3)
+    opt: OneOf("adamw", "gd") = "adamw"
+    tasks: TupleOf(OneOf("a", "b")) = ("a",)
+    flag: bool = True
+    path: str = ""
+
+    def validate(self):
+        if not self.k < self.n:
+            raise ValueError(f"k={self.k!r} is not allowed; it must be < n={self.n}")
+
+
+_DECL_PRESETS = {"smoke": _Decl(n=3), "default": _Decl(), "full": _Decl(n=100)}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n": 1}, "n=1 is not allowed; n must be an integer >= 2"),
+    ({"n": True}, "n=True is not allowed; n must be an integer >= 2; got bool"),
+    ({"n": 2.0}, "n=2.0 is not allowed; n must be an integer >= 2; got float"),
+    ({"n": "3"}, "n='3' is not allowed; n must be an integer >= 2; got str"),
+    ({"k": 10}, "k=10 is not allowed; k must be an integer in [1, 9]"),
+    ({"lr": 0.0}, "lr=0.0 is not allowed; lr must be a finite real number > 0"),
+    ({"lr": float("nan")}, "lr=nan is not allowed; lr must be a finite real number > 0"),
+    ({"lr": float("inf")}, "lr=inf is not allowed; lr must be a finite real number > 0"),
+    ({"lr": "0.1"}, "lr='0.1' is not allowed; lr must be a finite real number > 0; got str"),
+    ({"lr": False}, "lr=False is not allowed; lr must be a finite real number > 0; got bool"),
+    ({"drop": 1.5}, "drop=1.5 is not allowed; drop must be a finite real number in [0, 1]"),
+    ({"frac": 1.0}, "frac=1.0 is not allowed; frac must be a finite real number in (0, 1)"),
+    ({"grid": (1.0,)}, "grid=(1.0,) is not allowed; grid must be a tuple of at least 2 distinct entries, "
+                       "each a finite real number > 0; it has 1"),
+    ({"grid": (1.0, -1.0)}, "grid=(1.0, -1.0) is not allowed; grid must be a tuple of at least 2 distinct "
+                            "entries, each a finite real number > 0; entry 1 is -1.0"),
+    ({"grid": (1.0, 1.0)}, "grid=(1.0, 1.0) is not allowed; grid must be a tuple of at least 2 distinct entries, "
+                           "each a finite real number > 0; it repeats 1.0"),
+    ({"grid": [1.0, 2.0]}, "grid=[1.0, 2.0] is not allowed; grid must be a tuple of at least 2 distinct entries, "
+                           "each a finite real number > 0; got list"),
+    ({"sizes": (3, 2.5)}, "sizes=(3, 2.5) is not allowed; sizes must be a tuple of one or more entries, "
+                          "each an integer >= 3; entry 1 is 2.5"),
+    ({"opt": "sgd"}, "opt='sgd' is not allowed; opt must be one of 'adamw', 'gd'"),
+    ({"tasks": ("a", "c")}, "tasks=('a', 'c') is not allowed; tasks must be a tuple of one or more distinct "
+                            "entries, each one of 'a', 'b'; entry 1 is 'c'"),
+    ({"flag": 1}, "flag=1 is not allowed; flag must be True or False; got int"),
+    ({"path": 3}, "path=3 is not allowed; path must be a string; got int"),
+    ({"k": 5, "n": 4}, "k=5 is not allowed; it must be < n=4"),
+])
+def test_declared_constraints_raise_plain_messages(kwargs, message):
+    with pytest.raises(ValueError) as err:
+        _Decl(**kwargs)
+    assert str(err.value) == message
+    assert isinstance(err.value, ConfigError)
+    with pytest.raises(ConfigError) as again:  # the same through dataclasses.replace and for_profile
+        dataclasses.replace(_DECL_PRESETS["default"], **kwargs)
+    assert str(again.value) == message
+    with pytest.raises(ConfigError, match="^" + re.escape(message) + "$"):
+        _Decl.for_profile("default", _DECL_PRESETS, **kwargs)
+
+
+def test_declared_config_reports_every_bad_field_and_checks_defaults():
+    with pytest.raises(ConfigError) as err:
+        _Decl(n=1, lr=-1.0)
+    assert str(err.value).splitlines() == ["n=1 is not allowed; n must be an integer >= 2",
+                                           "lr=-1.0 is not allowed; lr must be a finite real number > 0"]
+    with pytest.raises(ConfigError, match=r"^unknown parameter 'm' for _Decl; allowed: drop, flag"):
+        _Decl(m=3)
+    with pytest.raises(ConfigError, match=r"^n=1 is not allowed"):
+        @profile_config
+        class _BadDefault(ProfileConfig):
+            n: Int(ge=2) = 1
+
+        _BadDefault()
+
+
+def test_declared_config_is_a_frozen_dataclass():
+    cfg = _Decl.for_profile("smoke", _DECL_PRESETS, lr=1)
+    assert cfg.n == 3 and cfg.lr == 1.0 and isinstance(cfg.lr, float)  # an int is a fine float
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.n = 4
+    assert dataclasses.replace(cfg, n=7).n == 7 and cfg.n == 3
+    assert [f.name for f in dataclasses.fields(cfg)][:3] == ["n", "k", "lr"]
+    assert cfg.as_dict() == {"n": 3, "k": 1, "lr": 1.0, "drop": 0.0, "frac": 0.5, "grid": (0.5, 1.0),
+                             "sizes": (3, 3), "opt": "adamw", "tasks": ("a",), "flag": True, "path": ""}
+    assert pickle.loads(pickle.dumps(cfg)) == cfg
+    assert cache_key("c", _produce, cfg) == cache_key("c", _produce, dataclasses.replace(cfg))
+    assert cache_key("c", _produce, cfg) != cache_key("c", _produce, dataclasses.replace(cfg, n=4))
+    with pytest.raises(ValueError, match="profile='huge'"):
+        _Decl.for_profile("huge", _DECL_PRESETS)
 
 
 def test_require_grid_names_the_parameter():

@@ -11,15 +11,14 @@ meant for a GPU (the network part uses CUDA when present; the linear part is num
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from ..runtime.profiles import ProfileConfig, require_choice, require_float, require_grid, require_int
+from ..runtime.profiles import Float, Grid, Int, IntGrid, OneOf, PositiveFloat, PositiveInt, ProfileConfig, profile_config
 
 __all__ = ["PRESETS", "GrokkingConfig", "config_for"]
 
 
-@dataclasses.dataclass(frozen=True)
+@profile_config
 class GrokkingConfig(ProfileConfig):
     """Every size of the grokking chapter.
 
@@ -71,95 +70,57 @@ class GrokkingConfig(ProfileConfig):
     """
 
     # ---- linear part ----
-    n: int = 200
-    m: int = 2000
-    k: int = 20
-    sigma: float = 0.1
-    eta: float = 0.5
-    lam: float = 1e-3
-    nu: float = 1.0
-    eps_train: float = 1e-3
-    eps_test: float = 1e-2
-    n_seeds: int = 3
-    t_points: int = 200
-    decay_horizon: float = 15.0
-    curve_nus: tuple = (0.01, 1.0, 10.0)
-    curve_lams: tuple = (1e-3, 3e-3)
-    eta_grid: tuple = (0.125, 0.25, 0.5)
-    lam_grid: tuple = (1e-3, 2e-3, 4e-3)
-    nu_grid: tuple = (0.3, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
-    n_grid: tuple = (50, 100, 200, 400, 800)
-    nu_small: float = 0.01
-    tradeoff_lam_ratios: tuple = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-    gd_check_steps: int = 3000
+    n: Int(ge=2) = 200
+    m: Int(ge=3) = 2000
+    k: Int(ge=1) = 20
+    sigma: PositiveFloat = 0.1
+    eta: PositiveFloat = 0.5
+    lam: PositiveFloat = 1e-3
+    nu: PositiveFloat = 1.0
+    eps_train: PositiveFloat = 1e-3
+    eps_test: PositiveFloat = 1e-2
+    n_seeds: PositiveInt = 3
+    t_points: Int(ge=10) = 200
+    decay_horizon: Float(ge=1) = 15.0
+    curve_nus: Grid(gt=0) = (0.01, 1.0, 10.0)
+    curve_lams: Grid(gt=0) = (1e-3, 3e-3)
+    eta_grid: Grid(gt=0, min_len=2) = (0.125, 0.25, 0.5)
+    lam_grid: Grid(gt=0, min_len=2) = (1e-3, 2e-3, 4e-3)
+    nu_grid: Grid(gt=0, min_len=3) = (0.3, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+    n_grid: IntGrid(ge=1, min_len=2) = (50, 100, 200, 400, 800)
+    nu_small: PositiveFloat = 0.01
+    tradeoff_lam_ratios: Grid(gt=0, min_len=3) = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+    gd_check_steps: PositiveInt = 3000
     # ---- network part ----
-    nn_p: int = 23
-    nn_train_fraction: float = 0.5
-    nn_width: int = 128
-    nn_lams: tuple = (0.4, 0.6, 0.9, 1.35)
-    nn_alphas: tuple = (1.0, 2.0, 4.0)
-    nn_steps: int = 12000
-    nn_lr: float = 3e-3
-    nn_optimizer: str = "adamw"
-    nn_loss: str = "cross_entropy"
-    nn_activation: str = "quadratic"
-    nn_n_eval: int = 160
-    nn_eval_every: int = 20
-    nn_n_seeds: int = 3
-    nn_fit_accuracy: float = 0.99
-    nn_grok_accuracy: float = 0.9
+    nn_p: Int(ge=3) = 23
+    nn_train_fraction: Float(gt=0, lt=1) = 0.5
+    nn_width: PositiveInt = 128
+    nn_lams: Grid(gt=0) = (0.4, 0.6, 0.9, 1.35)
+    nn_alphas: Grid(gt=0) = (1.0, 2.0, 4.0)
+    nn_steps: PositiveInt = 12000
+    nn_lr: PositiveFloat = 3e-3
+    nn_optimizer: OneOf("adamw", "gd") = "adamw"
+    nn_loss: OneOf("cross_entropy", "mse") = "cross_entropy"
+    nn_activation: OneOf("quadratic", "relu", "gelu") = "quadratic"
+    nn_n_eval: Int(ge=2) = 160
+    nn_eval_every: PositiveInt = 20
+    nn_n_seeds: PositiveInt = 3
+    nn_fit_accuracy: Float(gt=0, le=1) = 0.99
+    nn_grok_accuracy: Float(gt=0, le=1) = 0.9
     nn_baseline: bool = True
 
     def validate(self) -> None:
-        require_int(self, "n", minimum=2)
-        require_int(self, "m", minimum=3)
-        require_int(self, "k", minimum=1)
+        """The checks that involve several fields (each field's own bounds are declared on it)."""
         if not self.k < self.n:
             raise ValueError(f"k={self.k!r} is not allowed; it must be < n={self.n} (the teacher must be learnable)")
         if not self.n < self.m:
             raise ValueError(f"m={self.m!r} is not allowed; it must be > n={self.n} (over-parameterised)")
-        require_float(self, "sigma", minimum=0.0, strict_minimum=True)
-        require_float(self, "eta", minimum=0.0, strict_minimum=True)
-        require_float(self, "lam", minimum=0.0, strict_minimum=True)
-        require_float(self, "nu", minimum=0.0, strict_minimum=True)
-        require_float(self, "eps_train", minimum=0.0, strict_minimum=True)
-        require_float(self, "eps_test", minimum=0.0, strict_minimum=True)
-        require_int(self, "n_seeds", minimum=1)
-        require_int(self, "t_points", minimum=10)
-        require_float(self, "decay_horizon", minimum=1.0)
-        require_grid(self, "curve_nus", 0.0, strict=True)
-        require_grid(self, "curve_lams", 0.0, strict=True)
-        require_grid(self, "eta_grid", 0.0, strict=True, min_len=2)
-        require_grid(self, "lam_grid", 0.0, strict=True, min_len=2)
-        require_grid(self, "nu_grid", 0.0, strict=True, min_len=3)
-        require_grid(self, "n_grid", self.k, strict=True, min_len=2, integer=True)
-        if max(self.n_grid) >= self.m:
-            raise ValueError(f"n_grid={self.n_grid!r}: every entry must be < m={self.m}")
-        require_float(self, "nu_small", minimum=0.0, strict_minimum=True)
-        require_grid(self, "tradeoff_lam_ratios", 0.0, strict=True, min_len=3)
-        require_int(self, "gd_check_steps", minimum=1)
-        require_int(self, "nn_p", minimum=3)
-        require_float(self, "nn_train_fraction", minimum=0.0, maximum=1.0, strict_minimum=True)
-        if self.nn_train_fraction >= 1.0:
-            raise ValueError(f"nn_train_fraction={self.nn_train_fraction!r} is not allowed; it must be < 1")
-        require_int(self, "nn_width", minimum=1)
-        require_grid(self, "nn_lams", 0.0, strict=True)
-        require_grid(self, "nn_alphas", 0.0, strict=True)
-        require_int(self, "nn_steps", minimum=1)
-        require_float(self, "nn_lr", minimum=0.0, strict_minimum=True)
-        require_choice(self, "nn_optimizer", ("adamw", "gd"))
-        require_choice(self, "nn_loss", ("cross_entropy", "mse"))
-        require_choice(self, "nn_activation", ("quadratic", "relu", "gelu"))
-        require_int(self, "nn_n_eval", minimum=2)
-        require_int(self, "nn_eval_every", minimum=1)
-        require_int(self, "nn_n_seeds", minimum=1)
-        require_float(self, "nn_fit_accuracy", minimum=0.0, maximum=1.0, strict_minimum=True)
-        require_float(self, "nn_grok_accuracy", minimum=0.0, maximum=1.0, strict_minimum=True)
-        require_choice(self, "nn_baseline", (True, False))
+        if not all(self.k < v < self.m for v in self.n_grid):
+            raise ValueError(f"n_grid={self.n_grid!r} is not allowed; every entry must be > k={self.k} and < m={self.m}")
         for eta in self.eta_grid + (self.eta,):
             for lam in self.lam_grid + self.curve_lams + (self.lam,):
                 if eta * lam >= 1.0:
-                    raise ValueError(f"eta={eta!r} with lam={lam!r}: eta*lam must be < 1 "
+                    raise ValueError(f"eta={eta!r} with lam={lam!r} is not allowed; eta*lam must be < 1 "
                                      "(the null space must shrink, not flip sign)")
 
 

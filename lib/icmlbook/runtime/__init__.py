@@ -7,8 +7,9 @@ from .claims import (Claim, ClaimCheck, ClaimRule, ClaimsLedger, VERDICTS, abstr
 from .context import in_jupyter, in_marimo, under_executor
 from .device import cpu_threads, default_dtype, describe_device, pick_device
 from .display import show_plotly
-from .profiles import (PROFILES, ProfileConfig, check_profile, check_seed, require_choice, require_float,
-                       require_grid, require_int)
+from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntGrid, NonNegativeFloat, NonNegativeInt,
+                       OneOf, PositiveFloat, PositiveInt, Probability, ProfileConfig, TupleOf, check_profile,
+                       check_seed, profile_config, require_choice, require_float, require_grid, require_int)
 from .progress import progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
@@ -18,7 +19,9 @@ __all__ = [
     "cached", "cache_key", "CorruptEntry", "Claim", "ClaimCheck", "ClaimRule", "ClaimsLedger", "abstract_sentence", "claim_case", "claim_rule",
     "not_testable", "VERDICTS", "claim_sentence", "claims_table_html",
     "verdict_from", "in_jupyter", "in_marimo", "under_executor", "cpu_threads", "default_dtype", "describe_device",
-    "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed",
+    "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",
+    "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
+    "PositiveInt", "Probability", "TupleOf", "profile_config",
     "require_choice", "require_float", "require_grid", "require_int", "progress", "Run", "start_run", "rng",
     "seed_everything", "PALETTE", "apply_style", "new_figure",
 ]
