@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+from icmlbook.runtime import cpu_threads as torch_threads
 from icmlbook.training import (EMA, WSD, ActivationStats, AuxiliaryLoss, Callback, Checkpoint, CheckpointMismatch,
                                Constant, Evaluate, LambdaCallback, LossLogger, ShuffledBatches, Trainer,
                                TrainerConfig, WarmupCosine, clip_grad_norm, full_batch, schedule_values)
@@ -294,3 +295,71 @@ def test_callbacks_must_be_callbacks_and_one_schedule_only():
         Trainer(model, opt, loss_fn, None, TrainerConfig(steps=1, device="cpu"),
                 scheduler=torch.optim.lr_scheduler.StepLR(opt, 1))
     assert issubclass(LossLogger, Callback)
+
+
+# -- the chapters' loops moved onto the trainer give the numbers of their former hand-written loops --------
+def _grokking_bare_loop(settings, *, p, train_fraction, width, steps, lr, optimizer, n_eval, eval_every,
+                        stop_factor, betas=(0.9, 0.98), eps=1e-8, grok_accuracy=0.9):
+    """The grokking network's former loop (hand-written batched AdamW/GD, evaluation grid, early stop)."""
+    from icmlbook import grokking as gk
+    from icmlbook.grokking import nn as gnn
+
+    seed_of = [s for s, _, _ in settings]
+    lam = torch.tensor([l for _, l, _ in settings]).view(-1, 1, 1)
+    data = {s: gk.modular_addition_data(p, train_fraction, s) for s in set(seed_of)}
+    first = data[seed_of[0]]
+    idx = torch.stack([torch.nonzero(data[s].train_mask).squeeze(1) for s in seed_of])
+    mask = torch.stack([data[s].train_mask for s in seed_of]).float()
+    model = gk.BatchedMLP(len(settings), p, width).init_scaled([s * 1000003 + 17 for s in seed_of],
+                                                               [a for _, _, a in settings])
+    params = [model.w1, model.w2]
+    ms, vs = [torch.zeros_like(q) for q in params], [torch.zeros_like(q) for q in params]
+    grid = set(gnn.log_step_grid(steps, n_eval, eval_every).tolist())
+    test_acc, norms, t_grok, stop_at = [], [], np.full(len(settings), np.inf), steps
+    decayed = lam.view(-1).numpy() > 0
+
+    def evaluate(step):
+        with torch.no_grad():
+            correct = (model(first.a, first.b).argmax(-1) == first.y).float()
+            test_acc.append(((correct * (1 - mask)).sum(1) / (1 - mask).sum(1)).numpy())
+            norms.append(model.weight_norm().numpy())
+            t_grok[(test_acc[-1] >= grok_accuracy) & np.isinf(t_grok)] = step
+
+    evaluate(0)
+    for step in range(1, steps + 1):
+        if step > stop_at:
+            break
+        objective = gk.per_model_loss(model(first.a[idx], first.b[idx]), first.y[idx], "cross_entropy").sum()
+        grads = torch.autograd.grad(objective, params)
+        with torch.no_grad():
+            for q, g, m, v in zip(params, grads, ms, vs):
+                if optimizer == "gd":
+                    q.mul_(1.0 - lr * lam).sub_(lr * g)
+                    continue
+                m.mul_(betas[0]).add_(g, alpha=1 - betas[0])
+                v.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
+                q.mul_(1.0 - lr * lam).addcdiv_(m, (v / (1 - betas[1] ** step)).sqrt_().add_(eps),
+                                                value=-lr / (1 - betas[0] ** step))
+        if step in grid or step == stop_at:
+            evaluate(step)
+            if stop_factor is not None and stop_at == steps and np.all(np.isfinite(t_grok[decayed])):
+                stop_at = max(step, min(steps, math.ceil(stop_factor * t_grok[decayed].max())))
+    return np.stack(test_acc, 1), np.stack(norms, 1), t_grok
+
+
+@pytest.mark.parametrize("optimizer, steps, stop_factor", [("adamw", 40, None), ("gd", 25, None),
+                                                            ("adamw", 2000, 1.2)])
+def test_grokking_network_on_the_trainer_matches_its_bare_loop(optimizer, steps, stop_factor):
+    from icmlbook import grokking as gk
+
+    settings = [(0, 1.35, 1.0), (0, 0.0, 1.0)] if stop_factor else [(0, 0.5, 1.0), (1, 1.0, 2.0), (1, 0.0, 1.0)]
+    kw = dict(p=23 if stop_factor else 7, train_fraction=0.5, width=128 if stop_factor else 16, steps=steps,
+              lr=3e-3 if stop_factor else (0.05 if optimizer == "gd" else 1e-2), optimizer=optimizer,
+              n_eval=20, eval_every=20, stop_factor=stop_factor)
+    with torch_threads(1):
+        run = gk.train_modular_mlps(settings, show_progress=False, **kw)
+        acc, norm, t_grok = _grokking_bare_loop(settings, **kw)
+    assert np.array_equal(run.test_acc, acc) and np.array_equal(run.weight_norm, norm)
+    assert np.array_equal(run.t_grok, t_grok)
+    if stop_factor:  # the early stop was exercised: the weight-decayed model grokked and the run ended early
+        assert np.isfinite(t_grok[0]) and run.steps[-1] < steps

@@ -56,13 +56,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..runtime.progress import progress
+from ..training import LambdaCallback, Trainer, TrainerConfig
 
 Activation = Literal["quadratic", "relu", "gelu"]
 Loss = Literal["cross_entropy", "mse"]
 Optimizer = Literal["adamw", "gd"]
 
 __all__ = [
+    "BatchedDecayOptimizer",
     "BatchedMLP",
     "ModularAdditionData",
     "NNRun",
@@ -218,6 +219,42 @@ class BatchedMLP(nn.Module):
     def weight_norm(self) -> torch.Tensor:
         """Euclidean norm of all weights of each model, shape ``(K,)``."""
         return torch.sqrt(self.w1.pow(2).sum((1, 2)) + self.w2.pow(2).sum((1, 2)))
+
+
+class BatchedDecayOptimizer(torch.optim.Optimizer):
+    """AdamW or gradient descent whose decoupled weight decay differs per model of a batched network.
+
+    Every parameter carries the model axis ``K`` first; ``shrink`` (shape ``(K, 1, 1)``) is the per-step factor
+    :math:`1-\\eta\\lambda_k`. ``kind="adamw"``:
+    :math:`w \\leftarrow s\\,w - \\eta\\,\\hat m/(\\sqrt{\\hat v}+\\epsilon)` with Adam's bias-corrected moments
+    (as ``torch.optim.AdamW``, whose decay is one scalar); ``kind="gd"``: :math:`w \\leftarrow s\\,w - \\eta g`.
+    """
+
+    def __init__(self, params, *, lr: float, shrink: torch.Tensor, kind: Optimizer = "adamw",
+                 betas: tuple[float, float] = (0.9, 0.98), eps: float = 1e-8):
+        if kind not in ("adamw", "gd"):
+            raise ValueError(f"optimizer={kind!r} is not allowed; allowed values: adamw, gd")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
+        self.kind, self.shrink = kind, shrink
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            for q in group["params"]:
+                g = q.grad
+                if self.kind == "gd":
+                    q.mul_(self.shrink).sub_(lr * g)
+                    continue
+                state = self.state[q]
+                if not state:
+                    state["step"], state["m"], state["v"] = 0, torch.zeros_like(q), torch.zeros_like(q)
+                state["step"] += 1
+                m, v, step = state["m"], state["v"], state["step"]
+                c1, c2 = 1.0 - beta1 ** step, 1.0 - beta2 ** step
+                m.mul_(beta1).add_(g, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                q.mul_(self.shrink).addcdiv_(m, (v / c2).sqrt_().add_(eps), value=-lr / c1)
 
 
 def per_model_loss(logits: torch.Tensor, y: torch.Tensor, loss: Loss) -> torch.Tensor:
@@ -418,12 +455,9 @@ def train_modular_mlps(
     model = BatchedMLP(K, p, width, activation)
     model.init_scaled([int(s) * 1000003 + 17 for s in seed_of], alpha_of.tolist())
     model.to(device)
-    params = [model.w1, model.w2]
     decay = torch.as_tensor(lam_of, dtype=torch.float32, device=device).view(K, 1, 1)
-    shrink = 1.0 - lr * decay  # (K, 1, 1): the per-step weight-decay factor 1 - eta*lam
-    m_state = [torch.zeros_like(q) for q in params]
-    v_state = [torch.zeros_like(q) for q in params]
-    beta1, beta2 = betas
+    opt = BatchedDecayOptimizer([model.w1, model.w2], lr=lr, shrink=1.0 - lr * decay, kind=optimizer,
+                                betas=betas, eps=adam_eps)
 
     eval_steps = log_step_grid(steps, n_eval, eval_every)
     eval_set = set(eval_steps.tolist())
@@ -455,29 +489,26 @@ def train_modular_mlps(
         t_fit[(records["train_acc"][-1] >= fit_accuracy) & np.isinf(t_fit)] = step
         t_grok[(records["test_acc"][-1] >= grok_accuracy) & np.isinf(t_grok)] = step
 
-    evaluate(0)
     stop_at = steps
-    loop = range(1, steps + 1)
-    for step in (progress(loop, total=steps, desc="modular-addition MLPs") if show_progress else loop):
-        if step > stop_at:
-            break
-        objective = per_model_loss(model(tr_a, tr_b), tr_y, loss).sum()
-        grads = torch.autograd.grad(objective, params)
-        with torch.no_grad():
-            if optimizer == "gd":
-                for q, g in zip(params, grads):
-                    q.mul_(shrink).sub_(lr * g)
-            else:
-                c1, c2 = 1.0 - beta1 ** step, 1.0 - beta2 ** step
-                for q, g, m, v in zip(params, grads, m_state, v_state):
-                    m.mul_(beta1).add_(g, alpha=1 - beta1)
-                    v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-                    q.mul_(shrink).addcdiv_(m, (v / c2).sqrt_().add_(adam_eps), value=-lr / c1)
+
+    def after_step(trainer: Trainer) -> None:
+        """Evaluate on the grid (and at the stopping step); stop ``stop_factor`` x the last grokking time."""
+        nonlocal stop_at
+        step = trainer.step
         if step in eval_set or step == stop_at:
             evaluate(step)
             if (stop_factor is not None and stop_at == steps and decayed.any()
                     and np.all(np.isfinite(t_grok[decayed]))):
                 stop_at = max(step, min(steps, math.ceil(stop_factor * t_grok[decayed].max())))
+        if step >= stop_at:
+            trainer.request_stop()
+
+    evaluate(0)
+    # the loss is the sum of the per-model means, so every model receives exactly its own gradient
+    Trainer(model, opt, lambda m, batch: per_model_loss(m(tr_a, tr_b), tr_y, loss).sum(), None,
+            TrainerConfig(steps=steps, schedule=None, device=device.type, show_progress=show_progress,
+                          desc="modular-addition MLPs"),
+            [LambdaCallback(on_step_end=after_step)]).run()
 
     stacked = {k: np.stack(v, axis=1) for k, v in records.items()}  # (K, E)
     return NNRun(lam=lam_of, alpha=alpha_of, seed=seed_of, steps=np.asarray(recorded, dtype=np.int64),
