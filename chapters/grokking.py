@@ -12,11 +12,9 @@ def _():
     from icmlbook import grokking as gk
     from icmlbook.grokking import plots
     from icmlbook.grokking.playground import playground_curves
-    from icmlbook.runtime import (ClaimsLedger, cached, claim_sentence, pick_device, seed_everything,
-                                  show_plotly, start_run)
+    from icmlbook.runtime import ClaimsLedger, claim_sentence, pick_device, seed_everything, show_plotly, start_run
     return (
         ClaimsLedger,
-        cached,
         claim_sentence,
         gk,
         mo,
@@ -278,9 +276,8 @@ def _(mo):
 
 
 @app.cell
-def _(cached, cfg, gk, run):
-    grid = cached("grokking-eta-lam-grid", gk.eta_lam_grid, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed))
+def _(cfg, gk, run):
+    grid = run.cached("grokking-eta-lam-grid", gk.eta_lam_grid, cfg, run.seed)
     return (grid,)
 
 
@@ -320,9 +317,8 @@ def _(mo):
 
 
 @app.cell
-def _(cached, cfg, gk, run):
-    nu_res = cached("grokking-nu-sweep", gk.nu_sweep, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed))
+def _(cfg, gk, run):
+    nu_res = run.cached("grokking-nu-sweep", gk.nu_sweep, cfg, run.seed)
     return (nu_res,)
 
 
@@ -356,9 +352,8 @@ def _(mo):
 
 
 @app.cell
-def _(cached, cfg, gk, run):
-    n_res = cached("grokking-sample-sizes", gk.sample_size_sweep, config=cfg, profile=run.profile,
-                   args=(cfg, run.seed))
+def _(cfg, gk, run):
+    n_res = run.cached("grokking-sample-sizes", gk.sample_size_sweep, cfg, run.seed)
     return (n_res,)
 
 
@@ -394,9 +389,8 @@ def _(mo):
 
 
 @app.cell
-def _(cached, cfg, gk, run):
-    elim = cached("grokking-elimination", gk.elimination_tradeoff, config=cfg, profile=run.profile,
-                  args=(cfg, run.seed))
+def _(cfg, gk, run):
+    elim = run.cached("grokking-elimination", gk.elimination_tradeoff, cfg, run.seed)
     return (elim,)
 
 
@@ -438,9 +432,8 @@ def _(mo):
 
 
 @app.cell
-def _(cached, cfg, gk, run, torch_device):
-    nn_run = cached("grokking-nn-grid", gk.nn_grid, config=cfg, profile=run.profile,
-                    args=(cfg, run.seed), kwargs={"device": str(torch_device)})
+def _(cfg, gk, run, torch_device):
+    nn_run = run.cached("grokking-nn-grid", gk.nn_grid, cfg, run.seed, device=str(torch_device))
     return (nn_run,)
 
 

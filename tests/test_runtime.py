@@ -229,6 +229,49 @@ def test_cache_rebuilds_after_a_helper_changes(fixture_packages, tmp_path):
     assert len(calls) == 2
 
 
+def _labelled(n, label="none"):
+    _labelled.calls += 1
+    return {"n": n, "label": label}
+
+
+_labelled.calls = 0
+
+
+def test_run_cached_keys_profile_seed_and_the_chapter_package(tmp_path, monkeypatch):
+    from icmlbook.runtime import Run
+    from icmlbook.runtime import cache as cache_mod
+
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
+    digests = {}
+    real_digest = cache_mod.package_digest
+    monkeypatch.setattr(cache_mod, "package_digest", lambda pkg: digests.get(pkg, "") + real_digest(pkg))
+    _labelled.calls = 0
+    run = Run("grokking", "smoke", 0)
+    # name and fn are positional-only: a keyword called ``name`` goes to fn
+    assert run.cached("lab", _labelled, 3, label="a") == {"n": 3, "label": "a"}
+    assert run.cached("lab", _labelled, 3, label="a") == {"n": 3, "label": "a"}
+    assert _labelled.calls == 1
+    run.cached("lab", _labelled, 3, label="b")
+    run.cached("lab", _labelled, 4, label="a")
+    assert _labelled.calls == 3  # arguments are in the key
+    Run("grokking", "smoke", 1).cached("lab", _labelled, 3, label="a")
+    Run("grokking", "default", 0).cached("lab", _labelled, 3, label="a")
+    assert _labelled.calls == 5  # so are the seed and the profile
+    digests["icmlbook.ftrl_preference_graphs"] = "edited"  # another chapter's package changes: still a hit
+    run.cached("lab", _labelled, 3, label="a")
+    assert _labelled.calls == 5
+    digests["icmlbook.grokking"] = "edited"  # this chapter's package changes: computed again
+    run.cached("lab", _labelled, 3, label="a")
+    assert _labelled.calls == 6
+    assert len(list((tmp_path / "lab").glob("*.pkl"))) == 6
+    # the off switch the executor and the tests use
+    monkeypatch.setenv("ICMLBOOK_NO_CACHE", "1")
+    run.cached("lab", _labelled, 3, label="a")
+    run.cached("lab", _labelled, 3, label="a")
+    assert _labelled.calls == 8 and len(list((tmp_path / "lab").glob("*.pkl"))) == 6
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])
 def test_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
     _produce.calls = 0

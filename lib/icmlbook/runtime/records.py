@@ -3,6 +3,7 @@ commit, claims). A chapter opens a run at its top and closes it at its end:
 
     run = start_run("grokking", profile=profile, seed=seed)
     ...
+    grid = run.cached("grokking-eta-lam-grid", gk.eta_lam_grid, cfg, run.seed)   # an expensive artefact
     run.finish(ledger)          # writes the record when the book's executor runs the chapter
     run.provenance()            # an HTML box for the page
 
@@ -22,12 +23,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
+from .cache import cached as _cached
 from .claims import ClaimsLedger
 from .context import RECORD_ENV, in_marimo, under_executor
 from .device import describe_device
 from .profiles import check_profile, check_seed
+
+T = TypeVar("T")
 
 #: the packages whose versions a run record lists
 TRACKED_PACKAGES = ("numpy", "scipy", "torch", "scikit-learn", "matplotlib", "plotly", "networkx",
@@ -92,6 +96,18 @@ class Run:
         self.started = time.time()
         self.started_perf = time.perf_counter()
         self.record: dict[str, Any] | None = None
+
+    def cached(self, name: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` through the artefact cache (:func:`icmlbook.runtime.cached`).
+
+        The key holds what this run knows: its profile and seed, the source of every module of the
+        chapter's package ``icmlbook.<chapter>`` (and of ``fn``'s own package, and of ``icmlbook.runtime``),
+        the torch/numpy/scipy versions, ``name``, ``fn``'s source and the canonical arguments. So a
+        notebook writes ``run.cached("grokking-nu-sweep", gk.nu_sweep, cfg, run.seed)`` and nothing else;
+        ``ICMLBOOK_NO_CACHE=1`` (the executor's and the tests' off switch) still computes afresh.
+        """
+        return _cached(name, fn, config={"seed": self.seed}, profile=self.profile, args=args, kwargs=kwargs,
+                       chapter=self.chapter)
 
     def finish(self, ledger: ClaimsLedger | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Close the run; write the record to ``$ICMLBOOK_RECORD`` when the executor asked for one."""
