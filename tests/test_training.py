@@ -363,3 +363,63 @@ def test_grokking_network_on_the_trainer_matches_its_bare_loop(optimizer, steps,
     assert np.array_equal(run.t_grok, t_grok)
     if stop_factor:  # the early stop was exercised: the weight-decayed model grokked and the run ended early
         assert np.isfinite(t_grok[0]) and run.steps[-1] < steps
+
+
+def _loes_bare_loop(train, y_train, val, y_val, test, y_test, n_classes, *, epochs, batch_size, fused_width, seed,
+                    georeg_weight, lr=1e-3, weight_decay=1e-4):
+    """The LOES head's former loop (frozen backbone): AdamW, torch's cosine annealing, per-epoch shuffles,
+    GeoReg from its own generator, best-validation checkpoint evaluated on test."""
+    import copy
+
+    from icmlbook.loes_layer_geometry.geometry import georeg_loss
+    from icmlbook.loes_layer_geometry.heads import LayerFusionHead
+
+    gen, geo_gen = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed + 1)
+    torch.manual_seed(seed)
+    t = lambda a: torch.as_tensor(np.asarray(a), dtype=torch.float32)
+    Xtr, Xva, Xte = ([t(x) for x in split] for split in (train, val, test))
+    ytr = torch.as_tensor(y_train)
+    head = LayerFusionHead([x.shape[1] for x in Xtr], n_classes, fused_width)
+    opt = torch.optim.AdamW([{"params": list(head.parameters()), "lr": lr}], weight_decay=weight_decay)
+    spe = -(-len(ytr) // batch_size)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * spe, eta_min=1e-6)
+    best = (-1.0, -1, None)
+    for epoch in range(epochs):
+        head.train()
+        perm = torch.randperm(len(ytr), generator=gen)
+        for s in range(spe):
+            idx = perm[s * batch_size:(s + 1) * batch_size]
+            f = head.embed([x[idx] for x in Xtr])
+            loss = nn.functional.cross_entropy(head.probe(f), ytr[idx])
+            if georeg_weight > 0:
+                loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=geo_gen)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+        head.eval()
+        with torch.no_grad():
+            acc = float((head(Xva).argmax(1).numpy() == np.asarray(y_val)).mean())
+        if acc > best[0]:
+            best = (acc, epoch, copy.deepcopy(head.state_dict()))
+    head.load_state_dict(best[2])
+    with torch.no_grad():
+        emb = head.embed(Xte)
+    return best[0], best[1], float((head.probe(emb).argmax(1).numpy() == np.asarray(y_test)).mean()), emb.numpy()
+
+
+@pytest.mark.parametrize("georeg_weight", [0.0, 0.5])
+def test_loes_head_on_the_trainer_matches_its_bare_loop(georeg_weight):
+    import icmlbook.loes_layer_geometry as lg
+
+    rng = np.random.default_rng(0)
+    n, y = 240, rng.integers(0, 3, 240)
+    layers = [(rng.normal(size=(n, 10)) + (l == 1) * 0.7 * y[:, None]).astype(np.float32) for l in range(3)]
+    tr, va, te = slice(0, 150), slice(150, 200), slice(200, None)
+    sp = lambda s: [x[s] for x in layers]
+    kw = dict(epochs=5, batch_size=32, fused_width=24, seed=4, georeg_weight=georeg_weight)
+    with torch_threads(1):
+        res = lg.train_head(sp(tr), y[tr], sp(va), y[va], sp(te), y[te], 3, **kw)
+        val, epoch, test, emb = _loes_bare_loop(sp(tr), y[tr], sp(va), y[va], sp(te), y[te], 3, **kw)
+    assert (res.val_accuracy, res.best_epoch, res.test_accuracy) == (val, epoch, test)
+    assert np.array_equal(res.test_embedding, emb)

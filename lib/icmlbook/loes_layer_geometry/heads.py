@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from ..runtime.device import cpu_threads
+from ..training import AuxiliaryLoss, Evaluate, ShuffledBatches, Trainer, TrainerConfig
 from .geometry import georeg_loss
 
 __all__ = ["LayerFusionHead", "HeadResult", "train_head"]
@@ -133,7 +134,6 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
                     raise ValueError(f"{name} embeddings of layer {l} have {np.asarray(split[l]).shape[0]} rows "
                                      f"but {len(yy)} labels")
     t0 = time.perf_counter()
-    gen = torch.Generator().manual_seed(int(seed))
     # GeoReg's class triples come from their own stream, so switching it on leaves the batch order unchanged
     # and the on/off comparison is paired
     geo_gen = torch.Generator().manual_seed(int(seed) + 1)
@@ -170,34 +170,36 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
         groups.append({"params": list(enc.parameters()), "lr": encoder_lr})
     opt = torch.optim.AdamW(groups, weight_decay=weight_decay)
     n = ytr.shape[0]
-    steps_per_epoch = max(1, -(-n // batch_size))
+    batches = ShuffledBatches(n, batch_size, seed=int(seed), device=dev)   # a fresh permutation per epoch
+    steps_per_epoch = batches.steps_per_epoch
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch, eta_min=1e-6)
-    best = (-1.0, -1, None, None)
-    for epoch in range(epochs):
-        head.train()
-        perm = torch.randperm(n, generator=gen).to(dev)
-        for s in range(steps_per_epoch):
-            idx = perm[s * batch_size:(s + 1) * batch_size]
-            f = head.embed(features(Xtr, idx))
-            loss = nn.functional.cross_entropy(head.probe(f), ytr[idx])
-            if georeg_weight > 0:
-                loss = loss + georeg_loss(f, ytr[idx], weight=georeg_weight, generator=geo_gen)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-        head.eval()
-        with torch.no_grad():
-            acc = float((head(features(Xva)).argmax(1).cpu().numpy() == yva).mean())
-        if acc > best[0]:
-            best = (acc, epoch, copy.deepcopy(head.state_dict()),
-                    copy.deepcopy(enc.state_dict()) if enc is not None else None)
-    head.load_state_dict(best[2])
+
+    def loss_fn(model, idx):
+        f = model.embed(features(Xtr, idx))
+        return nn.functional.cross_entropy(model.probe(f), ytr[idx]), {"features": f, "labels": ytr[idx]}
+
+    def val_accuracy(model):
+        return {"val_accuracy": float((model(features(Xva)).argmax(1).cpu().numpy() == yva).mean())}
+
+    # the best-validation checkpoint (head and fine-tuned encoder), evaluated after every epoch
+    best = Evaluate(val_accuracy, every=steps_per_epoch, keep_best="val_accuracy",
+                    extra_state=(lambda: enc.state_dict()) if enc is not None else None)
+    callbacks = [best]
+    if georeg_weight > 0:
+        callbacks.append(AuxiliaryLoss("georeg", lambda m, idx, out: georeg_loss(
+            out["features"], out["labels"], weight=georeg_weight, generator=geo_gen), generator=geo_gen))
+    Trainer(head, opt, loss_fn, batches, TrainerConfig(steps=epochs * steps_per_epoch, schedule=None,
+                                                       device=dev.type, show_progress=False),
+            callbacks, scheduler=sched).run()
+    best_epoch = best.best_step // steps_per_epoch - 1
+    head_state, enc_state = best.best_state if enc is not None else (best.best_state, None)
+    head.load_state_dict(head_state)
     head.eval()
     if enc is not None:
-        enc.load_state_dict(best[3])
+        enc.load_state_dict(enc_state)
     with torch.no_grad():
         emb = head.embed(features(Xte))
         test_acc = float((head.probe(emb).argmax(1).cpu().numpy() == yte).mean())
     n_par = sum(p.numel() for p in head.parameters())
-    return HeadResult(best[0], test_acc, best[1], time.perf_counter() - t0, emb.cpu().numpy(), n_par, layers)
+    return HeadResult(best.best_value, test_acc, best_epoch, time.perf_counter() - t0, emb.cpu().numpy(), n_par,
+                      layers)
