@@ -451,6 +451,11 @@ def test_declared_config_reports_every_bad_field_and_checks_defaults():
 def test_declared_config_is_a_frozen_dataclass():
     cfg = _Decl.for_profile("smoke", _DECL_PRESETS, lr=1)
     assert cfg.n == 3 and cfg.lr == 1.0 and isinstance(cfg.lr, float)  # an int is a fine float
+    from_numpy = _Decl(n=np.int64(4), lr=np.float64(0.5), sizes=tuple(np.arange(3, 5)))
+    assert (from_numpy.n, from_numpy.lr, from_numpy.sizes) == (4, 0.5, (3, 4))
+    assert type(from_numpy.n) is int and type(from_numpy.sizes[0]) is int and type(from_numpy.lr) is float
+    with pytest.raises(ConfigError, match=r"^flag=np.True_ is not allowed"):
+        _Decl(flag=np.bool_(True))
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.n = 4
     assert dataclasses.replace(cfg, n=7).n == 7 and cfg.n == 3

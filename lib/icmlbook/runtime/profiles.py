@@ -7,9 +7,10 @@ feasible and is meant for a GPU. A profile changes sizes, never the code path.
 How to declare a config
 -----------------------
 Each chapter declares one frozen config class whose constraints are written **on the fields** (pydantic
-v2 dataclasses underneath, strict: a bool is not an int, a string is not a number, a list is not a
-tuple, NaN and infinity are not numbers), one ``validate`` method for the checks that involve several
-fields, and a preset per profile::
+v2 dataclasses underneath, strict: a bool is not an int, ``2.0`` is not an int, a string is not a
+number, a list is not a tuple, NaN and infinity are not numbers; an int is a fine float, and numpy's
+integers and floats are taken as the Python numbers they are), one ``validate`` method for the checks
+that involve several fields, and a preset per profile::
 
     from ..runtime.profiles import (Float, Grid, Int, IntGrid, OneOf, PositiveFloat, Probability,
                                     ProfileConfig, profile_config)
@@ -51,13 +52,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 import types
 import typing
 from typing import Annotated, Any, Literal, Mapping, TypeVar, get_args, get_origin
 
 import annotated_types
 import pydantic
-from pydantic import AfterValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, ValidationError
 
 ProfileName = Literal["smoke", "default", "full"]
 PROFILES: tuple[str, ...] = get_args(ProfileName)
@@ -177,9 +179,17 @@ def _bounds(ge=None, gt=None, le=None, lt=None) -> dict[str, Any]:
     return {k: v for k, v in {"ge": ge, "gt": gt, "le": le, "lt": lt}.items() if v is not None}
 
 
+def _plain_int(value: Any) -> Any:
+    """numpy's integers (``np.int64(3)``, what ``np.arange`` yields) as Python ints; everything else untouched."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+        return int(value)
+    return value
+
+
 def Int(*, ge: int | None = None, gt: int | None = None, le: int | None = None, lt: int | None = None) -> Any:
-    """An integer (never a bool) within the bounds: ``ge``/``gt`` lower (non-strict/strict), ``le``/``lt`` upper."""
-    return Annotated[int, Field(strict=True, **_bounds(ge, gt, le, lt))]
+    """An integer within the bounds: ``ge``/``gt`` lower (non-strict/strict), ``le``/``lt`` upper. Never a
+    bool, a float (not even ``2.0``) or a string; a numpy integer is taken as the int it is."""
+    return Annotated[int, BeforeValidator(_plain_int), Field(strict=True, **_bounds(ge, gt, le, lt))]
 
 
 def Float(*, ge: float | None = None, gt: float | None = None, le: float | None = None,
