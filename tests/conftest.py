@@ -1,16 +1,26 @@
 """Shared fixtures: every test seeded, no network except loopback, GPU tests skipped without CUDA, and
-one smoke build of the whole book (every chapter executed by papermill, the site built) shared by the
-chapter and site tests."""
+the two executions of every chapter that the test command allows itself:
+
+- ``smoke_book``: one smoke build of the whole book (every chapter executed by papermill, the site
+  built), shared by the chapter, pipeline and site tests;
+- ``marimo_runs``: every chapter run by marimo itself (``marimo export html``, the live path) with the
+  same seed and threads and the artefact cache off, chapters side by side on the cores; its run record
+  is compared with the papermill run's (the determinism test and the live-path test in one execution).
+
+No other test executes a real chapter (pipeline tests use the fixture chapters in tests/fixtures)."""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import ipaddress
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,7 +76,42 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
 
 
-# -- one smoke build of the book -------------------------------------------------------------------
+# -- the chapters' two executions -----------------------------------------------------------------
+#: ICMLBOOK_TEST_CHAPTERS=grokking,... restricts the chapter executions to a few chapters (a developer's
+#: quick check; the test command runs them all)
+TEST_CHAPTERS_ENV = "ICMLBOOK_TEST_CHAPTERS"
+#: wall times of the execution phases of this session, written to build/test-times.json at the end
+#: (`make bench --chapters` reads them to project the test command's time)
+PHASES: dict = {}
+_SESSION_START = time.perf_counter()
+
+
+def chapters_under_test() -> list[str]:
+    from icmlbook.pipeline.site import available_chapters
+
+    chapters = available_chapters()
+    chosen = os.environ.get(TEST_CHAPTERS_ENV)
+    if not chosen:
+        return chapters
+    picked = [s.strip() for s in chosen.split(",") if s.strip()]
+    unknown = sorted(set(picked) - set(chapters))
+    if unknown:
+        raise pytest.UsageError(f"{TEST_CHAPTERS_ENV}={chosen!r}: not chapters: {', '.join(unknown)}; "
+                                f"available: {', '.join(chapters)}")
+    return [s for s in chapters if s in picked]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not PHASES:
+        return
+    out = ROOT / "build" / "test-times.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(dict(PHASES, session_seconds=round(time.perf_counter() - _SESSION_START, 1),
+                                   chapters=chapters_under_test(), cores=os.cpu_count(),
+                                   tests_collected=session.testscollected, exit_status=int(exitstatus),
+                                   finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())), indent=1))
+
+
 GENERATED = {"chapters", "_build", "_toc.yml", "scoreboard.md", "build-report.md"}
 
 
@@ -94,10 +139,76 @@ def smoke_book(tmp_path_factory):
     base = tmp_path_factory.mktemp("smoke-book")
     book = copy_book_sources(base / "book")
     env = pipeline_env(book, base / "cache")
-    proc = subprocess.run([PY, "-m", "icmlbook.pipeline", "book", "--profile", "smoke", "--force"],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run([PY, "-m", "icmlbook.pipeline", "book", "--profile", "smoke", "--force",
+                           "--chapters", ",".join(chapters_under_test())], cwd=ROOT, env=env, capture_output=True, text=True)
+    PHASES["papermill_smoke_book_seconds"] = round(time.perf_counter() - t0, 1)  # execution + site build
+    took = re.search(r"execution took ([\d.]+) s", proc.stdout)
+    if took:
+        PHASES["papermill_execution_seconds"] = float(took.group(1))
     if proc.returncode != 0:
         pytest.fail(f"smoke build of the book failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-4000:]}")
     records = {p.name.split(".")[0]: json.loads(p.read_text()) for p in (book / "chapters").glob("*.record.json")}
     return {"book": book, "site": book / "_build" / "html", "records": records, "env": env,
             "stdout": proc.stdout, "base": base}
+
+
+MARIMO_TIMEOUT = 1800  # seconds per chapter: a hung chapter fails its test instead of hanging the suite
+
+
+def marimo_env(base: Path, slug: str, threads: int | None) -> dict[str, str]:
+    """The environment of a live-path run: the executor's determinism settings (hash seed, threads), no
+    artefact cache (the run shares nothing with the papermill run but the seed), a run record to compare."""
+    env = dict(os.environ, ICMLBOOK_NO_CACHE="1", ICMLBOOK_CACHE_DIR=str(base / "cache" / slug),
+               ICMLBOOK_RECORD=str(base / f"{slug}.record.json"), PYTHONHASHSEED="0")
+    env.pop("ICMLBOOK_EXECUTOR", None)
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if threads:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(threads)
+    return env
+
+
+def run_under_marimo(slug: str, source: Path, base: Path, threads: int | None, profile: str = "smoke",
+                     seed: int = 0) -> dict:
+    """``marimo export html`` executes every cell of the notebook in marimo's own runtime."""
+    out = base / f"{slug}.html"
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([PY, "-m", "marimo", "export", "html", str(source), "-o", str(out), "--",
+                               "--profile", profile, "--seed", str(seed)], cwd=ROOT, capture_output=True,
+                              text=True, env=marimo_env(base, slug, threads), timeout=MARIMO_TIMEOUT)
+        rc, log = proc.returncode, proc.stdout[-3000:] + proc.stderr[-3000:]
+    except subprocess.TimeoutExpired:
+        rc, log = None, f"marimo run of {slug} exceeded {MARIMO_TIMEOUT} s"
+    record = base / f"{slug}.record.json"
+    return {"rc": rc, "log": log, "html": out, "wall_seconds": time.perf_counter() - t0,
+            "record": json.loads(record.read_text()) if record.exists() else None}
+
+
+@pytest.fixture(scope="session")
+def marimo_runs(smoke_book, tmp_path_factory):
+    """Every chapter run once by marimo, as many at a time as there are cores (as the executor runs them),
+    each with the thread count its papermill run had."""
+    base = tmp_path_factory.mktemp("marimo-runs")
+    slugs = chapters_under_test()
+    t0 = time.perf_counter()
+    records = smoke_book["records"]
+    with cf.ThreadPoolExecutor(max_workers=max(1, min(len(slugs), os.cpu_count() or 1))) as pool:
+        futures = {s: pool.submit(run_under_marimo, s, ROOT / "chapters" / f"{s}.py", base,
+                                  records.get(s, {}).get("threads")) for s in slugs}
+        runs = {s: f.result() for s, f in futures.items()}
+    PHASES["marimo_runs_seconds"] = round(time.perf_counter() - t0, 1)
+    PHASES["marimo_chapter_seconds"] = {s: round(r["wall_seconds"], 1) for s, r in runs.items()}
+    return runs
+
+
+def assert_same_claims(first: dict, again: dict) -> None:
+    """Same seed, same claims, number for number; a claim decided by wall-clock time (``timed``) keeps its
+    statement and rule, its numbers may differ."""
+    assert [c["id"] for c in again["claims"]] == [c["id"] for c in first["claims"]]
+    for a, b in zip(first["claims"], again["claims"]):
+        if a.get("timed"):
+            assert (a["statement"], a["rule"]) == (b["statement"], b["rule"])
+        else:
+            assert a == b

@@ -229,3 +229,22 @@ def test_library_and_tests_pass_the_linter():
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "lib", "tests"], cwd=ROOT, capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+def test_live_path_run_is_compared_with_the_papermill_run(exported, tmp_path, monkeypatch):
+    """The machinery of the chapter tests' second execution, on the fixture chapter: marimo runs it with
+    the same seed and the cache off, writes a run record, and its claims equal papermill's."""
+    from tests.conftest import assert_same_claims, run_under_marimo
+
+    record = tmp_path / "papermill.json"
+    monkeypatch.setenv(EXECUTOR_ENV, "1")
+    monkeypatch.setenv(RECORD_ENV, str(record))
+    assert execute_one(exported, tmp_path / "executed.ipynb", "smoke", 0, cell_timeout=120) == 0
+    monkeypatch.delenv(EXECUTOR_ENV)
+    live = run_under_marimo("tiny_chapter", FIXTURES / "tiny_chapter.py", tmp_path / "live", threads=1)
+    assert live["rc"] == 0, live["log"]
+    assert live["record"]["profile"] == "smoke"
+    assert_same_claims(json.loads(record.read_text()), live["record"])
+    other = run_under_marimo("tiny_chapter", FIXTURES / "tiny_chapter.py", tmp_path / "live3", threads=1, seed=3)
+    with pytest.raises(AssertionError):  # the comparison can fail: another seed gives another mean
+        assert_same_claims(json.loads(record.read_text()), other["record"])

@@ -1,8 +1,10 @@
 """Run the benchmarks: ``python -m tests.benchmarks [--only grokking] [--chapters] [--profiles smoke,default]``.
 
 Kernel benchmarks come from ``tests/benchmarks/bench_<slug>.py``; ``--chapters`` also times every chapter's
-full execution through the pipeline (forced, artefact cache off) in the given profiles. Results are printed
-and written to build/bench.json."""
+full execution through the pipeline (forced, artefact cache off) in the given profiles, names every chapter
+over its profile's budget (smoke: 90 s on 2 cores, the test command runs it twice) and projects the test
+command's time for the chapters present and for the book's planned chapters. Results are printed and
+written to build/bench.json."""
 
 from __future__ import annotations
 
@@ -80,6 +82,61 @@ def chapter_times(profiles: list[str], only: str | None) -> list[dict]:
     return rows
 
 
+#: wall-time budget of one chapter execution per profile, on 2 cores (DEVELOPERS.md)
+BUDGETS = {"smoke": 90.0, "default": 600.0}
+EXECUTIONS_PER_CHAPTER = 2   # the test command: the papermill smoke run and the marimo run
+
+
+def over_budget(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r["profile"] in BUDGETS and (r["status"] != "ok" or r["wall_seconds"] > BUDGETS[r["profile"]])]
+
+
+def parallel_phase_seconds(walls: list[float], cores: int) -> float:
+    """Wall time of running these chapter executions ``cores`` at a time (longest first onto the least
+    loaded core). Assumes a chapter on one core of a busy machine takes what it took alone with all cores:
+    the bench times chapters as ``make book`` runs one, the test command runs them side by side at one
+    thread each, so this is a lower bound when a chapter's own threads speed it up."""
+    loads = [0.0] * max(1, cores)
+    for w in sorted(walls, reverse=True):
+        loads[loads.index(min(loads))] += w
+    return max(loads)
+
+
+def test_command_projection(rows: list[dict], n_planned: int, cores: int, times_file: Path) -> dict:
+    """Projected test-command time: the fixed part (unit tests, site build, browser checks; from the last
+    test command's build/test-times.json when there is one) plus two execution phases of the chapters."""
+    smoke = {r["chapter"]: r["wall_seconds"] for r in rows if r["profile"] == "smoke"}
+    if not smoke:
+        return {}
+    fixed = None
+    last = json.loads(times_file.read_text()) if times_file.exists() else {}
+    if last.get("session_seconds") and last.get("papermill_execution_seconds") and last.get("marimo_runs_seconds"):
+        # everything but the two execution phases (the smoke book's site build included) is fixed
+        fixed = last["session_seconds"] - last["marimo_runs_seconds"] - last["papermill_execution_seconds"]
+    phase = parallel_phase_seconds(list(smoke.values()), cores)
+    present = EXECUTIONS_PER_CHAPTER * phase
+    mean = sum(smoke.values()) / len(smoke)
+    at_plan = EXECUTIONS_PER_CHAPTER * parallel_phase_seconds([mean] * n_planned, cores)
+    at_budget = EXECUTIONS_PER_CHAPTER * parallel_phase_seconds([BUDGETS["smoke"]] * n_planned, cores)
+    return {"chapters": len(smoke), "cores": cores, "executions_seconds": round(present, 1),
+            "fixed_seconds": None if fixed is None else round(fixed, 1), "fixed_from": str(times_file) if fixed else None,
+            "planned_chapters": n_planned, "planned_at_mean_seconds": round(at_plan, 1),
+            "planned_at_budget_seconds": round(at_budget, 1)}
+
+
+def print_projection(p: dict) -> None:
+    if not p:
+        return
+    fixed = p["fixed_seconds"]
+    fx = f"{fixed:.0f} s fixed (unit tests, site build, browser; from {p['fixed_from']})" if fixed is not None else \
+        "the fixed part unknown (run the test command once: it writes build/test-times.json)"
+    tot = lambda x: f"~{(x + (fixed or 0)) / 60:.1f} min" + ("" if fixed is not None else " + fixed part")
+    print(f"\nProjected test command on {p['cores']} cores: {p['chapters']} chapter(s) x {EXECUTIONS_PER_CHAPTER} "
+          f"executions = {p['executions_seconds']:.0f} s, {fx}: {tot(p['executions_seconds'])}")
+    print(f"  at the {p['planned_chapters']} planned chapters: {tot(p['planned_at_mean_seconds'])} if each smoke "
+          f"takes this mean; {tot(p['planned_at_budget_seconds'])} if each uses its whole {BUDGETS['smoke']:.0f} s budget")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", default=None, help="one chapter slug")
@@ -88,7 +145,18 @@ def main() -> int:
     args = parser.parse_args()
     results = {"kernels": kernel_benchmarks(args.only)}
     if args.chapters:
-        results["chapters"] = chapter_times(args.profiles.split(","), args.only)
+        from icmlbook.pipeline.site import planned_slugs
+
+        rows = chapter_times(args.profiles.split(","), args.only)
+        results["chapters"] = rows
+        for r in over_budget(rows):
+            print(f"OVER BUDGET: {r['chapter']} in {r['profile']}: {r['status']}, {r['wall_seconds']:.1f} s "
+                  f"(budget {BUDGETS[r['profile']]:.0f} s)", flush=True)
+        if not over_budget(rows):
+            print("every chapter within its budget (" + ", ".join(f"{k} <= {v:.0f} s" for k, v in BUDGETS.items()) + ")")
+        results["test_command_projection"] = test_command_projection(
+            rows, len(planned_slugs()), os.cpu_count() or 1, ROOT / "build" / "test-times.json")
+        print_projection(results["test_command_projection"])
     out = ROOT / "build" / "bench.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1))
