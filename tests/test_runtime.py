@@ -448,6 +448,23 @@ def test_declared_config_reports_every_bad_field_and_checks_defaults():
         _BadDefault()
 
 
+def test_nested_tuples_and_optional_fields_are_described():
+    @profile_config
+    class _Shapes(ProfileConfig):
+        shapes: TupleOf(TupleOf(Int(ge=2), min_len=2, unique=False)) = ((3, 3), (2, 2, 2))
+        cap: Int(ge=1) | None = None
+
+    assert _Shapes(cap=4).cap == 4 and _Shapes().shapes == ((3, 3), (2, 2, 2))
+    with pytest.raises(ConfigError) as err:
+        _Shapes(shapes=((3, 3), (2, 1)))
+    assert str(err.value) == ("shapes=((3, 3), (2, 1)) is not allowed; shapes must be a tuple of one or more distinct "
+                              "entries, each a tuple of at least 2 entries, each an integer >= 2; entry 1[1] is 1")
+    with pytest.raises(ConfigError, match=r"; it repeats \(3, 3\)$"):
+        _Shapes(shapes=((3, 3), (3, 3)))
+    with pytest.raises(ConfigError, match=r"^cap=0 is not allowed; cap must be an integer >= 1, or None"):
+        _Shapes(cap=0)
+
+
 def test_declared_config_is_a_frozen_dataclass():
     cfg = _Decl.for_profile("smoke", _DECL_PRESETS, lr=1)
     assert cfg.n == 3 and cfg.lr == 1.0 and isinstance(cfg.lr, float)  # an int is a fine float

@@ -367,16 +367,18 @@ def format_config_errors(cls: type, err: ValidationError, args: tuple = (), kwar
             continue
         info = fields.get(name)
         allowed = describe_type(info.annotation, info.metadata) if info is not None else "valid"
-        detail = ""
-        if len(loc) > 1:
-            detail = f"; entry {loc[1]} is {e.get('input')!r}"
-        elif e["type"] == "too_short" and isinstance(value, (tuple, list)):
-            detail = f"; it has {len(value)}"
-        elif e["type"] == "value_error":
-            detail = f"; {e['ctx']['error']}"
-        elif e["type"] in ("int_type", "float_type", "bool_type", "string_type", "tuple_type", "finite_number"):
-            detail = f"; got {type(value).__name__}" if e["type"] != "finite_number" else ""
-        lines.append(f"{name}={value!r} is not allowed; {name} must be {allowed}{detail}")
+        details = []
+        index = [i for i in loc[1:] if isinstance(i, int)]  # pydantic may add the tag of a union member
+        if index:  # an entry of a tuple (``entry 2[0]`` inside a tuple of tuples)
+            path = str(index[0]) + "".join(f"[{i}]" for i in index[1:])
+            details.append(f"entry {path} is {e.get('input')!r}")
+        if e["type"] == "too_short" and len(loc) == 1 and isinstance(value, (tuple, list)):
+            details.append(f"it has {len(value)}")
+        elif e["type"] in ("value_error", "assertion_error"):
+            details.append(str(e["ctx"]["error"]))
+        elif e["type"] in ("int_type", "float_type", "bool_type", "string_type", "tuple_type") and len(loc) == 1:
+            details.append(f"got {type(value).__name__}")
+        lines.append(f"{name}={value!r} is not allowed; {name} must be {allowed}" + "".join(f"; {d}" for d in details))
     return "\n".join(lines) if lines else str(err)
 
 
