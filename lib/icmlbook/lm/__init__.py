@@ -1,0 +1,23 @@
+"""The small-language-model lab shared by the language-model chapters: tokenisers, a small GPT with hook sites
+and two attention paths, KV-cache decoding, a mixture sampler with exact token accounting, offline corpora, a
+throughput calibration, and an opt-in adapter for a reader's local Hugging Face model. Training goes through
+:mod:`icmlbook.training`."""
+
+from .calibration import STANDARD_SIZES, Throughput, calibrate, measure_throughput
+from .corpora import STDLIB_MODULES, MarkovSource, StdlibCorpus, stdlib_corpus
+from .decode import generate, generate_texts
+from .hf import HFCausalLM, load_local_causal_lm
+from .hooks import SITE_KINDS, HookSites
+from .mixture import MixtureSampler, constant_weights, switch_weights
+from .model import GPT, GPTConfig, KVCache, RMSNorm, TokenEmbedding, apply_rope, lm_loss, rope_tables
+from .tokenize import BPETokenizer, ByteTokenizer, CharTokenizer
+
+__all__ = [
+    "BPETokenizer", "ByteTokenizer", "CharTokenizer",
+    "GPT", "GPTConfig", "KVCache", "RMSNorm", "TokenEmbedding", "apply_rope", "lm_loss", "rope_tables",
+    "HookSites", "SITE_KINDS", "generate", "generate_texts",
+    "MixtureSampler", "constant_weights", "switch_weights",
+    "STDLIB_MODULES", "StdlibCorpus", "stdlib_corpus", "MarkovSource",
+    "STANDARD_SIZES", "Throughput", "calibrate", "measure_throughput",
+    "HFCausalLM", "load_local_causal_lm",
+]

@@ -1,0 +1,88 @@
+"""Batched decoding: greedy or sampled, with a KV cache, stop tokens and banned tokens.
+
+``generate(model, prompts, max_new_tokens)`` continues every row of ``prompts`` (B, T) (rows of one length;
+:func:`generate_texts` groups prompts of different lengths). Each step feeds only the new token when
+``use_cache`` (the keys and values of the past stay in a :class:`~icmlbook.lm.model.KVCache`), or the whole
+sequence again otherwise; both give the same tokens. ``temperature=0`` is greedy (argmax; ties to the lowest
+id), otherwise tokens are drawn from softmax(logits / temperature), optionally restricted to the ``top_k``
+largest, with ``generator``. ``banned`` ids get probability zero (e.g. skill tokens that must not be emitted).
+A row that emits a ``stop`` id is finished: later positions hold ``pad_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import torch
+
+from .model import KVCache
+
+__all__ = ["generate", "generate_texts"]
+
+
+@torch.no_grad()
+def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: float = 0.0,
+             top_k: int | None = None, generator: torch.Generator | None = None, stop: Iterable[int] = (),
+             banned: Iterable[int] = (), pad_id: int = 0, use_cache: bool = True) -> torch.Tensor:
+    """Return the new tokens, (B, max_new_tokens) int64 (``pad_id`` after a row's stop token)."""
+    if prompts.dim() != 2 or prompts.shape[1] < 1:
+        raise ValueError(f"prompts must be (batch, time>=1) token ids; got shape {tuple(prompts.shape)}")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens={max_new_tokens!r} is not allowed; it must be an integer >= 0")
+    if temperature < 0:
+        raise ValueError(f"temperature={temperature!r} is not allowed; it must be >= 0 (0 = greedy)")
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k={top_k!r} is not allowed; it must be >= 1 or None")
+    was = model.training
+    model.eval()
+    B = prompts.shape[0]
+    stop_ids = torch.tensor(sorted(set(int(s) for s in stop)), dtype=torch.long, device=prompts.device)
+    banned_ids = sorted(set(int(b) for b in banned))
+    out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=prompts.device)
+    done = torch.zeros(B, dtype=torch.bool, device=prompts.device)
+    cache = KVCache(len(model.blocks)) if use_cache and hasattr(model, "blocks") else None
+    seq = prompts
+    feed = prompts
+    try:
+        for t in range(max_new_tokens):
+            logits = model(feed, cache=cache) if cache is not None else model(seq)
+            logits = logits[:, -1, :].float()                                     # (B, V)
+            if banned_ids:
+                logits[:, banned_ids] = float("-inf")
+            if temperature == 0.0:
+                nxt = logits.argmax(-1)
+            else:
+                logits = logits / temperature
+                if top_k is not None and top_k < logits.shape[-1]:
+                    kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]
+                    logits = logits.masked_fill(logits < kth, float("-inf"))
+                nxt = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(1)
+            out[:, t] = torch.where(done, torch.full_like(nxt, pad_id), nxt)
+            if stop_ids.numel():
+                done = done | torch.isin(nxt, stop_ids)
+                if bool(done.all()):
+                    break
+            seq = torch.cat([seq, nxt[:, None]], dim=1)
+            feed = nxt[:, None]
+    finally:
+        model.train(was)
+    return out
+
+
+def generate_texts(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, **kwargs) -> list[str]:
+    """Decode strings: prompts of equal token length go in one batch; returns the continuations (up to the
+    stop token, which is dropped)."""
+    device = next(model.parameters()).device
+    encoded = [tokenizer.encode(p) for p in prompts]
+    results: list[str | None] = [None] * len(prompts)
+    by_len: dict[int, list[int]] = {}
+    for i, ids in enumerate(encoded):
+        by_len.setdefault(len(ids), []).append(i)
+    stop = set(int(s) for s in kwargs.get("stop", ()))
+    for _, rows in sorted(by_len.items()):
+        batch = torch.tensor([encoded[i] for i in rows], dtype=torch.long, device=device)
+        new = generate(model, batch, max_new_tokens, **kwargs).tolist()
+        for i, toks in zip(rows, new):
+            cut = next((j for j, tok in enumerate(toks) if tok in stop), len(toks))
+            results[i] = tokenizer.decode(toks[:cut])
+    return results  # type: ignore[return-value]

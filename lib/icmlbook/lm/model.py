@@ -1,0 +1,356 @@
+r"""A small GPT, in reading order (nanoGPT's shape): norms, rotary positions, attention, MLP, block, config,
+model.
+
+One pre-norm block computes, on the residual stream :math:`x` of shape (B, T, d),
+
+.. math::  x \leftarrow x + \mathrm{Attn}(\mathrm{Norm}(x)), \qquad x \leftarrow x + \mathrm{MLP}(\mathrm{Norm}(x)),
+
+with causal multi-head attention :math:`\mathrm{softmax}(q k^\top/\sqrt{d_h} + M)\,v` (q, k, v and the output as
+four separate matrices; optional RMS normalisation of q and k per head, "QK-norm"), and an MLP that is either
+SwiGLU, :math:`W_\mathrm{down}(\mathrm{silu}(W_\mathrm{gate}x)\odot W_\mathrm{up}x)` (Shazeer 2020), or GELU,
+:math:`W_\mathrm{down}\,\mathrm{gelu}(W_\mathrm{up}x)`. Positions are rotary (RoPE, Su et al. 2021: channel
+pairs of q and k rotated by angle :math:`t\,\theta^{-2i/d_h}`) or a learned table added to the embeddings. The
+head is tied to the embedding table or separate. No biases.
+
+Attention has two paths with the same numbers: ``attn="sdpa"`` (torch's fused scaled-dot-product attention)
+and ``attn="explicit"`` (softmax written out; ``return_attn=True`` returns the probabilities (B, H, T, T_k) of
+every layer, with autograd). Decoding keeps keys and values in a :class:`KVCache`. Hook sites per layer:
+see :mod:`icmlbook.lm.hooks`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Literal
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .hooks import HookSites
+
+__all__ = ["GPTConfig", "GPT", "KVCache", "RMSNorm", "TokenEmbedding", "lm_loss"]
+
+
+# -- norms and positions ----------------------------------------------------------------------------------
+class RMSNorm(nn.Module):
+    r""":math:`x / \sqrt{\mathrm{mean}(x^2) + \epsilon} \cdot g` over the last axis (Zhang & Sennrich 2019)."""
+
+    def __init__(self, dim: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+
+
+def _norm(kind: str, dim: int) -> nn.Module:
+    return RMSNorm(dim) if kind == "rms" else nn.LayerNorm(dim, bias=False)
+
+
+def rope_tables(max_len: int, d_head: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of the rotary angles :math:`t\\,\\theta_i`, :math:`\\theta_i = \\mathrm{base}^{-2i/d_h}`,
+    each (max_len, d_head/2)."""
+    inv = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    ang = torch.arange(max_len, dtype=torch.float64)[:, None] * inv[None, :]
+    return ang.cos().float(), ang.sin().float()
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate channel pairs (i, i + d_h/2) of x (B, H, T, d_h) by the angles in cos/sin (T, d_h/2)."""
+    x1, x2 = x.chunk(2, dim=-1)
+    c, s = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.cat([x1 * c - x2 * s, x1 * s + x2 * c], dim=-1)
+
+
+class KVCache:
+    """Keys and values of every layer seen so far, (B, H, T_past, d_h) each; ``length`` = T_past."""
+
+    def __init__(self, n_layer: int):
+        self.k: list[torch.Tensor | None] = [None] * n_layer
+        self.v: list[torch.Tensor | None] = [None] * n_layer
+
+    @property
+    def length(self) -> int:
+        return 0 if self.k[0] is None else self.k[0].shape[2]
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.k[layer] is not None:
+            k = torch.cat([self.k[layer], k], dim=2)
+            v = torch.cat([self.v[layer], v], dim=2)
+        self.k[layer], self.v[layer] = k, v
+        return k, v
+
+
+class HookPoint(nn.Module):
+    """An identity whose forward hooks read or change the activation passing through (a named site)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+
+# -- attention and MLP ------------------------------------------------------------------------------------
+class Attention(nn.Module):
+    def __init__(self, cfg: GPTConfig, layer: int):
+        super().__init__()
+        self.layer, self.n_head, self.d_head = layer, cfg.n_head, cfg.d_head
+        inner = cfg.n_head * cfg.d_head
+        self.q = nn.Linear(cfg.d_model, inner, bias=False)
+        self.k = nn.Linear(cfg.d_model, inner, bias=False)
+        self.v = nn.Linear(cfg.d_model, inner, bias=False)
+        self.o = nn.Linear(inner, cfg.d_model, bias=False)
+        self.q_norm = RMSNorm(cfg.d_head) if cfg.qk_norm else None
+        self.k_norm = RMSNorm(cfg.d_head) if cfg.qk_norm else None
+        self.rope = cfg.positions == "rope"
+
+    def forward(self, x, rope_cs, cache: KVCache | None, past: int, attn: str, return_attn: bool):
+        B, T, _ = x.shape
+        split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)   # (B, H, T, d_h)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
+        if self.rope:
+            cos, sin = rope_cs
+            q, k = apply_rope(q, cos[past:past + T], sin[past:past + T]), apply_rope(k, cos[past:past + T],
+                                                                                      sin[past:past + T])
+        if cache is not None:
+            k, v = cache.update(self.layer, k, v)
+        Tk = k.shape[2]
+        probs = None
+        if attn == "sdpa" and not return_attn:
+            if past == 0:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            elif T == 1:
+                y = F.scaled_dot_product_attention(q, k, v)          # one new query sees every key
+            else:
+                mask = torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril(diagonal=past)
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        else:
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)          # (B, H, T, Tk)
+            mask = torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril(diagonal=past)
+            probs = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+            y = probs @ v                                                         # (B, H, T, d_h)
+        y = y.transpose(1, 2).reshape(B, T, self.n_head * self.d_head)
+        return self.o(y), probs
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.kind = cfg.mlp
+        self.up = nn.Linear(cfg.d_model, cfg.d_ff, bias=False)
+        self.gate = nn.Linear(cfg.d_model, cfg.d_ff, bias=False) if cfg.mlp == "swiglu" else None
+        self.down = nn.Linear(cfg.d_ff, cfg.d_model, bias=False)
+
+    def forward(self, x):
+        if self.gate is not None:
+            return self.down(F.silu(self.gate(x)) * self.up(x))
+        return self.down(F.gelu(self.up(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: GPTConfig, layer: int):
+        super().__init__()
+        self.norm1, self.attn = _norm(cfg.norm, cfg.d_model), Attention(cfg, layer)
+        self.norm2, self.mlp = _norm(cfg.norm, cfg.d_model), MLP(cfg)
+        self.resid_pre, self.attn_out, self.mlp_out, self.resid_post = HookPoint(), HookPoint(), HookPoint(), HookPoint()
+
+    def forward(self, x, rope_cs, cache, past, attn, return_attn):
+        x = self.resid_pre(x)
+        a, probs = self.attn(self.norm1(x), rope_cs, cache, past, attn, return_attn)
+        x = x + self.attn_out(a)
+        x = x + self.mlp_out(self.mlp(self.norm2(x)))
+        return self.resid_post(x), probs
+
+
+# -- config and model -------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class GPTConfig:
+    """Sizes and choices of a :class:`GPT`.
+
+    ``d_head`` defaults to ``d_model // n_head`` (``d_model`` must then be divisible by ``n_head``); with
+    ``d_head`` given, ``n_head`` defaults to ``d_model // d_head`` (a fixed head dimension across widths).
+    ``d_ff`` defaults to 4 d (GELU) or the parameter-matched 8d/3 rounded up to a multiple of 8 (SwiGLU).
+    """
+
+    vocab_size: int
+    n_layer: int = 2
+    d_model: int = 64
+    n_head: int | None = None
+    d_head: int | None = None
+    d_ff: int | None = None
+    max_len: int = 256
+    norm: Literal["rms", "layer"] = "rms"
+    positions: Literal["rope", "learned"] = "rope"
+    mlp: Literal["swiglu", "gelu"] = "swiglu"
+    qk_norm: bool = False
+    tie_embeddings: bool = False
+    rope_base: float = 10000.0
+    init_std: float = 0.02
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "n_layer", "d_model", "max_len"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name}={v!r} is not allowed; it must be an integer >= 1")
+        if self.d_head is not None:
+            if self.d_model % self.d_head:
+                raise ValueError(f"d_model={self.d_model} is not divisible by the head dimension d_head={self.d_head}")
+            object.__setattr__(self, "n_head", self.n_head or self.d_model // self.d_head)
+        else:
+            n_head = self.n_head or max(1, self.d_model // 64)
+            if self.d_model % n_head:
+                raise ValueError(f"d_model={self.d_model} is not divisible by n_head={n_head}")
+            object.__setattr__(self, "n_head", n_head)
+            object.__setattr__(self, "d_head", self.d_model // n_head)
+        if self.positions == "rope" and self.d_head % 2:
+            raise ValueError(f"RoPE needs an even head dimension; d_head={self.d_head}")
+        if self.d_ff is None:
+            d_ff = 4 * self.d_model if self.mlp == "gelu" else 8 * ((8 * self.d_model // 3 + 7) // 8)
+            object.__setattr__(self, "d_ff", d_ff)
+        for name, allowed in (("norm", ("rms", "layer")), ("positions", ("rope", "learned")),
+                              ("mlp", ("swiglu", "gelu"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}={getattr(self, name)!r} is not allowed; allowed values: {', '.join(allowed)}")
+
+
+class TokenEmbedding(nn.Module):
+    """The token table (V, d), optionally followed by ``extra`` trainable rows (n, d) for new tokens (ids V..V+n-1)
+    while the base table is frozen (:meth:`GPT.add_embedding_rows`)."""
+
+    def __init__(self, vocab_size: int, d_model: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(vocab_size, d_model))
+        self.register_parameter("extra", None)                   # (n, d) once rows are added
+
+    @property
+    def table(self) -> torch.Tensor:
+        return self.weight if self.extra is None else torch.cat([self.weight, self.extra], 0)
+
+    @property
+    def num_embeddings(self) -> int:
+        return self.weight.shape[0] + (0 if self.extra is None else self.extra.shape[0])
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return F.embedding(idx, self.table)
+
+
+class GPT(nn.Module, HookSites):
+    """A decoder-only transformer; ``forward(idx)`` -> logits (B, T, V).
+
+    ``forward(idx, cache=None, attn="sdpa", return_attn=False)``: with a :class:`KVCache` the positions continue
+    after the cached ones and the cache grows; ``attn="explicit"`` writes the softmax out; ``return_attn``
+    returns ``(logits, [probs of every layer])``.
+    """
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.n_hook_layers = cfg.n_layer
+        self.tok = TokenEmbedding(cfg.vocab_size, cfg.d_model)
+        self.pos = nn.Parameter(torch.empty(cfg.max_len, cfg.d_model)) if cfg.positions == "learned" else None
+        self.blocks = nn.ModuleList(Block(cfg, i) for i in range(cfg.n_layer))
+        self.norm = _norm(cfg.norm, cfg.d_model)
+        self.head = None if cfg.tie_embeddings else nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        self.register_parameter("head_extra", None)               # (n, d) once rows are added to an untied head
+        if cfg.positions == "rope":
+            cos, sin = rope_tables(cfg.max_len, cfg.d_head, cfg.rope_base)
+            self.register_buffer("rope_cos", cos, persistent=False)
+            self.register_buffer("rope_sin", sin, persistent=False)
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self) -> None:
+        """GPT-2's initialisation: N(0, init_std) everywhere, output projections (attention ``o``, MLP ``down``)
+        scaled by 1/sqrt(2 n_layer); norms at 1."""
+        std = self.cfg.init_std
+        for name, p in self.named_parameters():
+            if p.dim() < 2:
+                if name.endswith("weight") and p.dim() == 1:
+                    p.fill_(1.0)
+                continue
+            scale = 1.0 / math.sqrt(2 * self.cfg.n_layer) if name.endswith(("o.weight", "down.weight")) else 1.0
+            nn.init.normal_(p, std=std * scale)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tok.num_embeddings
+
+    def hook_modules(self) -> dict[str, nn.Module]:
+        return {f"blocks.{i}.{k}": getattr(b, k) for i, b in enumerate(self.blocks)
+                for k in ("resid_pre", "attn_out", "mlp_out", "resid_post")}
+
+    def _attach(self, name, fn):
+        return self.hook_modules()[name].register_forward_hook(lambda m, inp, out: fn(out))
+
+    def forward(self, idx: torch.Tensor, cache: KVCache | None = None, attn: str = "sdpa",
+                return_attn: bool = False):
+        if attn not in ("sdpa", "explicit"):
+            raise ValueError(f"attn={attn!r} is not allowed; allowed values: sdpa, explicit")
+        if idx.dim() != 2:
+            raise ValueError(f"idx must be (batch, time) token ids; got shape {tuple(idx.shape)}")
+        B, T = idx.shape
+        past = 0 if cache is None else cache.length
+        if past + T > self.cfg.max_len:
+            raise ValueError(f"{past + T} positions exceed max_len={self.cfg.max_len}")
+        if idx.numel():
+            lo, hi = int(idx.min()), int(idx.max())
+            if lo < 0 or hi >= self.vocab_size:
+                raise ValueError(f"token ids {lo}..{hi} are outside the vocabulary 0..{self.vocab_size - 1}")
+        x = self.tok(idx)                                                     # (B, T, d)
+        if self.pos is not None:
+            x = x + self.pos[past:past + T]
+        rope_cs = (self.rope_cos, self.rope_sin) if self.pos is None else None
+        all_probs = []
+        for block in self.blocks:
+            x, probs = block(x, rope_cs, cache, past, attn, return_attn)
+            all_probs.append(probs)
+        x = self.norm(x)
+        if self.head is None:
+            logits = x @ self.tok.table.T                                     # tied: (B, T, V)
+        else:
+            logits = self.head(x)
+            if self.head_extra is not None:
+                logits = torch.cat([logits, x @ self.head_extra.T], dim=-1)
+        return (logits, all_probs) if return_attn else logits
+
+    @torch.no_grad()
+    def add_embedding_rows(self, n: int, init: torch.Tensor | None = None, freeze_base: bool = True) -> list[int]:
+        """Append ``n`` trainable token rows (ids V..V+n-1; initialised to ``init`` (n, d) or to the mean of the
+        table) to the embedding, and to the head when it is untied; with ``freeze_base`` the existing table (and
+        head) stop receiving gradients. Returns the new ids."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n={n!r} is not allowed; it must be an integer >= 1")
+        start = self.vocab_size
+        d = self.cfg.d_model
+        rows = self.tok.table.mean(0, keepdim=True).expand(n, d).clone() if init is None else init.to(self.tok.weight)
+        if rows.shape != (n, d):
+            raise ValueError(f"init has shape {tuple(rows.shape)}; expected ({n}, {d})")
+        old = self.tok.extra
+        self.tok.extra = nn.Parameter(rows.clone() if old is None else torch.cat([old.data, rows], 0))
+        if self.head is not None:
+            head_rows = self.head.weight.mean(0, keepdim=True).expand(n, d).clone()
+            old = self.head_extra
+            self.head_extra = nn.Parameter(head_rows if old is None else torch.cat([old.data, head_rows], 0))
+        if freeze_base:
+            self.tok.weight.requires_grad_(False)
+            if self.head is not None:
+                self.head.weight.requires_grad_(False)
+        return list(range(start, start + n))
+
+    def num_parameters(self, non_embedding: bool = True) -> int:
+        n = sum(p.numel() for p in self.parameters())
+        if non_embedding:
+            n -= self.tok.table.numel() + (0 if self.pos is None else self.pos.numel())
+        return n
+
+
+def lm_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean next-token cross-entropy (nats) over the positions where ``mask`` (B, T) is true (all by default)."""
+    flat = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="none")
+    if mask is None:
+        return flat.mean()
+    m = mask.reshape(-1).to(flat.dtype)
+    return (flat * m).sum() / m.sum().clamp(min=1)
