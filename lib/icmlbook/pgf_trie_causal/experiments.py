@@ -7,6 +7,7 @@ computed here, never typed in.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import time
@@ -25,19 +26,32 @@ from .config import PGFTrieConfig
 from .identifiability import IdentifiabilityTable, identifiability_table
 from .learn import (
     LearnerConfig,
+    SkeletonPower,
     _match,
     assemble,
     learn_skeleton,
+    pair_evidence,
     triple_evidence,
     triple_signature,
 )
 from .metrics import score_graph
 from .model import PoissonBranchingSCM, random_lc_pbscm
-from .pgf import empirical_pgf, exact_pmf, pgf, support, support_sympy
+from .pgf import exact_pmf, log_pgf_coefficients, pgf, support, support_sympy
 from .support_tests import ZeroConditionedCounts, two_sample_pmf_test
 
 __all__ = [
     "METHODS",
+    "SINK_MOTIFS",
+    "Completeness",
+    "TrieCheck",
+    "completeness",
+    "latent_ignoring_model",
+    "overdispersed_truth",
+    "path_count_profile",
+    "pgf_point_estimates",
+    "sensitivity",
+    "trie_check",
+    "trie_log_pgf",
     "ChainBlocking",
     "LocalRecovery",
     "PGFCheck",
@@ -67,26 +81,225 @@ METHODS = ("LC-PB-SCM (ours)", "LC-PB-SCM (ours) + parsimony", "PGF, causally su
 class PGFCheck:
     closed: np.ndarray     # (graphs, points) closed-form G(z)
     empirical: np.ndarray  # (graphs, points) empirical PGF
+    se: np.ndarray         # (graphs, points) Monte-Carlo standard error of the empirical PGF
+    alternative: np.ndarray  # (graphs, points) G(z) of the latent-ignoring model (same means, no confounding)
     n: int
-    bound: float           # 4 / sqrt(n)
+
+    @property
+    def bound(self) -> float:
+        """The dossier's crude Monte-Carlo bound 4/sqrt(N) (shown for comparison)."""
+        return 4 / np.sqrt(self.n)
 
     @property
     def max_abs_error(self) -> float:
         return float(np.abs(self.closed - self.empirical).max())
 
+    @property
+    def z(self) -> np.ndarray:
+        """Standardised gaps (closed - empirical) / se."""
+        return (self.closed - self.empirical) / self.se
+
+    @property
+    def z_alternative(self) -> np.ndarray:
+        return (self.alternative - self.empirical) / self.se
+
+
+def latent_ignoring_model(model: PoissonBranchingSCM) -> PoissonBranchingSCM:
+    """The causally sufficient reading of ``model``: every latent confounder replaced by independent
+    Poisson noise at its children with the same mean (rate mu_L * alpha_Lc at child c). The
+    observed marginal means are unchanged; the dependence the latents create is gone."""
+    alpha = np.array(model.alpha)
+    mu = np.array(model.mu)
+    for lat in np.flatnonzero(~model.observed):
+        for c in model.children(lat):
+            mu[c] += model.mu[lat] * alpha[lat, c]
+            alpha[lat, c] = 0.0
+        mu[lat] = 0.0
+    return model.with_parameters(alpha=alpha, mu=mu)
+
+
+def pgf_point_estimates(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical PGF at the points ``z`` (M, p) and its standard error, from samples ``x`` (N, p)."""
+    mean, se = np.empty(len(z)), np.empty(len(z))
+    for m, point in enumerate(z):
+        v = np.prod(np.power(point[None, :], x), axis=1)
+        mean[m] = v.mean()
+        se[m] = v.std(ddof=1) / np.sqrt(len(v))
+    return mean, se
+
 
 def pgf_check(cfg: PGFTrieConfig, seed: int) -> PGFCheck:
     """Random graphs (``pgf_nodes`` observed, in-degree 1.5, 2 latents): G(z) at random z in
-    [0, 1]^p in closed form (equation 2) and from ``pgf_samples`` samples."""
-    closed, emp = [], []
+    [0.2, 1]^p in closed form (equation 2), from ``pgf_samples`` samples (with its standard error),
+    and for the latent-ignoring model with the same means (the alternative the check must reject)."""
+    closed, emp, ses, alt = [], [], [], []
     for g in range(cfg.pgf_graphs):
         gen = rng(seed, 1, g)
         model = random_lc_pbscm(cfg.pgf_nodes, 1.5, 2, gen, cfg.alpha_range, cfg.mu_range, cfg.latent_mu_range)
-        z = gen.uniform(0, 1, size=(cfg.pgf_points, cfg.pgf_nodes))
+        z = gen.uniform(0.2, 1, size=(cfg.pgf_points, cfg.pgf_nodes))
         x = model.sample(cfg.pgf_samples, gen)
+        m, se = pgf_point_estimates(x, z)
         closed.append(pgf(model, z))
-        emp.append(empirical_pgf(x, z))
-    return PGFCheck(np.array(closed), np.array(emp), cfg.pgf_samples, 4 / np.sqrt(cfg.pgf_samples))
+        emp.append(m)
+        ses.append(se)
+        alt.append(pgf(latent_ignoring_model(model), z))
+    return PGFCheck(np.array(closed), np.array(emp), np.array(ses), np.array(alt), cfg.pgf_samples)
+
+
+# --------------------------------------------------------------------------------------------------
+# the Trie representation theorem, checked on random structures
+# --------------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class TrieCheck:
+    """Per random structure: the largest relative gap between the coefficients of log G assembled
+    from the tries' activation patterns and those of the expanded PGF (``pgf.log_pgf_coefficients``,
+    an independent polynomial expansion of equation 1), whether the supports agree, and the same for
+    the alternative reading in which an exponent counts *reached nodes* instead of *paths*."""
+
+    rel_error: np.ndarray        # (graphs,)
+    support_equal: np.ndarray    # (graphs,) bool
+    alt_rel_error: np.ndarray    # (graphs,) the reachability reading
+    alt_support_equal: np.ndarray
+    multi_path: np.ndarray       # (graphs,) bool: some source has two paths to an observed node
+    n_monomials: np.ndarray      # (graphs,)
+    patterns: np.ndarray         # (graphs,) activation patterns enumerated
+
+
+def _compare_coefficients(a: dict, b: dict) -> tuple[float, bool]:
+    keys = set(a) | set(b)
+    rel = max(abs(a.get(k, 0.0) - b.get(k, 0.0)) / max(abs(b.get(k, 0.0)), 1e-300) for k in keys)
+    return float(rel), set(a) == set(b)
+
+
+def trie_log_pgf(model: PoissonBranchingSCM, exponent: str = "paths") -> tuple[dict, int]:
+    """The non-constant coefficients of log G from the tries: sum over sources of mu_v times the
+    activation-pattern polynomial of v's trie. ``exponent="reach"`` is the alternative reading (an
+    exponent is 1 for every reached node, however many paths reach it). Returns (coefficients,
+    number of activation patterns)."""
+    from .trie import build_trie, trie_polynomial
+
+    zero = (0,) * model.n_observed
+    out: dict = {}
+    count = 0
+    for v in range(model.p):
+        if model.mu[v] == 0:
+            continue
+        poly, n_pat = trie_polynomial(build_trie(model, v), exponent=exponent)
+        count += n_pat
+        for m, c in poly.items():
+            if m != zero:
+                out[m] = out.get(m, 0.0) + float(model.mu[v]) * c
+    return out, count
+
+
+def trie_check(cfg: PGFTrieConfig, seed: int) -> TrieCheck:
+    """``trie_graphs`` random LC-PB-SCMs (``trie_nodes`` observed, in-degree ``trie_in_degree``,
+    ``trie_latents`` latents): the Trie representation (monomials = activation patterns of the
+    path tries, exponents = active paths ending at a node) against the expanded PGF."""
+    from .pgf import log_pgf_coefficients
+
+    rel, eq, arel, aeq, multi, nmon, npat = [], [], [], [], [], [], []
+    for g in range(cfg.trie_graphs):
+        gen = rng(seed, 9, g)
+        model = random_lc_pbscm(cfg.trie_nodes, cfg.trie_in_degree, cfg.trie_latents, gen, cfg.alpha_range,
+                                cfg.mu_range, cfg.latent_mu_range)
+        ref = log_pgf_coefficients(model)
+        tri, count = trie_log_pgf(model, "paths")
+        alt, _ = trie_log_pgf(model, "reach")
+        r, e = _compare_coefficients(tri, ref)
+        ar, ae = _compare_coefficients(alt, ref)
+        rel.append(r)
+        eq.append(e)
+        arel.append(ar)
+        aeq.append(ae)
+        multi.append(any(max(m) >= 2 for m in ref))
+        nmon.append(len(ref))
+        npat.append(count)
+    return TrieCheck(np.array(rel), np.array(eq), np.array(arel), np.array(aeq), np.array(multi), np.array(nmon),
+                     np.array(npat))
+
+
+# --------------------------------------------------------------------------------------------------
+# completeness of the local (3-variable) condition
+# --------------------------------------------------------------------------------------------------
+def path_count_profile(structure, features) -> np.ndarray:
+    """The graphical condition, read from the graph alone: for each query (zeroed variable Z, pattern
+    p), does some source s (observed, not Z; or latent) have, in the graph with Z deleted, at least
+    p_k directed paths to every observed k (an observed source counting itself once)?
+
+    By the Trie theorem this is the answer of the local PGF with z_Z = 0 to "is there a monomial
+    dominating p" (the all-paths-active pattern of s dominates every other pattern of s)."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_nodes_from(range(3))
+    g.add_edges_from(structure.edges)
+    for k, children in enumerate(structure.latents):
+        g.add_edges_from((f"L{k}", c) for c in children)
+    out = np.zeros(len(features), dtype=bool)
+    cache: dict = {}
+    for f, (z, pat) in enumerate(features):
+        if z not in cache:
+            h = g.copy()
+            if z is not None:
+                h.remove_node(z)
+            order = list(nx.topological_sort(h))
+            rows = []
+            for src in h.nodes:
+                count = dict.fromkeys(h.nodes, 0)
+                count[src] = 1
+                for v in order:  # number of directed paths src -> v (DAG: dynamic programme)
+                    for w in h.successors(v):
+                        count[w] += count[v]
+                rows.append([count.get(k, 0) if k != z else 0 for k in range(3)])
+            cache[z] = np.array(rows)
+        out[f] = bool((cache[z] >= np.array(pat)).all(1).any())
+    return out
+
+
+@dataclasses.dataclass
+class Completeness:
+    """The local identifiability condition against the enumeration (400 structures)."""
+
+    profile_matches_support: int   # structures whose graphical answers equal the support's answers
+    same_partition: bool           # condition classes == monomial-equivalence classes
+    condition_classes: int
+    support_classes: int
+    identified_by_condition: np.ndarray  # (400,) bool: no other structure has the same answers
+    singleton: np.ndarray                # (400,) bool: singleton of the enumeration
+    n_features: int
+    max_degree: int
+    zero_sets: tuple
+
+    @property
+    def disagreements(self) -> int:
+        return int(np.sum(self.identified_by_condition != self.singleton))
+
+
+def _partition(keys) -> list[frozenset]:
+    groups: dict = {}
+    for k, key in enumerate(keys):
+        groups.setdefault(key, set()).add(k)
+    return [frozenset(v) for v in groups.values()]
+
+
+def completeness(table: IdentifiabilityTable, max_degree: int = 4, zero_sets=(None, 0, 1, 2)) -> Completeness:
+    """State the condition on the graph (:func:`path_count_profile` over the queries with zeroed
+    variable in ``zero_sets`` and degree <= ``max_degree``) and check it against the enumeration: a
+    structure is identified by the condition exactly when no other structure gives the same answers;
+    the claim is that this happens exactly for the singletons of the monomial-equivalence classes."""
+    features = [(z, p) for z, p in table.features if sum(p) <= max_degree and z in zero_sets]
+    idx = [table.features.index(f) for f in features]
+    prof = np.stack([path_count_profile(s, features) for s in table.structures])
+    matches = int(np.sum((prof == table.signatures[:, idx]).all(1)))
+    keys = [bytes(np.packbits(r)) for r in prof]
+    cond = _partition(keys)
+    supp = _partition(table.supports)
+    counts = collections.Counter(keys)
+    ident = np.array([counts[k] == 1 for k in keys])
+    singleton = np.array([len(table.classes[table.class_of[k]]) == 1 for k in range(len(table.structures))])
+    return Completeness(matches, set(cond) == set(supp), len(cond), len(supp), ident, singleton, len(features),
+                        max_degree, tuple(zero_sets))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -205,40 +418,79 @@ def single_edge_equivalence(cfg: PGFTrieConfig, seed: int) -> PairEquivalence:
 
 
 # --------------------------------------------------------------------------------------------------
-# claim 6: the sink of a triangle
+# claim 6: over-dispersed nodes (the sink of a triangle), without presupposing one sink
 # --------------------------------------------------------------------------------------------------
+#: motifs of claim 6 (edges over nodes a, b, c, d; "L" a latent): none, one or two over-dispersed nodes
+SINK_MOTIFS = {
+    "chain a→b→c": ("abc", (("a", "b"), ("b", "c")), ()),
+    "fork a←b→c": ("abc", (("b", "a"), ("b", "c")), ()),
+    "collider a→c←b": ("abc", (("a", "c"), ("b", "c")), ()),
+    "chain a→b→c→d": ("abcd", (("a", "b"), ("b", "c"), ("c", "d")), ()),
+    "triangle a→b→c, a→c": ("abc", (("a", "b"), ("b", "c"), ("a", "c")), ()),
+    "diamond a→b→d, a→c→d": ("abcd", (("a", "b"), ("b", "d"), ("a", "c"), ("c", "d")), ()),
+    "a→b with latent L→a, L→b": ("abL", (("a", "b"), ("L", "a"), ("L", "b")), ("L",)),
+    "two sinks a→b→c, a→c, c→d, b→d": ("abcd", (("a", "b"), ("b", "c"), ("a", "c"), ("c", "d"), ("b", "d")), ()),
+    "two sinks a→b, a→c, b→c, b→d, c→d, a→d": ("abcd", (("a", "b"), ("a", "c"), ("b", "c"), ("b", "d"), ("c", "d"),
+                                                      ("a", "d")), ()),
+}
+
+
+def overdispersed_truth(model: PoissonBranchingSCM) -> np.ndarray:
+    """Observed nodes with a z_j^2 monomial: some source has two directed paths to j (bool, data order)."""
+    coef = log_pgf_coefficients(model)
+    return np.array([any(m[k] >= 2 for m in coef) for k in range(model.n_observed)])
+
+
 @dataclasses.dataclass
 class SinkResult:
-    z: np.ndarray          # (reps, 3) z statistics of the over-dispersion query 2 e_j, nodes in causal order
-    level: float
+    z: np.ndarray          # (reps, 4) z statistics of the over-dispersion query 2 e_j (NaN: no such node)
+    truth: np.ndarray      # (reps, 4) bool, the node has a z_j^2 monomial
+    motif: list            # (reps,) motif names
+    level: float           # per-node level (the family level divided by the number of nodes)
+
+    @property
+    def predicted(self) -> np.ndarray:
+        from scipy import stats
+
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isnan(self.z), False, stats.norm.sf(np.nan_to_num(self.z)) < self.level)
+
+    @property
+    def exact(self) -> np.ndarray:
+        """Per run: the set of nodes called over-dispersed equals the true set."""
+        return (self.predicted == self.truth).all(1)
+
+    @property
+    def n_true(self) -> np.ndarray:
+        return self.truth.sum(1)
 
     @property
     def accuracy(self) -> float:
-        """Fraction of runs where the node with the largest over-dispersion z is the sink."""
-        return float(np.mean(self.z.argmax(1) == 2))
-
-    @property
-    def strict_accuracy(self) -> float:
-        """Fraction of runs where the sink, and only the sink, is significant at ``level``."""
-        from scipy import stats
-
-        sig = stats.norm.sf(self.z) < self.level
-        return float(np.mean(sig[:, 2] & ~sig[:, 0] & ~sig[:, 1]))
+        return float(self.exact.mean())
 
 
 def triangle_sink(cfg: PGFTrieConfig, seed: int) -> SinkResult:
-    """``sink_reps`` complete DAGs a -> b -> c, a -> c with random parameters; the over-dispersion
-    :math:`\\mathrm{Var}X_j - EX_j` (factorial cumulant of pattern :math:`2e_j`) is positive only at
-    the sink, whose :math:`z_c^2` monomial comes from the two paths a -> c and a -> b -> c."""
-    zs = []
+    """``sink_reps`` runs cycling over :data:`SINK_MOTIFS` (none, one or two over-dispersed nodes),
+    random parameters, ``sink_n`` samples each. Every node is tested on its own
+    (:math:`\\mathrm{Var}X_j - EX_j > 0`, the factorial cumulant of pattern :math:`2e_j`), so the
+    decision does not presuppose a single sink."""
+    zs, truth, names = [], [], []
+    motifs = list(SINK_MOTIFS.items())
     for r in range(cfg.sink_reps):
         gen = rng(seed, 6, r)
-        a = gen.uniform(*cfg.alpha_range, size=3)
-        mu = dict(zip("abc", gen.uniform(*cfg.mu_range, size=3)))
-        model = PoissonBranchingSCM.from_edges("abc", {("a", "b"): a[0], ("b", "c"): a[1], ("a", "c"): a[2]}, mu)
+        name, (nodes, edges, latent) = motifs[r % len(motifs)]
+        a = gen.uniform(*cfg.alpha_range, size=len(edges))
+        mu = {v: (gen.uniform(*cfg.latent_mu_range) if v in latent else gen.uniform(*cfg.mu_range)) for v in nodes}
+        model = PoissonBranchingSCM.from_edges(nodes, dict(zip(edges, a)), mu, latent=latent)
         zc = ZeroConditionedCounts(model.sample(cfg.sink_n, gen), validate=False)
-        zs.append([zc.test({j: 2}).z for j in range(3)])
-    return SinkResult(np.array(zs), cfg.level)
+        row = np.full(4, np.nan)
+        row[:model.n_observed] = [zc.test({j: 2}).z for j in range(model.n_observed)]
+        t = np.zeros(4, dtype=bool)
+        t[:model.n_observed] = overdispersed_truth(model)
+        zs.append(row)
+        truth.append(t)
+        names.append(name)
+    return SinkResult(np.array(zs), np.array(truth), names, cfg.level / 4)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -292,7 +544,7 @@ def local_recovery(cfg: PGFTrieConfig, seed: int, table: IdentifiabilityTable | 
 # --------------------------------------------------------------------------------------------------
 def _recovery_runs(n_nodes: int, n: int, seeds: tuple[int, ...], n_latent: int, in_degree: float,
                    alpha_range, mu_range, latent_mu_range, level: float, max_cond: int, max_degree: int,
-                   min_rows: int, baselines: bool) -> list[dict]:
+                   min_rows: int, baselines: bool, min_ess: int = 1000) -> list[dict]:
     tab = identifiability_table()
     features = [f for f in tab.features if sum(f[1]) <= max_degree]
     records = []
@@ -303,37 +555,47 @@ def _recovery_runs(n_nodes: int, n: int, seeds: tuple[int, ...], n_latent: int, 
         names = model.observed_names
         t0 = time.perf_counter()
         zc = ZeroConditionedCounts(x, min_rows=min_rows)
-        skel = learn_skeleton(zc, level, max_cond)
+        power = SkeletonPower()
+        skel = learn_skeleton(zc, level, max_cond, min_ess, power)
         ev = triple_evidence(zc, skel[0], features, level)
+        pairs = pair_evidence(zc, skel[0], level)
         t_ours = time.perf_counter() - t0
         graphs = []
         for lat, pars in ((True, False), (True, True), (False, False)):
             cfg = LearnerConfig(level=level, max_cond=max_cond, max_degree=max_degree, min_rows=min_rows,
-                                latent=lat, parsimony=pars)
-            graphs.append((assemble(names, skel[0], ev, tab, cfg, skel[1], skel[2]), t_ours))
+                                latent=lat, parsimony=pars, min_ess=min_ess)
+            graphs.append((assemble(names, skel[0], ev, tab, cfg, skel[1], skel[2], pairs), t_ours))
         t0 = time.perf_counter()
         graphs.append((pbscm_cumulant_baseline(zc, level=level, skeleton=skel, names=names), time.perf_counter() - t0))
         if baselines and causal_learn_available():
             for fn in (pc_baseline, fci_baseline):
                 t0 = time.perf_counter()
                 graphs.append((fn(x, level=level, names=names), time.perf_counter() - t0))
+        skel_info = {"min_removal_ess": power.min_removal_ess, "underpowered_tests": power.underpowered_tests,
+                     "kept_for_power": len(power.kept_for_power), "removals": len(power.removal_ess)}
         for g, secs in graphs:
             sc = score_graph(model, g.states)
             records.append({"method": g.method, "seed": s, "n": n, "nodes": n_nodes, "latents": n_latent,
-                            "seconds": secs, **sc.as_dict()})
+                            "in_degree": in_degree, "seconds": secs, "pair_decisions": len(g.pair_decisions),
+                            **skel_info, **sc.as_dict()})
     return records
 
 
 def structure_recovery(cfg: PGFTrieConfig, seed: int, n_nodes: int, n: int, n_seeds: int,
-                       n_latent: int | None = None, baselines: bool = True, use_cache: bool = True) -> list[dict]:
-    """Every method on ``n_seeds`` random graphs (``n_nodes`` observed, in-degree
-    ``cfg.e2e_in_degree``, ``n_latent`` latents, ``n`` samples). Returns one record per method and
-    graph with the scores of ``metrics.score_graph``. Cached by the book's artefact cache."""
+                       n_latent: int | None = None, baselines: bool = True, use_cache: bool = True,
+                       in_degree: float | None = None) -> list[dict]:
+    """Every method on ``n_seeds`` random graphs (``n_nodes`` observed, in-degree ``in_degree``
+    (default ``cfg.e2e_in_degree``), ``n_latent`` latents, ``n`` samples). Returns one record per
+    method and graph with the scores of ``metrics.score_graph`` and the skeleton's power record
+    (smallest effective sample size of a removing test, tests skipped for power). Cached by the
+    book's artefact cache."""
     n_latent = cfg.e2e_latents if n_latent is None else n_latent
+    in_degree = cfg.e2e_in_degree if in_degree is None else float(in_degree)
     kwargs = {"n_nodes": n_nodes, "n": n, "seeds": tuple(seed * 1000 + k for k in range(n_seeds)), "n_latent": n_latent,
-                  "in_degree": cfg.e2e_in_degree, "alpha_range": cfg.alpha_range, "mu_range": cfg.mu_range,
-                  "latent_mu_range": cfg.latent_mu_range, "level": cfg.level, "max_cond": cfg.max_cond,
-                  "max_degree": cfg.max_degree, "min_rows": cfg.min_rows, "baselines": baselines}
+              "in_degree": in_degree, "alpha_range": cfg.alpha_range, "mu_range": cfg.mu_range,
+              "latent_mu_range": cfg.latent_mu_range, "level": cfg.level, "max_cond": cfg.max_cond,
+              "max_degree": cfg.max_degree, "min_rows": cfg.min_rows, "baselines": baselines,
+              "min_ess": cfg.skeleton_min_ess}
     if not use_cache:
         return _recovery_runs(**kwargs)
     return cached("pgf_trie_causal-recovery", _recovery_runs, config=kwargs, kwargs=kwargs)
@@ -354,7 +616,27 @@ def summarize(records: list[dict], by: tuple[str, ...] = ("method",),
             v = np.array([r[m] for r in rows], dtype=float)
             ok = v[~np.isnan(v)]
             row[m] = float(ok.mean()) if len(ok) else float("nan")
+            row[m + "_undefined"] = int(np.isnan(v).sum())  # graphs where the metric is undefined
             row[m + "_se"] = float(ok.std(ddof=1) / np.sqrt(len(ok))) if len(ok) > 1 else float("nan")
         out.append(row)
     order = {m: k for k, m in enumerate(METHODS)}
     return sorted(out, key=lambda r: tuple(order.get(r[k], 99) if k == "method" else r[k] for k in by))
+
+
+# --------------------------------------------------------------------------------------------------
+# sensitivity: number of latents and in-degree
+# --------------------------------------------------------------------------------------------------
+def sensitivity(cfg: PGFTrieConfig, seed: int) -> list[dict]:
+    """Structure recovery on ``e2e_nodes``-node graphs at N = ``e2e_n``, ``sens_seeds`` graphs per
+    point, varying one factor at a time around the end-to-end setting: the number of latent
+    confounders over ``sens_latents`` (in-degree ``e2e_in_degree``) and the average in-degree over
+    ``sens_in_degrees`` (``e2e_latents`` latents). Records carry ``factor`` ("latents" or
+    "in_degree")."""
+    out = []
+    for k in progress(cfg.sens_latents, desc="sensitivity: latents"):
+        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, n_latent=int(k)):
+            out.append({**r, "factor": "latents"})
+    for d in progress(cfg.sens_in_degrees, desc="sensitivity: in-degree"):
+        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, in_degree=float(d)):
+            out.append({**r, "factor": "in_degree"})
+    return out

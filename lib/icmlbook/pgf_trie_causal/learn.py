@@ -22,8 +22,17 @@ not reachable; this is **our reconstruction** from the dossier:
 4. **Assemble**: every adjacent pair has a domain of states (direct edge ->, <- or none; common
    latent parent yes/no); each triple's allowed structures constrain its three pairs; constraints
    are added in order of decreasing confidence and propagated to a fixed point (arc consistency),
-   a constraint that would empty a domain is dropped. A pair's direction (or latent mark) is
-   reported when every state left in its domain agrees on it.
+   a constraint that would empty a domain is dropped.
+5. **Pairs identifiable on their own.** For an adjacent pair :math:`(i, j)` whose state is still
+   open, zero every other observed neighbour of :math:`i` and :math:`j`. What is left is the pair,
+   its direct edge and its latent parents, and the monomial :math:`z_i z_j^2` exists exactly when
+   :math:`i\\to j` *and* a latent parent of both: only a latent unit reaches :math:`j` twice
+   (directly and through :math:`i`). So a detected :math:`\\kappa_{[1,2]} > 0` with
+   :math:`\\kappa_{[2,1]}` not detected fixes the pair to :math:`i\\to j` with a latent mark
+   (and symmetrically). The decision is propagated through the triples' constraints and dropped if
+   it conflicts with them.
+
+A pair's direction (or latent mark) is reported when every state left in its domain agrees on it.
 
 The table is used only as a lookup of which structures share a signature; the decisions come from
 the tests on the data.
@@ -47,6 +56,8 @@ __all__ = [
     "assemble",
     "learn_lc_pbscm",
     "learn_skeleton",
+    "pair_evidence",
+    "SkeletonPower",
     "triple_evidence",
     "triple_signature",
 ]
@@ -68,6 +79,10 @@ class LearnerConfig:
     miss_weight : cost of a predicted monomial that was not detected, by degree 2, 3, 4
     parsimony : among a triple's best matches keep those with the fewest latent confounders (an
         extra assumption, off by default: it is not implied by monomial equivalence)
+    min_ess : fewest rows with the zero-conditioning satisfied for a skeleton test to *remove* an
+        adjacency (its power; a covariance of 0.03 between counts of variance about 0.3 needs about
+        1,000 rows to be seen at level 0.01 with power 0.8)
+    pair_tests : decide open pairs from their own z_i z_j^2 / z_i^2 z_j monomials (step 5)
     """
 
     level: float = 0.01
@@ -77,6 +92,8 @@ class LearnerConfig:
     latent: bool = True
     miss_weight: tuple[float, float, float] = (1.0, 0.5, 0.25)
     parsimony: bool = False
+    min_ess: int = 1000
+    pair_tests: bool = True
 
     def __post_init__(self):
         if not 0 < self.level < 1:
@@ -87,6 +104,8 @@ class LearnerConfig:
             raise ValueError(f"max_degree={self.max_degree!r} is not allowed; allowed values: 2, 3, 4")
         if isinstance(self.min_rows, bool) or not isinstance(self.min_rows, int) or self.min_rows < 2:
             raise ValueError(f"min_rows={self.min_rows!r} must be an integer >= 2")
+        if isinstance(self.min_ess, bool) or not isinstance(self.min_ess, int) or self.min_ess < 2:
+            raise ValueError(f"min_ess={self.min_ess!r} must be an integer >= 2")
         if len(self.miss_weight) != 3 or any(w < 0 for w in self.miss_weight):
             raise ValueError(f"miss_weight={self.miss_weight!r} must be three non-negative weights")
 
@@ -112,6 +131,7 @@ class LearnedGraph:
     triples: list = dataclasses.field(default_factory=list)
     n_tests: int = 0
     method: str = "LC-PB-SCM (ours)"
+    pair_decisions: dict = dataclasses.field(default_factory=dict)  # step 5: pairs fixed by their own monomials
 
     def directed_edges(self) -> set[tuple[int, int]]:
         out = set()
@@ -153,8 +173,33 @@ class LearnedGraph:
 # --------------------------------------------------------------------------------------------------
 # step 1: skeleton
 # --------------------------------------------------------------------------------------------------
-def learn_skeleton(data: ZeroConditionedCounts, level: float = 0.01, max_cond: int = 3):
+@dataclasses.dataclass
+class SkeletonPower:
+    """How much power the skeleton's removals had.
+
+    removal_ess : effective sample sizes (rows with the zero set at 0) of the tests that removed an
+        adjacency
+    underpowered_tests : tests skipped because fewer than ``min_ess`` rows were left
+    kept_for_power : pairs left adjacent although some separating test was skipped for power
+    min_ess : the threshold used
+    """
+
+    removal_ess: list = dataclasses.field(default_factory=list)
+    underpowered_tests: int = 0
+    kept_for_power: set = dataclasses.field(default_factory=set)
+    min_ess: int = 0
+
+    @property
+    def min_removal_ess(self) -> float:
+        return float(min(self.removal_ess)) if self.removal_ess else float("nan")
+
+
+def learn_skeleton(data: ZeroConditionedCounts, level: float = 0.01, max_cond: int = 3, min_ess: int = 1000,
+                   power: SkeletonPower | None = None):
     """PC-style removal of adjacencies by zero-conditioned covariance tests.
+
+    A test removes an adjacency only when at least ``min_ess`` rows have the zero set at 0; the
+    optional ``power`` collects what that cost (:class:`SkeletonPower`).
 
     Returns ``(adj, sepsets, n_tests)``: ``adj`` (p, p) bool symmetric; ``sepsets[(i, j)]`` the
     zero set that separated a removed pair.
@@ -163,6 +208,9 @@ def learn_skeleton(data: ZeroConditionedCounts, level: float = 0.01, max_cond: i
     adj = ~np.eye(p, dtype=bool)
     sepsets: dict = {}
     n_tests = 0
+    pw = power if power is not None else SkeletonPower()
+    pw.min_ess = int(min_ess)
+    skipped: set = set()
     for k in range(max_cond + 1):
         snapshot = adj.copy()  # "stable" PC: candidate sets fixed within a level
         any_candidates = False
@@ -176,14 +224,18 @@ def learn_skeleton(data: ZeroConditionedCounts, level: float = 0.01, max_cond: i
             for cond in itertools.combinations(cand, k):
                 t = data.test({i: 1, j: 1}, cond)
                 n_tests += 1
-                if np.isnan(t.p_value):
+                if np.isnan(t.p_value) or t.n_eff < min_ess:
+                    pw.underpowered_tests += 1
+                    skipped.add((i, j))
                     continue
                 if t.p_value > level:
                     adj[i, j] = adj[j, i] = False
                     sepsets[(i, j)] = cond
+                    pw.removal_ess.append(int(t.n_eff))
                     break
         if not any_candidates:
             break
+    pw.kept_for_power = {k for k in skipped if adj[k]}
     return adj, sepsets, n_tests
 
 
@@ -245,8 +297,35 @@ def triple_evidence(zc: ZeroConditionedCounts, adj: np.ndarray, features, level:
     return out
 
 
+def pair_evidence(zc: ZeroConditionedCounts, adj: np.ndarray, level: float) -> dict:
+    """Step 5's tests for every adjacent pair: with the other observed neighbours of both zeroed,
+    is :math:`\\kappa_{[1,2]}` (source reaching i once and j twice) or :math:`\\kappa_{[2,1]}`
+    positive? Returns ``{(i, j): {"fwd": p, "bwd": p, "rows": n_eff, "outside": zero set}}``."""
+    out = {}
+    for i, j in itertools.combinations(range(zc.p), 2):
+        if not adj[i, j]:
+            continue
+        outside = tuple(int(v) for v in sorted(set(np.flatnonzero(adj[i] | adj[j])) - {i, j}))
+        fwd = zc.test({i: 1, j: 2}, outside)
+        bwd = zc.test({i: 2, j: 1}, outside)
+        out[(i, j)] = {"fwd": fwd.p_value, "bwd": bwd.p_value, "rows": fwd.n_eff, "outside": outside}
+    return out
+
+
+def _pair_decision(ev: dict, level: float):
+    """("->", True) when only z_i z_j^2 is detected, ("<-", True) when only z_i^2 z_j, else None."""
+    f, b = ev["fwd"], ev["bwd"]
+    if np.isnan(f) or np.isnan(b):
+        return None
+    if f < level <= b:
+        return ("->", True)
+    if b < level <= f:
+        return ("<-", True)
+    return None
+
+
 def assemble(names: tuple[str, ...], adj: np.ndarray, evidence: list[dict], table: IdentifiabilityTable,
-             config: LearnerConfig, sepsets=None, n_tests: int = 0) -> LearnedGraph:
+             config: LearnerConfig, sepsets=None, n_tests: int = 0, pair_ev: dict | None = None) -> LearnedGraph:
     """Steps 3-4: match every triple's signature to the table and combine the constraints."""
     cfg = config
     p = adj.shape[0]
@@ -302,6 +381,18 @@ def assemble(names: tuple[str, ...], adj: np.ndarray, evidence: list[dict], tabl
         if _propagate(trial, accepted + [con]):
             domains = trial
             accepted.append(con)
+    # step 5: pairs decided by their own monomials (an open pair only; dropped when it conflicts)
+    decided_pairs = {}
+    if cfg.pair_tests and pair_ev:
+        for key in sorted(pair_ev):
+            st = _pair_decision(pair_ev[key], cfg.level)
+            if st is None or len(domains[key]) == 1 or st not in domains[key]:
+                continue
+            trial = {k: set(v) for k, v in domains.items()}
+            trial[key] = {st}
+            if _propagate(trial, accepted):
+                domains = trial
+                decided_pairs[key] = st
     states = {}
     for key, dom in domains.items():
         dirs = {d for d, _ in dom}
@@ -310,7 +401,11 @@ def assemble(names: tuple[str, ...], adj: np.ndarray, evidence: list[dict], tabl
         latent = next(iter(lats)) if len(lats) == 1 else None
         states[key] = PairState(direction, latent)
     method = ("LC-PB-SCM (ours)" if cfg.latent else "PGF, causally sufficient") + (" + parsimony" if cfg.parsimony and cfg.latent else "")
-    return LearnedGraph(tuple(names), states, dict(sepsets or {}), infos, n_tests + len(evidence) * len(feat_idx), method)
+    n_pair_tests = 2 * len(pair_ev) if (cfg.pair_tests and pair_ev) else 0
+    graph = LearnedGraph(tuple(names), states, dict(sepsets or {}), infos,
+                         n_tests + len(evidence) * len(feat_idx) + n_pair_tests, method)
+    graph.pair_decisions = decided_pairs
+    return graph
 
 
 def learn_lc_pbscm(data, config: LearnerConfig | None = None, table: IdentifiabilityTable | None = None,
@@ -337,11 +432,13 @@ def learn_lc_pbscm(data, config: LearnerConfig | None = None, table: Identifiabi
     if len(names) != zc.p:
         raise ValueError(f"names has {len(names)} entries for {zc.p} columns")
     tab = table or identifiability_table(max_degree=4)
-    adj, sepsets, n_tests = skeleton if skeleton is not None else learn_skeleton(zc, cfg.level, cfg.max_cond)
+    adj, sepsets, n_tests = (skeleton if skeleton is not None
+                             else learn_skeleton(zc, cfg.level, cfg.max_cond, cfg.min_ess))
     if evidence is None:
         features = [f for f in tab.features if sum(f[1]) <= cfg.max_degree]
         evidence = triple_evidence(zc, adj, features, cfg.level)
-    return assemble(names, adj, evidence, tab, cfg, sepsets, n_tests)
+    pair_ev = pair_evidence(zc, adj, cfg.level) if cfg.pair_tests else None
+    return assemble(names, adj, evidence, tab, cfg, sepsets, n_tests, pair_ev)
 
 
 def _propagate(domains: dict, constraints: list) -> bool:

@@ -38,6 +38,7 @@ __all__ = [
     "path_counts",
     "path_counts_from_monomials",
     "trie_monomials",
+    "trie_polynomial",
 ]
 
 
@@ -120,24 +121,39 @@ def build_trie(model: PoissonBranchingSCM, root: int | str, max_nodes: int = 20_
     return CascadeTrie(model, tuple(paths), tuple(parent), tuple(alpha))
 
 
-def _monomial(trie: CascadeTrie, active: frozenset[int]) -> tuple[int, ...]:
+def _monomial(trie: CascadeTrie, active: frozenset[int], exponent: str = "paths") -> tuple[int, ...]:
     col = {int(v): k for k, v in enumerate(trie.model.observed_index)}
     e = [0] * trie.model.n_observed
     for t in active:
         v = trie.end(t)
         if v in col:
             e[col[v]] += 1
+    if exponent == "reach":
+        e = [min(x, 1) for x in e]
     return tuple(e)
 
 
-def trie_monomials(trie: CascadeTrie) -> dict[tuple[int, ...], float]:
+def trie_polynomial(trie: CascadeTrie, exponent: str = "paths") -> tuple[dict[tuple[int, ...], float], int]:
+    """:func:`trie_monomials` and the number of activation patterns enumerated.
+
+    ``exponent="paths"`` is the Trie representation (the exponent of :math:`z_j` counts the active
+    paths ending at j); ``"reach"`` is the alternative reading in which it is 1 for every reached
+    node, however many paths reach it."""
+    if exponent not in ("paths", "reach"):
+        raise ValueError(f"exponent={exponent!r} is not allowed; allowed values: paths, reach")
+    out: dict[tuple[int, ...], float] = {}
+    count = 0
+    for active, prob in trie.activation_patterns():
+        count += 1
+        m = _monomial(trie, active, exponent)
+        out[m] = out.get(m, 0.0) + prob
+    return out, count
+
+
+def trie_monomials(trie: CascadeTrie, exponent: str = "paths") -> dict[tuple[int, ...], float]:
     """The polynomial :math:`g_{\\mathrm{root}}(z)` assembled from the trie's activation patterns:
     exponent tuple (n_obs,) -> coefficient (the constant term included when the root is latent)."""
-    out: dict[tuple[int, ...], float] = {}
-    for active, prob in trie.activation_patterns():
-        m = _monomial(trie, active)
-        out[m] = out.get(m, 0.0) + prob
-    return out
+    return trie_polynomial(trie, exponent)[0]
 
 
 def path_counts(trie: CascadeTrie) -> dict[str, int]:
