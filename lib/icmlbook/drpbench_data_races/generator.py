@@ -1,0 +1,241 @@
+"""A seeded generator of pthread programs with ground truth by construction.
+
+A program is composed from pattern instances. Each instance owns its shared variable(s) and contributes
+lines to a global section, to one worker thread (``worker``, started once), to main's concurrent region
+(between the create and the join) and possibly to main's region after the join; a few patterns add a
+helper function or a thread started twice. Every instance comes in a *safe* and a *racy* variant that
+differ minimally (one lock, one call, one statement order), so a racy program has a race-free twin.
+
+Semantics are SV-COMP's: sequential consistency; ``__VERIFIER_atomic_begin/end`` blocks and functions
+named ``__VERIFIER_atomic*`` run atomically. Safe variants synchronise only in ways ThreadSanitizer also
+sees once the atomic conventions are stubbed by one global mutex (:mod:`.tsan`).
+
+Annotations are produced in the benchmark's format (``Race(variable, lineA, lineB)``; races, protected
+conflicting pairs as ``critical``), from tags attached to the lines as they are written, so the line
+numbers are exact by construction. The text follows the normalised benchmark's layout (Microsoft-style
+braces on their own lines, no comments, no empty lines).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from .data import Program, Race
+
+__all__ = ["PATTERNS", "generate_program", "generate_suite", "Instance"]
+
+#: pattern -> (construct it exercises, what the racy variant breaks)
+PATTERNS: dict[str, tuple[str, str]] = {
+    "mutex_missing": ("mutex", "main forgets the lock"),
+    "mutex_mismatched": ("mutex", "main takes another mutex"),
+    "atomic_block": ("atomic_block", "main's access is outside the atomic block"),
+    "atomic_function": ("atomic_function", "main updates the variable directly, not through the atomic function"),
+    "join_order": ("join", "main reads before the join instead of after"),
+    "loop_spawn": ("multiplicity", "the thread started twice updates without the lock"),
+    "semaphore": ("semaphore", "main skips sem_wait/sem_post"),
+    "busy_wait": ("busy_wait", "the flag is raised before the data is written"),
+}
+
+
+@dataclasses.dataclass
+class Instance:
+    pattern: str
+    racy: bool
+    k: int  # index: names are suffixed with it
+
+
+@dataclasses.dataclass
+class _Parts:
+    includes: set = dataclasses.field(default_factory=set)
+    globals: list = dataclasses.field(default_factory=list)
+    helpers: list = dataclasses.field(default_factory=list)       # (line, tag) of helper functions
+    worker: list = dataclasses.field(default_factory=list)
+    extra_threads: list = dataclasses.field(default_factory=list)  # (name, lines, started in a loop)
+    main_pre: list = dataclasses.field(default_factory=list)
+    main_conc: list = dataclasses.field(default_factory=list)
+    main_post: list = dataclasses.field(default_factory=list)
+    races: list = dataclasses.field(default_factory=list)          # (variable, tagA, tagB)
+    critical: list = dataclasses.field(default_factory=list)
+
+
+def _emit(parts: _Parts, inst: Instance) -> None:
+    k, racy = inst.k, inst.racy
+    v = f"v{k}"
+    T, M = f"T{k}", f"M{k}"
+    p = inst.pattern
+    if p in ("mutex_missing", "mutex_mismatched"):
+        parts.globals += [(f"int {v} = 0;", None), (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
+        if p == "mutex_mismatched":
+            parts.globals.append((f"pthread_mutex_t n{k} = PTHREAD_MUTEX_INITIALIZER;", None))
+        parts.worker += [(f"pthread_mutex_lock(&m{k});", None), (f"{v} = {v} + 1;", T),
+                         (f"pthread_mutex_unlock(&m{k});", None)]
+        main_lock = f"n{k}" if (p == "mutex_mismatched" and racy) else f"m{k}"
+        body = [(f"{v} = {v} + 2;", M)]
+        if p == "mutex_missing" and racy:
+            parts.main_conc += body
+        else:
+            parts.main_conc += [(f"pthread_mutex_lock(&{main_lock});", None), *body,
+                                (f"pthread_mutex_unlock(&{main_lock});", None)]
+        (parts.races if racy else parts.critical).append((v, T, M))
+    elif p == "atomic_block":
+        parts.globals.append((f"int {v} = 0;", None))
+        parts.worker += [("__VERIFIER_atomic_begin();", None), (f"{v} = {v} + 1;", T), ("__VERIFIER_atomic_end();", None)]
+        if racy:
+            parts.main_conc.append((f"{v} = {v} + 2;", M))
+        else:
+            parts.main_conc += [("__VERIFIER_atomic_begin();", None), (f"{v} = {v} + 2;", M), ("__VERIFIER_atomic_end();", None)]
+        (parts.races if racy else parts.critical).append((v, T, M))
+    elif p == "atomic_function":
+        parts.globals.append((f"int {v} = 0;", None))
+        parts.helpers += [(f"void __VERIFIER_atomic_add_{v}(int d)", None), ("{", None), (f"{v} = {v} + d;", T), ("}", None)]
+        parts.worker.append((f"__VERIFIER_atomic_add_{v}(1);", None))
+        if racy:
+            parts.main_conc.append((f"{v} = {v} + 2;", M))
+            parts.races.append((v, T, M))
+        else:
+            parts.main_conc.append((f"__VERIFIER_atomic_add_{v}(2);", None))
+    elif p == "join_order":
+        parts.includes.add("stdio.h")
+        parts.globals.append((f"int {v} = 0;", None))
+        parts.worker.append((f"{v} = 7;", T))
+        line = (f'printf("%d\\n", {v});', M)
+        (parts.main_conc if racy else parts.main_post).append(line)
+        if racy:
+            parts.races.append((v, T, M))
+    elif p == "loop_spawn":
+        parts.globals += [(f"int {v} = 0;", None), (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
+        name = f"spawned{k}"
+        if racy:
+            lines = [(f"{v} = {v} + 1;", T)]
+            parts.races.append((v, T, T))
+        else:
+            lines = [(f"pthread_mutex_lock(&m{k});", None), (f"{v} = {v} + 1;", T), (f"pthread_mutex_unlock(&m{k});", None)]
+            parts.critical.append((v, T, T))
+        parts.extra_threads.append((name, lines, True))
+    elif p == "semaphore":
+        parts.includes.add("semaphore.h")
+        parts.globals += [(f"int {v} = 0;", None), (f"sem_t s{k};", None)]
+        parts.main_pre.append((f"sem_init(&s{k}, 0, 1);", None))
+        parts.worker += [(f"sem_wait(&s{k});", None), (f"{v} = {v} + 1;", T), (f"sem_post(&s{k});", None)]
+        if racy:
+            parts.main_conc.append((f"{v} = {v} + 2;", M))
+            parts.races.append((v, T, M))
+        else:
+            parts.main_conc += [(f"sem_wait(&s{k});", None), (f"{v} = {v} + 2;", M), (f"sem_post(&s{k});", None)]
+            parts.critical.append((v, T, M))
+    elif p == "busy_wait":
+        parts.globals += [(f"int {v} = 0;", None), (f"int flag{k} = 0;", None)]
+        parts.helpers += [(f"void __VERIFIER_atomic_raise{k}(void)", None), ("{", None), (f"flag{k} = 1;", None), ("}", None),
+                          (f"int __VERIFIER_atomic_seen{k}(void)", None), ("{", None), (f"return flag{k};", None), ("}", None)]
+        write = (f"{v} = 42;", T)
+        raise_ = (f"__VERIFIER_atomic_raise{k}();", None)
+        parts.worker += [raise_, write] if racy else [write, raise_]
+        parts.main_conc += [(f"while (!__VERIFIER_atomic_seen{k}())", None), ("{", None), ("}", None),
+                            (f"int r{k} = {v};", M)]
+        if racy:
+            parts.races.append((v, T, M))
+        else:
+            parts.critical.append((v, T, M))
+    else:  # pragma: no cover - guarded by generate_program
+        raise ValueError(p)
+
+
+def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
+    out: list[tuple[str, str | None]] = []
+    ind = "    "
+    for inc in ["pthread.h", *sorted(parts.includes)]:
+        out.append((f"#include <{inc}>", None))
+    out += parts.globals
+    body_depth = 0
+    for line, tag in parts.helpers:  # helper functions, one level of body
+        if line == "{":
+            out.append(("{", None)); body_depth = 1
+        elif line == "}":
+            out.append(("}", None)); body_depth = 0
+        else:
+            out.append(((ind if body_depth else "") + line, tag))
+    for name, lines, _ in parts.extra_threads:
+        out += [(f"void *{name}(void *arg)", None), ("{", None)]
+        out += [(ind + line, tag) for line, tag in lines]
+        out += [(ind + "return NULL;", None), ("}", None)]
+    out += [("void *worker(void *arg)", None), ("{", None)]
+    out += [(ind + line, tag) for line, tag in parts.worker]
+    out += [(ind + "return NULL;", None), ("}", None)]
+    out += [("int main()", None), ("{", None), (ind + "pthread_t t;", None)]
+    for name, _, _ in parts.extra_threads:
+        out.append((ind + f"pthread_t {name}_t[{loop_threads}];", None))
+    out += [(ind + line, tag) for line, tag in parts.main_pre]
+    out.append((ind + "pthread_create(&t, NULL, worker, NULL);", None))
+    for name, _, _ in parts.extra_threads:
+        out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
+                (ind * 2 + f"pthread_create(&{name}_t[i], NULL, {name}, NULL);", None), (ind + "}", None)]
+    depth = 1
+    for line, tag in parts.main_conc:
+        if line == "}":
+            depth -= 1
+        out.append((ind * depth + line, tag))
+        if line == "{":
+            depth += 1
+    out.append((ind + "pthread_join(t, NULL);", None))
+    for name, _, _ in parts.extra_threads:
+        out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
+                (ind * 2 + f"pthread_join({name}_t[i], NULL);", None), (ind + "}", None)]
+    out += [(ind + line, tag) for line, tag in parts.main_post]
+    out += [(ind + "return 0;", None), ("}", None)]
+    tags = {tag: i + 1 for i, (_, tag) in enumerate(out) if tag}
+    return "\n".join(line for line, _ in out) + "\n", tags
+
+
+def generate_program(instances: Sequence[Instance], name: str = "generated/p.c") -> Program:
+    """One program from pattern instances (racy iff one instance is racy), annotated exactly."""
+    parts = _Parts()
+    for inst in instances:
+        if inst.pattern not in PATTERNS:
+            raise ValueError(f"unknown construct {inst.pattern!r}; allowed values: {', '.join(PATTERNS)}")
+        _emit(parts, inst)
+    text, tags = _render(parts)
+
+    def races(items):
+        return tuple(Race(var, (tags[a],), (tags[b],)) for var, a, b in items)
+
+    constructs = tuple(dict.fromkeys(inst.pattern for inst in instances))
+    return Program(name=name, text=text, racy=bool(parts.races), races=races(parts.races),
+                   critical=races(parts.critical), source="generated", constructs=constructs)
+
+
+def generate_suite(n: int, seed: int, *, constructs: Sequence[str] | None = None, per_program: tuple[int, int] = (1, 3),
+                   distractors: tuple[int, int] = (0, 3), racy_share: float = 0.5) -> list[Program]:
+    """``n`` programs (pairs of a racy program and its race-free twin, so half are racy when n is even).
+
+    Each racy program has ``per_program`` pattern instances drawn from ``constructs`` (at least one of
+    them racy) plus a number of safe mutex instances drawn from ``distractors`` (the shared-variable
+    distraction: many protected variables beside one that is not)."""
+    pool = list(constructs or PATTERNS)
+    unknown = [c for c in pool if c not in PATTERNS]
+    if unknown:
+        raise ValueError(f"unknown construct(s) {unknown}; allowed values: {', '.join(PATTERNS)}")
+    if n < 1:
+        raise ValueError(f"n={n!r}: at least one program")
+    rng = np.random.default_rng(seed)
+    out: list[Program] = []
+    i = 0
+    while len(out) < n:
+        m = int(rng.integers(per_program[0], per_program[1] + 1))
+        pats = [pool[j] for j in rng.integers(0, len(pool), size=m)]
+        flags = rng.random(m) < racy_share
+        if not flags.any():
+            flags[int(rng.integers(0, m))] = True
+        insts = [Instance(p, bool(f), k) for k, (p, f) in enumerate(zip(pats, flags))]
+        n_dis = int(rng.integers(distractors[0], distractors[1] + 1))
+        insts += [Instance("mutex_missing", False, m + d) for d in range(n_dis)]
+        order = rng.permutation(len(insts))
+        insts = [insts[j] for j in order]
+        out.append(generate_program(insts, name=f"generated/racy_{i:04d}.c"))
+        if len(out) < n:
+            out.append(generate_program([dataclasses.replace(x, racy=False) for x in insts],
+                                        name=f"generated/safe_{i:04d}.c"))
+        i += 1
+    return out

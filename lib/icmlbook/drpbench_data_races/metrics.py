@@ -1,0 +1,224 @@
+"""Scores for race predictions, at three granularities.
+
+- **Program level (L1).** A program is predicted racy iff the predictor lists at least one race.
+- **Line level (L2), DRDBench's definition.** A predicted race ``p`` matches an annotated race ``g`` iff the
+  unordered line pairs match, ``(p_A ∈ g_A ∧ p_B ∈ g_B) ∨ (p_A ∈ g_B ∧ p_B ∈ g_A)`` (an annotation line may be
+  a list; the variable is *not* checked). Per program ``TP = #{g : some p matches g}``, ``FN = |G| - TP``,
+  ``FP = #{p : p matches no g}`` (so several predictions hitting one race count once and are not false
+  positives, and one prediction may cover several races). Counts are summed over programs (micro) before
+  precision, recall and F1 are formed. Race-free programs contribute only false positives.
+- **Variable level** (the paper's second granularity; its exact rule was not reached, so both readings):
+  V1 compares the *set* of predicted racy variables with the annotated one per program; V2 is the L2
+  match plus equality of the (whitespace-normalised) variable.
+
+Everything takes ``predictions: dict[program name -> list[Race]]`` and a list of :class:`Program`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .data import Program, Race
+
+__all__ = ["Counts", "match", "line_counts", "variable_counts", "program_counts", "score", "micro",
+           "macro_f1", "bootstrap_f1", "paired_bootstrap", "aggregate_samples", "distraction",
+           "normalise_variable", "pass_at_k", "per_program", "LEVELS"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def __add__(self, other: "Counts") -> "Counts":
+        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+    @property
+    def precision(self) -> float:
+        d = self.tp + self.fp
+        return self.tp / d if d else float("nan")
+
+    @property
+    def recall(self) -> float:
+        d = self.tp + self.fn
+        return self.tp / d if d else float("nan")
+
+    @property
+    def f1(self) -> float:
+        """2TP / (2TP + FP + FN); 0 when there is nothing to find and nothing predicted is impossible
+        here (such a program contributes no counts); NaN only for an empty total."""
+        d = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / d if d else float("nan")
+
+
+def match(p: Race, g: Race) -> bool:
+    """DRDBench's line-level match (unordered; list-valued annotation lines match any of their lines)."""
+    pa, pb = set(p.a), set(p.b)
+    ga, gb = set(g.a), set(g.b)
+    return bool((pa & ga and pb & gb) or (pa & gb and pb & ga))
+
+
+def normalise_variable(v: str) -> str:
+    return re.sub(r"\s+", "", v)
+
+
+def line_counts(pred: Sequence[Race], gold: Sequence[Race], *, with_variable: bool = False) -> Counts:
+    """L2 counts of one program (``with_variable=True``: V2, the match also needs the same variable)."""
+    def m(p: Race, g: Race) -> bool:
+        return match(p, g) and (not with_variable or normalise_variable(p.variable) == normalise_variable(g.variable))
+
+    tp = sum(any(m(p, g) for p in pred) for g in gold)
+    fp = sum(not any(m(p, g) for g in gold) for p in pred)
+    return Counts(tp, fp, len(gold) - tp)
+
+
+def variable_counts(pred: Sequence[Race], gold: Sequence[Race]) -> Counts:
+    """V1 counts of one program: the sets of racy variables."""
+    ps = {normalise_variable(p.variable) for p in pred}
+    gs = {normalise_variable(g.variable) for g in gold}
+    return Counts(len(ps & gs), len(ps - gs), len(gs - ps))
+
+
+def program_counts(pred: Sequence[Race], racy: bool) -> tuple[Counts, bool]:
+    """L1 counts of one program and whether its verdict is right."""
+    said = len(pred) > 0
+    return Counts(int(said and racy), int(said and not racy), int(racy and not said)), said == racy
+
+
+LEVELS: dict[str, Callable[[Sequence[Race], Program], Counts]] = {
+    "program": lambda pred, prog: program_counts(pred, prog.racy)[0],
+    "line": lambda pred, prog: line_counts(pred, prog.races),
+    "variable_set": lambda pred, prog: variable_counts(pred, prog.races),
+    "line_variable": lambda pred, prog: line_counts(pred, prog.races, with_variable=True),
+}
+
+
+def per_program(predictions: Mapping[str, Sequence[Race]], programs: Sequence[Program], level: str) -> list[Counts]:
+    if level not in LEVELS:
+        raise ValueError(f"level={level!r}; allowed values: {', '.join(LEVELS)}")
+    fn = LEVELS[level]
+    missing = [p.name for p in programs if p.name not in predictions]
+    if missing:
+        raise ValueError(f"no prediction for {len(missing)} program(s), e.g. {missing[0]!r} "
+                         "(a predictor that fails on a program must say so, not be skipped)")
+    return [fn(predictions[p.name], p) for p in programs]
+
+
+def micro(counts: Iterable[Counts]) -> Counts:
+    total = Counts()
+    for c in counts:
+        total = total + c
+    return total
+
+
+def macro_f1(counts: Sequence[Counts]) -> float:
+    """Mean per-program F1 over the programs that have something to find or predicted something."""
+    vals = [c.f1 for c in counts if c.tp + c.fp + c.fn]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def score(predictions: Mapping[str, Sequence[Race]], programs: Sequence[Program]) -> dict[str, float]:
+    """Every headline number of a predictor on a population."""
+    out: dict[str, float] = {}
+    for level in LEVELS:
+        c = micro(per_program(predictions, programs, level))
+        out[f"{level}_precision"], out[f"{level}_recall"], out[f"{level}_f1"] = c.precision, c.recall, c.f1
+    out["program_accuracy"] = float(np.mean([program_counts(predictions[p.name], p.racy)[1] for p in programs]))
+    out["line_macro_f1"] = macro_f1(per_program(predictions, programs, "line"))
+    out["n_predicted"] = float(sum(len(predictions[p.name]) for p in programs))
+    return out
+
+
+def _count_matrix(counts: Sequence[Counts]) -> np.ndarray:
+    return np.array([[c.tp, c.fp, c.fn] for c in counts], dtype=float).reshape(-1, 3)
+
+
+def _f1_rows(summed: np.ndarray) -> np.ndarray:
+    tp, fp, fn = summed[..., 0], summed[..., 1], summed[..., 2]
+    d = 2 * tp + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(d > 0, 2 * tp / np.where(d > 0, d, 1), np.nan)
+
+
+def _resample(n: int, n_boot: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(n_boot, n))
+
+
+def bootstrap_f1(counts: Sequence[Counts], n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float, float]:
+    """Micro F1 and its percentile bootstrap interval, resampling programs."""
+    m = _count_matrix(counts)
+    point = float(_f1_rows(m.sum(0)))
+    if len(m) == 0:
+        return float("nan"), float("nan"), float("nan")
+    idx = _resample(len(m), n_boot, seed)
+    f = _f1_rows(m[idx].sum(1))
+    lo, hi = np.nanquantile(f, [(1 - level) / 2, (1 + level) / 2])
+    return point, float(lo), float(hi)
+
+
+def paired_bootstrap(a: Sequence[Counts], b: Sequence[Counts], n_boot: int = 1000, seed: int = 0,
+                     level: float = 0.95, stat: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[float, float, float]:
+    """Difference stat(a) - stat(b) (default micro F1) over the same programs, with a paired percentile
+    bootstrap interval (both resampled with the same program indices)."""
+    if len(a) != len(b):
+        raise ValueError(f"paired_bootstrap needs counts over the same programs ({len(a)} vs {len(b)})")
+    stat = stat or _f1_rows
+    ma, mb = _count_matrix(a), _count_matrix(b)
+    point = float(stat(ma.sum(0)) - stat(mb.sum(0)))
+    idx = _resample(len(ma), n_boot, seed)
+    d = stat(ma[idx].sum(1)) - stat(mb[idx].sum(1))
+    lo, hi = np.nanquantile(d, [(1 - level) / 2, (1 + level) / 2])
+    return point, float(lo), float(hi)
+
+
+def aggregate_samples(samples: Sequence[Sequence[Race]], rule: str) -> list[Race]:
+    """Combine several sampled answers for one program, keyed by the sorted line pair (DRDBench):
+    ``union`` (any sample), ``intersection`` (all), ``majority`` (more than half)."""
+    if rule not in ("union", "intersection", "majority"):
+        raise ValueError(f"rule={rule!r}; allowed values: union, intersection, majority")
+    k = len(samples)
+    seen: dict[tuple, Race] = {}
+    votes: dict[tuple, int] = {}
+    for s in samples:
+        for key in {r.key() for r in s}:
+            votes[key] = votes.get(key, 0) + 1
+        for r in s:
+            seen.setdefault(r.key(), r)
+    need = {"union": 1, "intersection": k, "majority": k // 2 + 1}[rule]
+    return [seen[key] for key in seen if votes[key] >= need]
+
+
+def pass_at_k(samples_per_program: Mapping[str, Sequence[Sequence[Race]]], programs: Sequence[Program]) -> float:
+    """Share of programs where some sample is exactly right at line level (no FN and no FP)."""
+    ok = []
+    for p in programs:
+        ok.append(any(line_counts(s, p.races).fp == 0 and line_counts(s, p.races).fn == 0
+                      for s in samples_per_program[p.name]))
+    return float(np.mean(ok)) if ok else float("nan")
+
+
+def distraction(predictions: Mapping[str, Sequence[Race]], programs: Sequence[Program]) -> dict[str, float]:
+    """Where the false positives fall: the share that hit an annotated *protected* conflicting pair
+    (``critical``: the shared-variable distraction) and the share that hit another annotated non-racing
+    pair (``plain``), over the racy programs, which are the ones annotated."""
+    fp = crit = plain = 0
+    for prog in programs:
+        if not prog.racy:
+            continue
+        for p in predictions[prog.name]:
+            if any(match(p, g) for g in prog.races):
+                continue
+            fp += 1
+            if any(match(p, g) for g in prog.critical):
+                crit += 1
+            elif any(match(p, g) for g in prog.plain):
+                plain += 1
+    return {"false_positives": fp, "critical": crit, "plain": plain,
+            "critical_share": crit / fp if fp else float("nan"),
+            "plain_share": plain / fp if fp else float("nan")}
