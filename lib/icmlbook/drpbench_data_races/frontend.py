@@ -284,8 +284,10 @@ class _Walker:
             self.calls[name], self.locals[name] = calls, local
         self.params = {name: _params(fn) for name, fn in self.funcs.items()}
         self.accesses: list[Access] = []
+        self._anchor: int | None = None
         self.threads: dict[str, bool] = {}
         self.thread_args: dict[str, list[str]] = {}
+        self.escaped: dict[str, set[str]] = {}   # locals whose address a function passes to pthread_create
         self._find_threads()
         self.main_first_create, self.main_last_join = self._main_order()
 
@@ -306,7 +308,10 @@ class _Walker:
                     name = _text(start)
                     counts[name] = counts.get(name, 0) + (2 if _in_loop(node) else 1)
                     if len(args) >= 4:
-                        self.thread_args.setdefault(name, []).append(self._arg_target(args[3]))
+                        target = self._arg_target(args[3])
+                        self.thread_args.setdefault(name, []).append(target)
+                        if target.startswith("&") and target[1:] in self.locals[fname]:
+                            self.escaped.setdefault(fname, set()).add(target[1:])
         self.threads = {n: c > 1 for n, c in counts.items()}
 
     def _arg_target(self, arg) -> str:
@@ -349,13 +354,18 @@ class _Walker:
                 aliases[params[0]] = next(iter(targets))
             self._visit_function(t, t, multi and self.opts.multiplicity, frozenset(), aliases, 0)
 
-    def _visit_function(self, fname: str, ctx: str, multi: bool, locks: frozenset, aliases: dict, depth: int) -> None:
+    def _visit_function(self, fname: str, ctx: str, multi: bool, locks: frozenset, aliases: dict, depth: int,
+                        anchor: int | None = None) -> None:
+        """Walk ``fname`` in thread context ``ctx``; ``anchor`` is the line in main of the outermost call
+        (main's create/join phase of an inlined helper's accesses is that of its call site)."""
+        self._anchor = anchor
         fn = self.funcs[fname]
         held = set(locks)
         if self.opts.atomic and fname.startswith("__VERIFIER_atomic"):
             held.add("atomic")
         local_alias = dict(aliases)
-        shadow = self.locals[fname] | (set(self.params[fname]) - set(aliases))
+        escaped = self.escaped.get(fname, set())
+        shadow = (self.locals[fname] - escaped) | (set(self.params[fname]) - set(aliases))
         self._walk_body(fn.child_by_field_name("body"), fname, ctx, multi, held, local_alias, shadow, depth)
 
     def _walk_body(self, node, fname, ctx, multi, held: set, aliases: dict, shadow: set, depth: int) -> None:
@@ -423,7 +433,9 @@ class _Walker:
                 if tgt and (tgt.lstrip("&*") in self.globals or tgt.lstrip("&*") in aliases.values()
                             or tgt in aliases.values()):
                     callee_aliases[p] = tgt
-            self._visit_function(name, ctx, multi, frozenset(held), callee_aliases, depth + 1)
+            anchor = self._anchor if self._anchor is not None else node.start_point[0] + 1
+            self._visit_function(name, ctx, multi, frozenset(held), callee_aliases, depth + 1, anchor)
+            self._anchor = None if depth == 0 else anchor
 
     def _access(self, ident, fname, ctx, multi, held, aliases, shadow) -> None:
         name = _text(ident)
@@ -443,7 +455,7 @@ class _Walker:
                 path = path[1:] if path.startswith("*") else ("." + path[2:] if path.startswith("->") else path)
             else:
                 path = path  # p == x (a pointer): *p is *x
-        elif name in self.globals and name not in shadow:
+        elif (name in self.globals or name in self.escaped.get(fname, ())) and name not in shadow:
             base_name = name
             lv = _lvalue_chain(ident)
             path = _path(lv, ident)
@@ -454,9 +466,10 @@ class _Walker:
         line = ident.start_point[0] + 1
         phase = ""
         if ctx == "main" and self.opts.create_join:
-            if line < self.main_first_create:
+            where = self._anchor if self._anchor is not None else line
+            if where < self.main_first_create:
                 phase = "pre"
-            elif line > self.main_last_join:
+            elif where > self.main_last_join:
                 phase = "post"
         self.accesses.append(Access(key=(base_name, path), variable=re.sub(r"\s+", "", _text(lv)), line=line,
                                     write=_is_write(lv), context=ctx, multi=multi, locks=frozenset(held),

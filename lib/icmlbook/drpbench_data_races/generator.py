@@ -81,6 +81,7 @@ def _emit(parts: _Parts, inst: Instance) -> None:
                                 (f"pthread_mutex_unlock(&{main_lock});", None)]
         (parts.races if racy else parts.critical).append((v, T, M))
     elif p == "atomic_block":
+        parts.includes.add("__verifier_atomic")
         parts.globals.append((f"int {v} = 0;", None))
         parts.worker += [("__VERIFIER_atomic_begin();", None), (f"{v} = {v} + 1;", T), ("__VERIFIER_atomic_end();", None)]
         if racy:
@@ -146,8 +147,10 @@ def _emit(parts: _Parts, inst: Instance) -> None:
 def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
     out: list[tuple[str, str | None]] = []
     ind = "    "
-    for inc in ["pthread.h", *sorted(parts.includes)]:
+    for inc in ["pthread.h", *sorted(i for i in parts.includes if i.endswith(".h"))]:
         out.append((f"#include <{inc}>", None))
+    if "__verifier_atomic" in parts.includes:  # SV-COMP declares its atomic-block markers
+        out += [("extern void __VERIFIER_atomic_begin(void);", None), ("extern void __VERIFIER_atomic_end(void);", None)]
     out += parts.globals
     body_depth = 0
     for line, tag in parts.helpers:  # helper functions, one level of body

@@ -187,21 +187,30 @@ class LearnedPairPredictor:
         return _races([pair for pair, keep in zip(c.pairs, p >= self.threshold) if keep])
 
 
+def group_of(program: Program) -> str:
+    """The cross-validation group: the benchmark category, or for a generated program its twin pair
+    (a racy program and its race-free twin always fall in the same fold)."""
+    if program.source == "generated":
+        return "pair-" + program.name.rsplit("_", 1)[-1].split(".")[0]
+    return program.category
+
+
 def cross_validated(programs: Sequence[Program], n_folds: int, seed: int = 0, **kwargs) -> dict[str, list[Race]]:
     """Predictions of :class:`LearnedPairPredictor` for every program from a model that never saw its
-    category (folds group whole categories, so near-duplicate families never straddle train and test)."""
-    cats = sorted({p.category for p in programs})
-    if len(cats) < 2:
-        raise ValueError(f"cross-validation by category needs at least 2 categories, got {cats}")
-    n_folds = min(n_folds, len(cats))
+    group (:func:`group_of`: folds hold whole benchmark categories, so near-duplicate families never
+    straddle training and testing)."""
+    groups = sorted({group_of(p) for p in programs})
+    if len(groups) < 2:
+        raise ValueError(f"cross-validation by group needs at least 2 groups, got {groups}")
+    n_folds = min(n_folds, len(groups))
     rng = np.random.default_rng(seed)
-    order = list(rng.permutation(cats))
+    order = list(rng.permutation(groups))
     fold_of = {c: i % n_folds for i, c in enumerate(order)}
     out: dict[str, list[Race]] = {}
     shared = LearnedPairPredictor(seed=seed, **kwargs)
     for k in progress(range(n_folds), desc="learned pairs: folds"):
-        train = [p for p in programs if fold_of[p.category] != k]
-        test = [p for p in programs if fold_of[p.category] == k]
+        train = [p for p in programs if fold_of[group_of(p)] != k]
+        test = [p for p in programs if fold_of[group_of(p)] == k]
         model = LearnedPairPredictor(seed=seed, **kwargs)
         model._cache = shared._cache
         model.fit(train)

@@ -87,9 +87,16 @@ class TSanResult:
     compiled: bool
     runs: int
     races: list[Race]                  # distinct line pairs reported over all runs (variable unknown: "?")
-    per_run: list[int]                 # number of distinct pairs reported in each run
-    found_by_run: list[int]            # cumulative distinct pairs after each run
+    per_run: list[list[Race]]          # the distinct pairs reported in each run
     error: str | None = None
+
+    def found_after(self, k: int) -> list[Race]:
+        """The distinct pairs reported by the first ``k`` runs together."""
+        seen: dict = {}
+        for run in self.per_run[:k]:
+            for r in run:
+                seen.setdefault(r.key(), r)
+        return list(seen.values())
 
 
 def _parse(report: str, filename: str) -> set[tuple[int, int]]:
@@ -128,9 +135,9 @@ def run_tsan(program: Program, runs: int = 3, timeout: float = 2.0, workdir: str
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             first = next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr[:200])
-            return TSanResult(program.name, False, 0, [], [], [], error=first.strip())
+            return TSanResult(program.name, False, 0, [], [], error=first.strip())
         found: set[tuple[int, int]] = set()
-        per_run, cumulative = [], []
+        per_run = []
         env = dict(os.environ, TSAN_OPTIONS="halt_on_error=0 report_thread_leaks=0 report_signal_unsafe=0 exitcode=0")
         for k in range(runs):
             try:
@@ -140,10 +147,9 @@ def run_tsan(program: Program, runs: int = 3, timeout: float = 2.0, workdir: str
             except subprocess.TimeoutExpired as e:
                 err = (e.stderr or b"").decode("utf-8", "replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
             got = _parse(err, "prog.c")
-            per_run.append(len(got))
+            per_run.append([Race("?", (a,), (b,)) for a, b in sorted(got)])
             found |= got
-            cumulative.append(len(found))
-    return TSanResult(program.name, True, runs, [Race("?", (a,), (b,)) for a, b in sorted(found)], per_run, cumulative)
+    return TSanResult(program.name, True, runs, [Race("?", (a,), (b,)) for a, b in sorted(found)], per_run)
 
 
 def run_many(programs: Sequence[Program], runs: int = 3, timeout: float = 2.0) -> dict[str, TSanResult]:

@@ -1,0 +1,253 @@
+"""The chapter's experiments: every predictor on the real benchmark and on the generated suite, the
+intervals, the failure-mode measures, and ThreadSanitizer. Each returns a plain dataclass (cached by the
+notebook through ``run.cached``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from .config import DRPBenchConfig
+from .data import Program, Race, annotation_consistency, load_benchmark
+from .frontend import constructs_of
+from .generator import generate_suite
+from .metrics import (Counts, bootstrap_f1, match, paired_bootstrap, per_program, score)
+from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
+from .tsan import run_many, tsan_available
+
+__all__ = ["playground", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
+           "localisation_gap", "distraction_rates", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS"]
+
+RULE_PREDICTORS = ("all pairs", "lockset", "lockset (mutex only)")
+#: program strata of the myopia study, from the constructs detected in the text
+STRATA = ("mutex only", "non-mutex synchronisation", "no synchronisation")
+NON_MUTEX = ("semaphore", "condvar", "barrier", "atomic_block", "atomic_function", "c11_atomic", "busy_wait")
+
+
+def select_real(cfg: DRPBenchConfig) -> list[Program]:
+    """The real programs of this profile: every ``real_stride``-th racy and race-free program."""
+    progs = load_benchmark()
+    racy = [p for p in progs if p.racy][:: cfg.real_stride]
+    safe = [p for p in progs if not p.racy][:: cfg.real_stride]
+    keep = {p.name for p in racy + safe}
+    return [p for p in progs if p.name in keep]
+
+
+def generated_suite(cfg: DRPBenchConfig, seed: int) -> list[Program]:
+    return generate_suite(cfg.n_generated, seed, constructs=cfg.constructs,
+                          per_program=(cfg.gen_min_patterns, cfg.gen_max_patterns),
+                          distractors=(cfg.gen_min_distractors, cfg.gen_max_distractors))
+
+
+def stratum_of(program: Program) -> str:
+    c = set(constructs_of(program.text))
+    if c & set(NON_MUTEX):
+        return STRATA[1]
+    return STRATA[0] if "mutex" in c else STRATA[2]
+
+
+@dataclasses.dataclass
+class PopulationStudy:
+    population: str                                  # "real benchmark" or "generated suite"
+    programs: list[Program]
+    predictions: dict[str, dict[str, list[Race]]]    # predictor -> program -> races
+    unparsable: list[str]                            # programs read with parser error recovery
+    consistency: tuple[int, int, list] | None = None  # real benchmark: annotation endpoints naming their variable
+
+    @property
+    def predictors(self) -> list[str]:
+        return list(self.predictions)
+
+    def scores(self) -> dict[str, dict[str, float]]:
+        return {name: score(pred, self.programs) for name, pred in self.predictions.items()}
+
+    def counts(self, predictor: str, level: str) -> list[Counts]:
+        return per_program(self.predictions[predictor], self.programs, level)
+
+
+def population_study(programs: Sequence[Program], cfg: DRPBenchConfig, seed: int, population: str) -> PopulationStudy:
+    """Every predictor on one population; the learned classifier cross-validated by group."""
+    programs = list(programs)
+    preds: dict[str, dict[str, list[Race]]] = {"empty": {p.name: [] for p in programs}}
+    for name, predictor in (("all pairs", AllPairsPredictor()), ("lockset", LocksetPredictor()),
+                            ("lockset (mutex only)", LocksetPredictor.mutex_only())):
+        preds[name] = predict_all(predictor, programs, desc=f"{population}: {name}")
+    preds["learned pairs (CV)"] = cross_validated(programs, cfg.cv_folds, seed=seed, max_iter=cfg.gb_iterations)
+    cons = annotation_consistency(programs) if population == "real benchmark" else None
+    return PopulationStudy(population, programs, preds, unparsable(programs), cons)
+
+
+def localisation_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """Program-level F1 minus line-level F1 of one predictor, with a paired bootstrap 95% interval."""
+    return paired_bootstrap(study.counts(predictor, "program"), study.counts(predictor, "line"), n_boot=n_boot, seed=seed)
+
+
+def _flagged(predictions: dict[str, list[Race]], programs: Sequence[Program]) -> list[Counts]:
+    """Per program: protected conflicting pairs flagged (tp) and not flagged (fn), as Counts."""
+    out = []
+    for prog in programs:
+        pred = predictions[prog.name]
+        hit = sum(any(match(p, g) for p in pred) for g in prog.critical)
+        out.append(Counts(tp=hit, fp=0, fn=len(prog.critical) - hit))
+    return out
+
+
+def _rate(summed: np.ndarray) -> np.ndarray:
+    tp, fn = summed[..., 0], summed[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return tp / (tp + fn)
+
+
+def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed: int) -> dict[str, float]:
+    """Share of the annotated protected pairs that predictors ``a`` and ``b`` flag as races (the
+    shared-variable distraction), and the paired bootstrap interval of ``a``'s minus ``b``'s."""
+    fa, fb = _flagged(study.predictions[a], study.programs), _flagged(study.predictions[b], study.programs)
+    diff, lo, hi = paired_bootstrap(fa, fb, n_boot=n_boot, seed=seed, stat=_rate)
+    total = sum(c.tp + c.fn for c in fa)
+    return {"rate_a": float(_rate(np.array([sum(c.tp for c in fa), 0, sum(c.fn for c in fa)]))),
+            "rate_b": float(_rate(np.array([sum(c.tp for c in fb), 0, sum(c.fn for c in fb)]))),
+            "diff": diff, "lo": lo, "hi": hi, "protected_pairs": int(total)}
+
+
+def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line") -> dict[str, float]:
+    """F1 of ``predictor`` on mutex-only programs minus its F1 on programs with non-mutex
+    synchronisation, with a 95% interval from resampling programs within each stratum."""
+    counts = study.counts(predictor, level)
+    groups = {s: [c for c, p in zip(counts, study.programs) if stratum_of(p) == s] for s in STRATA}
+    a, b = groups[STRATA[0]], groups[STRATA[1]]
+    fa, la, ha = bootstrap_f1(a, n_boot=n_boot, seed=seed)
+    fb, lb, hb = bootstrap_f1(b, n_boot=n_boot, seed=seed + 1)
+    from .metrics import _count_matrix, _f1_rows, _resample
+
+    ma, mb = _count_matrix(a), _count_matrix(b)
+    ia, ib = _resample(len(ma), n_boot, seed), _resample(len(mb), n_boot, seed + 1)
+    d = _f1_rows(ma[ia].sum(1)) - _f1_rows(mb[ib].sum(1))
+    lo, hi = np.nanquantile(d, [0.025, 0.975])
+    return {"f1_mutex": fa, "f1_mutex_ci": (la, ha), "f1_other": fb, "f1_other_ci": (lb, hb),
+            "diff": fa - fb, "lo": float(lo), "hi": float(hi), "n_mutex": len(a), "n_other": len(b),
+            "n_none": len(groups[STRATA[2]])}
+
+
+@dataclasses.dataclass
+class TSanStudy:
+    available: bool
+    generated: dict          # name -> TSanResult
+    real: dict
+    generated_programs: list[Program]
+    real_programs: list[Program]
+
+
+def tsan_study(generated: Sequence[Program], real: Sequence[Program], cfg: DRPBenchConfig, seed: int) -> TSanStudy:
+    """ThreadSanitizer on a seeded sample of each population (racy programs and their race-free twins in
+    the generated suite; racy programs only in the real one, where it measures recall)."""
+    if not tsan_available():
+        return TSanStudy(False, {}, {}, [], [])
+    rng = np.random.default_rng(seed)
+    gen = list(generated)[: 2 * (cfg.tsan_generated // 2)]
+    racy_real = [p for p in real if p.racy]
+    pick = sorted(rng.choice(len(racy_real), size=min(cfg.tsan_real, len(racy_real)), replace=False).tolist()) if cfg.tsan_real else []
+    real_sample = [racy_real[i] for i in pick]
+    return TSanStudy(True, run_many(gen, cfg.tsan_runs, cfg.tsan_timeout), run_many(real_sample, cfg.tsan_runs, cfg.tsan_timeout),
+                     gen, real_sample)
+
+
+def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int, predictor: str):
+    """One generated program from the chosen constructs (each racy or safe) plus protected distractor
+    variables, and what the chosen rule-based predictor says about it: (program, predicted, scores)."""
+    from .generator import Instance, generate_program
+    from .metrics import line_counts, program_counts, variable_counts
+    from .predictors import make_predictor
+
+    if len(constructs) != len(racy):
+        raise ValueError(f"constructs and racy must have the same length ({len(constructs)} vs {len(racy)})")
+    insts = [Instance(c, bool(r), k) for k, (c, r) in enumerate(zip(constructs, racy))]
+    insts += [Instance("mutex_missing", False, len(insts) + d) for d in range(int(distractors))]
+    prog = generate_program(insts, name="generated/playground.c")
+    pred = make_predictor(predictor).predict(prog)
+    return prog, pred, {"line": line_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
+                        "variable_set": variable_counts(pred, prog.races),
+                        "program_right": program_counts(pred, prog.racy)[1]}
+
+
+def scores_table(studies: Sequence[PopulationStudy], n_boot: int, seed: int) -> str:
+    """A markdown table: every predictor's headline scores on each population, with 95% intervals."""
+    rows = ["| population | predictor | program acc. | program F1 | line P | line R | line F1 [95% CI] | line+var F1 | var-set F1 | line macro F1 |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for st in studies:
+        sc = st.scores()
+        for name in st.predictors:
+            s = sc[name]
+            f, lo, hi = bootstrap_f1(st.counts(name, "line"), n_boot=n_boot, seed=seed)
+
+            def fmt(x):
+                return "—" if x != x else f"{x:.3f}"
+
+            rows.append(f"| {st.population} | {name} | {fmt(s['program_accuracy'])} | {fmt(s['program_f1'])} | "
+                        f"{fmt(s['line_precision'])} | {fmt(s['line_recall'])} | {fmt(f)} [{fmt(lo)}, {fmt(hi)}] | "
+                        f"{fmt(s['line_variable_f1'])} | {fmt(s['variable_set_f1'])} | {fmt(s['line_macro_f1'])} |")
+    return "\n".join(rows)
+
+
+def fp_shares(study: PopulationStudy, predictors: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Where each predictor's false positives fall on the annotated (racy) programs (DRDBench's pairs)."""
+    from .metrics import distraction
+
+    return {name: distraction(study.predictions[name], study.programs) for name in predictors}
+
+
+def tsan_agreement(tsan: TSanStudy) -> dict[str, float]:
+    """On the generated sample: how many ThreadSanitizer reports fall outside the annotations (racy
+    programs) and how many reports it makes on the race-free twins, and its recall."""
+    from .metrics import line_counts
+
+    out = {"racy": 0, "safe": 0, "outside": 0, "on_safe": 0, "tp": 0, "fn": 0, "not_compiled": 0}
+    for p in tsan.generated_programs:
+        r = tsan.generated[p.name]
+        if not r.compiled:
+            out["not_compiled"] += 1
+            continue
+        c = line_counts(r.races, p.races)
+        if p.racy:
+            out["racy"] += 1
+            out["outside"] += c.fp
+            out["tp"] += c.tp
+            out["fn"] += c.fn
+        else:
+            out["safe"] += 1
+            out["on_safe"] += len(r.races)
+    real = {"compiled": 0, "not_compiled": 0, "tp": 0, "fn": 0, "fp": 0}
+    for p in tsan.real_programs:
+        r = tsan.real[p.name]
+        if not r.compiled:
+            real["not_compiled"] += 1
+            continue
+        real["compiled"] += 1
+        c = line_counts(r.races, p.races)
+        real["tp"] += c.tp; real["fn"] += c.fn; real["fp"] += c.fp
+    out.update({f"real_{k}": v for k, v in real.items()})
+    return out
+
+
+def protected_pair_coverage(study: PopulationStudy, predictor: str = "all pairs") -> dict[str, int]:
+    """Why protected pairs go unflagged by ``predictor``: for every annotated protected pair, whether it was
+    flagged, whether the front end extracted no access on one of its lines (macro bodies, accesses through
+    pointers it cannot resolve), or whether both lines hold accesses that it did not pair (thread
+    structure it did not see)."""
+    from .frontend import analyse
+
+    out = {"flagged": 0, "line not extracted": 0, "extracted, not paired": 0}
+    for prog in study.programs:
+        if not prog.critical:
+            continue
+        pred = study.predictions[predictor][prog.name]
+        lines = {a.line for a in analyse(prog.text, strict=False).accesses}
+        for g in prog.critical:
+            if any(match(p, g) for p in pred):
+                out["flagged"] += 1
+            elif not (set(g.a) & lines and set(g.b) & lines):
+                out["line not extracted"] += 1
+            else:
+                out["extracted, not paired"] += 1
+    return out

@@ -1,0 +1,387 @@
+"""DRPBench chapter: metrics against hand counts and DRDBench's definition, the vendored data against its
+index, the front end and lockset predictor exact on hand-written programs, the generator checked by gcc,
+by its own text and by ThreadSanitizer (independent of the generator), and every claim rule both ways."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from icmlbook.drpbench_data_races import claims, config_for
+from icmlbook.drpbench_data_races.data import (DATA_DIR, Program, Race, annotation_consistency, load_benchmark,
+                                               race_from_dict)
+from icmlbook.drpbench_data_races.experiments import PopulationStudy, generated_suite, stratum_of
+from icmlbook.drpbench_data_races.frontend import ParseError, analyse, constructs_of
+from icmlbook.drpbench_data_races.generator import PATTERNS, Instance, generate_program, generate_suite
+from icmlbook.drpbench_data_races.metrics import (Counts, aggregate_samples, bootstrap_f1, distraction, line_counts,
+                                                  match, micro, paired_bootstrap, per_program, score,
+                                                  variable_counts)
+from icmlbook.drpbench_data_races.predictors import (LearnedPairPredictor, LocksetPredictor, make_predictor,
+                                                     predict_all)
+from icmlbook.drpbench_data_races.tsan import instrument, run_tsan, tsan_available
+from icmlbook.runtime.claims import claim_case
+
+R = Race
+
+
+# -- metrics ---------------------------------------------------------------------------------------
+def test_match_is_drdbench_line_match():
+    g = R("x", (3,), (7, 9))
+    assert match(R("y", (9,), (3,)), g)           # unordered, any line of a list, variable not checked
+    assert match(R("x", (3,), (7,)), g)
+    assert not match(R("x", (3,), (8,)), g)
+    assert not match(R("x", (7,), (9,)), g)        # both ends in the same list side is not a match
+
+
+def test_line_counts_by_hand():
+    gold = [R("a", (1,), (5,)), R("b", (2,), (6,)), R("c", (3,), (3,))]
+    pred = [R("a", (5,), (1,)), R("a", (1,), (5,)), R("z", (4,), (8,)), R("c", (3,), (3,))]
+    c = line_counts(pred, gold)
+    # hits: a (twice, one TP, no FP), c; misses: b; false: (4, 8)
+    assert c == Counts(tp=2, fp=1, fn=1)
+    assert c.precision == 2 / 3 and c.recall == 2 / 3 and c.f1 == pytest.approx(2 / 3)
+    # micro aggregation over programs: race-free program adds its predictions as false positives
+    total = micro([c, line_counts([R("q", (1,), (2,))], [])])
+    assert total == Counts(2, 2, 1) and total.f1 == pytest.approx(4 / 7)
+
+
+def test_metric_invariances():
+    rng = np.random.default_rng(0)
+    gold = [R("v", (int(a),), (int(b),)) for a, b in rng.integers(1, 40, size=(6, 2))]
+    pred = gold[:4] + [R("w", (50,), (51,)), R("w", (52,), (53,))]
+    base = line_counts(pred, gold)
+    swapped = [R(p.variable, p.b, p.a) for p in pred]
+    reordered = [pred[i] for i in rng.permutation(len(pred))]
+    duplicated = pred + [pred[0]]
+    for variant in (swapped, reordered, duplicated):
+        assert line_counts(variant, gold) == base
+    worse = line_counts(pred + [R("w", (60,), (61,))], gold)
+    assert worse.precision < base.precision and worse.recall == base.recall
+
+
+def test_variable_levels_and_aggregation():
+    gold = [R("x", (1,), (5,)), R("*y", (2,), (6,))]
+    pred = [R("x", (1,), (5,)), R("* y", (2,), (6,)), R("z", (2,), (6,))]
+    assert line_counts(pred, gold, with_variable=True) == Counts(2, 1, 0)
+    assert variable_counts(pred, gold) == Counts(2, 1, 0)
+    s1, s2, s3 = [R("x", (1,), (5,))], [R("x", (5,), (1,)), R("y", (2,), (3,))], [R("y", (2,), (3,))]
+    keys = lambda rs: sorted(r.key() for r in rs)  # noqa: E731
+    assert keys(aggregate_samples([s1, s2, s3], "union")) == [((1,), (5,)), ((2,), (3,))]
+    assert keys(aggregate_samples([s1, s2, s3], "majority")) == [((1,), (5,)), ((2,), (3,))]
+    assert keys(aggregate_samples([s1, s2, s3], "intersection")) == []
+    with pytest.raises(ValueError, match="allowed values"):
+        aggregate_samples([s1], "vote")
+
+
+def test_bootstrap_intervals_contain_the_point_and_pair():
+    counts = [Counts(1, 0, 0), Counts(0, 1, 1), Counts(2, 1, 0), Counts(0, 0, 2)] * 10
+    f, lo, hi = bootstrap_f1(counts, n_boot=500, seed=1)
+    assert lo <= f <= hi and f == pytest.approx(micro(counts).f1)
+    d, dlo, dhi = paired_bootstrap(counts, counts, n_boot=200, seed=1)
+    assert d == dlo == dhi == 0.0
+
+
+def test_prediction_format_errors_are_parse_failures():
+    assert race_from_dict({"shared_variable": "x", "lineA": 3, "lineB": [4, 5]}) == R("x", (3,), (4, 5))
+    for bad in ({"shared_variable": "x", "lineA": 3}, {"shared_variable": "x", "lineA": "3", "lineB": 4},
+                {"shared_variable": "x", "lineA": 3.0, "lineB": 4}, {"shared_variable": 1, "lineA": 3, "lineB": 4}):
+        with pytest.raises(ValueError):
+            race_from_dict(bad)
+    p = Program("c/p.c", "int main()\n{\n}\n", True, races=(R("x", (1,), (9,)),))
+    with pytest.raises(ValueError, match="names line"):
+        p.check_lines()
+    with pytest.raises(ValueError, match="no prediction"):
+        per_program({}, [p], "line")
+
+
+# -- the vendored benchmark ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def benchmark():
+    return load_benchmark()
+
+
+def test_vendored_benchmark_matches_its_index(benchmark):
+    assert len(benchmark) == 1008 and sum(p.racy for p in benchmark) == 226
+    assert sum(len(p.races) for p in benchmark) == 555
+    hit, total, misses = annotation_consistency(benchmark)
+    assert (hit, total) == (1097, 1110) and len(misses) == 13
+    # every racy program is annotated, no race-free one is
+    assert all(bool(p.races) == p.racy for p in benchmark)
+
+
+def test_tampered_program_is_refused(tmp_path):
+    root = tmp_path / "drdbench"
+    (root / "programs").mkdir(parents=True)
+    index = json.loads((DATA_DIR / "index.json").read_text())[:2]
+    (root / "index.json").write_text(json.dumps(index))
+    for e in index:
+        dst = root / "programs" / e["program"]
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DATA_DIR / "programs" / e["program"], dst)
+    assert len(load_benchmark(root)) == 2
+    path = root / "programs" / index[0]["program"]
+    path.write_text(path.read_text() + "\n")
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_benchmark(root)
+
+
+# -- front end and predictors ----------------------------------------------------------------------
+HAND = """#include <pthread.h>
+int g = 0;
+int h = 0;
+int done = 0;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void __VERIFIER_atomic_bump(void)
+{
+    h = h + 1;
+}
+void touch(int *p)
+{
+    *p = 5;
+}
+void *t_fun(void *arg)
+{
+    int *q = (int *)arg;
+    *q = 1;
+    pthread_mutex_lock(&m);
+    g = g + 1;
+    pthread_mutex_unlock(&m);
+    __VERIFIER_atomic_bump();
+    touch(&done);
+    return NULL;
+}
+int main()
+{
+    pthread_t id;
+    int local = 0;
+    g = 3;
+    pthread_create(&id, NULL, t_fun, &local);
+    pthread_mutex_lock(&m);
+    g = g + 2;
+    pthread_mutex_unlock(&m);
+    __VERIFIER_atomic_bump();
+    local = 2;
+    done = 1;
+    pthread_join(id, NULL);
+    g = 0;
+    return 0;
+}
+"""
+
+
+def test_lockset_is_exact_on_a_hand_written_program():
+    prog = Program("hand/p.c", HAND, True)
+    got = sorted(r.key() for r in LocksetPredictor().predict(prog))
+    # *q (alias of main's local through the start argument) vs local = 2; *p in touch (alias of done) vs done = 1
+    assert got == [((12,), (36,)), ((17,), (35,))]
+    # mutex-only: the atomic function's accesses race too
+    mutex_only = sorted(r.key() for r in LocksetPredictor.mutex_only().predict(prog))
+    assert set(mutex_only) - set(got) == {((8,), (8,))}  # h = h + 1 in the atomic function, from both threads
+    # without create/join order, main's g = 3 (before the create) and g = 0 (after the join) race with line 19
+    allp = sorted(r.key() for r in make_predictor("all pairs").predict(prog))
+    assert ((19,), (29,)) in allp and ((19,), (38,)) in allp and ((19,), (29,)) not in got
+
+
+def test_frontend_errors_and_constructs():
+    with pytest.raises(ParseError, match="line"):
+        analyse("int main( {\n  return 0;\n}\n")
+    assert analyse("int main( {\n return 0;\n}\n", strict=False).recovered
+    assert constructs_of("sem_wait(&s); __VERIFIER_atomic_begin(); while (flag)\n{\n}\n") == (
+        "semaphore", "atomic_block", "busy_wait")
+    with pytest.raises(ValueError, match="allowed values"):
+        make_predictor("oracle")
+
+
+# -- the generator ---------------------------------------------------------------------------------
+def test_generated_annotations_hold_their_variable_and_twins_differ():
+    suite = generate_suite(40, seed=3)
+    hit, total, _ = annotation_consistency(suite)
+    assert hit == total > 0
+    for racy, safe in zip(suite[::2], suite[1::2]):
+        assert racy.racy and not safe.racy and not safe.races
+        assert racy.text != safe.text
+        racy_lines, safe_lines = racy.text.splitlines(), safe.text.splitlines()
+        assert abs(len(racy_lines) - len(safe_lines)) <= 2 * len(racy.races)
+    assert generate_suite(10, 1)[0].text == generate_suite(10, 1)[0].text
+    with pytest.raises(ValueError, match="unknown construct"):
+        generate_suite(4, 0, constructs=("deadlock",))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_every_pattern_compiles_with_gcc(tmp_path):
+    from icmlbook.drpbench_data_races.tsan import STUBS
+
+    (tmp_path / "stubs.c").write_text(STUBS)
+    for racy in (True, False):
+        prog = generate_program([Instance(p, racy, k) for k, p in enumerate(PATTERNS)])
+        src = tmp_path / f"p{int(racy)}.c"
+        src.write_text(prog.text)
+        r = subprocess.run(["gcc", "-Wall", "-Wno-unused-variable", "-Werror", "-pthread", str(src), str(tmp_path / "stubs.c"),
+                            "-o", str(tmp_path / "p")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.skipif(not tsan_available(), reason="needs gcc with ThreadSanitizer")
+def test_threadsanitizer_agrees_with_the_generator():
+    """Independent of the generator's bookkeeping: TSan's reports fall on annotated races, and it reports
+    nothing on the race-free twins."""
+    suite = generate_suite(8, seed=5)
+    for prog in suite:
+        res = run_tsan(prog, runs=2, timeout=2.0)
+        assert res.compiled, res.error
+        c = line_counts(res.races, prog.races)
+        assert c.fp == 0, (prog.name, res.races, prog.races)
+        if not prog.racy:
+            assert res.races == []
+    assert "__sv_acquire" in instrument("void __VERIFIER_atomic_f(void)\n{\n}\n").splitlines()[1]
+
+
+def test_learned_predictor_learns_locks():
+    suite = generate_suite(60, seed=2, constructs=("mutex_missing", "mutex_mismatched"))
+    model = LearnedPairPredictor(max_iter=50).fit(suite[:40])
+    preds = predict_all(model, suite[40:])
+    s = score(preds, suite[40:])
+    assert s["line_f1"] > 0.8
+    with pytest.raises(RuntimeError):
+        LearnedPairPredictor().predict(suite[0])
+
+
+def test_config_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="cv_folds"):
+        config_for("smoke", cv_folds=1)
+    with pytest.raises(ValueError, match="gen_min_patterns"):
+        config_for("smoke", gen_min_patterns=4, gen_max_patterns=2)
+    with pytest.raises(ValueError, match="allowed"):
+        config_for("huge")
+
+
+# -- the claim rules, both ways --------------------------------------------------------------------
+CFG = config_for("smoke", n_boot=200)
+_SUITE = generate_suite(60, seed=11)
+
+
+def _study(predictions: dict, programs=_SUITE, consistency=None) -> PopulationStudy:
+    preds = {name: {p.name: list(fn(p)) for p in programs} for name, fn in predictions.items()}
+    return PopulationStudy("test world", list(programs), preds, [], consistency)
+
+
+def _localising(share: float):
+    """Detects every racy program; names its races right with probability ``share``, else a wrong pair."""
+    rng = np.random.default_rng(0)
+    flips = {p.name: rng.random() < share for p in _SUITE}
+    return lambda p: (list(p.races) if flips[p.name] else [R("x", (1,), (2,))]) if p.racy else []
+
+
+@claim_case("drpbench_data_races", "C1", "reproduced")
+def _c1_ok():
+    return claims.claim1(load_benchmark(), CFG)
+
+
+@claim_case("drpbench_data_races", "C1", "not reproduced", alternative="DRDBench's racy-only population")
+def _c1_alt():
+    return claims.claim1([p for p in load_benchmark() if p.racy], CFG)
+
+
+@claim_case("drpbench_data_races", "C2", "reproduced")
+def _c2_ok():
+    return claims.claim2(_study({}, consistency=annotation_consistency(load_benchmark())), CFG)
+
+
+@claim_case("drpbench_data_races", "C2", "not reproduced", alternative="annotations one line off")
+def _c2_alt():
+    return claims.claim2(_study({}, consistency=annotation_consistency(load_benchmark(), shift=1)), CFG)
+
+
+def _c3_world(share):
+    f = _localising(share)
+    return _study({"all pairs": f, "lockset": f, "learned pairs (CV)": f})
+
+
+@claim_case("drpbench_data_races", "C3", "reproduced")
+def _c3_ok():
+    return claims.claim3(_c3_world(0.4), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C3", "not reproduced", alternative="every detected race localised")
+def _c3_alt():
+    return claims.claim3(_c3_world(1.0), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C3g", "reproduced")
+def _c3g_ok():
+    return claims.claim3g(_c3_world(0.3), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C3g", "not reproduced", alternative="every detected race localised")
+def _c3g_alt():
+    return claims.claim3g(_c3_world(1.0), CFG, 0)
+
+
+def _c5_world(lock_aware: bool):
+    flag_all = lambda p: list(p.races) + list(p.critical)  # noqa: E731
+    return _study({"all pairs": flag_all, "lockset": (lambda p: list(p.races)) if lock_aware else flag_all})
+
+
+@claim_case("drpbench_data_races", "C5", "reproduced")
+def _c5_ok():
+    return claims.claim5(_c5_world(True), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C5", "not reproduced", alternative="locks do not explain the protected pairs")
+def _c5_alt():
+    return claims.claim5(_c5_world(False), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C5g", "reproduced")
+def _c5g_ok():
+    return claims.claim5g(_c5_world(True), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C5g", "not reproduced", alternative="locks do not explain the protected pairs")
+def _c5g_alt():
+    return claims.claim5g(_c5_world(False), CFG, 0)
+
+
+def _c6_world(myopic: bool):
+    def pred(p):
+        if myopic and stratum_of(p) != "mutex only":
+            return [R("x", (1,), (2,))] + list(p.races[1:])
+        return list(p.races)
+    return _study({"lockset (mutex only)": pred})
+
+
+@claim_case("drpbench_data_races", "C6", "reproduced")
+def _c6_ok():
+    return claims.claim6(_c6_world(True), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C6", "not reproduced", alternative="the same F1 on both strata")
+def _c6_alt():
+    return claims.claim6(_c6_world(False), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C6g", "reproduced")
+def _c6g_ok():
+    return claims.claim6g(_c6_world(True), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C6g", "not reproduced", alternative="the same F1 on both strata")
+def _c6g_alt():
+    return claims.claim6g(_c6_world(False), CFG, 0)
+
+
+def test_claim_worlds_are_what_they_say():
+    """The test worlds above are built as described (their numbers, not just their verdicts)."""
+    st = _c3_world(1.0)
+    s = st.scores()["lockset"]
+    assert s["program_f1"] == s["line_f1"] == 1.0
+    assert stratum_of(generated_suite(config_for("smoke", n_generated=20), 0)[0]) in (
+        "mutex only", "non-mutex synchronisation", "no synchronisation")
+    d = distraction({p.name: list(p.races) + list(p.critical) for p in _SUITE}, _SUITE)
+    assert d["false_positives"] == sum(len(p.critical) for p in _SUITE if p.racy)
+    assert dataclasses.is_dataclass(st)
