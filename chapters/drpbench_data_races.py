@@ -284,7 +284,7 @@ def _(cfg, claims, ex, gen_study, mo, real_study, run):
     pairs, {_cov['line not extracted']:,} have a line on which our front end extracts no access at all
     (accesses inside macro bodies, which it does not expand, or through pointers it cannot resolve), and
     {_cov['extracted, not paired']:,} have accesses on both lines that it did not pair (thread structure it
-    did not see); {_cov['flagged']:,} are flagged. The ceiling is the front end's, not the annotations'.
+    did not see); {_cov['flagged']:,} are flagged.
 
     Seen from the other side, as the share of false positives: on the racy real programs,
     {_ap['critical_share']:.0%} of all-pairs' {_ap['false_positives']:,} false positives and
