@@ -146,7 +146,8 @@ def fixture_packages(tmp_path, monkeypatch):
         "sub/deep.py": "OFFSET = 0\n",
         "experiments.py": "from .helpers import scale\n\ndef produce(n):\n    return [scale(i) for i in range(n)]\n",
     })
-    other = _write_package(tmp_path, "kother", {"__init__.py": "", "tools.py": "A = 1\n"})
+    other = _write_package(tmp_path, "kother", {"__init__.py": "", "tools.py": "A = 1\n", "labels.py": (
+        "CALLS = []\n\ndef labelled(n, label='none'):\n    CALLS.append(n)\n    return {'n': n, 'label': label}\n")})
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
     yield chapter, other
@@ -177,7 +178,8 @@ def test_cache_key_covers_every_module_of_the_package(fixture_packages):
     k3 = cache_key("x", produce, {"n": 3})
     assert len({k0, k1, k2, k3}) == 4
     # and naming the package as a chapter adds it to a producer from elsewhere
-    assert cache_key("x", _produce, {"n": 3}, chapter="grokking") != cache_key("x", _produce, {"n": 3})
+    labelled = importlib.import_module("kother.labels").labelled
+    assert cache_key("x", labelled, {"n": 3}, chapter="grokking") != cache_key("x", labelled, {"n": 3})
 
 
 def test_cache_key_packages_and_versions(monkeypatch):
@@ -187,9 +189,11 @@ def test_cache_key_packages_and_versions(monkeypatch):
     assert cache_mod.package_of("icmlbook.grokking.linear") == "icmlbook.grokking"
     assert cache_mod.package_of("icmlbook.runtime.cache") == "icmlbook.runtime"
     assert cache_mod.package_of("kchapter.sub.deep") == "kchapter"
-    assert cache_mod.key_packages(experiments.eta_lam_grid) == ["icmlbook.grokking", "icmlbook.runtime"]
+    # grokking imports icmlbook.training (its network's trainer); LOES does too
+    assert cache_mod.key_packages(experiments.eta_lam_grid) == ["icmlbook.grokking", "icmlbook.runtime",
+                                                                "icmlbook.training"]
     assert cache_mod.key_packages(linear.spiked_gaussian_design, chapter="loes_layer_geometry") == [
-        "icmlbook.grokking", "icmlbook.loes_layer_geometry", "icmlbook.runtime"]
+        "icmlbook.grokking", "icmlbook.loes_layer_geometry", "icmlbook.runtime", "icmlbook.training"]
     files = {rel for rel, _ in cache_mod._package_files("icmlbook.grokking")}
     assert {"linear.py", "config.py", "__init__.py"} <= files
 
@@ -207,6 +211,36 @@ def test_cache_key_packages_and_versions(monkeypatch):
     assert set(real) == {"torch", "numpy", "scipy"} and all(real.values())
     monkeypatch.setattr(cache_mod, "library_versions", lambda: {**real, "numpy": "0.0.0"})
     assert cache_key("x", _produce, {"n": 1}) != k0
+
+
+def test_cache_key_follows_the_book_packages_a_package_imports(fixture_packages, monkeypatch):
+    import importlib
+
+    from icmlbook.runtime import cache as cache_mod
+
+    # relative and absolute imports, at the top or inside a function, resolve to the packages they name
+    src = b"from ..training import Trainer\nfrom . import linear\ndef f():\n    from .. import lm\n    import icmlbook.pipeline.site\n"
+    assert cache_mod._book_imports("icmlbook.grokking.nn", False, src) == {
+        "icmlbook.training", "icmlbook.grokking", "icmlbook.lm", "icmlbook.pipeline"}
+    assert cache_mod._book_imports("icmlbook.grokking", True, b"from .linear import x\nfrom ..runtime import y\n") == {
+        "icmlbook.grokking", "icmlbook.runtime"}
+    # the real tree: grokking's network trains with icmlbook.training, so the shared trainer keys its artefacts
+    from icmlbook.grokking import experiments
+
+    assert "icmlbook.training" in cache_mod.key_packages(experiments.nn_grid)
+    # a package whose helper imports a book package is keyed over it (transitively), and only over it
+    chapter, _ = fixture_packages
+    (chapter / "helpers.py").write_text("from icmlbook.grokking import linear\n\ndef scale(x):\n    return 2 * x\n")
+    produce = importlib.import_module("kchapter.experiments").produce
+    assert cache_mod.key_packages(produce) == ["icmlbook.grokking", "icmlbook.runtime", "icmlbook.training", "kchapter"]
+    digests = {}
+    real = cache_mod.package_digest
+    monkeypatch.setattr(cache_mod, "package_digest", lambda pkg: digests.get(pkg, "") + real(pkg))
+    k0 = cache_key("x", produce, {"n": 1})
+    digests["icmlbook.lm"] = "edited"
+    assert cache_key("x", produce, {"n": 1}) == k0
+    digests["icmlbook.training"] = "edited"
+    assert cache_key("x", produce, {"n": 1}) != k0
 
 
 def test_cache_rebuilds_after_a_helper_changes(fixture_packages, tmp_path):
@@ -229,47 +263,42 @@ def test_cache_rebuilds_after_a_helper_changes(fixture_packages, tmp_path):
     assert len(calls) == 2
 
 
-def _labelled(n, label="none"):
-    _labelled.calls += 1
-    return {"n": n, "label": label}
+def test_run_cached_keys_profile_seed_and_the_chapter_package(fixture_packages, tmp_path, monkeypatch):
+    import importlib
 
-
-_labelled.calls = 0
-
-
-def test_run_cached_keys_profile_seed_and_the_chapter_package(tmp_path, monkeypatch):
     from icmlbook.runtime import Run
     from icmlbook.runtime import cache as cache_mod
+
+    labels = importlib.import_module("kother.labels")  # a producer in a package that imports no book package
 
     monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
     digests = {}
     real_digest = cache_mod.package_digest
     monkeypatch.setattr(cache_mod, "package_digest", lambda pkg: digests.get(pkg, "") + real_digest(pkg))
-    _labelled.calls = 0
     run = Run("grokking", "smoke", 0)
     # name and fn are positional-only: a keyword called ``name`` goes to fn
-    assert run.cached("lab", _labelled, 3, label="a") == {"n": 3, "label": "a"}
-    assert run.cached("lab", _labelled, 3, label="a") == {"n": 3, "label": "a"}
-    assert _labelled.calls == 1
-    run.cached("lab", _labelled, 3, label="b")
-    run.cached("lab", _labelled, 4, label="a")
-    assert _labelled.calls == 3  # arguments are in the key
-    Run("grokking", "smoke", 1).cached("lab", _labelled, 3, label="a")
-    Run("grokking", "default", 0).cached("lab", _labelled, 3, label="a")
-    assert _labelled.calls == 5  # so are the seed and the profile
+    assert run.cached("lab", labels.labelled, 3, label="a") == {"n": 3, "label": "a"}
+    assert run.cached("lab", labels.labelled, 3, label="a") == {"n": 3, "label": "a"}
+    assert len(labels.CALLS) == 1
+    run.cached("lab", labels.labelled, 3, label="b")
+    run.cached("lab", labels.labelled, 4, label="a")
+    assert len(labels.CALLS) == 3  # arguments are in the key
+    Run("grokking", "smoke", 1).cached("lab", labels.labelled, 3, label="a")
+    Run("grokking", "default", 0).cached("lab", labels.labelled, 3, label="a")
+    assert len(labels.CALLS) == 5  # so are the seed and the profile
     digests["icmlbook.ftrl_preference_graphs"] = "edited"  # another chapter's package changes: still a hit
-    run.cached("lab", _labelled, 3, label="a")
-    assert _labelled.calls == 5
+    run.cached("lab", labels.labelled, 3, label="a")
+    assert len(labels.CALLS) == 5
     digests["icmlbook.grokking"] = "edited"  # this chapter's package changes: computed again
-    run.cached("lab", _labelled, 3, label="a")
-    assert _labelled.calls == 6
+    run.cached("lab", labels.labelled, 3, label="a")
+    assert len(labels.CALLS) == 6
     assert len(list((tmp_path / "lab").glob("*.pkl"))) == 6
     # the off switch the executor and the tests use
     monkeypatch.setenv("ICMLBOOK_NO_CACHE", "1")
-    run.cached("lab", _labelled, 3, label="a")
-    run.cached("lab", _labelled, 3, label="a")
-    assert _labelled.calls == 8 and len(list((tmp_path / "lab").glob("*.pkl"))) == 6
+    run.cached("lab", labels.labelled, 3, label="a")
+    run.cached("lab", labels.labelled, 3, label="a")
+    assert len(labels.CALLS) == 8 and len(list((tmp_path / "lab").glob("*.pkl"))) == 6
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])

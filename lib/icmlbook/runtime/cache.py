@@ -4,11 +4,12 @@ An entry's key is a SHA-256 over
 
 - the producing function's name and source code;
 - the source of **every module of the producer's chapter package** (all of ``icmlbook/grokking/**.py``
-  for a producer in ``icmlbook.grokking``), of every ``icmlbook`` chapter package the producer refers to
+  for a producer in ``icmlbook.grokking``), of every ``icmlbook`` package the producer refers to
   directly (a function defined in a notebook that calls ``lg.layer_profile`` counts the source of
   ``icmlbook.loes_layer_geometry``), of the chapter named by ``chapter=`` (what ``Run.cached`` passes),
-  and of ``icmlbook.runtime`` itself; so an edit to any helper module is a different key and a stale
-  artefact is never reused;
+  of ``icmlbook.runtime``, and of every ``icmlbook`` package those import (read from their ``import``
+  statements, transitively: ``icmlbook.grokking.nn`` imports ``..training``, so ``icmlbook.training``
+  counts); so an edit to any helper module is a different key and a stale artefact is never reused;
 - the versions of the numerical libraries (torch, numpy, scipy);
 - the artefact's name, the config that produced it (as canonical JSON), the call's arguments and the profile.
 
@@ -24,6 +25,7 @@ Payloads are pickled; that is safe here because the cache only ever holds what t
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import importlib
@@ -144,15 +146,66 @@ def _referenced_packages(fn: Callable) -> set[str]:
     return out
 
 
+_IMPORTS: dict[tuple[str, str], frozenset[str]] = {}  # (module name, sha256 of its source) -> packages
+
+
+def _module_name(package: str, rel: str) -> tuple[str, bool]:
+    """The dotted name of the file ``rel`` of ``package``, and whether it is a package's ``__init__``."""
+    parts = rel[:-3].split("/")
+    is_init = parts[-1] == "__init__"
+    if is_init:
+        parts = parts[:-1]
+    return ".".join([package, *parts]), is_init
+
+
+def _book_imports(module: str, is_init: bool, source: bytes) -> frozenset[str]:
+    """The ``icmlbook`` packages a module's source imports (absolute or relative, anywhere in the file)."""
+    key = (module, hashlib.sha256(source).hexdigest())
+    if key in _IMPORTS:
+        return _IMPORTS[key]
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = node.module or ""
+            if node.level:  # relative: from the module's own package, one level up per extra dot
+                here = module.split(".") if is_init else module.split(".")[:-1]
+                base = here[: len(here) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            names = [target, *(f"{target}.{a.name}" for a in node.names)]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == BOOK_PACKAGE and len(parts) >= 2:
+                found.add(package_of(name))
+    _IMPORTS[key] = frozenset(found)
+    return _IMPORTS[key]
+
+
 def key_packages(producer: Callable, chapter: str | None = None) -> list[str]:
-    """The packages whose source keys ``producer``'s artefacts (sorted): its own, the chapter packages it
-    refers to, ``icmlbook.<chapter>`` when ``chapter`` is given, and ``icmlbook.runtime``."""
+    """The packages whose source keys ``producer``'s artefacts (sorted): its own, the ``icmlbook`` packages
+    it refers to, ``icmlbook.<chapter>`` when ``chapter`` is given, ``icmlbook.runtime``, and every
+    ``icmlbook`` package any of these imports (transitively)."""
     module = getattr(producer, "__module__", None) or ""
     packages = {RUNTIME_PACKAGE, *_referenced_packages(producer)}
     if module and module != "__main__":  # a notebook's or script's own code is keyed by its source alone
         packages.add(package_of(module))
     if chapter:
         packages.add(f"{BOOK_PACKAGE}.{chapter}")
+    todo = sorted(packages)
+    while todo:
+        package = todo.pop()
+        for rel, path in _package_files(package):
+            for dep in _book_imports(*_module_name(package, rel), path.read_bytes()):
+                if dep not in packages:
+                    packages.add(dep)
+                    todo.append(dep)
     return sorted(packages)
 
 
