@@ -1,106 +1,144 @@
-"""Sizes of the chapter's studies, one preset per profile (a profile changes sizes, never code)."""
+"""Sizes and decision thresholds of the ``ftrl_preference_graphs`` chapter, one preset per profile.
+
+A profile changes sizes (games, search budgets, horizons), never code. The decision thresholds of the
+claims (``agree_min``, ``rate_tol``, ``leak_margin`` and the stability rule's ``eps_*``) are the same in
+every profile and fixed before any run.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Any
 
-from icmlbook.runtime import ProfileConfig, require_float, require_grid, require_int
+from ..runtime.profiles import (Float, Grid, Int, PositiveFloat, PositiveInt, ProfileConfig, TupleOf,
+                                profile_config)
+from .stability import SearchSettings, StabilityRule
 
-Shape = tuple[int, ...]
+__all__ = ["PRESETS", "PreferenceConfig", "config_for"]
 
-
-def _require_shapes(cfg, name: str) -> None:
-    shapes = getattr(cfg, name)
-    ok = isinstance(shapes, tuple) and len(shapes) > 0 and all(
-        isinstance(s, tuple) and len(s) >= 2 and all(isinstance(n, int) and 2 <= n <= 4 for n in s)
-        and _prod(s) <= 16 for s in shapes)
-    if not ok:
-        raise ValueError(f"{name}={shapes!r} must be a non-empty tuple of game shapes such as ((3, 3), (2, 2, 2)): "
-                         "at least 2 players, 2..4 actions each, at most 16 profiles")
+Shape = TupleOf(Int(ge=2, le=4), min_len=2, max_len=4, unique=False)
+Shapes = TupleOf(Shape, min_len=1)
+Levels = Grid(gt=0, lt=0.5, min_len=2)
 
 
-def _prod(s) -> int:
-    out = 1
-    for n in s:
-        out *= n
-    return out
-
-
-@dataclasses.dataclass(frozen=True)
+@profile_config
 class PreferenceConfig(ProfileConfig):
-    """Sizes of every study of the ``ftrl_preference_graphs`` chapter.
+    """Every size of the chapter.
 
-    Random games draw i.i.d. standard normal payoffs and are redrawn until every edge of the profile
-    cube has a payoff gap >= ``min_gap`` (generic games, no ties).
+    min_gap : smallest payoff gap along an edge of the profile cube in random games (no ties).
+    r1_* : limit sets of exponential weights from interior starts (the dossier's proxy, claim C2b).
+    r2_* : every product set of random games, stability decided by the search (claims C2, C3, C7).
+    search_* : search budget of the random-game studies (random restarts, rounds x elites x children).
+    cx_* : the counterexample (averaging game over ``cx_G`` at ``cx_h``; ``cx_stable_G`` / ``cx_unstable_G``
+        the two headline variants; ``cx_leaky_G`` the earlier game, the search's regression case);
+        ``cx_random`` ... the headline search budget.
+    rate_* : transverse rate along off-centre face orbits (claim C5).
+    leak_* : random non-product preferentially stable sets and non-preferentially-stable controls
+        (claims C2, C6); ``leak_points`` random points of the leaklessness search.
+    agree_min, rate_tol, leak_margin, eps_unstable, eps_stable, min_slope, attract_ratio : thresholds.
     """
 
-    min_gap: float = 0.15
-    # claim 1 and 2: limit sets of exponential weights from interior starts
-    r1_shapes: tuple[Shape, ...] = ((3, 3), (2, 2, 2))
-    r1_games: int = 60            # per shape
-    r1_starts: int = 48           # per game
-    r1_horizon: float = 400.0
-    r1_tol: float = 1e-6          # a vertex within this sup-distance of the late trajectory is in its skeleton
-    r1_tol_dossier: float = 1e-3  # the dossier's tolerance, reported for comparison
-    # claims 3 and 7: every product set of random games, perturbed from its span
-    r2_shapes: tuple[Shape, ...] = ((3, 3), (2, 2, 2), (2, 2, 3))
-    r2_games: int = 40            # per shape, entropic regulariser
-    r2_games_euclidean: int = 20  # per shape, Euclidean regulariser
-    r2_horizon: float = 200.0
-    deltas: tuple[float, ...] = (1e-2, 1e-6, 1e-10)
-    n_face: int = 3
-    n_generic: int = 2
-    max_vertex: int = 64
-    club_games: int = 10          # per shape: games on which the independent club test is run
-    # claims 4 and 5: the three-player counterexample
-    cx_G: tuple[float, ...] = (0.5, 1.0, 2.0, 2.5, 2.8, 2.9, 3.1, 3.2, 3.5, 4.0, 5.0, 6.0, 7.0)
-    cx_deltas: tuple[float, ...] = (1e-2, 1e-4, 1e-8, 1e-12, 1e-16)
-    cx_fit_G: tuple[float, ...] = (4.0, 5.0, 7.0)
-    cx_horizon: float = 1000.0
-    cx_face_starts: int = 3
-    # claim 6: leaklessness on random non-product preferentially stable sets
-    leak_shapes: tuple[Shape, ...] = ((2, 2, 2), (2, 2, 3))
-    leak_games: int = 40          # per shape
-    leak_sets_per_game: int = 6
-    control_sets_per_game: int = 2   # random non-preferentially-stable sets (checks of the first result)
-    leak_horizon: float = 300.0
-    leak_l3_horizon: float = 120.0
+    min_gap: Float(gt=0, le=1) = 0.15
+    # C2b: limit sets
+    r1_shapes: Shapes = ((3, 3), (2, 2, 2))
+    r1_games: PositiveInt = 40
+    r1_starts: PositiveInt = 32
+    r1_horizon: Float(ge=1) = 400.0
+    r1_tol: Float(gt=0, le=0.5) = 1e-6
+    r1_tol_dossier: Float(gt=0, le=0.5) = 1e-3
+    # C2, C3, C7: subgames
+    r2_shapes: Shapes = ((3, 3), (2, 2, 2))
+    r2_games: PositiveInt = 6
+    r2_games_euclidean: Int(ge=0) = 4
+    r2_levels: Levels = (1e-4, 1e-7, 1e-10)
+    r2_levels_euclidean: Levels = (1e-3, 1e-5, 1e-7)
+    r2_horizon: Float(ge=1) = 200.0
+    club_games: Int(ge=0) = 4
+    search_random: PositiveInt = 12
+    search_rounds: Int(ge=0) = 1
+    search_elite: PositiveInt = 2
+    search_children: PositiveInt = 4
+    # C4, C5: the counterexample
+    cx_G: Grid(gt=0, min_len=2) = (1.0, 2.0, 2.5, 3.5, 4.0, 5.0)
+    cx_h: Float(lt=0) = -1.0
+    cx_stable_G: PositiveFloat = 1.0
+    cx_unstable_G: PositiveFloat = 5.0
+    cx_leaky_G: Grid(gt=0) = (1.0, 2.0, 5.0)
+    cx_levels: Levels = (1e-4, 1e-6, 1e-8, 1e-10, 1e-12, 1e-14)
+    cx_horizon: Float(ge=1) = 300.0
+    cx_random: PositiveInt = 48
+    cx_rounds: Int(ge=0) = 3
+    cx_elite: PositiveInt = 4
+    cx_children: PositiveInt = 8
+    rate_G: Grid(gt=0, min_len=2) = (2.0, 4.0, 5.0)
+    rate_horizon: Float(ge=10) = 200.0
+    # C2, C6: leaklessness
+    leak_shapes: Shapes = ((2, 2, 2), (2, 2, 3))
+    leak_games: PositiveInt = 16
+    leak_sets_per_game: PositiveInt = 4
+    control_sets_per_game: Int(ge=0) = 2
+    leak_levels: Levels = (1e-4, 1e-7, 1e-10)
+    leak_points: PositiveInt = 256
+    # thresholds (fixed before the run, the same in every profile)
+    agree_min: Float(gt=0, le=1) = 0.95
+    rate_tol: PositiveFloat = 0.02
+    leak_margin: Float(ge=0) = 1e-3
+    eps_unstable: Float(gt=0, lt=1) = 0.05
+    eps_stable: Float(gt=0, lt=1) = 1e-3
+    min_slope: Float(gt=0) = 0.1
+    attract_ratio: Float(gt=0) = 1e-2
 
     def validate(self) -> None:
-        require_float(self, "min_gap", minimum=0.0, maximum=1.0, strict_minimum=True)
         for name in ("r1_shapes", "r2_shapes", "leak_shapes"):
-            _require_shapes(self, name)
-        for name in ("r1_games", "r1_starts", "r2_games", "leak_games", "leak_sets_per_game", "cx_face_starts"):
-            require_int(self, name, minimum=1, maximum=10_000)
-        for name in ("r2_games_euclidean", "club_games", "n_face", "n_generic", "max_vertex", "control_sets_per_game"):
-            require_int(self, name, minimum=0, maximum=10_000)
-        for name in ("r1_horizon", "r2_horizon", "cx_horizon", "leak_horizon", "leak_l3_horizon"):
-            require_float(self, name, minimum=1.0, maximum=1e5)
-        require_float(self, "r1_tol", minimum=0.0, maximum=0.5, strict_minimum=True)
-        require_float(self, "r1_tol_dossier", minimum=0.0, maximum=0.5, strict_minimum=True)
-        require_grid(self, "deltas", 0.0, 0.5, strict=True, min_len=2)
-        require_grid(self, "cx_deltas", 0.0, 0.5, strict=True, min_len=2)
-        require_grid(self, "cx_G", 0.0, 1e3, strict=True, min_len=2)
-        require_grid(self, "cx_fit_G", 3.0, 1e3, strict=True)
+            for s in getattr(self, name):
+                n = 1
+                for k in s:
+                    n *= k
+                if n > 16:
+                    raise ValueError(f"{name}={getattr(self, name)!r} is not allowed; every shape may have at most "
+                                     f"16 profiles ({s} has {n})")
+        if not self.eps_stable < self.eps_unstable:
+            raise ValueError(f"eps_stable={self.eps_stable!r} must be < eps_unstable={self.eps_unstable!r}")
+        if not (self.cx_stable_G + self.cx_h < 2 < self.cx_unstable_G + self.cx_h):
+            raise ValueError(f"cx_stable_G={self.cx_stable_G!r} and cx_unstable_G={self.cx_unstable_G!r} must lie on "
+                             f"either side of the threshold G + h = 2 (h = {self.cx_h!r})")
+
+    @property
+    def rule(self) -> StabilityRule:
+        return StabilityRule(self.eps_unstable, self.eps_stable, self.min_slope, self.attract_ratio)
+
+    def random_search(self, regulariser: str = "entropic", horizon: float | None = None) -> SearchSettings:
+        levels = self.r2_levels if regulariser == "entropic" else self.r2_levels_euclidean
+        return SearchSettings(levels=levels, horizon=horizon or self.r2_horizon, n_random=self.search_random,
+                              n_rounds=self.search_rounds, n_elite=self.search_elite,
+                              n_children=self.search_children,
+                              rtol=1e-7 if regulariser == "entropic" else 1e-6,
+                              atol=1e-9 if regulariser == "entropic" else 1e-8)
+
+    @property
+    def headline_search(self) -> SearchSettings:
+        return SearchSettings(levels=self.cx_levels, horizon=self.cx_horizon, n_random=self.cx_random,
+                              n_rounds=self.cx_rounds, n_elite=self.cx_elite, n_children=self.cx_children)
 
 
-PRESETS = {
+PRESETS: dict[str, PreferenceConfig] = {
     "smoke": PreferenceConfig(
         r1_games=6, r1_starts=16, r1_horizon=300.0,
-        r2_shapes=((3, 3), (2, 2, 2)), r2_games=6, r2_games_euclidean=3, club_games=2,
-        cx_G=(0.5, 2.5, 3.5, 5.0), cx_deltas=(1e-2, 1e-6, 1e-12), cx_fit_G=(4.0, 5.0),
-        cx_horizon=300.0, cx_face_starts=1,
-        leak_shapes=((2, 2, 2),), leak_games=8, leak_sets_per_game=3, leak_horizon=250.0),
+        r2_games=1, r2_games_euclidean=1, r2_levels=(1e-4, 1e-8), r2_levels_euclidean=(1e-3, 1e-6),
+        r2_horizon=150.0, club_games=1, search_random=12, search_rounds=1, search_elite=2, search_children=4,
+        cx_G=(1.0, 2.0, 4.0, 5.0), cx_leaky_G=(2.0,), cx_levels=(1e-4, 1e-8, 1e-11, 1e-14), cx_horizon=250.0,
+        cx_random=16, cx_rounds=2, cx_elite=3, cx_children=4, rate_G=(4.0, 5.0), rate_horizon=150.0,
+        leak_shapes=((2, 2, 2),), leak_games=6, leak_sets_per_game=3, control_sets_per_game=1,
+        leak_levels=(1e-4, 1e-8), leak_points=96),
     "default": PreferenceConfig(),
     "full": PreferenceConfig(
-        r1_shapes=((3, 3), (2, 2, 2), (2, 2, 3)), r1_games=300, r1_starts=100,
-        r2_shapes=((3, 3), (2, 2, 2), (2, 2, 3), (4, 4), (2, 2, 2, 2)), r2_games=200, r2_games_euclidean=100,
-        deltas=(1e-2, 1e-6, 1e-10, 1e-14), club_games=40,
-        cx_G=tuple(round(0.25 * k, 2) for k in range(1, 33)), cx_horizon=1500.0, cx_face_starts=6,
-        leak_shapes=((2, 2, 2), (2, 2, 3), (2, 2, 2, 2)), leak_games=200, leak_sets_per_game=10),
+        r1_shapes=((3, 3), (2, 2, 2), (2, 2, 3)), r1_games=200, r1_starts=100,
+        r2_shapes=((3, 3), (2, 2, 2), (2, 2, 3)), r2_games=40, r2_games_euclidean=20,
+        search_random=32, search_rounds=2, search_elite=4, search_children=4, club_games=20,
+        cx_G=(0.5, 1.0, 1.5, 2.0, 2.5, 2.8, 3.2, 3.5, 4.0, 5.0, 6.0), cx_random=96, cx_rounds=4,
+        leak_games=80, leak_sets_per_game=8, leak_points=512),
 }
 
 
-def config_for(profile: str, **overrides) -> PreferenceConfig:
+def config_for(profile: str, **overrides: Any) -> PreferenceConfig:
     """The preset of ``profile`` ("smoke", "default" or "full") with ``overrides`` applied."""
     return PreferenceConfig.for_profile(profile, PRESETS, **overrides)

@@ -16,12 +16,13 @@ from icmlbook.runtime import progress, rng as rng_stream
 from .config import PreferenceConfig
 from .dynamics import (OutsideMassMonitor, VertexProximityMonitor, check_regulariser, discrete_ftrl,
                        integrate_rowwise, scores_from_strategies)
-from .games import NormalFormGame, classic_game, CLASSIC_GAMES, leaky_game, leaky_set, random_game
-from .leakless import cce_leak, pointwise_leak, sampled_leak, transverse_rates_many
+from .games import (NormalFormGame, averaging_game, averaging_set, classic_game, CLASSIC_GAMES, leaky_game,
+                    leaky_set, random_game)
+from .leakless import leakless_score
 from .preference import (arc_set, is_club, is_preferentially_stable, is_product, leaving_arcs, outside_mask,
                          preference_graph, preferential_margin, preferentially_stable_sets, product_sets,
                          sink_equilibria, strict_pure_nash)
-from .stability import StabilityRule, StabilityTask, disagreement_cause, stability_experiment
+from .stability import StabilityTask, sampled_protocol, search_stability
 
 STUDY_STREAMS = {"r1": 1, "r2": 2, "cx": 3, "leak": 4, "starts": 5}
 
@@ -57,9 +58,9 @@ def classic_facts() -> list[ClassicFacts]:
         pg = preference_graph(g)
         out.append(ClassicFacts(key, g, pg.number_of_edges(), sink_equilibria(pg), strict_pure_nash(g),
                                 list(pg.graph["ties"])))
-    g = leaky_game(5.0)
+    g = averaging_game(5.0)
     pg = preference_graph(g)
-    out.append(ClassicFacts("leaky", g, pg.number_of_edges(), sink_equilibria(pg), strict_pure_nash(g),
+    out.append(ClassicFacts("averaging", g, pg.number_of_edges(), sink_equilibria(pg), strict_pure_nash(g),
                             list(pg.graph["ties"])))
     return out
 
@@ -93,6 +94,7 @@ class LimitSetStudy:
     n_starts: int
     horizon: float
     tol: float
+    tol_dossier: float = 1e-3
 
     @property
     def nash_match(self) -> np.ndarray:
@@ -145,34 +147,39 @@ def limit_set_study(cfg: PreferenceConfig, seed: int) -> LimitSetStudy:
         out["empty_fraction"].append(float(np.mean([not s for s in per_start])))
     return LimitSetStudy(**{k: (np.array(v) if k in ("skeleton_stable", "one_to_one", "empty_fraction",
                                                      "naive_stable") else v)
-                            for k, v in out.items()}, n_starts=cfg.r1_starts, horizon=cfg.r1_horizon, tol=cfg.r1_tol)
+                            for k, v in out.items()}, n_starts=cfg.r1_starts, horizon=cfg.r1_horizon, tol=cfg.r1_tol,
+                         tol_dossier=cfg.r1_tol_dossier)
 
 
-# -- claims 3 and 7: subgames ---------------------------------------------------------------------
+# -- claims 2, 3 and 7: subgames ------------------------------------------------------------------
 @dataclasses.dataclass
 class SubgameStudy:
-    """Every product set of random games, perturbed from its span (claims 3 and 7).
+    """Every proper product set of random games, labelled by the stability search (claims 2, 3, 7).
 
-    ``records``: one dict per (game, product set) with keys ``shape, game, factors, size,
-    pref_stable, margin, label, stable (asymptotically), excursion (K,), final_ratio (K,),
-    all_hit_zero (K,), zero_time (K,), club`` (None where the club test was not run).
+    ``records``: one dict per (game, product set): ``shape, game, factors, size, pref_stable, margin,
+    label`` ("stable" / "unstable" / "undecided"), ``eps`` (K,), ``final_zero`` (fraction of starts
+    that end with :math:`D_S` exactly 0), ``club`` (None where the independent club test was not run).
     """
 
     regulariser: str
-    deltas: np.ndarray
+    levels: np.ndarray
     horizon: float
+    starts_per_set: int
     records: list
-    disagreements: list
+
+    def per_class(self) -> dict:
+        """For the preferentially stable and the other subgames: n, labelled as predicted, undecided."""
+        out = {}
+        for cls, want in (("preferentially stable", "stable"), ("not preferentially stable", "unstable")):
+            rs = [r for r in self.records if r["pref_stable"] == (want == "stable")]
+            out[cls] = dict(n=len(rs), agree=sum(r["label"] == want for r in rs),
+                            undecided=sum(r["label"] == "undecided" for r in rs),
+                            opposite=sum(r["label"] not in (want, "undecided") for r in rs))
+        return out
 
     @property
-    def agreement(self) -> float:
-        return float(np.mean([r["pref_stable"] == r["stable"] for r in self.records]))
-
-    def agreement_by_shape(self) -> dict:
-        out = {}
-        for r in self.records:
-            out.setdefault(r["shape"], []).append(r["pref_stable"] == r["stable"])
-        return {s: (float(np.mean(v)), len(v)) for s, v in out.items()}
+    def disagreements(self) -> list:
+        return [r for r in self.records if r["label"] != ("stable" if r["pref_stable"] else "unstable")]
 
     @property
     def club_agreement(self) -> tuple[float, int]:
@@ -180,9 +187,21 @@ class SubgameStudy:
         return (float(np.mean([a == b for a, b in pairs])) if pairs else float("nan"), len(pairs))
 
 
+def _labels(tasks, regulariser, settings, gen, rule, desc):
+    by_shape: dict[tuple, list[int]] = {}
+    for k, t in enumerate(tasks):
+        by_shape.setdefault(t.game.shape, []).append(k)
+    out = [None] * len(tasks)
+    for shape in progress(sorted(by_shape, key=lambda s: (len(s), s)), desc=desc):
+        ks = by_shape[shape]
+        for k, r in zip(ks, search_stability([tasks[k] for k in ks], regulariser, settings, gen, rule)):
+            out[k] = r
+    return out
+
+
 def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic") -> SubgameStudy:
-    """Perturb every proper product set of ``cfg.r2_games`` (or ``cfg.r2_games_euclidean``) random games
-    per shape, with the chosen regulariser, and compare with preferential stability."""
+    """Search every proper product set of ``cfg.r2_games`` (``cfg.r2_games_euclidean``) random games per
+    shape for its worst start, and compare the label with preferential stability."""
     check_regulariser(regulariser)
     n_games = cfg.r2_games if regulariser == "entropic" else cfg.r2_games_euclidean
     games = random_games(cfg.r2_shapes, n_games, seed, "r2", cfg.min_gap)
@@ -192,160 +211,147 @@ def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic
         for factors, S in product_sets(g):
             tasks.append(StabilityTask(g, S, label=g.name))
             meta.append((k, factors))
-    results = []
-    shapes = sorted({g.shape for g in games}, key=lambda s: (len(s), s))
-    for shape in progress(shapes, desc=f"subgames ({regulariser})"):
-        sub = [t for t in tasks if t.game.shape == shape]
-        results.extend(stability_experiment(sub, regulariser, cfg.deltas, cfg.r2_horizon, gen, n_face=cfg.n_face,
-                                            n_generic=cfg.n_generic, max_vertex=cfg.max_vertex,
-                                            rtol=1e-8 if regulariser == "entropic" else 1e-6))
-    by_task = {id(r.task): r for r in results}
+    settings = cfg.random_search(regulariser)
+    results = _labels(tasks, regulariser, settings, gen, cfg.rule, f"subgames ({regulariser})")
     club_gen = rng_stream(seed, STUDY_STREAMS["starts"], 4)
-    records, disagreements = [], []
-    for task, (k, factors) in zip(tasks, meta):
-        r = by_task[id(task)]
+    records = []
+    for task, (k, factors), r in zip(tasks, meta, results):
         g = task.game
-        pref = is_preferentially_stable(g, task.S)
-        # the independent club test on the first cfg.club_games games of every shape
         club = is_club(g, factors, club_gen) if (regulariser == "entropic" and k % n_games < cfg.club_games) else None
-        rec = dict(shape=g.shape, game=k, factors=factors, size=len(task.S), pref_stable=pref,
-                   margin=preferential_margin(g, task.S), label=r.label, stable=r.asymptotically_stable,
-                   excursion=r.excursion, final_ratio=r.final_ratio, all_hit_zero=r.all_hit_zero,
-                   zero_time=r.zero_time, club=club)
-        records.append(rec)
-        if pref != r.asymptotically_stable:
-            disagreements.append(dict(rec, cause=disagreement_cause(r, cfg.r2_horizon, pref)))
-    return SubgameStudy(regulariser, np.asarray(cfg.deltas), cfg.r2_horizon, records, disagreements)
+        records.append(dict(shape=g.shape, game=k, factors=factors, size=len(task.S),
+                            pref_stable=is_preferentially_stable(g, task.S), margin=preferential_margin(g, task.S),
+                            label=r.label, eps=r.eps, final_zero=r.final_zero, club=club))
+    return SubgameStudy(regulariser, np.asarray(settings.levels), settings.horizon, settings.starts_per_set, records)
 
 
 # -- claims 4 and 5: the counterexample -----------------------------------------------------------
 @dataclasses.dataclass
 class CounterexampleStudy:
-    """Our three-player counterexample over a grid of payoffs ``G`` (claims 4 and 5).
+    """The averaging game over ``G`` (claims 4, 5) and the earlier leaky game (the search's regression).
 
-    Attributes
-    ----------
-    G : (nG,);  deltas : (nd,)
-    same_graph : (nG,) preference graph equal (same arcs) to the one at ``G[0]``
-    pref_stable : (nG,) the set S is preferentially stable
-    excursion : (nG, nd) max over starts and time of the outside mass, centre + face starts
-    label : list of the protocol's labels (same rule as the subgame study)
-    cce_leak : (nG,) the L3* score (equals (G-3)/4);  l3_sim : (nG,) simulated transverse rate
-    fit_G, fit_slope, fit_predicted : escape-rate fits of log x_3(1) from the centre
-    traces : dict G -> (t, log x_3(1)) from the centre start, for figures
+    ``G``, ``h``; ``same_graph`` (arcs equal to those at ``G[0]``), ``pref_stable``, ``predicted`` (the
+    averaged transverse exponent :math:`(G+h-2)/4`), ``results`` (one :class:`SearchResult` per G),
+    ``leaky_G`` / ``leaky`` (the same for :func:`.games.leaky_game`), ``sampled`` (dict G -> the
+    excursion curve the one-exit sampling protocol finds, for the two headline G and the leaky games).
     """
 
     G: np.ndarray
-    deltas: np.ndarray
+    h: float
+    levels: np.ndarray
     horizon: float
+    starts_per_set: int
     same_graph: np.ndarray
     pref_stable: np.ndarray
-    excursion: np.ndarray
-    final_ratio: np.ndarray
-    label: list
-    unstable: np.ndarray
-    cce_leak: np.ndarray
-    l3_sim: np.ndarray
-    fit_G: np.ndarray
-    fit_slope: np.ndarray
-    fit_predicted: np.ndarray
-    traces: dict
+    predicted: np.ndarray
+    results: list
+    leaky_G: np.ndarray
+    leaky_pref_stable: np.ndarray
+    leaky: list
+    sampled: dict
 
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.results]
 
-def centre_start(deltas: np.ndarray, x1: float = 0.5, x2: float = 0.5) -> np.ndarray:
-    """Profiles with players 1, 2 at (x1, x2) on the matching-pennies face, player 3 at mass delta on 1.
-
-    Returns (len(deltas), 6)."""
-    d = np.asarray(deltas, dtype=float)
-    out = np.zeros((len(d), 6))
-    out[:, 0], out[:, 1] = x1, 1 - x1
-    out[:, 2], out[:, 3] = x2, 1 - x2
-    out[:, 4], out[:, 5] = 1 - d, d
-    return out
-
-
-def escape_slope(t: np.ndarray, log_x: np.ndarray, lo: float, hi: float) -> float:
-    """Least-squares slope of ``log_x`` against ``t`` over the samples with lo <= log_x <= hi."""
-    sel = (log_x >= lo) & (log_x <= hi)
-    if sel.sum() < 5:
-        return float("nan")
-    return float(np.polyfit(t[sel], log_x[sel], 1)[0])
+    def result_at(self, G: float):
+        return self.results[int(np.argmin(np.abs(self.G - G)))]
 
 
 def counterexample_study(cfg: PreferenceConfig, seed: int) -> CounterexampleStudy:
-    """Stability of the span of :func:`leaky_set` across ``cfg.cx_G`` (entropic FTRL)."""
-    Gs = np.asarray(cfg.cx_G, dtype=float)
-    deltas = np.asarray(cfg.cx_deltas, dtype=float)
-    S = leaky_set()
-    games = [leaky_game(float(G)) for G in Gs]
+    """Search the span of :func:`.games.averaging_set` at every ``cfg.cx_G`` and of :func:`.games.leaky_set`
+    at every ``cfg.cx_leaky_G`` (entropic FTRL), all in one batch per round."""
+    Gs = np.array(sorted(set(cfg.cx_G) | {cfg.cx_stable_G, cfg.cx_unstable_G}), float)
+    S = averaging_set()
+    games = [averaging_game(float(G), cfg.cx_h) for G in Gs]
     arcs0 = arc_set(games[0])
-    same = np.array([arc_set(g) == arcs0 for g in games])
-    pref = np.array([is_preferentially_stable(g, S) for g in games])
+    leaky_Gs = np.asarray(cfg.cx_leaky_G, float)
+    leaky_games = [leaky_game(float(G)) for G in leaky_Gs]
+    tasks = [StabilityTask(g, S, g.name) for g in games] + [StabilityTask(g, leaky_set(), g.name) for g in leaky_games]
+    settings = cfg.headline_search
     gen = rng_stream(seed, STUDY_STREAMS["cx"], 0)
-    # centre + face starts, player 3 perturbed by delta; all G in one batch
-    faces = [(0.5, 0.5)] + [tuple(gen.uniform(0.1, 0.9, size=2)) for _ in range(cfg.cx_face_starts)]
-    X0 = np.concatenate([np.concatenate([centre_start(deltas, *f) for f in faces]) for _ in Gs])
-    P = np.concatenate([np.broadcast_to(g.payoffs, (len(faces) * len(deltas), 3, 2, 2, 2)) for g in games])
-    mon = OutsideMassMonitor(outside_mask(games[0], S), len(X0))
-    integrate_rowwise(P, scores_from_strategies(X0, games[0].offsets, "entropic"), cfg.cx_horizon, "entropic",
-                      batched=True, monitors=[mon], rtol=1e-8, atol=1e-10)
-    per = len(faces) * len(deltas)
-    exc = np.zeros((len(Gs), len(deltas)))
-    fin = np.zeros((len(Gs), len(deltas)))
-    for a in range(len(Gs)):
-        m = mon.max[a * per:(a + 1) * per].reshape(len(faces), len(deltas))
-        f = (mon.last / np.maximum(mon.initial, 1e-300))[a * per:(a + 1) * per].reshape(len(faces), len(deltas))
-        exc[a] = m.max(axis=0)
-        fin[a] = f.max(axis=0)
-    # the general protocol of the subgame study, for the labels
-    tasks = [StabilityTask(g, S, label=g.name) for g in games]
-    res = stability_experiment(tasks, "entropic", deltas, cfg.cx_horizon, gen, n_face=cfg.n_face,
-                               n_generic=cfg.n_generic, max_vertex=cfg.max_vertex)
-    rule = StabilityRule()
-    unstable = np.array([r.unstable or rule.is_unstable(deltas, exc[a]) for a, r in enumerate(res)])
-    labels = ["unstable" if u else r.label for u, r in zip(unstable, res)]
-    cce = np.array([cce_leak(g, S).score for g in games])
-    l3 = np.array(transverse_rates_many([(g, S) for g in games], gen, horizon=cfg.leak_l3_horizon))
-    # escape-rate fits from the centre, delta = 1e-12
-    fit_G = np.asarray(cfg.cx_fit_G, dtype=float)
-    trace_G = sorted(set(fit_G.tolist()) | {2.0})
-    t_eval = np.linspace(0.0, min(cfg.cx_horizon, 300.0), 3001)
-    X0 = centre_start(np.full(len(trace_G), 1e-12))
-    P = np.stack([leaky_game(G).payoffs for G in trace_G])
-    out = integrate_rowwise(P, scores_from_strategies(X0, games[0].offsets, "entropic"), float(t_eval[-1]),
-                            "entropic", batched=True, t_eval=t_eval, rtol=1e-10, atol=1e-12)
-    traces = {G: (t_eval, out.log_x[:, n, 5]) for n, G in enumerate(trace_G)}
-    slopes = np.array([escape_slope(t_eval, traces[G][1], np.log(1e-12) + 2.0, np.log(1e-4)) for G in fit_G])
-    return CounterexampleStudy(G=Gs, deltas=deltas, horizon=cfg.cx_horizon, same_graph=same, pref_stable=pref,
-                               excursion=exc, final_ratio=fin, label=labels, unstable=unstable, cce_leak=cce,
-                               l3_sim=l3, fit_G=fit_G, fit_slope=slopes, fit_predicted=(fit_G - 3.0) / 4.0,
-                               traces=traces)
+    res = _labels(tasks, "entropic", settings, gen, cfg.rule, "counterexample search")
+    sampled = {}
+    for G in (cfg.cx_stable_G, cfg.cx_unstable_G):
+        sampled[("averaging", float(G))] = sampled_protocol(averaging_game(G, cfg.cx_h), S, settings.levels, settings.horizon)
+    for G, g in zip(leaky_Gs, leaky_games):
+        sampled[("leaky", float(G))] = sampled_protocol(g, leaky_set(), settings.levels, settings.horizon)
+    return CounterexampleStudy(
+        G=Gs, h=cfg.cx_h, levels=np.asarray(settings.levels), horizon=settings.horizon,
+        starts_per_set=settings.starts_per_set, same_graph=np.array([arc_set(g) == arcs0 for g in games]),
+        pref_stable=np.array([is_preferentially_stable(g, S) for g in games]),
+        predicted=(Gs + cfg.cx_h - 2.0) / 4.0, results=res[:len(Gs)], leaky_G=leaky_Gs,
+        leaky_pref_stable=np.array([is_preferentially_stable(g, leaky_set()) for g in leaky_games]),
+        leaky=res[len(Gs):], sampled=sampled)
 
 
-# -- claim 6: leaklessness ------------------------------------------------------------------------
+@dataclasses.dataclass
+class RateStudy:
+    """Transverse rate of the averaging game along an off-centre orbit of the matching-pennies face.
+
+    ``slope`` (nG,): least-squares slope of :math:`\\log x_{3,1}(t)`; ``predicted`` the averaged exponent
+    :math:`(G+h-2)/4`; ``at_start`` the instantaneous rate :math:`u_3(x_1,x_2,1)-u_3(x_1,x_2,0)` at the
+    start (what a rate read off one point would give); ``traces`` G -> (t, log x_{3,1}).
+    """
+
+    G: np.ndarray
+    h: float
+    start: tuple
+    slope: np.ndarray
+    predicted: np.ndarray
+    at_start: np.ndarray
+    traces: dict
+
+
+def rate_study(cfg: PreferenceConfig, x10: float = 0.8, x20: float = 0.5, log_x3: float = -140.0) -> RateStudy:
+    """Start on the face orbit through (x10, x20) with player 3's exit at mass exp(log_x3) (score space
+    keeps it exact), integrate to ``cfg.rate_horizon`` and fit the slope of log x_{3,1} over the second
+    90% of the run, while it stays below 1e-3."""
+    Gs = np.asarray(cfg.rate_G, float)
+    T = cfg.rate_horizon
+    t_eval = np.linspace(0.0, T, 4001)
+    Y0 = np.array([[np.log(x10), np.log(1 - x10), np.log(x20), np.log(1 - x20), 0.0, log_x3]] * len(Gs))
+    P = np.stack([averaging_game(float(G), cfg.cx_h).payoffs for G in Gs])
+    out = integrate_rowwise(P, Y0, T, "entropic", batched=True, t_eval=t_eval, rtol=1e-10, atol=1e-12)
+    slopes, traces = [], {}
+    for n, G in enumerate(Gs):
+        lx = out.log_x[:, n, 5]
+        sel = (t_eval >= 0.1 * T) & (lx <= np.log(1e-3))
+        slopes.append(float(np.polyfit(t_eval[sel], lx[sel], 1)[0]) if sel.sum() > 10 else float("nan"))
+        traces[float(G)] = (t_eval, lx)
+    at_start = np.array([G * x10 * x20 + cfg.cx_h * x10 * (1 - x20) - (1 - x10) for G in Gs])
+    return RateStudy(Gs, cfg.cx_h, (x10, x20), np.array(slopes), (Gs + cfg.cx_h - 2.0) / 4.0, at_start, traces)
+
+
+# -- claims 2 and 6: leaklessness on non-product sets ---------------------------------------------
 @dataclasses.dataclass
 class LeakStudy:
-    """Random non-product preferentially stable sets: the four leak scores and the simulated label.
+    """Random non-product preferentially stable sets: the leaklessness score and the search's label.
 
-    ``records``: dicts with ``shape, game, S, L1, L2, L3, L3*, label, stable``; certified = score < 0.
-    ``controls``: random sets that are *not* preferentially stable (and not products), with their
-    simulated label and leaving arcs: by the paper's first result none of their spans can be stable.
+    ``records``: dicts with ``shape, game, S, size, score`` (largest aggregate drift found),
+    ``certified`` (score < -margin), ``label``, ``eps``. ``controls``: random non-product sets that are
+    *not* preferentially stable, with their label (claim 2 says none can be stable).
     """
 
     records: list
-    deltas: np.ndarray
+    controls: list
+    levels: np.ndarray
     horizon: float
-    controls: list = dataclasses.field(default_factory=list)
+    margin: float
 
-    def confusion(self, criterion: str) -> dict:
-        cert = np.array([r[criterion] < 0 for r in self.records], dtype=bool)
-        stable = np.array([r["stable"] for r in self.records], dtype=bool)
-        return dict(certified=int(cert.sum()), false_certifications=int((cert & ~stable).sum()),
-                    stable=int(stable.sum()), missed=int((stable & ~cert).sum()), n=len(self.records))
+    def confusion(self) -> dict:
+        cert = [r for r in self.records if r["certified"]]
+        return dict(n=len(self.records), certified=len(cert),
+                    false=sum(r["label"] == "unstable" for r in cert),
+                    certified_undecided=sum(r["label"] == "undecided" for r in cert),
+                    certified_stable=sum(r["label"] == "stable" for r in cert),
+                    stable=sum(r["label"] == "stable" for r in self.records),
+                    unstable=sum(r["label"] == "unstable" for r in self.records),
+                    undecided=sum(r["label"] == "undecided" for r in self.records))
 
 
 def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
-    """Score and simulate random non-product preferentially stable sets (excluding the whole game)."""
+    """Score and search random non-product preferentially stable sets (not the whole game), with
+    random non-preferentially-stable non-product controls."""
     games = random_games(cfg.leak_shapes, cfg.leak_games, seed, "leak", cfg.min_gap)
     gen = rng_stream(seed, STUDY_STREAMS["leak"], 99)
     pairs = []
@@ -358,8 +364,7 @@ def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
     controls = []
     for k, g in enumerate(games):
         profs = g.profiles()
-        tries = 0
-        found = 0
+        tries = found = 0
         while found < cfg.control_sets_per_game and tries < 200:
             tries += 1
             size = int(gen.integers(2, g.n_profiles))
@@ -368,51 +373,32 @@ def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
                 continue
             controls.append((k, g, S))
             found += 1
+    settings = cfg.random_search("entropic")
+    tasks = [StabilityTask(g, S) for _, g, S in pairs] + [StabilityTask(g, S, "control") for _, g, S in controls]
+    res = _labels(tasks, "entropic", settings, gen, cfg.rule, "leaklessness") if tasks else []
     records = []
-    if not pairs and not controls:
-        return LeakStudy(records, np.asarray(cfg.deltas), cfg.leak_horizon)
-    l3 = transverse_rates_many([(g, S) for _, g, S in pairs], gen, horizon=cfg.leak_l3_horizon)
-    tasks = [StabilityTask(g, S) for _, g, S in pairs]
-    ctrl_tasks = [StabilityTask(g, S, label="control") for _, g, S in controls]
-    results = []
-    for shape in progress(sorted({g.shape for _, g, _ in pairs + controls}), desc="leaklessness"):
-        sub = [t for t in tasks + ctrl_tasks if t.game.shape == shape]
-        results.extend(stability_experiment(sub, "entropic", cfg.deltas, cfg.leak_horizon, gen, n_face=cfg.n_face,
-                                            n_generic=cfg.n_generic, max_vertex=cfg.max_vertex))
-    by_task = {id(r.task): r for r in results}
-    control_records = []
-    for (k, g, S), task in zip(controls, ctrl_tasks):
-        r = by_task[id(task)]
-        control_records.append(dict(shape=g.shape, game=k, S=S, size=len(S), label=r.label,
-                                    stable=r.asymptotically_stable, leaving=leaving_arcs(g, S),
-                                    excursion=r.excursion))
-    for (k, g, S), task, s3 in zip(pairs, tasks, l3):
-        r = by_task[id(task)]
-        records.append(dict(shape=g.shape, game=k, S=S, size=len(S), L1=pointwise_leak(g, S), witness=l1_witness(g, S),
-                            L2=sampled_leak(g, S, gen), L3=s3, **{"L3*": cce_leak(g, S).score},
-                            label=r.label, stable=r.asymptotically_stable, excursion=r.excursion))
-    return LeakStudy(records, np.asarray(cfg.deltas), cfg.leak_horizon, control_records)
-
-
-def l1_witness(game: NormalFormGame, S) -> tuple | None:
-    """Where the pointwise criterion L1 fails: (box, player, exit action, profile, gain) with the largest gain."""
-    import itertools
-
-    from .leakless import deviation_gain
-    from .preference import boxes as _boxes
-    from .stability import exit_moves
-
-    best = None
-    for bx in _boxes(game, S, maximal=True):
-        for i, b in exit_moves(game, S, bx):
-            for beta in itertools.product(*bx):
-                gain = deviation_gain(game, i, b, beta)
-                if best is None or gain > best[-1]:
-                    best = (bx, i, b, beta, gain)
-    return best
+    for (k, g, S), r in zip(pairs, res[:len(pairs)]):
+        sc = leakless_score(g, S, gen, levels=cfg.leak_levels, n_random=cfg.leak_points)
+        records.append(dict(shape=g.shape, game=k, S=S, size=len(S), score=sc.score,
+                            certified=sc.certified(cfg.leak_margin), label=r.label, eps=r.eps))
+    control_records = [dict(shape=g.shape, game=k, S=S, size=len(S), label=r.label, eps=r.eps,
+                            leaving=leaving_arcs(g, S)) for (k, g, S), r in zip(controls, res[len(pairs):])]
+    return LeakStudy(records, control_records, np.asarray(settings.levels), settings.horizon, cfg.leak_margin)
 
 
 # -- the playground -------------------------------------------------------------------------------
+def centre_start(deltas: np.ndarray, x1: float = 0.5, x2: float = 0.5) -> np.ndarray:
+    """Profiles with players 1, 2 at (x1, x2) on the matching-pennies face and player 3's exit at mass delta.
+
+    Returns (len(deltas), 6)."""
+    d = np.asarray(deltas, dtype=float)
+    out = np.zeros((len(d), 6))
+    out[:, 0], out[:, 1] = x1, 1 - x1
+    out[:, 2], out[:, 3] = x2, 1 - x2
+    out[:, 4], out[:, 5] = 1 - d, d
+    return out
+
+
 @dataclasses.dataclass
 class PlaygroundRun:
     """A fast run on the counterexample: one trajectory and a small excursion sweep."""
@@ -427,18 +413,18 @@ class PlaygroundRun:
 
 def playground_run(G: float, delta: float, regulariser: str = "entropic", step_size: float = 0.0,
                    horizon: float = 150.0, x1: float = 0.7, x2: float = 0.4) -> PlaygroundRun:
-    """Counterexample with payoff ``G``: continuous FTRL (``step_size == 0``) or discrete FTRL with that
+    """The averaging counterexample (h = -1) with payoff ``G``: continuous FTRL (``step_size == 0``) or discrete FTRL with that
     step; start at (x1, x2) on the face with player 3's mass ``delta`` on the exit. A few hundred ms."""
     check_regulariser(regulariser)
     if not (isinstance(step_size, (int, float)) and step_size >= 0):
         raise ValueError(f"step_size={step_size!r} must be >= 0 (0 = continuous time)")
     if not 0 < delta < 1:
         raise ValueError(f"delta={delta!r} must be in (0, 1)")
-    g = leaky_game(float(G))
+    g = averaging_game(float(G))
     deltas = np.unique(np.array([1e-2, 1e-4, 1e-8, 1e-12, delta]))
     X0 = centre_start(deltas, x1, x2)
     Y0 = scores_from_strategies(X0, g.offsets, regulariser)
-    mon = OutsideMassMonitor(outside_mask(g, leaky_set()), len(X0))
+    mon = OutsideMassMonitor(outside_mask(g, averaging_set()), len(X0))
     t_eval = np.linspace(0.0, horizon, 601)
     if step_size == 0:
         res = integrate_rowwise(g.payoffs, Y0, horizon, regulariser, t_eval=t_eval, monitors=[mon], rtol=1e-8,
@@ -451,7 +437,7 @@ def playground_run(G: float, delta: float, regulariser: str = "entropic", step_s
         t, xs = res.t, res.x
     row = int(np.where(deltas == delta)[0][0])
     X = xs[:, row]
-    mask = outside_mask(g, leaky_set()).astype(float)
+    mask = outside_mask(g, averaging_set()).astype(float)
     return PlaygroundRun(t=t, outside=g.joint(X) @ mask, x3=X[:, 5], face=X[:, [0, 2]], deltas=deltas,
                          excursion=mon.max.copy())
 
@@ -500,14 +486,15 @@ def finite_time_example(delta: float = 0.05, horizon: float = 6.0) -> tuple:
     return t, out[0], out[1], t_zero
 
 
-def cube_traces(Gs: Sequence[float] = (2.0, 5.0), delta: float = 1e-3, horizon: float = 120.0,
-                starts: Sequence[tuple[float, float]] = ((0.85, 0.5), (0.65, 0.5))) -> dict:
-    """Counterexample trajectories for the 3-D figure: label -> (T, 6) strategies (entropic)."""
+def cube_traces(Gs: Sequence[float] = (1.0, 5.0), delta: float = 1e-3, horizon: float = 120.0,
+                starts: Sequence[tuple[float, float]] = ((0.7, 0.5), (0.7, 0.5))) -> dict:
+    """Averaging-game trajectories for the 3-D figure: label -> (T, 6) strategies (entropic)."""
     out = {}
     for G, (x1, x2) in zip(Gs, starts):
-        g = leaky_game(float(G))
+        g = averaging_game(float(G))
         X0 = centre_start(np.array([delta]), x1, x2)
         res = integrate_rowwise(g.payoffs, scores_from_strategies(X0, g.offsets, "entropic"), horizon, "entropic",
                                 t_eval=np.linspace(0, horizon, 2400), rtol=1e-9, atol=1e-11)
-        out[f"G = {G:g}" + (" (leaks out, returns to (0,0,1))" if G > 3 else " (stays near the face)")] = res.x[:, 0]
+        D = g.joint(res.x[:, 0]) @ outside_mask(g, averaging_set()).astype(float)
+        out[f"G = {G:g} (largest outside mass {D.max():.2g})"] = res.x[:, 0]
     return out

@@ -11,8 +11,8 @@ shape ``(B, D)`` with :math:`D=\\sum_i n_i` (a batch of ``B`` profiles; player `
 :math:`u_i(x)=\\sum_\\alpha u_i(\\alpha)\\prod_j x_{j\\alpha_j}` (section 3.1 of the chapter).
 
 Also here: seeded random generic games (no payoff ties on the edges of the profile cube, with a
-minimum gap), the classic games by name, and the three-player game with a preferentially stable set
-whose span is unstable (our construction, not the paper's game, which we could not read).
+minimum gap), the classic games by name, and our counterexamples (:func:`averaging_game`,
+:func:`leaky_game`, :func:`chicken_game`; the paper's game was not reachable).
 """
 
 from __future__ import annotations
@@ -334,10 +334,11 @@ def classic_game(name: str) -> NormalFormGame:
 
 # -- the counterexample ---------------------------------------------------------------------------
 def leaky_game(G: float) -> NormalFormGame:
-    """Our three-player game with a preferentially stable set whose span is unstable for ``G > 3``.
+    """The chapter's first counterexample: a preferentially stable set whose span is unstable for **every** ``G > 0``.
 
-    **Our construction, not the paper's game** (the paper's text was not reachable). Actions are
-    {0, 1} for each player; profiles are :math:`(a_1,a_2,a_3)`.
+    (It was once claimed unstable only for G > 3, from an exit rate averaged over the face; the vertex
+    (0,0,0) is a split corner: players 2 and 3 both gain by moving into S, their joint move leaves S.)
+    Kept as the stability search's regression case. Actions are {0, 1} for each player.
 
     - Layer :math:`a_3=0`: matching pennies between players 1 and 2 with stakes 2
       (player 1 wants to match).
@@ -345,7 +346,7 @@ def leaky_game(G: float) -> NormalFormGame:
     - Player 3: 0 in layer 0; :math:`u_3(0,0,1)=G`, :math:`u_3(a_1,a_2,1)=-1` otherwise.
 
     The set :func:`leaky_set` (the matching-pennies face plus the vertex (0,0,1)) is preferentially
-    stable for every ``G > 0``; player 3's exit rate averaged over the face is :math:`(G-3)/4`.
+    stable for every ``G > 0``.
     """
     if isinstance(G, bool) or not isinstance(G, (int, float, np.floating, np.integer)) or not np.isfinite(G):
         raise ValueError(f"G={G!r} must be a finite real number")
@@ -363,3 +364,54 @@ def leaky_game(G: float) -> NormalFormGame:
 def leaky_set() -> frozenset[Profile]:
     """The non-product set :math:`S=\\{(a_1,a_2,0)\\}\\cup\\{(0,0,1)\\}` of :func:`leaky_game`."""
     return frozenset({(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)})
+
+
+# -- the corrected counterexample -----------------------------------------------------------------
+def averaging_game(G: float, h: float = -1.0) -> NormalFormGame:
+    """Three-player game whose set :func:`averaging_set` is preferentially stable for every ``G > 0``,
+    ``h < 0`` (one preference graph), with a span that is unstable iff :math:`G+h>2` (our construction).
+
+    Actions {0, 1} for everyone; profiles :math:`(a_1,a_2,a_3)`.
+
+    - Layer :math:`a_3=0`: matching pennies between players 1 and 2, stakes 2 (player 1 wants to
+      match); :math:`u_3=0`.
+    - Layer :math:`a_3=1`: :math:`u_1=1` at :math:`(0,\\cdot,1)`, 0 at :math:`(1,\\cdot,1)`;
+      :math:`u_2(0,0,1)=1`, :math:`u_2(0,1,1)=0`, :math:`u_2(1,0,1)=\\tfrac12`, :math:`u_2(1,1,1)=0`;
+      :math:`u_3(0,0,1)=G`, :math:`u_3(0,1,1)=h`, :math:`u_3(1,\\cdot,1)=-1`.
+
+    The outside of :math:`S` is :math:`\\{(1,\\cdot,1)\\}`, so :math:`D_S=x_{1,1}\\,x_{3,1}`; the chapter
+    derives every exit rate of the span (the face :math:`a_3=0` and the face :math:`a_1=0`). The
+    transverse rate averaged over every matching-pennies orbit is :math:`(G+h-2)/4`.
+    """
+    for name, val in (("G", G), ("h", h)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.floating, np.integer)) or not np.isfinite(val):
+            raise ValueError(f"{name}={val!r} must be a finite real number")
+    if not G > 0:
+        raise ValueError(f"G={G!r} is not allowed; it must be > 0 (at G <= 0 player 3's arc (0,0,0)->(0,0,1) reverses)")
+    if not h < 0:
+        raise ValueError(f"h={h!r} is not allowed; it must be < 0 (at h >= 0 the vertex (0,1,0) has two profitable "
+                         "exits whose joint profile (1,1,1) leaves S)")
+    U = np.zeros((3, 2, 2, 2))
+    for a1, a2 in itertools.product((0, 1), repeat=2):
+        U[0, a1, a2, 0] = 2.0 if a1 == a2 else -2.0
+        U[1, a1, a2, 0] = -U[0, a1, a2, 0]
+    U[0, 0, :, 1] = 1.0
+    U[1, 0, 0, 1], U[1, 0, 1, 1], U[1, 1, 0, 1], U[1, 1, 1, 1] = 1.0, 0.0, 0.5, 0.0
+    U[2, 0, 0, 1], U[2, 0, 1, 1] = float(G), float(h)
+    U[2, 1, :, 1] = -1.0
+    return NormalFormGame(U, f"averaging game (G={G:g}, h={h:g})")
+
+
+def averaging_set() -> frozenset[Profile]:
+    """:math:`S=\\{(a_1,a_2,0)\\}\\cup\\{(0,0,1),(0,1,1)\\}`: the matching-pennies face and the face :math:`a_1=0`."""
+    return frozenset({(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1), (0, 1, 1)})
+
+
+def chicken_game(gain: float = 1.0) -> NormalFormGame:
+    """Two-player anti-coordination: at (0,0) both players gain ``gain`` by switching, (1,0) and (0,1)
+    are strict equilibria, at (1,1) both gain 1 by switching back. The set {(0,0),(1,0),(0,1)} is
+    preferentially stable and its span (two edges) is unstable: a split corner at (0,0)."""
+    if not gain > 0:
+        raise ValueError(f"gain={gain!r} must be > 0")
+    U1 = np.array([[0.0, 1.0], [float(gain), 0.0]])     # u1(a1, a2)
+    return NormalFormGame(np.stack([U1, U1.T]), f"chicken (gain {gain:g})")

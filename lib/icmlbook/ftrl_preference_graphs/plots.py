@@ -10,7 +10,7 @@ import numpy as np
 
 from icmlbook.runtime import PALETTE, new_figure
 
-from .games import NormalFormGame, leaky_set
+from .games import NormalFormGame
 from .preference import preference_graph, sink_equilibria
 
 GREY = "#9a9a9a"
@@ -97,11 +97,11 @@ def square_trajectories_figure(panels):
     return fig
 
 
-def cube_figure(traces: dict, title: str):
-    """Interactive 3-D view of trajectories of the three-player game on the cube.
+def cube_figure(traces: dict, title: str, S):
+    """Interactive 3-D view of trajectories of a three-player 2x2x2 game on the cube.
 
-    ``traces``: label -> (T, 6) strategies. Axes: P(a_1=0), P(a_2=0), P(a_3=1). The set S of the
-    counterexample is drawn: its face {a_3 = 0} as a shaded square and its extra vertex (0,0,1).
+    ``traces``: label -> (T, 6) strategies. Axes: P(a_1=0), P(a_2=0), P(a_3=1). The span of the
+    averaging counterexample's set S is drawn: its faces {a_3 = 0} and {a_1 = 0} shaded.
     """
     import plotly.graph_objects as go
 
@@ -111,8 +111,9 @@ def cube_figure(traces: dict, title: str):
             fig.add_trace(go.Scatter3d(x=[a[0], b[0]], y=[a[1], b[1]], z=[a[2], b[2]], mode="lines",
                                        line=dict(color="#bbbbbb", width=2), showlegend=False, hoverinfo="skip"))
     fig.add_trace(go.Mesh3d(x=[0, 1, 1, 0], y=[0, 0, 1, 1], z=[0, 0, 0, 0], i=[0, 0], j=[1, 2], k=[2, 3],
-                            color=PALETTE[2], opacity=0.10, name="face of S (a₃=0)", showlegend=True))
-    S = leaky_set()
+                            color=PALETTE[2], opacity=0.10, name="face a₃=0 of the span", showlegend=True))
+    fig.add_trace(go.Mesh3d(x=[1, 1, 1, 1], y=[0, 1, 1, 0], z=[0, 0, 1, 1], i=[0, 0], j=[1, 2], k=[2, 3],
+                            color=PALETTE[1], opacity=0.10, name="face a₁=0 of the span", showlegend=True))
     verts = list(itertools.product((0, 1), repeat=3))
     # cube coordinate of profile (a1,a2,a3): (P(a1=0), P(a2=0), P(a3=1)) at the vertex
     fig.add_trace(go.Scatter3d(x=[1 - v[0] for v in verts], y=[1 - v[1] for v in verts], z=[v[2] for v in verts],
@@ -145,8 +146,11 @@ def finite_time_figure(t: np.ndarray, outside_entropic: np.ndarray, outside_eucl
 
 
 # -- the studies ----------------------------------------------------------------------------------
+LABEL_COLOUR = {"stable": PALETTE[0], "unstable": PALETTE[3], "undecided": GREY}
+
+
 def subgame_scatter_figure(studies):
-    """Excursion at the smallest delta against the preferential margin, one panel per regulariser.
+    """Worst excursion at the smallest level against the preferential margin, one panel per regulariser.
 
     Margin = largest payoff gain of a deviation from S to outside S (< 0: preferentially stable).
     """
@@ -154,60 +158,63 @@ def subgame_scatter_figure(studies):
     axes = np.atleast_1d(axes)
     for ax, st in zip(axes, studies):
         m = np.array([r["margin"] for r in st.records])
-        e = np.array([r["excursion"][int(np.argmin(st.deltas))] for r in st.records])
-        stable = np.array([r["stable"] for r in st.records])
-        e = np.maximum(e, 1e-16)
-        ax.scatter(m[stable], e[stable], s=7, color=PALETTE[0], alpha=0.6, label="labelled asymptotically stable")
-        ax.scatter(m[~stable], e[~stable], s=7, color=PALETTE[3], alpha=0.6, label="labelled not stable")
+        e = np.maximum(np.array([r["eps"][int(np.argmin(st.levels))] for r in st.records]), 1e-18)
+        labels = np.array([r["label"] for r in st.records])
+        for lab, col in LABEL_COLOUR.items():
+            sel = labels == lab
+            if sel.any():
+                ax.scatter(m[sel], e[sel], s=8, color=col, alpha=0.7, label=f"search: {lab} ({int(sel.sum())})")
         ax.axvline(0.0, color="black", lw=0.8)
         ax.set_yscale("log")
         ax.set_xlabel("preferential margin of S (max gain of leaving S)")
-        ax.set_title(f"{st.regulariser}: agreement {st.agreement:.1%} on {len(st.records)} subgames", fontsize=9)
-    axes[0].set_ylabel(f"excursion E(δ={float(np.min(studies[0].deltas)):.0e})")
-    axes[0].legend(loc="center left", fontsize=7)
+        pc = st.per_class()
+        ax.set_title(f"{st.regulariser}: " + ", ".join(f"{v['agree']}/{v['n']}" for v in pc.values())
+                     + " as predicted (stable / not)", fontsize=9)
+        ax.legend(loc="center left", fontsize=7)
+    axes[0].set_ylabel(f"worst excursion ε(d={float(np.min(studies[0].levels)):.0e})")
     return fig
 
 
-def excursion_curves_figure(cx):
-    """Counterexample: excursion against delta for every G (log-log)."""
-    fig, axes = new_figure(1, 2, width=10.0, height=3.6)
+def epsilon_curves_figure(cx):
+    """ε(d) of the headline sets: the search (solid) and the one-exit sampling protocol (dotted)."""
+    fig, axes = new_figure(1, 2, width=10.5, height=3.7, sharey=True)
     ax = axes[0]
-    for k, G in enumerate(cx.G):
-        c = PALETTE[3] if G > 3 else PALETTE[0]
-        ax.loglog(cx.deltas, np.maximum(cx.excursion[k], 1e-18), "o-", color=c, alpha=0.35 + 0.65 * (k / len(cx.G)),
-                  ms=3, lw=1, label=f"G={G:g}")
-    ax.loglog(cx.deltas, cx.deltas, "k:", lw=0.8, label="E = δ")
-    ax.set_xlabel("initial distance δ (player 3's mass on its exit)")
-    ax.set_ylabel("excursion max_t D_S(x(t))")
-    ax.set_title("G > 3: the excursion does not shrink with δ", fontsize=9)
+    for k, (G, r) in enumerate(zip(cx.G, cx.results)):
+        ax.loglog(cx.levels, np.maximum(r.eps, 1e-18), "o-", ms=3, lw=1.2, color=LABEL_COLOUR[r.label],
+                  alpha=0.4 + 0.6 * (k + 1) / len(cx.G), label=f"G={G:g}: {r.label}")
+    for (kind, G), e in cx.sampled.items():
+        if kind == "averaging":
+            ax.loglog(cx.levels, np.maximum(e, 1e-18), ":", color="black", lw=1)
+    ax.loglog(cx.levels, cx.levels, color="black", lw=0.6, ls="--", label="ε = d")
+    ax.set_xlabel("start distance d = D_S(x(0))")
+    ax.set_ylabel("worst excursion ε(d) = max_t D_S(x(t))")
+    ax.set_title(f"averaging game (h={cx.h:g}); dotted: one-exit starts", fontsize=9)
     ax.legend(fontsize=6, ncol=2)
     ax = axes[1]
-    img = np.log10(np.maximum(cx.excursion.T, 1e-18))
-    im = ax.imshow(img, aspect="auto", origin="lower", cmap="viridis",
-                   extent=(-0.5, len(cx.G) - 0.5, -0.5, len(cx.deltas) - 0.5))
-    ax.set_xticks(range(len(cx.G)), [f"{g:g}" for g in cx.G], fontsize=7)
-    ax.set_yticks(range(len(cx.deltas)), [f"{d:.0e}" for d in cx.deltas], fontsize=7)
-    ax.set_xlabel("payoff G")
-    ax.set_ylabel("δ")
-    k3 = np.searchsorted(cx.G, 3.0) - 0.5
-    ax.axvline(k3, color="white", ls="--", lw=1)
-    ax.set_title("log10 excursion: a switch at G = 3 (dashed)", fontsize=9)
-    ax.grid(False)
-    fig.colorbar(im, ax=ax, label="log10 excursion")
+    for k, (G, r) in enumerate(zip(cx.leaky_G, cx.leaky)):
+        ax.loglog(cx.levels, np.maximum(r.eps, 1e-18), "o-", ms=3, color=PALETTE[(k + 3) % len(PALETTE)],
+                  label=f"search, G={G:g}: {r.label}")
+        ax.loglog(cx.levels, np.maximum(r.random_eps, 1e-18), "x--", ms=3, lw=0.8, color=PALETTE[(k + 3) % len(PALETTE)],
+                  alpha=0.6, label=f"random restarts only, G={G:g}")
+        ax.loglog(cx.levels, np.maximum(cx.sampled[("leaky", float(G))], 1e-18), ":", color="black", lw=1)
+    ax.loglog(cx.levels, cx.levels, color="black", lw=0.6, ls="--")
+    ax.set_xlabel("start distance d")
+    ax.set_title("the earlier leaky game; dotted: one-exit starts", fontsize=9)
+    ax.legend(fontsize=6)
     return fig
 
 
-def escape_rate_figure(cx):
-    """log x_3(1) from the centre against time, with the predicted slope (G-3)/4."""
+def rate_figure(rate):
+    """log P(a3=1) along an off-centre face orbit, with the averaged slope (G+h-2)/4 dotted."""
     fig, ax = new_figure(1, 1, width=6.2, height=3.5)
-    for k, (G, (t, lx)) in enumerate(sorted(cx.traces.items())):
+    for k, G in enumerate(rate.G):
+        t, lx = rate.traces[float(G)]
         c = PALETTE[k % len(PALETTE)]
-        ax.plot(t, lx, color=c, lw=1.4, label=f"G={G:g}")
-        ax.plot(t, np.log(1e-12) + (G - 3) / 4 * t, color=c, ls=":", lw=1)
-    ax.set_ylim(np.log(1e-12) - 8, 1)
+        ax.plot(t, lx, color=c, lw=1.3, label=f"G={G:g}: fitted {rate.slope[k]:+.4f}")
+        ax.plot(t, lx[0] + rate.predicted[k] * t, color=c, ls=":", lw=1)
     ax.set_xlabel("time t")
     ax.set_ylabel("log P(a₃ = 1)")
-    ax.set_title("Escape from the face at rate (G−3)/4 (dotted: prediction)", fontsize=9)
+    ax.set_title(f"Transverse growth along the face orbit through {rate.start} (dotted: (G+h−2)/4)", fontsize=9)
     ax.legend(fontsize=7)
     return fig
 
@@ -236,20 +243,20 @@ def limit_set_figure(r1):
     return fig
 
 
-def leak_figure(lk, criteria=("L1", "L2", "L3", "L3*")):
-    """Certified / falsely certified / missed, per candidate criterion."""
+def leak_figure(lk):
+    """Leaklessness against the search's labels on random preferentially stable non-product sets."""
     fig, ax = new_figure(1, 1, width=6.4, height=3.2)
-    x = np.arange(len(criteria))
-    conf = [lk.confusion(c) for c in criteria]
-    ok = [c["certified"] - c["false_certifications"] for c in conf]
-    bad = [c["false_certifications"] for c in conf]
-    miss = [c["missed"] for c in conf]
-    ax.bar(x - 0.25, ok, 0.25, color=PALETTE[0], label="certified and stable")
-    ax.bar(x, bad, 0.25, color=PALETTE[3], label="certified but NOT stable")
-    ax.bar(x + 0.25, miss, 0.25, color=GREY, label="stable but not certified")
-    ax.set_xticks(x, criteria)
+    labels = list(LABEL_COLOUR)
+    cert = [sum(r["certified"] and r["label"] == lab for r in lk.records) for lab in labels]
+    not_cert = [sum((not r["certified"]) and r["label"] == lab for r in lk.records) for lab in labels]
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, cert, 0.4, color=PALETTE[0], label="certified leakless")
+    ax.bar(x + 0.2, not_cert, 0.4, color=GREY, label="not certified")
+    ax.set_xticks(x, [f"search: {lab}" for lab in labels])
     ax.set_ylabel(f"sets (of {len(lk.records)})")
-    ax.set_title("Leak criteria on random preferentially stable non-product sets", fontsize=9)
+    c = lk.confusion()
+    ax.set_title(f"Leaklessness certifies {c['certified']} of {c['n']} sets; {c['false']} of them labelled unstable",
+                 fontsize=9)
     ax.legend(fontsize=7)
     return fig
 

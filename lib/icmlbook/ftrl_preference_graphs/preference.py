@@ -13,7 +13,7 @@
   :math:`\\prod_iB_i\\subseteq S`) and the **outside mass**
   :math:`D_S(x)=\\sum_{\\alpha\\notin S}\\prod_ix_{i\\alpha_i}`, so that :math:`\\mathrm{span}(S)=\\{D_S=0\\}`.
 
-The paper (Abbadi, Laraki & Mertikopoulos, ICML 2026) states these notions; the exact definition of
+The paper's abstract (ICML 2026) names these notions; the exact definition of
 the span is our reconstruction, consistent with Boone & Mertikopoulos (NeurIPS 2023) for products.
 """
 

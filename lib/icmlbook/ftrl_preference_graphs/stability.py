@@ -1,36 +1,43 @@
-"""Stability of the span of a set of pure profiles, measured by perturbation.
+"""Stability of the span of a set of pure profiles, decided by an adversarial search for the worst start.
 
-For a set :math:`S` we start FTRL a distance :math:`\\delta` away from :math:`\\mathrm{span}(S)`
-(:math:`\\delta` of one player's mass moved onto an *exit* action), for a sweep of :math:`\\delta`
-down to :math:`10^{-10}` or smaller, and record along each trajectory the outside mass
-:math:`D_S(x(t))`:
+Lyapunov stability of :math:`\\mathrm{span}(S)=\\{D_S=0\\}` asks that every start close to the span
+stay close. Since :math:`D_S` is continuous, vanishes exactly on the (compact) span and is positive
+elsewhere, the sets :math:`\\{D_S<r\\}` form a base of neighbourhoods of the span, so the span is
+stable iff
 
-- the **excursion** :math:`E(\\delta)=\\max_{\\text{starts}}\\max_{t\\le T}D_S(x(t))`;
-- the **final ratio** :math:`F(\\delta)=\\max_{\\text{starts}}D_S(x(T))/D_S(x(0))`.
+.. math:: \\varepsilon(d)=\\sup\\{\\max_{t\\le T}D_S(x(t)) : D_S(x(0))\\le d\\}\\ \\to\\ 0\\quad (d\\to0)
 
-The decision rule (stated in the chapter):
+(with :math:`T=\\infty`; we use a finite horizon and say so). A supremum is found by **searching**,
+not by sampling one perturbation per direction: instabilities that need two exits, growing at
+different rates, to arrive together are missed by any start that perturbs one coordinate.
 
-- *unstable* if :math:`E(\\delta_{\\min})>` ``eps_excursion`` **and** the excursion has stopped
-  shrinking with :math:`\\delta`: its log-log slope between the two smallest :math:`\\delta`,
-  :math:`p=\\log(E(\\delta_{K-1})/E(\\delta_K))/\\log(\\delta_{K-1}/\\delta_K)`, is below
-  ``min_decay_exponent`` (Lyapunov stability fails: :math:`E` does not go to 0 with :math:`\\delta`;
-  a set whose excursions shrink like a small power :math:`\\delta^p` is stable, if weakly so);
-- *attracting* if :math:`F(\\delta)\\le` ``attract_ratio`` for every :math:`\\delta` of the sweep;
-- *asymptotically stable* = not unstable and attracting.
+**Starts.** A start is a point :math:`p` of one face :math:`\\prod_i\\Delta(B_i)` of the span (a
+maximal box :math:`B\\subseteq S`; :math:`p_i` a vertex or a Dirichlet point of :math:`\\Delta(B_i)`),
+pushed off by every player separately:
 
-Starts (all repeated for every :math:`\\delta`, so the excursion curves compare like with like):
+.. math:: x_i=(1-m_i)\\,p_i+m_i\\,q_i,\\qquad m_i=10^{\\lambda_i+t},\\qquad q_i\\propto10^{\\kappa_i},
 
-- *vertex-exit starts*: a vertex :math:`e_\\alpha`, :math:`\\alpha\\in S`, with mass :math:`\\delta` moved to
-  an action :math:`b_i` such that :math:`(b_i;\\alpha_{-i})\\notin S` (this probes every profitable
-  arc out of :math:`S`);
-- *face starts*: a random point of a random face :math:`\\prod_i\\Delta(B_i)\\subseteq\\mathrm{span}(S)`
-  with mass :math:`\\delta` moved to one of the box's exit actions;
-- *generic starts*: :math:`(1-\\delta)p+\\delta q` with :math:`p` a random face point and :math:`q` a
-  random interior profile (every action gets mass).
+with a per-player **log-scale** :math:`\\lambda_i` (uniform over ``log_span`` >= 10 decades), a
+direction :math:`q_i` with per-action log-weights :math:`\\kappa_i`, and one common shift :math:`t`
+solved (by bisection) so that :math:`D_S(x(0))=d` (or the largest :math:`D_S\\le d` the caps
+:math:`m_i\\le\\tfrac12` allow).
 
-With the entropic regulariser the actions a start does not use get mass :math:`10^{-300}` (the start
-must be interior; such an action needs hundreds of time units to matter); with the Euclidean one
-they get mass 0 and a score 1000 below the projection's threshold (the same effect).
+**Search.** For every level :math:`d`: ``n_random`` random restarts, then ``n_rounds`` rounds of a
+batched elitist evolution strategy over the log-scales :math:`(\\lambda,\\kappa)` (the ``n_elite``
+best starts of the level each get ``n_children`` Gaussian mutations of step ``sigma`` decades,
+halved every round; box and base point are inherited). Every round of every task and level sharing
+an action-count shape is **one** call of the batched integrator (:func:`.dynamics.integrate_ftrl`).
+The objective is the peak outside mass :math:`\\max_{t\\le T}D_S`; the peak distance to the span
+(:func:`span_distance`) is recorded alongside.
+
+**Labels** (:class:`StabilityRule`), from the curve :math:`\\varepsilon(d)` and the final ratios
+:math:`D_S(x(T))/d` of every start (d its level):
+
+- *unstable*: :math:`\\varepsilon(d)\\ge` ``eps_unstable`` at every level (bounded away from 0);
+- *stable* (stable and attracting): :math:`\\varepsilon(d_{\\min})\\le` ``eps_stable``, the next level
+  already below ``eps_unstable``, the curve still falling at the small end (log-log slope between the
+  two smallest levels >= ``min_slope``), and every start's final ratio <= ``attract_ratio``;
+- *undecided* otherwise (a third label, never folded into "stable").
 """
 
 from __future__ import annotations
@@ -41,33 +48,83 @@ from typing import Sequence
 import numpy as np
 
 from .dynamics import OutsideMassMonitor, check_regulariser, integrate_ftrl, scores_from_strategies
-from .games import NormalFormGame
-from .preference import boxes, outside_mask, preferential_margin
+from .games import NormalFormGame, joint_distribution
+from .preference import boxes, outside_mask
+
+LABELS: tuple[str, ...] = ("stable", "unstable", "undecided")
+#: lowest per-action log10-weight of a push direction (and of a seed's unused masses)
+KAPPA_FLOOR = -40.0
+
+
+# -- rule -----------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class StabilityRule:
+    """Thresholds of the labels (see the module docstring)."""
+
+    eps_unstable: float = 0.05
+    eps_stable: float = 1e-3
+    min_slope: float = 0.1
+    attract_ratio: float = 1e-2
+
+    def label(self, levels: np.ndarray, eps: np.ndarray, final_ratio: float) -> str:
+        order = np.argsort(levels)[::-1]                       # largest d first
+        d, e = np.asarray(levels, float)[order], np.maximum(np.asarray(eps, float)[order], 1e-300)
+        if np.all(e >= self.eps_unstable):
+            return "unstable"
+        slope = curve_slope(d, e)
+        if (e[-1] <= self.eps_stable and e[-2] < self.eps_unstable and slope >= self.min_slope
+                and final_ratio <= self.attract_ratio):
+            return "stable"
+        return "undecided"
+
+
+def curve_slope(levels: np.ndarray, eps: np.ndarray) -> float:
+    """Log-log slope of :math:`\\varepsilon(d)` between the two smallest levels (1: proportional, 0: flat)."""
+    order = np.argsort(levels)
+    d, e = np.asarray(levels, float)[order], np.maximum(np.asarray(eps, float)[order], 1e-300)
+    if len(d) < 2:
+        return float("nan")
+    return float(np.log(e[1] / e[0]) / np.log(d[1] / d[0]))
 
 
 @dataclasses.dataclass(frozen=True)
-class StabilityRule:
-    """Thresholds of the empirical stability rule (see the module docstring)."""
+class SearchSettings:
+    """Sizes of the adversarial search (one instance per study; the chapter's config fills it)."""
 
-    eps_excursion: float = 1e-3
-    min_decay_exponent: float = 0.1
-    attract_ratio: float = 1e-2
+    levels: tuple[float, ...] = (1e-4, 1e-6, 1e-8, 1e-10, 1e-12, 1e-14)
+    horizon: float = 200.0
+    n_random: int = 64
+    n_rounds: int = 3
+    n_elite: int = 4
+    n_children: int = 8
+    log_span: float = 12.0
+    sigma: float = 2.0
+    n_seeds: int = 8
+    rtol: float = 1e-7
+    atol: float = 1e-9
 
-    def is_unstable(self, deltas: np.ndarray, excursion: np.ndarray) -> bool:
-        """The rule's instability verdict from an excursion curve :math:`E(\\delta)`."""
-        order = np.argsort(deltas)[::-1]                 # largest delta first
-        d, e = np.asarray(deltas)[order], np.asarray(excursion)[order]
-        if e[-1] <= self.eps_excursion:
-            return False
-        return bool(decay_exponent(d, e) < self.min_decay_exponent)
+    def __post_init__(self) -> None:
+        lv = np.asarray(self.levels, float)
+        if lv.ndim != 1 or len(lv) < 2 or np.any(~(lv > 0)) or np.any(lv >= 1) or len(set(lv.tolist())) != len(lv):
+            raise ValueError(f"levels={self.levels!r} must be at least two distinct numbers in (0, 1)")
+        if not self.horizon > 0:
+            raise ValueError(f"horizon={self.horizon!r} must be > 0")
+        for name in ("n_random", "n_elite", "n_children"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
+        if int(self.n_rounds) < 0:
+            raise ValueError(f"n_rounds={self.n_rounds!r} must be >= 0")
+        if not self.log_span >= 10:
+            raise ValueError(f"log_span={self.log_span!r} must be >= 10 decades (exits that grow at different "
+                             "rates need scales that far apart)")
 
+    @property
+    def starts_per_level(self) -> int:
+        return self.n_random + self.n_seeds + self.n_rounds * (self.n_elite * self.n_children + len(self.levels) - 1)
 
-def decay_exponent(deltas: np.ndarray, excursion: np.ndarray) -> float:
-    """Log-log slope of the excursion between the two smallest deltas (1 = proportional, 0 = flat)."""
-    order = np.argsort(deltas)
-    d, e = np.asarray(deltas, dtype=float)[order], np.asarray(excursion, dtype=float)[order]
-    e = np.maximum(e, 1e-300)
-    return float(np.log(e[1] / e[0]) / np.log(d[1] / d[0]))
+    @property
+    def starts_per_set(self) -> int:
+        return self.starts_per_level * len(self.levels)
 
 
 @dataclasses.dataclass
@@ -80,219 +137,365 @@ class StabilityTask:
 
 
 @dataclasses.dataclass
-class StabilityResult:
-    """Per-task results of a perturbation experiment.
+class SearchResult:
+    """What the search found for one task.
 
     Attributes
     ----------
-    deltas : (K,) the perturbation sizes
-    excursion : (K,) :math:`E(\\delta)`;  final_ratio : (K,) :math:`F(\\delta)`
-    escape_time : (K,) time of the largest excursion (the start that made it)
-    all_hit_zero : (K,) every start ended with :math:`D_S` exactly 0
-    zero_time : (K,) largest "last time with :math:`D_S>0`" over the starts (finite-time convergence)
-    n_starts : number of starts per delta;  unstable / attracting / asymptotically_stable : verdicts
-    decay : log-log slope of the excursion at the smallest deltas (see :func:`decay_exponent`)
+    levels : (K,) start distances d (initial outside mass)
+    eps : (K,) :math:`\\varepsilon(d)`, the largest peak outside mass found at each level
+    eps_dist : (K,) the largest peak distance to the span (:func:`span_distance`) at each level
+    random_eps : (K,) the same maximum over the random restarts only (what sampling alone finds)
+    final_ratio : largest :math:`D_S(T)/D_S(0)` over all starts;  worst_x0 : (K, D) the worst start per level
+    worst_scales : (K, N) its per-player masses :math:`m_i`;  n_starts : starts integrated for this task
+    label : "stable", "unstable" or "undecided"
     """
 
     task: StabilityTask
     regulariser: str
-    deltas: np.ndarray
-    excursion: np.ndarray
-    final_ratio: np.ndarray
-    escape_time: np.ndarray
-    all_hit_zero: np.ndarray
-    zero_time: np.ndarray
+    horizon: float
+    levels: np.ndarray
+    eps: np.ndarray
+    eps_dist: np.ndarray
+    random_eps: np.ndarray
+    final_ratio: float
+    worst_x0: np.ndarray
+    worst_scales: np.ndarray
+    worst_time: np.ndarray
     n_starts: int
-    unstable: bool
-    attracting: bool
+    label: str
+    final_zero: float = 0.0
 
     @property
-    def asymptotically_stable(self) -> bool:
-        return (not self.unstable) and self.attracting
+    def slope(self) -> float:
+        return curve_slope(self.levels, self.eps)
 
     @property
-    def decay(self) -> float:
-        return decay_exponent(self.deltas, self.excursion)
+    def stable(self) -> bool:
+        return self.label == "stable"
 
     @property
-    def label(self) -> str:
-        if self.unstable:
-            return "unstable"
-        return "asymptotically stable" if self.attracting else "stable, not attracting"
+    def unstable(self) -> bool:
+        return self.label == "unstable"
 
 
-def exit_moves(game: NormalFormGame, S, box) -> list[tuple[int, int]]:
-    """(player, action) pairs that leave ``S`` from the face of ``box``.
-
-    Action :math:`b_i\\notin B_i` is an exit of the box :math:`B` when
-    :math:`(b_i;\\beta_{-i})\\notin S` for some :math:`\\beta\\in B`.
-    """
-    S = frozenset(S)
-    import itertools
-
+# -- geometry -------------------------------------------------------------------------------------
+def box_masks(game: NormalFormGame, S) -> np.ndarray:
+    """(K, D) indicators of the actions *outside* each maximal box :math:`B\\subseteq S` (column layout of x)."""
     out = []
-    for i, n in enumerate(game.shape):
-        for b in range(n):
-            if b in box[i]:
-                continue
-            for beta in itertools.product(*box):
-                if beta[:i] + (b,) + beta[i + 1:] not in S:
-                    out.append((i, b))
-                    break
+    for bx in boxes(game, S, maximal=True):
+        m = np.ones(game.dim)
+        for i, f in enumerate(bx):
+            m[game.offsets[i] + np.array(f)] = 0.0
+        out.append(m)
+    return np.array(out)
+
+
+def span_distance(x: np.ndarray, masks: np.ndarray, offsets: Sequence[int]) -> np.ndarray:
+    """Distance of ``x`` (B, D) to the span: :math:`\\min_B\\max_i x_i(A_i\\setminus B_i)`.
+
+    ``masks`` (K, D) or (B, K, D) from :func:`box_masks`. The mass a player must move to reach the
+    face of :math:`B` is :math:`x_i(A_i\\setminus B_i)` (half the l1 distance); the face is reached
+    when every player has moved it.
+    """
+    x = np.atleast_2d(x)
+    M = masks if masks.ndim == 3 else masks[None]
+    prod = x[:, None, :] * M                                   # (B, K, D)
+    per = np.stack([prod[..., offsets[i]:offsets[i + 1]].sum(-1) for i in range(len(offsets) - 1)], -1)
+    return per.max(-1).min(-1)
+
+
+class SpanDistanceMonitor:
+    """Running maximum of :func:`span_distance` along every row's trajectory (rows may have their own set)."""
+
+    def __init__(self, masks: np.ndarray, offsets: Sequence[int], n_rows: int):
+        self.masks = masks
+        self.offsets = list(offsets)
+        self.max = np.zeros(n_rows)
+
+    def update(self, t, blocks, rows=slice(None), first: bool = False) -> None:
+        x = np.concatenate(blocks, axis=1)
+        d = span_distance(x, self.masks[rows], self.offsets)
+        self.max[rows] = np.maximum(self.max[rows], d)
+
+
+# -- starts ---------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Starts:
+    """Parameters of a batch of starts of one task (rows = starts)."""
+
+    base: np.ndarray       # (M, D) base point on a face of the span
+    lam: np.ndarray        # (M, N) per-player log10-scales (before the shift)
+    kappa: np.ndarray      # (M, D) per-action log10-weights of the push direction
+    level: np.ndarray      # (M,) index of the level d
+
+    def take(self, idx) -> "_Starts":
+        return _Starts(self.base[idx], self.lam[idx], self.kappa[idx], self.level[idx])
+
+    @staticmethod
+    def concat(parts: list["_Starts"]) -> "_Starts":
+        return _Starts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("base", "lam", "kappa", "level")))
+
+
+def _random_starts(game: NormalFormGame, S, n: int, n_levels: int, log_span: float,
+                   rng: np.random.Generator) -> _Starts:
+    bxs = boxes(game, S, maximal=True)
+    M = n * n_levels
+    base = np.zeros((M, game.dim))
+    for r in range(M):
+        bx = bxs[rng.integers(len(bxs))]
+        pure = rng.random() < 0.5                  # half the bases are vertices of the span
+        for i, f in enumerate(bx):
+            f = np.array(f)
+            if pure or rng.random() < 0.5:
+                base[r, game.offsets[i] + f[rng.integers(len(f))]] = 1.0
+            else:
+                base[r, game.offsets[i] + f] = rng.dirichlet(np.ones(len(f)))
+    lam = rng.uniform(-log_span, 0.0, size=(M, game.n_players))
+    kappa = rng.uniform(-log_span, 0.0, size=(M, game.dim))
+    level = np.repeat(np.arange(n_levels), n)
+    return _Starts(base, lam, kappa, level)
+
+
+def _exit_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, rng: np.random.Generator) -> _Starts | None:
+    """Vertex-exit starts (a vertex of S, one player's mass moved to one action that leaves S, every other
+    mass KAPPA_FLOOR decades lower), at most ``n_seeds`` per level: the one-coordinate probes, as seeds."""
+    moves = [(alpha, i, b) for alpha in sorted(S) for i, n in enumerate(game.shape) for b in range(n)
+             if b != alpha[i] and alpha[:i] + (b,) + alpha[i + 1:] not in S]
+    if not moves or n_seeds <= 0:
+        return None
+    if len(moves) > n_seeds:
+        moves = [moves[j] for j in sorted(rng.choice(len(moves), size=n_seeds, replace=False))]
+    base = np.stack([game.vertex(a) for a, _, _ in moves])
+    lam = np.full((len(moves), game.n_players), KAPPA_FLOOR)
+    kappa = np.full((len(moves), game.dim), KAPPA_FLOOR)
+    for r, (_, i, b) in enumerate(moves):
+        lam[r, i] = 0.0
+        kappa[r, game.offsets[i] + b] = 0.0
+    rep = lambda a: np.tile(a, (n_levels,) + (1,) * (a.ndim - 1))   # noqa: E731
+    return _Starts(rep(base), rep(lam), rep(kappa), np.repeat(np.arange(n_levels), len(moves)))
+
+
+def _strategies(game: NormalFormGame, st: _Starts, shift: np.ndarray) -> np.ndarray:
+    off = game.offsets
+    x = np.empty_like(st.base)
+    for i in range(game.n_players):
+        sl = slice(off[i], off[i + 1])
+        w = 10.0 ** (st.kappa[:, sl] - st.kappa[:, sl].max(-1, keepdims=True))
+        q = w / w.sum(-1, keepdims=True)
+        m = np.minimum(10.0 ** (st.lam[:, i] + shift), 0.5)[:, None]
+        x[:, sl] = (1.0 - m) * st.base[:, sl] + m * q
+    return x
+
+
+def place_starts(game: NormalFormGame, S, st: _Starts, levels: np.ndarray, n_bisect: int = 60) -> np.ndarray:
+    """Solve the common shift so that every start's outside mass equals its level; returns x0 (M, D)."""
+    mask = outside_mask(game, S).astype(float)
+    target = np.log(np.asarray(levels, float)[st.level])
+    hi = np.log10(0.5) - st.lam.max(-1)                        # largest shift: the biggest push is 1/2
+    lo = hi - 60.0
+
+    def logD(shift):
+        D = game.joint(_strategies(game, st, shift)) @ mask
+        return np.log(np.maximum(D, 1e-320))
+
+    at_hi = logD(hi)
+    reach = at_hi >= target
+    for _ in range(n_bisect):
+        mid = 0.5 * (lo + hi)
+        up = logD(mid) >= target
+        hi = np.where(reach & up, mid, hi)
+        lo = np.where(reach & ~up, mid, lo)
+    return _strategies(game, st, hi)
+
+
+# -- the search -----------------------------------------------------------------------------------
+EUCLID_CUTOFF = 1e-12
+
+
+def start_scores(x: np.ndarray, offsets: Sequence[int], regulariser: str) -> np.ndarray:
+    r"""Scores of the starts. Entropic: :math:`y=\log x` (exact to :math:`10^{-300}`). Euclidean: the
+    projection cannot hold masses below round-off, so a mass :math:`m<10^{-12}` becomes an action
+    :math:`\log(10^{-12}/m)` score units **below** the projection's threshold (mass 0 now; it takes that
+    depth divided by its payoff advantage to enter), the analogue of the entropic depth
+    :math:`\log(1/m)`; larger masses are kept as they are."""
+    if regulariser == "entropic":
+        return scores_from_strategies(x, offsets, "entropic", floor=1e-300)
+    x = np.maximum(np.asarray(x, float), 1e-300)
+    return np.where(x >= EUCLID_CUTOFF, x, np.log(x / EUCLID_CUTOFF))
+
+
+def _integrate(tasks_rows, regulariser: str, settings: SearchSettings):
+    """Integrate a list of (task, x0) row blocks sharing one shape; returns per-block monitors' arrays."""
+    x_all = np.concatenate([x0 for _, x0 in tasks_rows])
+    game0 = tasks_rows[0][0].game
+    P = np.concatenate([np.broadcast_to(t.game.payoffs, (len(x0), *t.game.payoffs.shape)) for t, x0 in tasks_rows])
+    masks = np.concatenate([np.broadcast_to(outside_mask(t.game, t.S), (len(x0), t.game.n_profiles))
+                            for t, x0 in tasks_rows])
+    bm = [box_masks(t.game, t.S) for t, _ in tasks_rows]
+    kmax = max(len(b) for b in bm)
+    bpad = np.concatenate([np.broadcast_to(np.concatenate([b, np.repeat(b[:1], kmax - len(b), 0)]),
+                                           (len(x0), kmax, game0.dim)) for b, (_, x0) in zip(bm, tasks_rows)])
+    mon = OutsideMassMonitor(masks, len(x_all))
+    dmon = SpanDistanceMonitor(bpad, game0.offsets, len(x_all))
+    Y0 = start_scores(x_all, game0.offsets, regulariser)
+    integrate_ftrl(P, Y0, float(settings.horizon), regulariser, batched=True, monitors=[mon, dmon],
+                   rtol=settings.rtol, atol=settings.atol)
+    out, lo = [], 0
+    for _, x0 in tasks_rows:
+        sl = slice(lo, lo + len(x0))
+        out.append(dict(peak=mon.max[sl].copy(), peak_t=mon.argmax_t[sl].copy(), initial=mon.initial[sl].copy(),
+                        last=mon.last[sl].copy(), dist=dmon.max[sl].copy()))
+        lo += len(x0)
     return out
 
 
-def perturbation_starts(game: NormalFormGame, S, deltas: Sequence[float], rng: np.random.Generator,
-                        n_face: int = 4, max_vertex: int = 6,
-                        n_generic: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mixed-profile starts near ``span(S)`` for every delta.
+def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings: SearchSettings,
+                     rng: np.random.Generator, rule: StabilityRule = StabilityRule(),
+                     chunk_rows: int = 6000) -> list[SearchResult]:
+    """Adversarial search for the largest excursion from the span of every task's set (see the module docstring).
 
-    Returns ``x0`` (K*M, D), ``delta_index`` (K*M,), ``start_index`` (K*M,) where M is the number of
-    base starts (vertex-exit starts, at most ``max_vertex``; ``n_face`` face starts; ``n_generic``
-    generic starts). Actions a start does not use have mass exactly 0 here.
+    Tasks whose games share an action-count shape are integrated together, one batch per round.
+    Returns one :class:`SearchResult` per task, in order.
+    """
+    check_regulariser(regulariser)
+    levels = np.asarray(settings.levels, float)
+    K = len(levels)
+    results: list[SearchResult | None] = [None] * len(tasks)
+    # per task: all evaluated starts so far
+    params: dict[int, _Starts] = {}
+    evals: dict[int, dict] = {}
+    x0s: dict[int, np.ndarray] = {}
+    live = []
+    for k, task in enumerate(tasks):
+        S = task.game.check_set(task.S)
+        if len(S) == task.game.n_profiles:      # S = A: nothing outside, the span is the whole space
+            results[k] = SearchResult(task, regulariser, settings.horizon, levels, np.zeros(K), np.zeros(K),
+                                      np.zeros(K), 0.0, np.zeros((K, task.game.dim)),
+                                      np.zeros((K, task.game.n_players)), np.zeros(K), 0, "stable", 1.0)
+            continue
+        live.append(k)
+
+    def run_round(new: dict[int, _Starts]) -> None:
+        by_shape: dict[tuple, list[int]] = {}
+        for k in new:
+            by_shape.setdefault(tasks[k].game.shape, []).append(k)
+        for shape, ks in by_shape.items():
+            placed = {k: place_starts(tasks[k].game, tasks[k].S, new[k], levels) for k in ks}
+            # integrate in chunks of whole tasks
+            group, rows = [], 0
+            groups = []
+            for k in ks:
+                group.append(k)
+                rows += len(placed[k])
+                if rows >= chunk_rows:
+                    groups.append(group)
+                    group, rows = [], 0
+            if group:
+                groups.append(group)
+            for grp in groups:
+                res = _integrate([(tasks[k], placed[k]) for k in grp], regulariser, settings)
+                for k, r in zip(grp, res):
+                    if k in params:
+                        params[k] = _Starts.concat([params[k], new[k]])
+                        x0s[k] = np.concatenate([x0s[k], placed[k]])
+                        evals[k] = {f: np.concatenate([evals[k][f], r[f]]) for f in r}
+                    else:
+                        params[k], x0s[k], evals[k] = new[k], placed[k], r
+
+    first = {}
+    for k in live:
+        parts = [_random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)]
+        seeds = _exit_seeds(tasks[k].game, frozenset(tasks[k].S), settings.n_seeds, K, rng)
+        first[k] = _Starts.concat(parts + ([seeds] if seeds is not None else []))
+    run_round(first)
+    n_rand = {k: len(params[k].level) for k in live}
+    for rnd in range(settings.n_rounds):
+        sigma = settings.sigma * 0.5 ** rnd
+        new = {}
+        for k in live:
+            st, ev = params[k], evals[k]
+            kids = []
+            score = np.log(np.maximum(ev["peak"], 1e-320)) + 1e-3 * np.log(np.maximum(ev["dist"], 1e-320))
+            best_of = [np.nonzero(st.level == j)[0][np.argmax(score[st.level == j])] for j in range(K)]
+            for j in range(K):
+                idx = np.nonzero(st.level == j)[0]
+                elite = idx[np.argsort(-score[idx])[:settings.n_elite]]
+                par = st.take(np.repeat(elite, settings.n_children))
+                lam = par.lam + sigma * rng.standard_normal(par.lam.shape)
+                kap = np.clip(par.kappa + sigma * rng.standard_normal(par.kappa.shape), KAPPA_FLOOR, 0.0)
+                kids.append(_Starts(par.base, np.clip(lam, KAPPA_FLOOR, 0.0), kap, par.level))
+                # the best start of every other level, moved to this level (the shift is solved again)
+                other = [best_of[i] for i in range(K) if i != j]
+                if other:
+                    moved = st.take(np.array(other))
+                    kids.append(_Starts(moved.base, moved.lam, moved.kappa, np.full(len(other), j)))
+            new[k] = _Starts.concat(kids)
+        run_round(new)
+    for k in live:
+        st, ev = params[k], evals[k]
+        eps, eps_d, reps, wt = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+        wx = np.zeros((K, tasks[k].game.dim))
+        ws = np.zeros((K, tasks[k].game.n_players))
+        for j in range(K):
+            idx = np.nonzero(st.level == j)[0]
+            best = idx[np.argmax(ev["peak"][idx])]
+            eps[j] = ev["peak"][best]
+            eps_d[j] = ev["dist"][idx].max()
+            ridx = idx[idx < n_rand[k]]
+            reps[j] = ev["peak"][ridx].max()
+            wx[j] = x0s[k][best]
+            wt[j] = ev["peak_t"][best]
+            g = tasks[k].game
+            ws[j] = [1.0 - x0s[k][best, g.offsets[i]:g.offsets[i + 1]][st.base[best, g.offsets[i]:g.offsets[i + 1]] > 0].sum()
+                     if (st.base[best, g.offsets[i]:g.offsets[i + 1]] > 0).any() else 1.0 for i in range(g.n_players)]
+        fin = float(np.max(ev["last"] / levels[st.level]))
+        label = rule.label(levels, eps, fin)
+        results[k] = SearchResult(tasks[k], regulariser, settings.horizon, levels, eps, eps_d, reps, fin, wx, ws, wt,
+                                  len(st.level), label, float(np.mean(ev["last"] == 0.0)))
+    return results
+
+
+def search_one(game: NormalFormGame, S, regulariser: str = "entropic", settings: SearchSettings = SearchSettings(),
+               seed: int = 0, rule: StabilityRule = StabilityRule()) -> SearchResult:
+    """:func:`search_stability` for one set, with its own seeded generator."""
+    return search_stability([StabilityTask(game, frozenset(S))], regulariser, settings,
+                            np.random.default_rng(seed), rule)[0]
+
+
+def sampled_protocol(game: NormalFormGame, S, levels: Sequence[float], horizon: float,
+                     regulariser: str = "entropic", rtol: float = 1e-7) -> np.ndarray:
+    """The excursion found by perturbing **one coordinate** at a time (every vertex of S, every exit
+    action moved to mass d): the sampling protocol the search replaces. Returns (K,) maxima.
+
+    Kept to show, side by side with the search, what one-exit starts cannot see.
     """
     S = game.check_set(S)
-    deltas = np.asarray(deltas, dtype=float)
-    if deltas.ndim != 1 or len(deltas) == 0 or np.any(~(deltas > 0)) or np.any(deltas >= 1):
-        raise ValueError(f"deltas={deltas.tolist()} must be a non-empty list of numbers in (0, 1)")
-    bases = []   # (x without perturbation (D,), player, action)
-    vertex_moves = []
+    levels = np.asarray(levels, float)
+    rows, lv = [], []
     for alpha in sorted(S):
         for i, n in enumerate(game.shape):
             for b in range(n):
                 beta = alpha[:i] + (b,) + alpha[i + 1:]
-                if b != alpha[i] and beta not in S:
-                    vertex_moves.append((alpha, i, b))
-    if len(vertex_moves) > max_vertex:
-        pick = rng.choice(len(vertex_moves), size=max_vertex, replace=False)
-        vertex_moves = [vertex_moves[k] for k in sorted(pick)]
-    for alpha, i, b in vertex_moves:
-        bases.append((game.vertex(alpha), i, b))
-    all_boxes = [bx for bx in boxes(game, S) if exit_moves(game, S, bx)]
-    for _ in range(n_face if all_boxes else 0):
-        bx = all_boxes[rng.integers(len(all_boxes))]
-        x = np.zeros(game.dim)
-        for i, f in enumerate(bx):
-            x[game.offsets[i] + np.array(f)] = rng.dirichlet(np.ones(len(f)))
-        moves = exit_moves(game, S, bx)
-        i, b = moves[rng.integers(len(moves))]
-        bases.append((x, i, b))
-    all_faces = boxes(game, S)
-    for _ in range(n_generic if all_boxes else 0):
-        bx = all_faces[rng.integers(len(all_faces))]
-        x = np.zeros(game.dim)
-        for i, f in enumerate(bx):
-            x[game.offsets[i] + np.array(f)] = rng.dirichlet(np.ones(len(f)))
-        q = np.concatenate([rng.dirichlet(np.ones(n)) for n in game.shape])
-        bases.append((x, -1, q))
-    M = len(bases)
-    x0 = np.empty((len(deltas) * M, game.dim))
-    for k, d in enumerate(deltas):
-        for m, (x, i, b) in enumerate(bases):
-            if i < 0:                      # generic start: mix the face point with an interior point
-                x0[k * M + m] = (1.0 - d) * x + d * b
-                continue
-            row = x.copy()
-            blk = slice(game.offsets[i], game.offsets[i + 1])
-            row[blk] *= 1.0 - d
-            row[game.offsets[i] + b] += d
-            x0[k * M + m] = row
-    delta_index = np.repeat(np.arange(len(deltas)), M)
-    start_index = np.tile(np.arange(M), len(deltas))
-    return x0, delta_index, start_index
-
-
-def stability_experiment(tasks: Sequence[StabilityTask], regulariser: str, deltas: Sequence[float],
-                         horizon: float, rng: np.random.Generator, *, n_face: int = 4, max_vertex: int = 6,
-                         n_generic: int = 2, rule: StabilityRule = StabilityRule(), rtol: float = 1e-8,
-                         atol: float = 1e-10, method: str = "rowwise", chunk: int = 20_000) -> list[StabilityResult]:
-    """Run the perturbation protocol for many (game, set) tasks at once.
-
-    All starts of all tasks whose games share an action-count shape are integrated as **one** batch
-    (each row carries its own payoff tensor and its own outside mask).
-
-    Returns one :class:`StabilityResult` per task, in the order given.
-    """
-    check_regulariser(regulariser)
-    deltas = np.asarray(deltas, dtype=float)
-    if not horizon > 0:
-        raise ValueError(f"horizon={horizon!r} must be > 0")
-    results: list[StabilityResult | None] = [None] * len(tasks)
-    by_shape: dict[tuple, list[int]] = {}
-    for k, task in enumerate(tasks):
-        by_shape.setdefault(task.game.shape, []).append(k)
-    per_task_starts = {}
-    for k, task in enumerate(tasks):   # draw starts in task order (seeded, independent of grouping)
-        per_task_starts[k] = perturbation_starts(task.game, task.S, deltas, rng, n_face, max_vertex, n_generic)
-    for shape, ks in by_shape.items():
-        x_rows, pay_rows, mask_rows, owner, d_idx = [], [], [], [], []
-        for k in ks:
-            x0, di, _ = per_task_starts[k]
-            x_rows.append(x0)
-            pay_rows.append(np.broadcast_to(tasks[k].game.payoffs, (len(x0), *tasks[k].game.payoffs.shape)))
-            mask_rows.append(np.broadcast_to(outside_mask(tasks[k].game, tasks[k].S), (len(x0), tasks[k].game.n_profiles)))
-            owner.append(np.full(len(x0), k))
-            d_idx.append(di)
-        X0 = np.concatenate(x_rows)
-        if len(X0) == 0:
-            continue
-        offsets = tasks[ks[0]].game.offsets
-        Y0 = scores_from_strategies(X0, offsets, regulariser, floor=1e-300, far=1e3)
-        payoffs = np.concatenate(pay_rows)
-        masks = np.concatenate(mask_rows)
-        owner = np.concatenate(owner)
-        d_idx = np.concatenate(d_idx)
-        mon = OutsideMassMonitor(masks, len(X0))
-        integrate_ftrl(payoffs, Y0, float(horizon), regulariser, batched=True, monitors=[mon], rtol=rtol,
-                       atol=atol, method=method, chunk=chunk)
-        for k in ks:
-            rows = owner == k
-            K = len(deltas)
-            exc, fin, esc, zero, ztime = (np.zeros(K) for _ in range(5))
-            for j in range(K):
-                r = rows & (d_idx == j)
-                if not r.any():
+                if b == alpha[i] or beta in S:
                     continue
-                exc[j] = mon.max[r].max()
-                esc[j] = mon.argmax_t[r][np.argmax(mon.max[r])]
-                fin[j] = np.max(mon.last[r] / np.maximum(mon.initial[r], 1e-300))
-                zero[j] = float(np.all(mon.last[r] == 0.0))
-                ztime[j] = mon.last_positive_t[r].max()
-            n_starts = int(rows.sum() // K)
-            unstable = rule.is_unstable(deltas, exc)
-            attracting = bool(np.all(fin <= rule.attract_ratio))
-            results[k] = StabilityResult(task=tasks[k], regulariser=regulariser, deltas=deltas, excursion=exc,
-                                         final_ratio=fin, escape_time=esc, all_hit_zero=zero.astype(bool),
-                                         zero_time=ztime, n_starts=n_starts, unstable=unstable,
-                                         attracting=attracting)
-    for k, task in enumerate(tasks):
-        if results[k] is None:   # a set with no exits (S = A): trivially stable
-            K = len(deltas)
-            results[k] = StabilityResult(task=task, regulariser=regulariser, deltas=deltas, excursion=np.zeros(K),
-                                         final_ratio=np.zeros(K), escape_time=np.zeros(K),
-                                         all_hit_zero=np.ones(K, bool), zero_time=np.zeros(K), n_starts=0,
-                                         unstable=False, attracting=True)
-    return results
+                for j, d in enumerate(levels):
+                    x = game.vertex(alpha)
+                    blk = slice(game.offsets[i], game.offsets[i + 1])
+                    x[blk] *= 1.0 - d
+                    x[game.offsets[i] + b] += d
+                    rows.append(x)
+                    lv.append(j)
+    if not rows:
+        return np.zeros(len(levels))
+    X0 = np.array(rows)
+    mon = OutsideMassMonitor(outside_mask(game, S), len(X0))
+    integrate_ftrl(game.payoffs, scores_from_strategies(X0, game.offsets, regulariser, far=1e3), float(horizon),
+                   regulariser, monitors=[mon], rtol=rtol, atol=rtol * 1e-2)
+    lv = np.array(lv)
+    return np.array([mon.max[lv == j].max() for j in range(len(levels))])
 
 
-def disagreement_cause(result: StabilityResult, horizon: float, predicted_stable: bool) -> str:
-    """A short reason why a simulated label differs from the preferential prediction.
-
-    Uses the game's numbers only to *explain* (never to decide) the label: the slowest profitable
-    exit (escape needs about :math:`\\log(1/\\delta)/g` time units) or the smallest edge gap.
-    """
-    game, S = result.task.game, result.task.S
-    margin = preferential_margin(game, S)
-    d_min = float(result.deltas.min())
-    if not predicted_stable:
-        need = np.log(1.0 / d_min) / max(margin, 1e-300)
-        if need > horizon:
-            return (f"slow escape: the largest profitable exit gain is {margin:.3g}, escaping from "
-                    f"delta={d_min:g} needs about {need:.0f} > T={horizon:g} time units")
-        return f"unexplained: profitable exit gain {margin:.3g}, predicted escape time {need:.0f} <= T"
-    if margin > -1e-9:
-        return f"tie: an edge out of S has gain {margin:.2g} (not generic)"
-    decay = -margin
-    if result.final_ratio.max() > 1e-2 and np.exp(-decay * horizon) > 1e-2:
-        return f"slow attraction: the smallest exit loss is {decay:.3g}, too small for T={horizon:g}"
-    return f"unexplained: smallest exit loss {decay:.3g}"
+__all__ = ["LABELS", "SearchResult", "SearchSettings", "SpanDistanceMonitor", "StabilityRule", "StabilityTask",
+           "box_masks", "curve_slope", "joint_distribution", "place_starts", "sampled_protocol", "search_one",
+           "search_stability", "span_distance"]
