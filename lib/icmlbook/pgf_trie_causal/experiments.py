@@ -35,7 +35,7 @@ from .learn import (
     triple_signature,
 )
 from .metrics import score_graph
-from .model import PoissonBranchingSCM, random_lc_pbscm
+from .model import PoissonBranchingSCM, random_lc_pbscm, true_pair_states
 from .pgf import exact_pmf, log_pgf_coefficients, pgf, support, support_sympy
 from .support_tests import ZeroConditionedCounts, two_sample_pmf_test
 
@@ -573,10 +573,15 @@ def _recovery_runs(n_nodes: int, n: int, seeds: tuple[int, ...], n_latent: int, 
                 graphs.append((fn(x, level=level, names=names), time.perf_counter() - t0))
         skel_info = {"min_removal_ess": power.min_removal_ess, "underpowered_tests": power.underpowered_tests,
                      "kept_for_power": len(power.kept_for_power), "removals": len(power.removal_ess)}
+        truth = true_pair_states(model)
         for g, secs in graphs:
             sc = score_graph(model, g.states)
+            det = getattr(g, "pair_detections", {})
             records.append({"method": g.method, "seed": s, "n": n, "nodes": n_nodes, "latents": n_latent,
                             "in_degree": in_degree, "seconds": secs, "pair_decisions": len(g.pair_decisions),
+                            "pair_detections": len(det),
+                            "pair_detections_correct": sum((truth[k].direction, truth[k].latent) == st
+                                                           for k, st in det.items()),
                             **skel_info, **sc.as_dict()})
     return records
 
@@ -626,7 +631,7 @@ def summarize(records: list[dict], by: tuple[str, ...] = ("method",),
 # --------------------------------------------------------------------------------------------------
 # sensitivity: number of latents and in-degree
 # --------------------------------------------------------------------------------------------------
-def sensitivity(cfg: PGFTrieConfig, seed: int) -> list[dict]:
+def sensitivity(cfg: PGFTrieConfig, seed: int, use_cache: bool = True) -> list[dict]:
     """Structure recovery on ``e2e_nodes``-node graphs at N = ``e2e_n``, ``sens_seeds`` graphs per
     point, varying one factor at a time around the end-to-end setting: the number of latent
     confounders over ``sens_latents`` (in-degree ``e2e_in_degree``) and the average in-degree over
@@ -634,9 +639,11 @@ def sensitivity(cfg: PGFTrieConfig, seed: int) -> list[dict]:
     "in_degree")."""
     out = []
     for k in progress(cfg.sens_latents, desc="sensitivity: latents"):
-        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, n_latent=int(k)):
+        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, n_latent=int(k),
+                                    use_cache=use_cache):
             out.append({**r, "factor": "latents"})
     for d in progress(cfg.sens_in_degrees, desc="sensitivity: in-degree"):
-        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, in_degree=float(d)):
+        for r in structure_recovery(cfg, seed, cfg.e2e_nodes, cfg.e2e_n, cfg.sens_seeds, in_degree=float(d),
+                                    use_cache=use_cache):
             out.append({**r, "factor": "in_degree"})
     return out

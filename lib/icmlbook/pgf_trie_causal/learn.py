@@ -131,7 +131,8 @@ class LearnedGraph:
     triples: list = dataclasses.field(default_factory=list)
     n_tests: int = 0
     method: str = "LC-PB-SCM (ours)"
-    pair_decisions: dict = dataclasses.field(default_factory=dict)  # step 5: pairs fixed by their own monomials
+    pair_decisions: dict = dataclasses.field(default_factory=dict)  # step 5: open pairs fixed by their own monomials
+    pair_detections: dict = dataclasses.field(default_factory=dict)  # every pair whose own monomial was detected
 
     def directed_edges(self) -> set[tuple[int, int]]:
         out = set()
@@ -382,10 +383,12 @@ def assemble(names: tuple[str, ...], adj: np.ndarray, evidence: list[dict], tabl
             domains = trial
             accepted.append(con)
     # step 5: pairs decided by their own monomials (an open pair only; dropped when it conflicts)
-    decided_pairs = {}
+    decided_pairs, detected_pairs = {}, {}
     if cfg.pair_tests and pair_ev:
         for key in sorted(pair_ev):
             st = _pair_decision(pair_ev[key], cfg.level)
+            if st is not None:
+                detected_pairs[key] = st
             if st is None or len(domains[key]) == 1 or st not in domains[key]:
                 continue
             trial = {k: set(v) for k, v in domains.items()}
@@ -405,6 +408,7 @@ def assemble(names: tuple[str, ...], adj: np.ndarray, evidence: list[dict], tabl
     graph = LearnedGraph(tuple(names), states, dict(sepsets or {}), infos,
                          n_tests + len(evidence) * len(feat_idx) + n_pair_tests, method)
     graph.pair_decisions = decided_pairs
+    graph.pair_detections = detected_pairs
     return graph
 
 
