@@ -243,9 +243,8 @@ def _(mo):
     structures are *monomial-equivalent* when they have the same support. The paper's own table and
     configuration space were not reachable, so the counts below are ours.
 
-    We also checked what a test can read. The 67 dominance queries with at most one variable of the
-    triple zeroed and $2\le|p|\le 4$ separate exactly the same 129 classes; with $|p|\le3$ there
-    are 37 queries and 120 classes.
+    What a test can read (the dominance queries with at most one variable of the triple zeroed), and
+    how many classes those queries separate at degree 4 and at degree 3, is computed under claim 10.
     """)
     return
 
@@ -264,12 +263,20 @@ def _(plots, table):
 
 
 @app.cell
-def _(mo, table_counts):
+def _(mo, table, table_counts):
+    _free = table.latent_free_classes()
+    _name = lambda k: table.structures[k].name  # noqa: E731
+    _single = [_name(c[0]) for c in _free if len(c) == 1]
+    _of = {k: c for c in _free for k in c}
+    _edge = next(k for c in _free for k in c if len(table.structures[k].edges) == 1)
+    _chain = next(k for c in _free for k in c if len(table.structures[k].edges) == 2 and len(c) > 1)
+    _full = [c for c in _free if len(table.structures[c[0]].edges) == 3]
     mo.md(f"""*Without latent confounders the {table_counts['latent_free_structures']} DAGs form
     {table_counts['latent_free_classes']} classes, {table_counts['latent_free_singletons']} of them
-    identified: the empty graph and the three colliders. The direction of a lone edge is lost.
-    Chains and forks on the same skeleton collapse together. In a complete DAG the sink is
-    identified (through the square of its z), but the order of the other two is not.*""")
+    identified: {'; '.join(_single)}. A lone edge shares its class with {len(_of[_edge]) - 1} other
+    structure(s) ({'; '.join(_name(k) for k in _of[_edge])}); the class of {_name(_chain)} is
+    {'; '.join(_name(k) for k in _of[_chain])}. The {sum(len(c) for c in _full)} complete DAGs fall into
+    {len(_full)} classes: {' | '.join('; '.join(_name(k) for k in c) for c in _full)}.*""")
     return
 
 
@@ -283,10 +290,7 @@ def _(plots, table):
 def _(mo):
     mo.md(r"""
     *Class size of every local structure; 1 means the structure is identified up to monomial
-    equivalence. Latent confounders both help and hurt. Three pairwise confounders make every DAG
-    identifiable (column "LAB LAC LBC"). A confounder of all three variables ($L_{ABC}$) hides the
-    DAG almost completely. Once latents are allowed, no latent-free DAG except the empty one is
-    identified any more: a collider's arrows could also be latent confounders.*
+    equivalence. Which latent configurations identify what is counted under claim 10.*
 
     ### The learner (our reconstruction)
 
@@ -296,7 +300,7 @@ def _(mo):
        never blocked, so an adjacency means one or both.
     2. **Local triples.** For every triple with at least two adjacent pairs, zero its observed
        neighbours outside the triple; this leaves the induced local structure plus latent
-       confounders. Then test the 37 signature queries.
+       confounders. Then test the signature queries of degree at most 3.
     3. **Match** the observed signature to the table, among the structures that agree with the
        skeleton. A detected monomial that a structure lacks costs 1; a predicted monomial that was
        not detected costs 1, 0.5 or 0.25 at degree 2, 3 or 4, because higher-degree tests have less

@@ -200,8 +200,10 @@ def claim11(records: list[dict], method: str = OURS) -> ClaimCheck:
               else (float("nan"), float("nan")))
     pos = f"{int(a[:, 0].sum())}/{int(a[:, 1].sum())}"
     neg = f"{int(a[:, 2].sum())}/{int(a[:, 3].sum())}"
+    fci = _latent_rates(records, FCI) if method != FCI else np.zeros((0, 5))
+    context = f"; FCI for comparison: balanced accuracy {_balanced(fci):.2f}" if len(fci) else ""
     measured = (f"decided {int(decided)}/{int(adjacent)} marks; right on confounded {pos}, on unconfounded {neg}; "
-                f"balanced accuracy {bal:.2f} [{lo:.2f}, {hi:.2f}] ({len(a)} graphs)")
+                f"balanced accuracy {bal:.2f} [{lo:.2f}, {hi:.2f}] ({len(a)} graphs){context}")
     if len(a) < T.e2e_min_graphs:
         return ClaimCheck(measured=measured, passed=None, reason=f"{len(a)} graph(s) < {T.e2e_min_graphs} at this profile")
     if decided < T.latent_min_decided or not np.isfinite(bal):
