@@ -15,28 +15,27 @@ What is reproduced
 What is our reconstruction
     Only the abstract was reachable. The likelihood (logistic link on distance differences), the
     soft-TWED construction (soft-min + smoothed norm), the Lipschitz constants, the synthetic warped
-    family, the simulated annotators and all decision thresholds (:mod:`.analysis`) are ours, following
+    family, the simulated annotators and all decision thresholds (:mod:`.config`, applied in :mod:`.claims`) are ours, following
     the dossier. No expert comparisons exist offline: every comparison is simulated from a latent score.
 
 Modules: :mod:`.config`, :mod:`.distances`, :mod:`.data`, :mod:`.model`, :mod:`.baselines`,
-:mod:`.experiments`, :mod:`.analysis`, :mod:`.plots`.
+:mod:`.experiments`, :mod:`.claims`, :mod:`.plots`, :mod:`.cpu_kernels`.
 """
 
-from . import analysis, baselines, data, distances, experiments, model
-from .analysis import CLAIM_RULES, CLAIM_STATEMENTS, PAPER_VALUES, ClaimCheck
+from . import baselines, claims, data, distances, experiments, model
 from .baselines import RankNet, bradley_terry_scores, noisy_label_classifier_scores, rank_centrality_scores
 from .config import AEON_DATASETS, PRESETS, RankingConfig, config_for
 from .data import (Comparisons, SeriesSet, borda_scores, ecg_family, load_aeon_series, majority_vote,
                    simulate_comparisons, simulate_from_scores, warped_family)
 from .distances import (DISTANCES, distance, dtw, dtw_nograd, euclidean, soft_dtw, soft_dtw_divergence, soft_twed,
                         soft_twed_divergence, twed, twed_nograd)
-from .experiments import (aeon_experiment, alignment_matrix, crowd_experiment, ecg_experiment, lipschitz_check,
-                          noise_sweep, playground_fit, shifted_pair_demo, soft_twed_check, speed_check, tau,
-                          well_specified)
+from .experiments import (aeon_experiment, alignment_matrix, annotation_budget_experiment, crowd_experiment,
+                          ecg_experiment, irregular_experiment, lipschitz_check, noise_sweep, playground_fit,
+                          shifted_pair_demo, soft_dtw_speed, soft_twed_check, speed_check, tau, well_specified)
 from .model import IdealPointFit, IdealPointModel
 
 __all__ = [
-    "analysis", "baselines", "data", "distances", "experiments", "model",
+    "claims", "baselines", "data", "distances", "experiments", "model",
     "RankingConfig", "PRESETS", "AEON_DATASETS", "config_for",
     "DISTANCES", "distance", "dtw", "soft_dtw", "soft_dtw_divergence", "twed", "soft_twed", "soft_twed_divergence",
     "euclidean", "dtw_nograd", "twed_nograd", "SeriesSet", "warped_family", "ecg_family", "load_aeon_series", "Comparisons", "simulate_comparisons",
@@ -44,5 +43,5 @@ __all__ = [
     "bradley_terry_scores", "rank_centrality_scores", "RankNet", "noisy_label_classifier_scores",
     "tau", "alignment_matrix", "shifted_pair_demo", "soft_twed_check", "lipschitz_check", "noise_sweep",
     "well_specified", "crowd_experiment", "aeon_experiment", "ecg_experiment", "speed_check", "playground_fit",
-    "ClaimCheck", "CLAIM_STATEMENTS", "CLAIM_RULES", "PAPER_VALUES",
+    "annotation_budget_experiment", "irregular_experiment", "soft_dtw_speed",
 ]

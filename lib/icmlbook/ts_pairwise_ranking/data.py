@@ -26,7 +26,8 @@ from scipy.special import expit
 
 __all__ = ["SeriesSet", "warped_family", "ideal_pattern", "normal_pattern", "random_pairs", "resample", "znormalise",
            "downsample", "load_aeon_series", "ecg_family", "ECG_HEART_RATES", "Comparisons",
-           "simulate_comparisons", "simulate_from_scores", "majority_vote", "borda_scores"]
+           "simulate_comparisons", "simulate_from_scores", "majority_vote", "borda_scores", "IrregularSet",
+           "irregular_family", "pointwise_labels", "PointLabels"]
 
 
 @dataclasses.dataclass
@@ -86,6 +87,52 @@ def warped_family(n: int, length: int, rng: np.random.Generator, noise: float = 
     X = (1 - s[:, None]) * normal_pattern(tw) + s[:, None] * ideal_pattern(tw)
     X = X + noise * rng.normal(size=X.shape)
     return SeriesSet(X, s, ideal_pattern(t), "warped family")
+
+
+@dataclasses.dataclass
+class IrregularSet:
+    """Series of unequal lengths sampled at irregular times: ``X[k]`` ``(T_k,)`` observed at ``stamps[k]``
+    ``(T_k,)`` (increasing, in units of the regular grid ``1..length``), latent ``score`` ``(N,)``."""
+
+    X: list
+    stamps: list
+    score: np.ndarray
+    ideal: np.ndarray
+    name: str
+
+    def subset(self, idx) -> "IrregularSet":
+        idx = np.asarray(idx)
+        return IrregularSet([self.X[k] for k in idx], [self.stamps[k] for k in idx], self.score[idx], self.ideal,
+                            self.name)
+
+
+def irregular_family(n: int, length: int, rng: np.random.Generator, noise: float = 0.1, warp: float = 0.3,
+                     shift: float = 0.1, keep: tuple = (0.5, 1.0), n_lengths: int = 3) -> IrregularSet:
+    """The warped family of :func:`warped_family` observed at irregular times: item ``k`` keeps a random
+    subset of its ``length`` regular samples (a fraction drawn from ``keep``, rounded to one of ``n_lengths``
+    lengths, so that the items have unequal lengths) and is observed at those times, jittered by up to a
+    third of a grid step. The stamps are the (jittered) grid positions in ``1..length``: an item's samples
+    are unevenly spaced and ``x_k[m]`` is not at the time ``m`` of the grid."""
+    if not 0 < keep[0] <= keep[1] <= 1:
+        raise ValueError(f"keep={keep!r} must be (low, high) with 0 < low <= high <= 1")
+    if n_lengths < 1:
+        raise ValueError(f"n_lengths={n_lengths!r} must be >= 1")
+    lengths = np.unique(np.round(np.linspace(keep[0], keep[1], n_lengths) * length).astype(int).clip(2, length))
+    s = rng.uniform(0.0, 1.0, n)
+    c = rng.normal(0.0, warp, n) if warp > 0 else np.zeros(n)
+    d = rng.uniform(-shift, shift, n) if shift > 0 else np.zeros(n)
+    L = rng.choice(lengths, n)
+    X, stamps = [], []
+    for k in range(n):
+        grid = np.sort(rng.choice(length, L[k], replace=False)).astype(float)           # 0..length-1
+        jitter = rng.uniform(-1 / 3, 1 / 3, L[k])
+        pos = np.clip(grid + jitter, 0.0, length - 1.0)
+        pos = np.maximum.accumulate(pos)
+        t = pos / (length - 1)                                                         # in [0, 1]
+        tw = t ** np.exp(c[k]) + d[k]
+        X.append((1 - s[k]) * normal_pattern(tw) + s[k] * ideal_pattern(tw) + noise * rng.normal(size=L[k]))
+        stamps.append(pos + 1.0)
+    return IrregularSet(X, stamps, s, ideal_pattern(np.linspace(0.0, 1.0, length)), "irregularly sampled family")
 
 
 def resample(X: np.ndarray, length: int) -> np.ndarray:
@@ -263,3 +310,43 @@ def borda_scores(comp: Comparisons, n_items: int) -> np.ndarray:
     wins = np.bincount(np.where(comp.y == 1, comp.i, comp.j), minlength=n_items).astype(float)
     games = np.bincount(comp.i, minlength=n_items) + np.bincount(comp.j, minlength=n_items)
     return np.where(games > 0, wins / np.maximum(games, 1), 0.5)
+
+
+@dataclasses.dataclass
+class PointLabels:
+    """Individual (absolute) annotations: ``y[k] = 1`` means annotator ``annotator[k]`` labelled item
+    ``item[k]`` abnormal (above their threshold). Integer arrays of equal length."""
+
+    item: np.ndarray
+    y: np.ndarray
+    annotator: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.item.size)
+
+    def validate(self, n_items: int) -> None:
+        if self.item.size and (self.item.min() < 0 or self.item.max() >= n_items):
+            bad = self.item[(self.item < 0) | (self.item >= n_items)][0]
+            raise ValueError(f"labels name unknown item {int(bad)}; items are 0..{n_items - 1}")
+        if not np.all((self.y == 0) | (self.y == 1)):
+            raise ValueError("labels y must be 0 or 1")
+
+
+def pointwise_labels(score: np.ndarray, n_labels: int, rng: np.random.Generator, thresholds: np.ndarray,
+                     beta: float = 10.0, flip: float = 0.0) -> PointLabels:
+    r"""``n_labels`` individual annotations: an item and an annotator drawn uniformly, the label
+    :math:`y\sim\text{Bernoulli}(\sigma(\beta(s_i-\theta_r)))` with the annotator's own threshold
+    :math:`\theta_r` (``thresholds`` ``(R,)``), then flipped with probability ``flip``. The pairwise
+    counterpart, :func:`simulate_comparisons`, uses the same :math:`\beta` and flip rate: a comparison
+    :math:`\sigma(\beta(s_i-s_j))` does not depend on the annotator's threshold."""
+    thresholds = np.asarray(thresholds, float)
+    if n_labels < 1 or thresholds.ndim != 1 or thresholds.size < 1:
+        raise ValueError(f"n_labels={n_labels!r} must be >= 1 and thresholds a non-empty 1-d array")
+    if not 0 <= flip <= 1:
+        raise ValueError(f"flip={flip!r} must lie in [0, 1]")
+    score = np.asarray(score, float)
+    item = rng.integers(0, score.size, n_labels)
+    ann = rng.integers(0, thresholds.size, n_labels)
+    y = (rng.uniform(size=n_labels) < expit(beta * (score[item] - thresholds[ann]))).astype(int)
+    y = np.where(rng.uniform(size=n_labels) < flip, 1 - y, y)
+    return PointLabels(item.astype(int), y.astype(int), ann.astype(int))

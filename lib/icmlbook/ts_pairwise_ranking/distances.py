@@ -52,6 +52,8 @@ __all__ = [
     "as_batch",
     "pointwise_cost",
     "wavefront_min",
+    "wavefront_backend",
+    "WAVEFRONT_BACKENDS",
     "dtw",
     "dtw_nograd",
     "twed_nograd",
@@ -315,10 +317,120 @@ def wavefront_min(up: torch.Tensor, left: torch.Tensor, diag: torch.Tensor, gamm
         ``R_{T,S}`` for each of the ``B`` pairs, shape ``(B,)``.
     """
     B, T, S = diag.shape
+    gamma = float(gamma)
+    if _compiled_backend(diag):
+        if up is diag and left is diag:
+            return _SameCostCPU.apply(diag, gamma)
+        if up.ndim == 2 and left.ndim == 2:
+            return _RowColCostCPU.apply(up, left, diag, gamma)
     diag_k = _skew(diag)
     up_k = diag_k if up is diag else (_skew_rows(up) if up.ndim == 2 else _skew(up))
     left_k = diag_k if left is diag else (_skew_cols(left, T) if left.ndim == 2 else _skew(left))
-    return _Wavefront.apply(up_k, left_k, diag_k, float(gamma))
+    return _Wavefront.apply(up_k, left_k, diag_k, gamma)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The compiled CPU backend of wavefront_min (numba; see cpu_kernels)
+# ----------------------------------------------------------------------------------------------------------
+
+#: Which implementation :func:`wavefront_min` uses: ``"auto"`` (compiled kernels for CPU tensors, the
+#: anti-diagonal tensor sweep elsewhere), ``"compiled"`` or ``"tensor"`` (the sweep everywhere: tests
+#: compare the two). Use :func:`wavefront_backend` to change it.
+WAVEFRONT_BACKENDS = ("auto", "compiled", "tensor")
+_backend = "auto"
+
+
+def wavefront_backend(name: str | None = None) -> str:
+    """Set the backend of :func:`wavefront_min` to ``name`` (one of :data:`WAVEFRONT_BACKENDS`) and return
+    the previous one; with no argument, return the current one."""
+    global _backend
+    previous = _backend
+    if name is not None:
+        if name not in WAVEFRONT_BACKENDS:
+            raise ValueError(f"backend={name!r} is not allowed; choose one of {WAVEFRONT_BACKENDS}")
+        _backend = name
+    return previous
+
+
+def _compiled_backend(t: torch.Tensor) -> bool:
+    if _backend == "tensor":
+        return False
+    if t.device.type != "cpu":
+        if _backend == "compiled":
+            raise ValueError("the compiled wavefront backend runs on the CPU only; use 'auto' or 'tensor'")
+        return False
+    return True
+
+
+def _np64(t: torch.Tensor) -> np.ndarray:
+    return np.ascontiguousarray(t.detach().numpy(), dtype=np.float64)
+
+
+class _SameCostCPU(torch.autograd.Function):
+    """DTW-type recursion (one cost matrix for the three moves) by :func:`.cpu_kernels.same_cost`; the
+    gradient with respect to the cost matrix is the expected alignment, computed with the forward pass."""
+
+    @staticmethod
+    def forward(ctx, C, gamma):
+        from .cpu_kernels import same_cost
+        out, E = same_cost(_np64(C), gamma, bool(ctx.needs_input_grad[0]))
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(torch.from_numpy(E).to(C.dtype))
+        return torch.from_numpy(out).to(C.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (E,) = ctx.saved_tensors
+        return E * grad_out[:, None, None], None
+
+
+class _SqDTWCPU(torch.autograd.Function):
+    """(Soft-)DTW with the squared Euclidean cost by :func:`.cpu_kernels.sq_dtw`: the gradients with respect
+    to both series come out of the kernel (``y`` may hold one series for the whole batch)."""
+
+    @staticmethod
+    def forward(ctx, x, y, gamma):
+        from .cpu_kernels import sq_dtw
+        need = bool(ctx.needs_input_grad[0] or ctx.needs_input_grad[1])
+        out, gx, gy = sq_dtw(_np64(x), _np64(y), gamma, need)
+        if need:
+            ctx.save_for_backward(torch.from_numpy(gx).to(x.dtype), torch.from_numpy(gy).to(y.dtype))
+            ctx.one_y = y.shape[0] == 1 and x.shape[0] > 1
+        return torch.from_numpy(out).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        gx, gy = ctx.saved_tensors
+        g = grad_out[:, None, None]
+        gy = gy * g
+        return gx * g, (gy.sum(0, keepdim=True) if ctx.one_y else gy), None
+
+
+class _RowColCostCPU(torch.autograd.Function):
+    """TWED-type recursion (row, column and cell costs) by :func:`.cpu_kernels.row_col_cost`."""
+
+    @staticmethod
+    def forward(ctx, up, left, diag, gamma):
+        from .cpu_kernels import row_col_cost
+        need = any(ctx.needs_input_grad[:3])
+        up_b = up.expand(diag.shape[0], -1) if up.shape[0] != diag.shape[0] else up
+        left_b = left.expand(diag.shape[0], -1) if left.shape[0] != diag.shape[0] else left
+        out, gu, gl, gd = row_col_cost(_np64(up_b), _np64(left_b), _np64(diag), gamma, need)
+        if need:
+            ctx.save_for_backward(*(torch.from_numpy(g).to(diag.dtype) for g in (gu, gl, gd)))
+            ctx.shapes = (up.shape, left.shape)
+        return torch.from_numpy(out).to(diag.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        gu, gl, gd = ctx.saved_tensors
+        g = grad_out[:, None]
+        gu, gl = gu * g, gl * g
+        if ctx.shapes[0][0] != gu.shape[0]:
+            gu = gu.sum(0, keepdim=True)
+        if ctx.shapes[1][0] != gl.shape[0]:
+            gl = gl.sum(0, keepdim=True)
+        return gu, gl, gd * grad_out[:, None, None], None
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -528,6 +640,9 @@ def dtw(x, y, gamma: float = 0.0, cost: Cost = "sqeuclidean", eps: float = 0.0) 
     xb, yb = _pair(x, y)
     if gamma == 0 and not _needs_graph(xb, yb):
         return dtw_nograd(xb, yb, cost, eps)
+    if cost == "sqeuclidean" and _compiled_backend(xb):
+        y1 = yb[:1] if yb.shape[0] > 1 and yb.stride(0) == 0 else yb          # one series expanded: keep one
+        return _SqDTWCPU.apply(xb, y1, gamma)
     c = pointwise_cost(xb, yb, cost, eps)
     return wavefront_min(c, c, c, gamma)
 
@@ -549,24 +664,47 @@ def _check_twed(nu: float, lam: float, eps: float) -> tuple[float, float, float]
     return _check_nonnegative(nu=nu, lam=lam, eps=eps)
 
 
-def _twed_costs(xb: torch.Tensor, yb: torch.Tensor, nu: float, lam: float, eps: float):
-    """The three move costs of TWED for ``x`` ``(B, T, p)`` and ``y`` ``(B, S, p)`` (time stamps 1, 2, ...)."""
+def _stamps(t, B: int, L: int, name: str, like: torch.Tensor) -> torch.Tensor:
+    """Time stamps as a ``(B, L)`` or ``(1, L)`` tensor of ``like``'s dtype (``None``: ``1, 2, ..., L``);
+    finite and non-decreasing along time, else a ``ValueError`` naming ``name``."""
+    if t is None:
+        return torch.arange(1, L + 1, dtype=like.dtype, device=like.device)[None]
+    if not isinstance(t, torch.Tensor):
+        t = np.array(t, dtype=float)                              # a copy: numpy views may have negative strides
+    t = torch.as_tensor(t, dtype=like.dtype, device=like.device)
+    if t.ndim == 1:
+        t = t[None]
+    if t.ndim != 2 or t.shape[1] != L or t.shape[0] not in (1, B):
+        raise ValueError(f"{name} must have shape ({L},), (1, {L}) or ({B}, {L}) to match the series; "
+                         f"got {tuple(t.shape)}")
+    if not bool(torch.isfinite(t).all()) or bool((t[:, 1:] < t[:, :-1]).any()):
+        raise ValueError(f"{name} must be finite and non-decreasing along time")
+    return t
+
+
+def _twed_costs(xb: torch.Tensor, yb: torch.Tensor, nu: float, lam: float, eps: float, tx=None, ty=None):
+    """The three move costs of TWED for ``x`` ``(B, T, p)`` and ``y`` ``(B, S, p)`` with time stamps ``tx``
+    ``(B|1, T)`` and ``ty`` ``(B|1, S)`` (``None``: 1, 2, ...), padded in front with :math:`x_0=y_0=0`,
+    :math:`t_0=0`."""
     B, T, p = xb.shape
     S = yb.shape[1]
+    tx, ty = _stamps(tx, B, T, "tx", xb), _stamps(ty, B, S, "ty", xb)
     zero = torch.zeros((B, 1, p), dtype=xb.dtype, device=xb.device)
     xp = torch.cat((zero, xb), 1)                                 # (B, T+1, p), x_0 = 0
     yp = torch.cat((zero, yb), 1)
-    del_x = _smooth_norm(xp[:, 1:] - xp[:, :-1], eps) + nu + lam  # (B, T)
-    del_y = _smooth_norm(yp[:, 1:] - yp[:, :-1], eps) + nu + lam  # (B, S)
+    txp = torch.cat((torch.zeros_like(tx[:, :1]), tx), 1)         # (B|1, T+1), t_0 = 0
+    typ = torch.cat((torch.zeros_like(ty[:, :1]), ty), 1)
+    del_x = _smooth_norm(xp[:, 1:] - xp[:, :-1], eps) + nu * (txp[:, 1:] - txp[:, :-1]) + lam   # (B, T)
+    del_y = _smooth_norm(yp[:, 1:] - yp[:, :-1], eps) + nu * (typ[:, 1:] - typ[:, :-1]) + lam   # (B, S)
     match_now = _smooth_norm(xb[:, :, None, :] - yb[:, None, :, :], eps)          # (B, T, S): ||x_i - y_j||
     match_prev = _smooth_norm(xp[:, :-1, None, :] - yp[:, None, :-1, :], eps)     # ||x_{i-1} - y_{j-1}||
-    ti = torch.arange(1, T + 1, dtype=xb.dtype, device=xb.device)[:, None]
-    tj = torch.arange(1, S + 1, dtype=xb.dtype, device=xb.device)[None, :]
-    match = match_now + match_prev + 2.0 * nu * (ti - tj).abs()
-    return del_x, del_y, match
+    gap = (txp[:, 1:, None] - typ[:, None, 1:]).abs() + (txp[:, :-1, None] - typ[:, None, :-1]).abs()
+    match = match_now + match_prev + nu * gap
+    return del_x.expand(B, T), del_y.expand(B, S), match
 
 
-def twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.0, eps: float = 0.0) -> torch.Tensor:
+def twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.0, eps: float = 0.0, tx=None,
+         ty=None) -> torch.Tensor:
     r"""(Soft-)TWED between the pairs ``(x[b], y[b])``, shape ``(B,)``.
 
     ``gamma = 0, eps = 0`` is exact TWED (Marteau 2009), equal to ``aeon.distances.twe_distance(x, y,
@@ -574,28 +712,37 @@ def twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.0, eps: flo
     :math:`\sqrt{\lVert v\rVert^2+\epsilon^2}-\epsilon` (our soft-TWED). Since each soft-min loses at
     most :math:`\gamma\log 3` and each smoothed norm at most :math:`\epsilon`,
     ``twed - gamma*(T+S)*log(3) - 2*eps*(T+S) <= soft <= twed``.
+
+    ``tx`` ``(T,)`` or ``(B, T)`` and ``ty`` ``(S,)`` or ``(B, S)`` are the time stamps of the samples
+    (default ``1, 2, ...``; irregular sampling): a deletion of :math:`x_i` costs
+    :math:`\lVert x_i-x_{i-1}\rVert+\nu(t_i-t_{i-1})+\lambda` and a match
+    :math:`\lVert x_i-y_j\rVert+\lVert x_{i-1}-y_{j-1}\rVert+\nu(|t_i-t'_j|+|t_{i-1}-t'_{j-1}|)`, with
+    :math:`t_0=t'_0=0` (Marteau's convention, and ``pytwed``'s).
     """
     gamma = _check_gamma(gamma)
     nu, lam, eps = _check_twed(nu, lam, eps)
     xb, yb = _pair(x, y)
-    if gamma == 0 and not _needs_graph(xb, yb):
+    if gamma == 0 and tx is None and ty is None and not _needs_graph(xb, yb):
         return twed_nograd(xb, yb, nu, lam, eps)
-    return wavefront_min(*_twed_costs(xb, yb, nu, lam, eps), gamma)
+    return wavefront_min(*_twed_costs(xb, yb, nu, lam, eps, tx, ty), gamma)
 
 
-def soft_twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.1, eps: float = 1e-3) -> torch.Tensor:
-    """Soft-TWED (our reconstruction of the paper's differentiable TWED) with ``gamma > 0``; shape ``(B,)``."""
+def soft_twed(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.1, eps: float = 1e-3, tx=None,
+              ty=None) -> torch.Tensor:
+    """Soft-TWED (our reconstruction of the paper's differentiable TWED) with ``gamma > 0``; shape ``(B,)``;
+    ``tx``, ``ty``: time stamps as in :func:`twed`."""
     if float(gamma) <= 0:
         raise ValueError(f"gamma={gamma!r} is not allowed for soft_twed; it must be > 0 (use twed for gamma = 0)")
-    return twed(x, y, nu=nu, lam=lam, gamma=gamma, eps=eps)
+    return twed(x, y, nu=nu, lam=lam, gamma=gamma, eps=eps, tx=tx, ty=ty)
 
 
 def soft_twed_divergence(x, y, nu: float = 0.001, lam: float = 1.0, gamma: float = 0.1,
-                         eps: float = 1e-3) -> torch.Tensor:
-    r"""Soft-TWED with the divergence correction :math:`s(x,y)-\tfrac12[s(x,x)+s(y,y)]`; shape ``(B,)``."""
+                         eps: float = 1e-3, tx=None, ty=None) -> torch.Tensor:
+    r"""Soft-TWED with the divergence correction :math:`s(x,y)-\tfrac12[s(x,x)+s(y,y)]`; shape ``(B,)``
+    (each series with its own time stamps)."""
     xb, yb = _pair(x, y)
-    f = lambda a, b: soft_twed(a, b, nu, lam, gamma, eps)  # noqa: E731
-    return f(xb, yb) - 0.5 * (f(xb, xb) + f(yb, yb))
+    f = lambda a, b, ta, tb: soft_twed(a, b, nu, lam, gamma, eps, ta, tb)  # noqa: E731
+    return f(xb, yb, tx, ty) - 0.5 * (f(xb, xb, tx, tx) + f(yb, yb, ty, ty))
 
 
 def euclidean(x, y) -> torch.Tensor:
