@@ -1,6 +1,7 @@
 # ICML 2026, reimplemented. Every target installs what it needs first (a fresh machine needs only
 # python3 >= 3.10, make, and for the site's MathJax and the browser tests: npm and apt-get).
 #   make book [PROFILE=smoke|default|full] [CHAPTERS=grokking,...] [JOBS=2]   execute chapters, build the site
+#   make book BACKEND=dask SCHEDULER=tcp://HOST:8786                         chapters on a Dask cluster (README)
 #   make test                                                                the whole test suite (CI runs this)
 #   make live [CHAPTER=grokking] [PROFILE=default]                           open chapters in marimo
 #   make bench                                                               benchmarks (not part of the tests)
@@ -14,6 +15,8 @@ CHAPTERS ?=
 CHAPTER ?=
 JOBS ?=
 SEED ?= 0
+BACKEND ?= local
+SCHEDULER ?=
 # CPU build of torch on this machine's disk; on a GPU box: make setup TORCH_SPEC='torch==2.13.0' with a CUDA index
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
@@ -21,7 +24,7 @@ STAMP := $(VENV)/.installed
 .PHONY: setup browser book execute site test live bench check clean help
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n '1,8p' Makefile
 
 setup: $(STAMP)
 
@@ -41,13 +44,14 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || { echo "could not install chromium (needs root and Debian's packages)"; exit 1; }; }
 
+RUN_OPTS = --profile $(PROFILE) --seed $(SEED) --backend $(BACKEND) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
+  $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(JOBS),--jobs $(JOBS))
+
 book: setup
-	$(BIN)/python -m icmlbook.pipeline book --profile $(PROFILE) --seed $(SEED) \
-	  $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(JOBS),--jobs $(JOBS))
+	$(BIN)/python -m icmlbook.pipeline book $(RUN_OPTS)
 
 execute: setup
-	$(BIN)/python -m icmlbook.pipeline execute --profile $(PROFILE) --seed $(SEED) \
-	  $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(JOBS),--jobs $(JOBS))
+	$(BIN)/python -m icmlbook.pipeline execute $(RUN_OPTS)
 
 site: setup
 	$(BIN)/python -m icmlbook.pipeline site

@@ -212,3 +212,12 @@ def assert_same_claims(first: dict, again: dict) -> None:
             assert (a["statement"], a["rule"]) == (b["statement"], b["rule"])
         else:
             assert a == b
+
+
+def marimo_outputs(html_text: str) -> list[str]:
+    """The cell outputs (markdown/HTML strings) embedded in a ``marimo export html`` page."""
+    found = re.findall(r'"text/(?:markdown|html)": "((?:[^"\\]|\\.)*)"', html_text)
+    return [json.loads(f'"{s}"') for s in found]
+
+
+RAW_CITATION = re.compile(r"\[@[\w:.\-]+")

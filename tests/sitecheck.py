@@ -1,6 +1,6 @@
-"""Open the built site in headless Chromium (Debian's package), served from localhost, and report what a
-reader would see: per page the title, images loaded, claims tables, and every request that tried to
-leave the machine. Used by tests/test_site.py; also a command: python -m tests.sitecheck [SITE_DIR] [PNG_DIR]."""
+"""Open the built site in headless Chromium (Debian's package), served from localhost, at a 1280 px window,
+and report what a reader would see: per page the title, images loaded, claims tables, tables wider than
+their container, and every request that tried to leave the machine. Used by tests/test_site.py; also a command: python -m tests.sitecheck [SITE_DIR] [PNG_DIR]."""
 
 from __future__ import annotations
 
@@ -98,6 +98,25 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                     static_controls: document.querySelectorAll('.icml-static-control').length,
                     error_outputs: document.querySelectorAll('.output.traceback, .cell_output .traceback').length,
                     empty_citations: Array.from(document.querySelectorAll('.bibtex-citation')).filter(c => c.textContent.trim() === '[]').length,
+                    // a table wider than its container (the nearest horizontal scroll box, else the article's
+                    // content box) is clipped for the reader: columns hidden or behind a scrollbar at its foot
+                    tables: document.querySelectorAll('article table').length,
+                    tables_overflowing: Array.from(document.querySelectorAll('article table')).map(t => {
+                      const art = document.querySelector('article');
+                      const cs = getComputedStyle(art);
+                      const content = art.getBoundingClientRect().right - parseFloat(cs.paddingRight);
+                      let box = t.parentElement;
+                      while (box && box !== art) {
+                        const ox = getComputedStyle(box).overflowX;
+                        if (ox === 'auto' || ox === 'scroll' || ox === 'hidden') break;
+                        box = box.parentElement;
+                      }
+                      const limit = (box && box !== art) ? Math.min(box.clientWidth, box.getBoundingClientRect().right - t.getBoundingClientRect().left)
+                                                         : content - t.getBoundingClientRect().left;
+                      const width = Math.max(t.getBoundingClientRect().width, t.scrollWidth);
+                      return {table: (t.className || 'table') + ' #' + Array.from(document.querySelectorAll('article table')).indexOf(t),
+                              width: Math.round(width), container: Math.round(limit)};
+                    }).filter(x => x.width > x.container + 1),
                   };
                 }""")
                 info.update(external_requests=external, failed_requests=failed, console_errors=console_errors)

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from icmlbook.runtime.claims import VERDICTS
-from tests.conftest import assert_same_claims, chapters_under_test
+from tests.conftest import RAW_CITATION, assert_same_claims, chapters_under_test, marimo_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapters_under_test()
@@ -77,6 +77,9 @@ def test_chapter_runs_under_marimo_with_the_same_claims(marimo_runs, smoke_book,
     assert run["rc"] == 0, run["log"]
     text = run["html"].read_text()
     assert "marimo" in text and len(text) > 10_000
+    # citations read live as on the site (author-year), none left raw in an output
+    raw = [m.group(0) for o in marimo_outputs(text) for m in RAW_CITATION.finditer(o)]
+    assert raw == [], f"citations shown raw in the live notebook: {raw[:5]}"
     assert run["record"] is not None, "the marimo run never called run.finish(): no run record"
     assert run["record"]["profile"] == "smoke" and run["record"]["seed"] == 0
     assert_same_claims(smoke_book["records"][slug], run["record"])

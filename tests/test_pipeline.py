@@ -4,6 +4,7 @@ failures, command line, environment files."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -170,7 +171,7 @@ def test_generated_pages(tmp_path):
     board = scoreboard_markdown(records)
     assert "| [grokking](chapters/grokking) | smoke | 0 | 1 | 0 |" in board and "claims-table" in board
     report = build_report_markdown(records)
-    assert "| grokking | ok | smoke | 0 | 12.5 s | 300 MiB |" in report
+    assert "| grokking | ok | smoke, 0 |" in report and "| 12.5 s | 300 MiB | cpu (2 threads) |" in report
     toc = tmp_path / "_toc.yml"
     write_toc(["grokking"], path=toc)
     data = yaml.safe_load(toc.read_text())
@@ -234,7 +235,7 @@ def test_library_and_tests_pass_the_linter():
 def test_live_path_run_is_compared_with_the_papermill_run(exported, tmp_path, monkeypatch):
     """The machinery of the chapter tests' second execution, on the fixture chapter: marimo runs it with
     the same seed and the cache off, writes a run record, and its claims equal papermill's."""
-    from tests.conftest import assert_same_claims, run_under_marimo
+    from tests.conftest import RAW_CITATION, assert_same_claims, marimo_outputs, run_under_marimo
 
     record = tmp_path / "papermill.json"
     monkeypatch.setenv(EXECUTOR_ENV, "1")
@@ -243,8 +244,132 @@ def test_live_path_run_is_compared_with_the_papermill_run(exported, tmp_path, mo
     monkeypatch.delenv(EXECUTOR_ENV)
     live = run_under_marimo("tiny_chapter", FIXTURES / "tiny_chapter.py", tmp_path / "live", threads=1)
     assert live["rc"] == 0, live["log"]
+    # the title cell's [@xu2026grokking] reads live as on the site: author-year, linked to the paper
+    outputs = marimo_outputs(live["html"].read_text())
+    cited = [o for o in outputs if "Xu et al., 2026" in o]
+    assert cited and 'href="https://arxiv.org/abs/2601.19791"' in cited[0]
+    assert not [o for o in outputs if RAW_CITATION.search(o)]
     assert live["record"]["profile"] == "smoke"
     assert_same_claims(json.loads(record.read_text()), live["record"])
     other = run_under_marimo("tiny_chapter", FIXTURES / "tiny_chapter.py", tmp_path / "live3", threads=1, seed=3)
     with pytest.raises(AssertionError):  # the comparison can fail: another seed gives another mean
         assert_same_claims(json.loads(record.read_text()), other["record"])
+
+
+def test_citations_render_author_year_with_links(tmp_path):
+    from icmlbook.pipeline.citations import citations_to_html, install_live_citations, load_bibliography
+
+    (tmp_path / "a.bib").write_text(r"""
+@article{one, title={Solo {GPU} Work}, author={M{\"u}ller, Anna}, year={2020}, doi={10.1000/xyz}}
+@article{two, title={Pair}, author={Smith, A. and van Dijk, B.}, year={2021}, url={https://example.org/p}}
+@misc{three, title={Many}, author={Xu, M. and Vardi, G. and Safran, I.}, year={2026}, note={arXiv:2601.19791}}
+@misc{others, title={Some}, author={Xiang, Y. and others}, year={2024}}
+""")
+    bib = load_bibliography(str(tmp_path))
+    assert bib["one"] == {"text": "Müller, 2020", "title": "Solo GPU Work", "url": "https://doi.org/10.1000/xyz"}
+    assert bib["two"]["text"] == "Smith and van Dijk, 2021" and bib["two"]["url"] == "https://example.org/p"
+    assert bib["three"]["text"] == "Xu et al., 2026" and bib["three"]["url"] == "https://arxiv.org/abs/2601.19791"
+    assert bib["others"]["text"] == "Xiang et al., 2024" and bib["others"]["url"] is None
+    out = citations_to_html("as shown [@three; @two] and [@missing], not [a link](x)", bib)
+    assert out.startswith('as shown [<a class="icml-cite" href="https://arxiv.org/abs/2601.19791"')
+    assert ">Xu et al., 2026</a>; <a" in out and ">Smith and van Dijk, 2021</a>]" in out
+    assert "@missing?" in out and "[a link](x)" in out        # a missing key is shown, loudly
+    assert install_live_citations() is False                # outside marimo: nothing installed
+    assert all(e["text"] for e in load_bibliography().values())  # the book's own bib files parse
+
+
+def test_progress_plain_lines_and_cell_events(exported, tmp_path):
+    """Off a terminal, one plain line per event; the local backend reports each code cell (i of N)."""
+    import io
+
+    from icmlbook.pipeline.execute import ExecutionJob, LocalBackend, execute_all
+    from icmlbook.pipeline.progress import ProgressReporter
+
+    err, out = io.StringIO(), io.StringIO()
+    reporter = ProgressReporter(stream=err, done_stream=out)
+    assert reporter.tty is False
+    events: list[dict] = []
+
+    def both(ev):
+        events.append(ev)
+        reporter(ev)
+
+    job = ExecutionJob("tiny_chapter", "smoke", 0, exported, tmp_path, cell_timeout=120, force=True, threads=1,
+                       key="fixture")
+    (res,) = execute_all([job], LocalBackend(1), on_event=both)
+    assert res.status == "ok", res.error
+    cells = [e for e in events if e["event"] == "cell"]
+    n = cells[0]["cells"]
+    assert [e["cell"] for e in cells] == list(range(1, n + 1))   # every code cell, in order, i of N
+    assert events[0]["event"] == "start" and events[-1]["event"] == "done"
+    lines = err.getvalue().splitlines()
+    assert re.match(r"\[\s*[\d.]+ s\] tiny_chapter: started$", lines[0])
+    assert re.match(rf"\[\s*[\d.]+ s\] tiny_chapter: cell {n}/{n} \([\d.]+ s in the chapter\)$", lines[-1])
+    assert len(lines) == 1 + n
+    assert re.match(r"\[\s*[\d.]+ s\] tiny_chapter: ok \([\d.]+ s\)$", out.getvalue().strip())
+    # the executed notebook took its final name only at the end; no partial file is left
+    assert (tmp_path / "tiny_chapter.ipynb").exists() and not list(tmp_path.glob(".*.part"))
+    rec = json.loads((tmp_path / "tiny_chapter.record.json").read_text())
+    assert rec["input_key"] == "fixture" and rec["status"] == "ok"
+
+
+def test_progress_bars_on_a_terminal():
+    import io
+
+    from icmlbook.pipeline.progress import ProgressReporter
+
+    err, out = io.StringIO(), io.StringIO()
+    reporter = ProgressReporter(stream=err, tty=True, done_stream=out)
+    for ev in ({"chapter": "a", "event": "start"}, {"chapter": "b", "event": "start"},
+               {"chapter": "a", "event": "cell", "cell": 3, "cells": 10}):
+        reporter(ev)
+    assert "cell 3/10" in err.getvalue() and reporter._slots == {"a": 0, "b": 1}
+    reporter({"chapter": "a", "event": "done", "status": "ok", "wall": 1.5})
+    assert "a: ok (1.5 s)" in out.getvalue() and "a" not in reporter._bars
+    reporter.close()
+
+
+def test_site_keeps_every_executed_chapter_and_marks_changed_sources(tmp_path, monkeypatch):
+    """`make book CHAPTERS=x` builds the site with every chapter that has a successful executed notebook;
+    the build report says where each came from and marks a source that changed since its run."""
+    from icmlbook.pipeline.execute import source_hash
+    from icmlbook.pipeline.site import available_chapters, executed_chapters
+
+    a, b, c = available_chapters()[:3]
+    for slug, status, sha in ((a, "ok", source_hash(a)), (b, "cached", "0" * 64), (c, "failed", source_hash(c))):
+        (tmp_path / f"{slug}.ipynb").write_text("{}")
+        (tmp_path / f"{slug}.record.json").write_text(json.dumps(
+            {"chapter": slug, "status": status, "profile": "smoke", "seed": 0, "commit": f"commit-{slug}",
+             "started": "2026-12-01T08:00:00Z", "source_hash": sha, "claims": []}))
+    assert executed_chapters(tmp_path) == [a, b]          # the failed one is left out, whichever run
+    from icmlbook.pipeline.site import load_records
+
+    report = build_report_markdown(load_records(tmp_path))
+    row = {line.split("|")[1].strip(): line for line in report.splitlines() if line.startswith("| ")}
+    assert f"| smoke, 0 | 2026-12-01 08:00:00 | `commit-{a}` | unchanged |" in row[a]
+    assert "**changed since this run**" in row[b]
+    written_not_run = [s for s in available_chapters() if s not in (a, b, c)]
+    if written_not_run:
+        assert "| not executed |" in row[written_not_run[0]]
+
+
+def test_gpu_declaration_and_dask_cli_errors(tmp_path):
+    from icmlbook.pipeline.site import gpu_profiles
+
+    plan = {"parts": [{"slug": "p", "title": "P", "chapters": [{"slug": "big", "title": "B", "gpu": ["full"]},
+                                                               {"slug": "small", "title": "S"}]}]}
+    assert gpu_profiles("big", plan) == ["full"] and gpu_profiles("small", plan) == []
+    from tests.conftest import copy_book_sources
+
+    book = copy_book_sources(tmp_path / "book")
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke", "--chapters",
+                           "grokking", "--backend", "dask"], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, ICMLBOOK_BOOK_DIR=str(book)))
+    assert proc.returncode == 2 and "--scheduler tcp://HOST:8786" in proc.stderr
+    from icmlbook.pipeline.dask_backend import DaskBackend
+
+    with pytest.raises(ValueError, match="scheduler='tcp://127.0.0.1:9': no Dask scheduler answered"):
+        DaskBackend(scheduler="tcp://127.0.0.1:9", connect_timeout=2)
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
+                           "--backend", "ray"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "allowed values: local, dask" in proc.stderr

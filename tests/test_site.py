@@ -19,6 +19,7 @@ def pages(smoke_book):
         pytest.fail("chromium is not installed: `make browser` installs Debian's package")
     site = smoke_book["site"]
     names = ["intro.html", "scoreboard.html", "build-report.html", "bibliography.html"]
+    names += [f"parts/{p['slug']}.html" for p in load_plan()["parts"]]
     names += [f"chapters/{s}.html" for s in chapters_under_test()]
     return inspect_pages(site, names)
 
@@ -63,3 +64,10 @@ def test_generated_pages(pages, smoke_book):
     assert pages["build-report.html"]["h1"].startswith("Build report")
     parts = [p["title"] for p in load_plan()["parts"]]
     assert all(p in pages["intro.html"]["nav"] for p in parts)
+
+
+def test_no_table_overflows_its_container(pages):
+    """At a 1280 px window every table on every generated page fits its column (wrapping), none clipped."""
+    assert pages["scoreboard.html"]["tables"] >= 2 and pages["build-report.html"]["tables"] >= 1
+    clipped = {name: info["tables_overflowing"] for name, info in pages.items() if info["tables_overflowing"]}
+    assert clipped == {}, clipped

@@ -7,3 +7,17 @@ paper's method (``icmlbook.grokking``, ...).
 """
 
 __version__ = "0.1.0"
+
+
+def _live_citations() -> None:
+    """Inside a running marimo notebook, ``[@key]`` citations render author–year as on the site
+    (icmlbook.pipeline.citations); elsewhere nothing happens."""
+    import sys
+
+    if "marimo" in sys.modules:
+        from .pipeline.citations import install_live_citations
+
+        install_live_citations()
+
+
+_live_citations()

@@ -1,6 +1,7 @@
 """Command line of the book's pipeline.
 
     python -m icmlbook.pipeline book --profile smoke --chapters grokking --jobs 2
+    python -m icmlbook.pipeline book --backend dask --scheduler tcp://HOST:8786   # chapters on a Dask cluster
     python -m icmlbook.pipeline execute --profile default          # no site
     python -m icmlbook.pipeline site                               # site from what was executed
     python -m icmlbook.pipeline list
@@ -52,8 +53,10 @@ def _report(results, stream=sys.stdout) -> None:
 
 
 def cmd_execute(args) -> int:
-    from .execute import ExecutionJob, execute_all, make_backend
+    from .execute import ExecutionJob, execute_all, make_backend, source_hash
     from .export import export_chapter
+    from .progress import ProgressReporter
+    from .site import gpu_profiles
 
     profile = check_profile(args.profile)
     seed = check_seed(args.seed)
@@ -61,21 +64,28 @@ def cmd_execute(args) -> int:
     if not slugs:
         print("no chapters to execute", file=sys.stderr)
         return 1
+    if args.backend != "dask" and args.scheduler:
+        raise ValueError(f"--scheduler is for backend='dask' (backend={args.backend!r})")
+    backend = make_backend(args.backend, args.jobs, **({"scheduler": args.scheduler} if args.backend == "dask" else {}))
     print(f"Exporting {len(slugs)} chapter(s) from marimo ...", flush=True)
     notebooks = {s: export_chapter(s) for s in slugs}
-    backend = make_backend(args.backend, args.jobs)
     parallel = min(backend.jobs, len(slugs))
-    threads = args.threads or max(1, (os.cpu_count() or 1) // parallel)
+    if args.backend == "local":
+        threads = args.threads or max(1, (os.cpu_count() or 1) // parallel)
+    else:  # a cluster's workers have their own cores: leave the kernel's default unless asked
+        threads = args.threads
     jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
-                         args.chapter_timeout, args.force, threads) for s in slugs]
-    print(f"Executing with papermill: profile={profile} seed={seed} jobs={parallel} "
-          f"threads per chapter={threads}", flush=True)
+                         args.chapter_timeout, args.force, threads, source_hash=source_hash(s),
+                         gpu=profile in gpu_profiles(s)) for s in slugs]
+    where = backend.describe() if hasattr(backend, "describe") else f"jobs={parallel}"
+    print(f"Executing with papermill: profile={profile} seed={seed} {where} "
+          f"threads per chapter={threads or 'worker default'}", flush=True)
     t0 = time.perf_counter()
-
-    def on_done(res):
-        print(f"  {res.slug}: {res.status} ({res.wall_seconds:.1f} s)", flush=True)
-
-    results = execute_all(jobs, backend, on_done)
+    reporter = ProgressReporter()
+    try:
+        results = execute_all(jobs, backend, on_event=reporter)
+    finally:
+        reporter.close()
     _report(results)
     print(f"\nexecution took {time.perf_counter() - t0:.1f} s", flush=True)
     args._executed = [r.slug for r in results if r.status in ("ok", "cached")]
@@ -83,13 +93,18 @@ def cmd_execute(args) -> int:
 
 
 def cmd_site(args) -> int:
-    from .site import build_site, load_records
+    from .site import build_site, executed_chapters, load_records, source_state
 
-    executed = getattr(args, "_executed", None)
-    if executed is None:
-        records = load_records()
-        executed = [s for s in _chapters(None) if records.get(s, {}).get("status") in ("ok", "cached")
-                    and (paths.executed_dir() / f"{s}.ipynb").exists()]
+    # every chapter with an executed notebook stays in the book, not only those this command ran
+    executed = executed_chapters()
+    ran = set(getattr(args, "_executed", None) or [])
+    records = load_records()
+    earlier = [s for s in executed if s not in ran]
+    if ran and earlier:
+        print("Chapters kept from earlier runs: " + ", ".join(
+            f"{s} ({records[s].get('profile', '?')}, {records[s].get('commit', '?')}"
+            + (", source changed since" if source_state(s, records[s]).startswith("**") else "") + ")"
+            for s in earlier))
     out = build_site(executed, clean=args.clean)
     print(f"Site built: {out / 'index.html'} ({len(executed)} chapter(s))")
     return 0
@@ -116,8 +131,9 @@ def cmd_list(args) -> int:
 
 
 def cmd_execute_one(args) -> int:
-    from .execute import execute_one
+    from .execute import execute_one, exit_with_parent
 
+    exit_with_parent()  # a killed executor (a Dask worker that died) takes its chapter with it
     return execute_one(Path(args.notebook), Path(args.executed), args.profile, args.seed, args.cell_timeout,
                        Path(args.error_file) if args.error_file else None)
 
@@ -133,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--chapters", default=None, help="comma-separated slugs (default: all written chapters)")
         p.add_argument("--jobs", type=int, default=None, help="chapters executed in parallel (default: cores)")
-        p.add_argument("--backend", default="local", help="where chapters execute (default: local)")
+        p.add_argument("--backend", default="local",
+                       help="where chapters execute: local (processes here) or dask (default: local)")
+        p.add_argument("--scheduler", default=None,
+                       help="the Dask scheduler's address for --backend dask, e.g. tcp://HOST:8786")
         p.add_argument("--cell-timeout", type=int, default=1800, help="seconds per cell")
         p.add_argument("--chapter-timeout", type=int, default=3600, help="seconds per chapter")
         p.add_argument("--force", action="store_true", help="execute even if nothing changed since the last run")

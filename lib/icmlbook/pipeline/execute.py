@@ -1,8 +1,10 @@
 """Execute: run exported chapters with papermill, each in its own process with its own timeout.
 
 Where a chapter executes is pluggable (``Backend``): the local backend runs chapters as parallel
-processes on this machine; a cluster backend (Ray, Dask or Slurm through submitit) only needs to
-provide ``submit(job) -> Future[ExecutionResult]``.
+processes on this machine; the Dask backend (``dask_backend``) sends each chapter as one task to a
+Dask cluster and brings the executed notebook, log and run record back. A backend provides
+``submit(job) -> Future[ExecutionResult]``; progress events (which chapter runs, cell i of N) go to
+the ``on_event`` callback set on it.
 
 Every execution leaves, beside the executed notebook, a run record (``<slug>.record.json``): the
 chapter's own facts (profile, seed, device, peak memory, versions, commit, claims ledger, written by
@@ -28,6 +30,8 @@ from typing import Protocol
 
 import nbformat
 
+from typing import Callable
+
 from ..runtime.context import EXECUTOR_ENV, PROGRESS_LOG_ENV, RECORD_ENV
 from ..runtime.profiles import check_profile, check_seed
 from . import paths
@@ -45,6 +49,9 @@ class ExecutionJob:
     chapter_timeout: int = 3600
     force: bool = False
     threads: int | None = None  # BLAS/torch threads of the chapter's kernel (None: leave the default)
+    key: str | None = None      # input key, computed where the sources are (None: computed by run_job)
+    source_hash: str | None = None  # hash of the chapter's own sources (see source_hash)
+    gpu: bool = False           # the chapter asks for a GPU in this profile (a cluster backend honours it)
 
 
 @dataclasses.dataclass
@@ -72,6 +79,21 @@ def input_key(slug: str, profile: str, seed: int) -> str:
     return h.hexdigest()
 
 
+def source_hash(slug: str) -> str | None:
+    """Hash of the chapter's own sources: its notebook and its library package (``lib/icmlbook/<slug>/``).
+    The build report compares it with the run record's to mark a chapter whose source changed since the
+    execution the site shows. None when the chapter has no source here."""
+    src = paths.chapter_source(slug)
+    if not src.exists():
+        return None
+    h = hashlib.sha256(src.read_bytes())
+    package = paths.ROOT / "lib" / "icmlbook" / slug
+    for f in sorted(package.rglob("*.py")) if package.is_dir() else []:
+        h.update(str(f.relative_to(package)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def _cached_result(job: ExecutionJob, key: str) -> ExecutionResult | None:
     record_file = paths.record_path(job.slug, job.output_dir)
     executed = job.output_dir / f"{job.slug}.ipynb"
@@ -90,21 +112,59 @@ def _cached_result(job: ExecutionJob, key: str) -> ExecutionResult | None:
     return ExecutionResult(job.slug, "cached", 0.0, record)
 
 
-def run_job(job: ExecutionJob) -> ExecutionResult:
-    """Execute one chapter in a child process (``python -m icmlbook.pipeline _execute-one``)."""
+#: file the executor's papermill child appends one JSON line to as each code cell starts
+CELL_PROGRESS_ENV = "ICMLBOOK_CELL_PROGRESS"
+Event = dict  # {"chapter": slug, "event": "start" | "cell" | "done", ...}
+
+
+def job_key(job: ExecutionJob) -> str:
+    return job.key or input_key(job.slug, job.profile, job.seed)
+
+
+def cached_result(job: ExecutionJob) -> ExecutionResult | None:
+    """The previous execution of an unchanged chapter, if it succeeded and its notebook is intact."""
     check_profile(job.profile)
     check_seed(job.seed)
-    key = input_key(job.slug, job.profile, job.seed)
-    cached = _cached_result(job, key)
+    return _cached_result(job, job_key(job))
+
+
+def _read_cell_events(path: Path, offset: int, slug: str, on_event: Callable[[Event], None]) -> int:
+    try:
+        with open(path) as f:
+            f.seek(offset)
+            chunk = f.read()
+    except FileNotFoundError:
+        return offset
+    complete = chunk[: chunk.rfind("\n") + 1]  # a line still being written waits for the next poll
+    for line in complete.splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        on_event({"chapter": slug, "event": "cell", "cell": ev.get("cell"), "cells": ev.get("cells")})
+    return offset + len(complete)
+
+
+def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) -> ExecutionResult:
+    """Execute one chapter in a child process (``python -m icmlbook.pipeline _execute-one``).
+
+    The executed notebook is written beside its final name and moved there when the child has exited,
+    after the run record: a killed or crashed execution never leaves a half-written notebook under the
+    name the site reads. ``on_event`` receives ``start`` and ``cell`` (i of N) events."""
+    cached = cached_result(job)
     if cached is not None:
         return cached
+    key = job_key(job)
     job.output_dir.mkdir(parents=True, exist_ok=True)
     executed = job.output_dir / f"{job.slug}.ipynb"
+    partial = job.output_dir / f".{job.slug}.ipynb.part"
     log = job.output_dir / f"{job.slug}.log"
     with tempfile.TemporaryDirectory() as tmp:
         kernel_record = Path(tmp) / "kernel-record.json"
         error_file = Path(tmp) / "error.json"
+        cells_file = Path(tmp) / "cells.jsonl"
         env = dict(os.environ, **{EXECUTOR_ENV: "1", RECORD_ENV: str(kernel_record), PROGRESS_LOG_ENV: str(log),
+                                   CELL_PROGRESS_ENV: str(cells_file),
                                    "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline"})
         # idle OpenMP workers sleep instead of spinning: on shared cores spinning threads starve the
         # thread doing the work (measured: 98 s -> 10 s on an anti-diagonal DTW sweep)
@@ -114,19 +174,36 @@ def run_job(job: ExecutionJob) -> ExecutionResult:
             # times slower than one thread each
             for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
                 env[var] = str(job.threads)
-        cmd = [sys.executable, "-m", "icmlbook.pipeline", "_execute-one", str(job.notebook), str(executed),
+        cmd = [sys.executable, "-m", "icmlbook.pipeline", "_execute-one", str(job.notebook), str(partial),
                "--profile", job.profile, "--seed", str(job.seed), "--cell-timeout", str(job.cell_timeout),
                "--error-file", str(error_file)]
         t0 = time.perf_counter()
         status, error, failing = "ok", None, None
+        if on_event:
+            on_event({"chapter": job.slug, "event": "start"})
         with open(log, "w") as logf:
+            proc = subprocess.Popen(cmd, env=env, cwd=paths.ROOT, stdout=logf, stderr=subprocess.STDOUT)
+            offset = 0
             try:
-                proc = subprocess.run(cmd, env=env, cwd=paths.ROOT, stdout=logf, stderr=subprocess.STDOUT,
-                                      timeout=job.chapter_timeout)
-                if proc.returncode != 0:
-                    status = "failed"
-            except subprocess.TimeoutExpired:
-                status, error = "timeout", f"chapter exceeded its timeout of {job.chapter_timeout} s"
+                while True:
+                    try:
+                        proc.wait(timeout=0.5)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    if on_event:
+                        offset = _read_cell_events(cells_file, offset, job.slug, on_event)
+                    if time.perf_counter() - t0 > job.chapter_timeout:
+                        proc.kill()
+                        proc.wait()
+                        status, error = "timeout", f"chapter exceeded its timeout of {job.chapter_timeout} s"
+                        break
+            except BaseException:  # interrupted (Ctrl-C, the worker shutting down): no orphaned child
+                proc.kill()
+                proc.wait()
+                raise
+            if status == "ok" and proc.returncode != 0:
+                status = "failed"
         wall = time.perf_counter() - t0
         if status == "failed":
             if error_file.exists():
@@ -139,10 +216,14 @@ def run_job(job: ExecutionJob) -> ExecutionResult:
         if status == "ok" and not kernel_record.exists():
             status, error = "failed", "the chapter never called run.finish(): no run record was written"
     record.update({"status": status, "wall_seconds": round(wall, 2), "input_key": key, "threads": job.threads,
+                   "source_hash": job.source_hash or source_hash(job.slug),
                    "executed_notebook": executed.name, "error": error})
+    # record first (a failed status hides the chapter from the site), then the notebook under its name
     tmp_record = paths.record_path(job.slug, job.output_dir).with_suffix(".tmp")
     tmp_record.write_text(json.dumps(record, indent=1))
     os.replace(tmp_record, paths.record_path(job.slug, job.output_dir))
+    if partial.exists():
+        os.replace(partial, executed)
     return ExecutionResult(job.slug, status, wall, record, error, failing)
 
 
@@ -151,10 +232,24 @@ def execute_one(notebook: Path, executed: Path, profile: str, seed: int, cell_ti
     """Child-process entry: papermill, then our post-execution pass. Returns an exit code."""
     import papermill as pm
 
+    hooks = {}
+    cells_file = os.environ.get(CELL_PROGRESS_ENV)
+    if cells_file:
+        source = nbformat.read(notebook, as_version=4)
+        # the code cells papermill runs: the notebook's, plus the injected-parameters cell
+        n_cells = sum(c.cell_type == "code" and bool(c.source.strip()) for c in source.cells) + 1
+        started = [0]
+
+        def on_cell_execute(cell=None, cell_index=None, **_):
+            started[0] += 1
+            with open(cells_file, "a") as f:
+                f.write(json.dumps({"cell": min(started[0], n_cells), "cells": n_cells}) + "\n")
+
+        hooks["on_cell_execute"] = on_cell_execute
     try:
         pm.execute_notebook(str(notebook), str(executed), parameters={"profile": profile, "seed": seed},
                             kernel_name=paths.KERNEL_NAME, execution_timeout=cell_timeout,
-                            progress_bar=False, cwd=str(paths.ROOT), log_output=False)
+                            progress_bar=False, cwd=str(paths.ROOT), log_output=False, **hooks)
     except Exception as err:  # papermill re-raises the cell's exception; keep what the reader needs
         failing = None
         if executed.exists():
@@ -180,7 +275,26 @@ def execute_one(notebook: Path, executed: Path, profile: str, seed: int, cell_ti
     return 0
 
 
+def exit_with_parent(interval: float = 1.0) -> None:
+    """In the papermill child: exit when the process that started it has died (a Dask worker killed
+    mid-chapter takes its chapter with it; the kernel follows, it polls its own parent)."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 class Backend(Protocol):
+    jobs: int
+    on_event: Callable[[Event], None] | None
+
     def submit(self, job: ExecutionJob) -> "cf.Future[ExecutionResult]": ...
     def shutdown(self) -> None: ...
 
@@ -188,39 +302,57 @@ class Backend(Protocol):
 class LocalBackend:
     """Chapters run as parallel child processes on this machine (``jobs`` at a time)."""
 
-    def __init__(self, jobs: int | None = None):
+    def __init__(self, jobs: int | None = None, **_):
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._pool = cf.ThreadPoolExecutor(max_workers=self.jobs)
+        self.on_event: Callable[[Event], None] | None = None
 
     def submit(self, job: ExecutionJob) -> "cf.Future[ExecutionResult]":
-        return self._pool.submit(run_job, job)
+        return self._pool.submit(lambda: run_job(job, self.on_event))
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True)
 
 
-BACKENDS = {"local": LocalBackend}
+def _dask_backend(jobs: int | None = None, scheduler: str | None = None, **kw):
+    from .dask_backend import DaskBackend
+
+    return DaskBackend(jobs, scheduler=scheduler, **kw)
 
 
-def make_backend(name: str = "local", jobs: int | None = None) -> Backend:
+BACKENDS = {"local": LocalBackend, "dask": _dask_backend}
+
+
+def make_backend(name: str = "local", jobs: int | None = None, **options) -> Backend:
+    """``local`` (processes on this machine) or ``dask`` (``scheduler="tcp://host:8786"``: one task per chapter
+    on a Dask cluster)."""
     if name not in BACKENDS:
         raise ValueError(f"backend={name!r} is not available; allowed values: {', '.join(BACKENDS)}")
-    return BACKENDS[name](jobs)
+    return BACKENDS[name](jobs, **options)
 
 
-def execute_all(jobs_: list[ExecutionJob], backend: Backend, on_done=None) -> list[ExecutionResult]:
-    """Run every job; return results in the order of ``jobs_`` (whatever the completion order)."""
-    futures = {backend.submit(j): j for j in jobs_}
+def execute_all(jobs_: list[ExecutionJob], backend: Backend, on_done=None,
+                on_event: Callable[[Event], None] | None = None) -> list[ExecutionResult]:
+    """Run every job; return results in the order of ``jobs_`` (whatever the completion order).
+    ``on_event`` receives progress events (``start``, ``cell``, ``done``) from every backend."""
+    backend.on_event = on_event
+    futures = {}
     results: dict[str, ExecutionResult] = {}
-    for fut in cf.as_completed(futures):
-        job = futures[fut]
-        try:
-            res = fut.result()
-        except Exception as err:  # the executor itself broke: report it as this chapter's failure
-            res = ExecutionResult(job.slug, "failed", 0.0, {"chapter": job.slug, "claims": []},
-                                  f"{type(err).__name__}: {err}")
-        results[job.slug] = res
-        if on_done:
-            on_done(res)
-    backend.shutdown()
+    try:
+        for j in jobs_:
+            futures[backend.submit(j)] = j
+        for fut in cf.as_completed(futures):
+            job = futures[fut]
+            try:
+                res = fut.result()
+            except Exception as err:  # the executor itself broke: report it as this chapter's failure
+                res = ExecutionResult(job.slug, "failed", 0.0, {"chapter": job.slug, "claims": []},
+                                      f"{type(err).__name__}: {err}")
+            results[job.slug] = res
+            if on_event:
+                on_event({"chapter": job.slug, "event": "done", "status": res.status, "wall": res.wall_seconds})
+            if on_done:
+                on_done(res)
+    finally:
+        backend.shutdown()
     return [results[j.slug] for j in jobs_]

@@ -34,6 +34,17 @@ def planned_slugs(plan: dict | None = None) -> list[str]:
     return [c["slug"] for part in plan["parts"] for c in part["chapters"]]
 
 
+def gpu_profiles(slug: str, plan: dict | None = None) -> list[str]:
+    """The profiles in which a chapter asks for a GPU (``gpu: [full]`` on its entry in book/book.yml); a
+    cluster backend sends it to a worker with a GPU in those profiles."""
+    for part in (plan or load_plan())["parts"]:
+        for c in part["chapters"]:
+            if c["slug"] == slug:
+                profiles = c.get("gpu", [])
+                return [profiles] if isinstance(profiles, str) else list(profiles)
+    return []
+
+
 def available_chapters(plan: dict | None = None) -> list[str]:
     """Chapters of the plan that have a marimo source in chapters/, in book order."""
     return [s for s in planned_slugs(plan) if paths.chapter_source(s).exists()]
@@ -45,6 +56,15 @@ def load_records(directory: Path | None = None) -> dict[str, dict]:
         rec = json.loads(f.read_text())
         out[rec.get("chapter", f.name.split(".")[0])] = rec
     return out
+
+
+def executed_chapters(directory: Path | None = None, plan: dict | None = None) -> list[str]:
+    """Chapters of the plan, with a source, whose last execution succeeded and left its notebook: what
+    the site shows, whichever run (profile, commit) produced each one."""
+    directory = directory or paths.executed_dir()
+    records = load_records(directory)
+    return [s for s in available_chapters(plan) if records.get(s, {}).get("status") in ("ok", "cached")
+            and (directory / f"{s}.ipynb").exists()]
 
 
 def write_toc(executed: list[str], plan: dict | None = None, path: Path | None = None) -> None:
@@ -61,9 +81,13 @@ def write_toc(executed: list[str], plan: dict | None = None, path: Path | None =
                     + yaml.safe_dump(toc, sort_keys=False))
 
 
+#: front matter of the generated pages: no right-hand "Contents" column, so their wide tables get the width
+WIDE_PAGE = "---\nhtml_theme.sidebar_secondary.remove: true\n---\n"
+
+
 def scoreboard_markdown(records: dict[str, dict], plan: dict | None = None) -> str:
     plan = plan or load_plan()
-    lines = ["# Scoreboard", "",
+    lines = [WIDE_PAGE, "# Scoreboard", "",
              "Every claim of every chapter, as decided by the last execution of the chapter. This page is "
              "generated from the run records; nothing on it is written by hand.", ""]
     summary = ["| chapter | profile | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
@@ -81,23 +105,41 @@ def scoreboard_markdown(records: dict[str, dict], plan: dict | None = None) -> s
     return "\n".join(lines + summary + ["", "## All claims", "", claims_table_html(rows, chapter_column=True), ""])
 
 
+def source_state(slug: str, rec: dict) -> str:
+    """Whether the chapter's source (notebook and package) is still the one its shown execution ran."""
+    from .execute import source_hash
+
+    current, then = source_hash(slug), rec.get("source_hash")
+    if current is None:
+        return "no source here"
+    if then is None:
+        return "unknown (record predates source hashes)"
+    return "unchanged" if current == then else "**changed since this run**"
+
+
 def build_report_markdown(records: dict[str, dict], plan: dict | None = None) -> str:
     plan = plan or load_plan()
-    lines = ["# Build report", "",
-             "How each chapter on this site was produced (from the run records written at execution).", "",
-             "| chapter | status | profile | seed | wall time | peak memory | device | commit |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [WIDE_PAGE, "# Build report", "",
+             "How each chapter on this site was produced (from the run records written at execution). A site "
+             "build shows every chapter that has an executed notebook, whichever run produced it: the columns "
+             "*run*, *profile* and *commit* say which, and *source* marks a chapter whose notebook or library "
+             "package changed since that run.", "",
+             "| chapter | status | profile, seed | run (UTC) | commit | source | wall time | peak memory | device |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    available = set(available_chapters(plan))
     for slug in planned_slugs(plan):
         rec = records.get(slug)
         if rec is None:
-            lines.append(f"| {slug} | not written yet | | | | | | |")
+            state = "not executed" if slug in available else "not written yet"
+            lines.append(f"| {slug} | {state} | | | | | | | |")
             continue
         wall = rec.get("wall_seconds")
         mem = rec.get("peak_memory_mb")
+        started = str(rec.get("started", "?")).replace("T", " ").rstrip("Z")
         lines.append(
-            f"| {slug} | {rec.get('status', '?')} | {rec.get('profile', '?')} | {rec.get('seed', '?')} | "
-            f"{'' if wall is None else f'{wall:.1f} s'} | {'' if mem is None else f'{mem:.0f} MiB'} | "
-            f"{html.escape(str(rec.get('device', '?')))} | `{rec.get('commit', '?')}` |")
+            f"| {slug} | {rec.get('status', '?')} | {rec.get('profile', '?')}, {rec.get('seed', '?')} | {started} | "
+            f"`{rec.get('commit', '?')}` | {source_state(slug, rec)} | {'' if wall is None else f'{wall:.1f} s'} | "
+            f"{'' if mem is None else f'{mem:.0f} MiB'} | {html.escape(str(rec.get('device', '?')))} |")
     versions = next((r.get("versions") for r in records.values() if r.get("versions")), None)
     if versions:
         lines += ["", "Package versions of the runs: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + "."]
@@ -154,9 +196,12 @@ def write_bibliography(bib_dir: Path | None = None, target: Path | None = None) 
     return len(keys)
 
 
-def build_site(executed: list[str], clean: bool = False) -> Path:
-    """Generate the toc and pages, then run Jupyter Book. Returns the HTML directory."""
+def build_site(executed: list[str] | None = None, clean: bool = False) -> Path:
+    """Generate the toc and pages, then run Jupyter Book. Returns the HTML directory. ``executed``: the
+    chapters to show (default: every chapter with a successful executed notebook, ``executed_chapters``)."""
     plan = load_plan()
+    if executed is None:
+        executed = executed_chapters(plan=plan)
     write_bibliography()
     records = {k: v for k, v in load_records().items() if k in executed}
     write_toc(executed, plan)
