@@ -53,7 +53,7 @@ from .preference import boxes, outside_mask
 
 LABELS: tuple[str, ...] = ("stable", "unstable", "undecided")
 #: lowest per-action log10-weight of a push direction (and of a seed's unused masses)
-KAPPA_FLOOR = -40.0
+KAPPA_FLOOR = -290.0
 
 
 # -- rule -----------------------------------------------------------------------------------------
