@@ -1,0 +1,104 @@
+r"""The matrix functions of spectral-norm steepest descent: msign by Newton–Schulz, warm-started power iteration.
+
+Paper: Xie et al., "Controlled LLM Training on Spectral Sphere", arXiv 2601.08393 (dossier sections 3.2, 3.6).
+
+msign
+    For :math:`G = U\Sigma V^\top` of rank r, :math:`\operatorname{msign}(G) = U_{:,:r}V_{:,:r}^\top`, the maximiser
+    of :math:`\langle G, T\rangle` over the unit spectral ball (the steepest-descent direction of the spectral
+    norm). Approximated by Newton–Schulz: make the matrix wide (transpose when it has more rows than columns),
+    :math:`X \leftarrow X/\|X\|_F`, then for each coefficient triple :math:`(a, b, c)`:
+    :math:`A = XX^\top`, :math:`X \leftarrow aX + (bA + cA^2)X`; every singular value s of X goes through the odd
+    polynomial :math:`p(s) = as + bs^3 + cs^5`. The *Polar-Express* schedule (Amsel et al. 2025; the paper's
+    choice) uses eight different triples and drives every s in (0, 1] towards 1; Keller Jordan's Muon uses one
+    triple (3.4445, -4.7750, 2.0315) five times, which leaves the singular values spread in about [0.7, 1.2].
+    Here in fp32 by default (the paper's text; its released PyTorch file casts to bf16 for speed). Matrices
+    may carry leading batch axes (one msign per matrix, e.g. per attention head).
+Power iteration
+    :math:`v \leftarrow W^\top u/\|W^\top u\|`, :math:`u \leftarrow Wv/\|Wv\|`, :math:`\sigma = u^\top W v`, from the
+    previous step's vectors (warm start), so that a few steps per training step track the top singular triplet.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["POLAR_EXPRESS", "KELLER_QUINTIC", "msign", "msign_svd", "power_iteration"]
+
+#: the eight Polar-Express triples (a, b, c), used in order (dossier 3.6)
+POLAR_EXPRESS: tuple[tuple[float, float, float], ...] = (
+    (8.2051, -22.9019, 16.4607), (4.0664, -2.8612, 0.5184), (3.9096, -2.8234, 0.5250), (3.2856, -2.4153, 0.4853),
+    (2.2779, -1.6198, 0.3985), (1.8726, -1.2307, 0.3585), (1.8564, -1.2132, 0.3568), (1.8750, -1.2500, 0.3750),
+)
+#: Keller Jordan's quintic (torch.optim.Muon's default), repeated ``steps`` times
+KELLER_QUINTIC: tuple[float, float, float] = (3.4445, -4.7750, 2.0315)
+
+
+def msign(G: torch.Tensor, coefficients=POLAR_EXPRESS, steps: int | None = None, dtype: torch.dtype = torch.float32,
+          eps: float = 1e-7) -> torch.Tensor:
+    """Newton–Schulz msign of ``G`` (..., m, n), returned in ``G``'s dtype.
+
+    ``coefficients``: a sequence of (a, b, c) triples used in order (``steps`` defaults to its length; a longer
+    run repeats the last triple), or one triple repeated ``steps`` times. ``dtype``: the arithmetic (fp32; bf16
+    reproduces torch.optim.Muon operation for operation)."""
+    if G.dim() < 2:
+        raise ValueError(f"msign needs a matrix (..., m, n); got shape {tuple(G.shape)}")
+    triples = [tuple(coefficients)] if isinstance(coefficients[0], (int, float)) else [tuple(c) for c in coefficients]
+    n_steps = len(triples) if steps is None else int(steps)
+    if n_steps < 1:
+        raise ValueError(f"steps={steps!r} is not allowed; it must be >= 1")
+    schedule = [triples[min(i, len(triples) - 1)] for i in range(n_steps)]
+    X = G.to(dtype)
+    tall = G.shape[-2] > G.shape[-1]
+    if tall:
+        X = X.transpose(-2, -1)
+    norm = torch.linalg.vector_norm(X, dim=(-2, -1), keepdim=True).clamp(min=eps)
+    X = X / norm
+    lead = X.shape[:-2]
+    if X.dim() > 3:
+        X = X.reshape(-1, *X.shape[-2:])
+    mm = torch.baddbmm if X.dim() == 3 else torch.addmm
+    for a, b, c in schedule:
+        A = X @ X.transpose(-2, -1)
+        B = mm(A, A, A, beta=b, alpha=c)                      # b A + c A^2
+        X = mm(X, B, X, beta=a)                               # a X + (b A + c A^2) X
+    X = X.reshape(*lead, *X.shape[-2:])
+    if tall:
+        X = X.transpose(-2, -1)
+    return X.to(G.dtype)
+
+
+def msign_svd(G: torch.Tensor, rtol: float = 1e-6) -> torch.Tensor:
+    """The exact polar factor :math:`U_{:,:r}V_{:,:r}^\\top` from an SVD (singular values below ``rtol`` x the
+    largest count as zero); the reference for :func:`msign`."""
+    U, S, Vh = torch.linalg.svd(G, full_matrices=False)
+    keep = (S > rtol * S.amax(-1, keepdim=True)).to(G.dtype)
+    return (U * keep.unsqueeze(-2)) @ Vh
+
+
+def power_iteration(W: torch.Tensor, u: torch.Tensor | None = None, steps: int = 50, rtol: float | None = 1e-6,
+                    check_every: int = 5, eps: float = 1e-12) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Top singular triplet of ``W`` (..., m, n): returns ``(sigma (...,), u (..., m), v (..., n))``.
+
+    ``u``: the warm start (the previous step's left vector); ``None`` starts from all ones (the released code's
+    choice; deterministic). At most ``steps`` iterations; with ``rtol``, stops early once every sigma changed by
+    less than ``rtol`` (relative) over the last ``check_every`` iterations. Runs in fp32 at least."""
+    if steps < 1:
+        raise ValueError(f"steps={steps!r} is not allowed; it must be >= 1")
+    Wf = W.float() if W.dtype in (torch.float16, torch.bfloat16) else W
+    if u is None:
+        u = torch.ones(Wf.shape[:-1], dtype=Wf.dtype, device=W.device)
+    u = u.to(Wf.dtype)
+    u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp(min=eps)
+    Wt = Wf.transpose(-2, -1)
+    last = None
+    for i in range(steps):
+        v = (Wt @ u.unsqueeze(-1)).squeeze(-1)
+        v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True).clamp(min=eps)
+        Wv = (Wf @ v.unsqueeze(-1)).squeeze(-1)
+        sigma = torch.linalg.vector_norm(Wv, dim=-1)            # = u_next^T W v
+        u = Wv / sigma.unsqueeze(-1).clamp(min=eps)
+        if rtol is not None and (i + 1) % check_every == 0:
+            if last is not None and bool(((sigma - last).abs() <= rtol * sigma.abs()).all()):
+                break
+            last = sigma
+    return sigma, u, v
