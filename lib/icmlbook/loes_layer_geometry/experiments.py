@@ -19,7 +19,7 @@ import numpy as np
 from ..runtime import cached, progress
 from . import backbones as bb
 from .config import LoesConfig
-from .geometry import geometry_metrics
+from .geometry import geometry_metrics, mean_pairwise_cka
 from .heads import train_head
 from .scores import as_f64, one_hot, ridge_fit, ridge_predict
 from .select import (best_single, last_k, loes_label_free, loes_select, mean_pairwise_redundancy, random_k,
@@ -27,7 +27,7 @@ from .select import (best_single, last_k, loes_label_free, loes_select, mean_pai
 from .synthetic import planted_stack
 
 __all__ = ["LayerData", "text_bundle", "digits_bundles", "cached_text_bundle", "cached_digits_bundles",
-           "split_indices", "probe_accuracy_per_layer", "LayerProfile", "layer_profile", "METHODS",
+           "banking_bundle", "cached_banking_bundle", "main_digits", "profile_tasks", "splits_of", "split_indices", "probe_accuracy_per_layer", "probe_accuracies", "LayerProfile", "layer_profile", "layer_profiles", "METHODS",
            "compare_methods", "depth_sweep", "SyntheticRecovery", "synthetic_recovery", "georeg_experiment",
            "selection_cost", "tasks_of", "centroid_projection", "run_method", "score_anatomy",
            "georeg_finetune_experiment"]
@@ -59,24 +59,55 @@ def text_bundle(backbone_path: str, text_n: int, pooling: str) -> LayerData:
     return LayerData(enc.name, layers, tasks.labels, {"texts": tasks.texts[:20], "pooling": pooling})
 
 
+def banking_bundle(backbone_path: str, train_per_class: int, test_per_class: int, pooling: str,
+                   checksums: str | None = None) -> LayerData:
+    """MiniLM (or the encoder at ``backbone_path``) over a stratified subset of Banking77 (seed 0); the
+    official test rows are kept as the test split of every seed (``info["test_idx"]``). ``checksums``, the
+    text of the vendored ``SHA256SUMS`` (so the cache key follows the data), must match the files' own."""
+    if checksums is not None and checksums != (bb.BANKING77_DIR / "SHA256SUMS").read_text():
+        raise ValueError("checksums do not match data/banking77/SHA256SUMS")
+    enc = bb.load_text_encoder(backbone_path or None)
+    data = bb.load_banking77(train_per_class, test_per_class, seed=0)
+    layers = bb.embed_texts(enc, data.texts, pooling=pooling, desc="MiniLM on Banking77")
+    return LayerData(enc.name, layers, {"intent": data.labels},
+                     {"texts": data.texts[:20], "pooling": pooling, "intents": data.intents,
+                      "test_idx": np.flatnonzero(data.is_test), "pool_idx": np.flatnonzero(~data.is_test)})
+
+
+def cached_banking_bundle(cfg: LoesConfig) -> LayerData:
+    """:func:`banking_bundle` through the artefact cache, keyed by backbone, subset sizes and pooling (and
+    the loader's code, which verifies the vendored files' checksums)."""
+    return cached("loes-banking77-embeddings", banking_bundle,
+                  args=(cfg.backbone_path, cfg.banking_train_per_class, cfg.banking_test_per_class, cfg.pooling,
+                        (bb.BANKING77_DIR / "SHA256SUMS").read_text()))
+
+
 def _digit_labels(y: np.ndarray) -> dict:
     return {"digit": y, "mod3": y % 3, "range": np.digitize(y, [4, 7])}
 
 
-def digits_bundles(depths: Sequence[int], width: int, pretrain_epochs: int) -> dict:
-    """Train one rotation-pretext encoder per depth on half of the digits (the same recipe for all),
-    then embed the other half: depth -> :class:`LayerData`."""
+def digits_bundles(depths: Sequence[int], width: int, pretrain_epochs: int, n_backbones: int = 1) -> dict:
+    """Train ``n_backbones`` rotation-pretext encoders per depth (initialisation and batch order from
+    seeds 0, 1, ...; the same recipe for all) on half of the digits, then embed the other half:
+    depth -> list of :class:`LayerData`, one per encoder."""
     images, y = bb.digits_data()
     g = np.random.default_rng(np.random.SeedSequence([2026, 5]))
     order = g.permutation(len(images))
     pre, down = order[: len(order) // 2], order[len(order) // 2:]
-    out = {}
-    for depth in progress(list(depths), desc="training digit encoders"):
-        net = bb.train_digits_backbone(images[pre], depth, width, pretrain_epochs, seed=0)
-        out[int(depth)] = LayerData(f"digits-resmlp-{depth}", net.embed(images[down]), _digit_labels(y[down]),
-                                    {"pretext_accuracy": net.pretext_accuracy, "width": width,
-                                     "backbone": net, "images": images[down]})
+    out: dict = {}
+    jobs = [(int(d), b) for d in depths for b in range(n_backbones)]
+    for depth, b in progress(jobs, desc="training digit encoders"):
+        net = bb.train_digits_backbone(images[pre], depth, width, pretrain_epochs, seed=b)
+        out.setdefault(depth, []).append(
+            LayerData(f"digits-resmlp-{depth}" + (f"-b{b}" if b else ""), net.embed(images[down]),
+                      _digit_labels(y[down]), {"pretext_accuracy": net.pretext_accuracy, "width": width,
+                                               "backbone": net, "images": images[down], "backbone_seed": b}))
     return out
+
+
+def main_digits(cfg: LoesConfig, digits: dict) -> LayerData:
+    """The first encoder of depth ``cfg.main_depth`` (the one of the method comparison)."""
+    return digits[cfg.main_depth][0]
 
 
 def cached_text_bundle(cfg: LoesConfig) -> LayerData:
@@ -86,13 +117,22 @@ def cached_text_bundle(cfg: LoesConfig) -> LayerData:
 
 def cached_digits_bundles(cfg: LoesConfig) -> dict:
     """:func:`digits_bundles` through the artefact cache (keyed by depths, width, pretraining)."""
-    return cached("loes-digits-embeddings", digits_bundles, args=(tuple(cfg.depths), cfg.width, cfg.pretrain_epochs))
+    return cached("loes-digits-embeddings", digits_bundles,
+                  args=(tuple(cfg.depths), cfg.width, cfg.pretrain_epochs, cfg.n_backbones))
 
 
-def tasks_of(cfg: LoesConfig, text: LayerData, digits: dict) -> list:
-    """The (label, LayerData, task) triples of the method comparison."""
-    return ([(f"text/{t}", text, t) for t in cfg.text_tasks]
-            + [(f"digits/{t}", digits[cfg.main_depth], t) for t in cfg.digit_tasks])
+def tasks_of(cfg: LoesConfig, banking: LayerData, digits: dict) -> list:
+    """The (label, LayerData, task) triples of the method comparison: Banking77 on MiniLM and the digit
+    tasks on the main digit encoder."""
+    return ([("banking77/intent", banking, "intent")]
+            + [(f"digits/{t}", main_digits(cfg, digits), t) for t in cfg.digit_tasks])
+
+
+def profile_tasks(cfg: LoesConfig, banking: LayerData, text: LayerData, digits: dict) -> list:
+    """The (label, LayerData, task) triples of the per-layer profiles: the comparison's tasks and the
+    template sentences (a controlled task, read in the profiles only)."""
+    return (tasks_of(cfg, banking, digits)[:1] + [(f"templates/{t}", text, t) for t in cfg.text_tasks]
+            + tasks_of(cfg, banking, digits)[1:])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -106,6 +146,19 @@ def split_indices(n: int, val_frac: float, test_frac: float, seed: int) -> tuple
     return p[nv + nt:], p[:nv], p[nv:nv + nt]
 
 
+def splits_of(data: LayerData, y: np.ndarray, seed: int, cfg: LoesConfig) -> tuple:
+    """(train, val, test) indices of one seed. A data set with its own test split (``info["test_idx"]``,
+    Banking77) keeps it and shuffles the rest into train / validation (``val_frac`` of it); any other is
+    shuffled by :func:`split_indices`."""
+    if "test_idx" in data.info:
+        pool = np.asarray(data.info["pool_idx"])
+        g = np.random.default_rng(np.random.SeedSequence([seed, len(pool), 13]))
+        p = pool[g.permutation(len(pool))]
+        nv = int(round(cfg.val_frac * len(pool)))
+        return p[nv:], p[:nv], np.asarray(data.info["test_idx"])
+    return split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+
+
 def _standardise(tr, *others):
     mu, sd = tr.mean(0), tr.std(0) + 1e-6
     return [(x - mu) / sd for x in (tr, *others)]
@@ -114,24 +167,35 @@ def _standardise(tr, *others):
 def probe_accuracy_per_layer(layers: np.ndarray, y: np.ndarray, train, evaluate, lam: float = 10.0) -> np.ndarray:
     """Accuracy on ``evaluate`` of a closed-form ridge classifier (standardised features, one-hot
     targets, ridge ``lam``) fitted on ``train``, for every layer: (L,)."""
+    return probe_accuracies(layers, y, train, [evaluate], lam)[0]
+
+
+def probe_accuracies(layers: np.ndarray, y: np.ndarray, train, evaluate: Sequence, lam: float = 10.0) -> np.ndarray:
+    """:func:`probe_accuracy_per_layer` on several evaluation index sets with one fit per layer:
+    (len(evaluate), L)."""
     Y = one_hot(y[train], int(y.max()) + 1)
-    acc = []
-    for X in layers:
-        a, b = _standardise(X[train].astype(np.float64), X[evaluate].astype(np.float64))
+    acc = np.empty((len(evaluate), len(layers)))
+    for l, X in enumerate(layers):
+        a, *bs = _standardise(X[train].astype(np.float64), *(X[e].astype(np.float64) for e in evaluate))
         W, c = ridge_fit(a, Y, lam)
-        acc.append(float((ridge_predict(b, W, c).argmax(1).numpy() == y[evaluate]).mean()))
-    return np.array(acc)
+        for i, (b, e) in enumerate(zip(bs, evaluate)):
+            acc[i, l] = float((ridge_predict(b, W, c).argmax(1).numpy() == y[e]).mean())
+    return acc
 
 
 @dataclasses.dataclass
 class LayerProfile:
-    """Per-layer utility and geometry of one task: probe accuracy (test), isotropy, scaled centroid
-    triangle area, within/between ratio and effective rank (all on test embeddings), the top 20
-    normalised covariance eigenvalues per layer."""
+    """Per-layer utility and geometry of one task: probe accuracy on test (mean over the seeds' splits),
+    per seed the validation and test accuracies (S, L) and the last layer's validation-chosen rival;
+    isotropy, scaled centroid triangle area, within/between ratio and effective rank (on the first seed's
+    test embeddings), the top 20 normalised covariance eigenvalues per layer."""
 
     name: str
     task: str
+    label: str
     probe_accuracy: np.ndarray
+    seed_val_accuracy: np.ndarray
+    seed_test_accuracy: np.ndarray
     isotropy: np.ndarray
     triangle_area: np.ndarray
     within_between: np.ndarray
@@ -139,11 +203,19 @@ class LayerProfile:
     spectra: np.ndarray
 
 
-def layer_profile(data: LayerData, task: str, seed: int, cfg: LoesConfig) -> LayerProfile:
-    """Probe accuracy and geometry of every layer for one task (the figures of claim 1)."""
+def layer_profile(data: LayerData, task: str, seed: int, cfg: LoesConfig, label: str = "") -> LayerProfile:
+    """Probe accuracy (``cfg.profile_seeds`` splits: seeds ``seed, seed+1, ...``) and geometry of every layer
+    for one task (claim 1 and its figures)."""
     y = data.labels[task]
-    tr, va, te = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
-    acc = probe_accuracy_per_layer(data.layers, y, tr, te)
+    val, test = [], []
+    for s in range(seed, seed + cfg.profile_seeds):
+        tr, va, te = splits_of(data, y, s, cfg)
+        v, t = probe_accuracies(data.layers, y, tr, [va, te])
+        val.append(v)
+        test.append(t)
+    val, test = np.array(val), np.array(test)
+    acc = test.mean(0)
+    tr, va, te = splits_of(data, y, seed, cfg)
     iso, tri, wb, er, spec = [], [], [], [], []
     for X in data.layers:
         m = geometry_metrics(X[te], y[te])
@@ -153,7 +225,13 @@ def layer_profile(data: LayerData, task: str, seed: int, cfg: LoesConfig) -> Lay
         s = (np.linalg.svd(Xc.numpy(), compute_uv=False) ** 2)
         s = s / s.sum()
         spec.append(np.pad(s[:20], (0, max(0, 20 - len(s[:20])))))
-    return LayerProfile(data.name, task, acc, np.array(iso), np.array(tri), np.array(wb), np.array(er), np.array(spec))
+    return LayerProfile(data.name, task, label or task, acc, val, test, np.array(iso), np.array(tri), np.array(wb),
+                        np.array(er), np.array(spec))
+
+
+def layer_profiles(cfg: LoesConfig, banking: LayerData, text: LayerData, digits: dict, seed: int) -> list:
+    """:func:`layer_profile` of every task of :func:`profile_tasks`."""
+    return [layer_profile(d, t, seed, cfg, label=lab) for lab, d, t in profile_tasks(cfg, banking, text, digits)]
 
 
 def centroid_projection(data: LayerData, task: str) -> np.ndarray:
@@ -182,8 +260,8 @@ def centroid_projection(data: LayerData, task: str) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 # the method comparison
 # ----------------------------------------------------------------------------------------------
-METHODS = ("loes", "last", "best_single", "concat_all", "mean_all", "softmax_all", "topk_independent",
-           "label_free", "random_k")
+METHODS = ("loes", "last", "best_single", "last_k", "concat_all", "mean_all", "softmax_all", "loes_no_ortho",
+           "topk_independent", "label_free", "random_k")
 
 
 def _select(method: str, data: LayerData, y, tr, va, cfg: LoesConfig, seed: int) -> tuple:
@@ -215,7 +293,7 @@ def _select(method: str, data: LayerData, y, tr, va, cfg: LoesConfig, seed: int)
     elif method == "last_k":
         layers = last_k(L, k)
     else:
-        raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}, loes_no_ortho, last_k")
+        raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}")
     return layers, fusion, time.perf_counter() - t0
 
 
@@ -224,7 +302,7 @@ def run_method(method: str, data: LayerData, task: str, seed: int, cfg: LoesConf
     """Select layers with ``method`` (or take ``layers`` as chosen elsewhere, concatenated) and train the
     shared head; one record (dict)."""
     y = data.labels[task]
-    tr, va, te = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+    tr, va, te = splits_of(data, y, seed, cfg)
     if layers is None:
         layers, fusion, t_sel = _select(method, data, y, tr, va, cfg, seed)
     else:
@@ -238,13 +316,14 @@ def run_method(method: str, data: LayerData, task: str, seed: int, cfg: LoesConf
             "test_accuracy": res.test_accuracy, "val_accuracy": res.val_accuracy, "select_seconds": t_sel,
             "train_seconds": res.seconds, "n_parameters": res.n_parameters, "georeg_weight": georeg_weight,
             "redundancy": mean_pairwise_redundancy(X[:, tr[: cfg.n_cal]], layers) if len(layers) > 1 else 0.0,
+            "cka": mean_pairwise_cka(X[:, te], layers), "fusion": fusion, "fused_dim": int(res.test_embedding.shape[1]),
             "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te])), "depth": data.depth}
 
 
-def compare_methods(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, methods: Sequence[str] = METHODS,
+def compare_methods(cfg: LoesConfig, banking: LayerData, digits: dict, seed: int, methods: Sequence[str] = METHODS,
                     device: str = "cpu") -> list:
     """Every method on every task of :func:`tasks_of`, seeds ``seed .. seed+n_seeds-1``: list of records."""
-    jobs = [(lab, d, t, s, m) for lab, d, t in tasks_of(cfg, text, digits) for s in range(seed, seed + cfg.n_seeds)
+    jobs = [(lab, d, t, s, m) for lab, d, t in tasks_of(cfg, banking, digits) for s in range(seed, seed + cfg.n_seeds)
             for m in methods]
     out = []
     for lab, d, t, s, m in progress(jobs, desc="LOES vs baselines"):
@@ -254,7 +333,7 @@ def compare_methods(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, m
     return out
 
 
-def score_anatomy(cfg: LoesConfig, text: LayerData, digits: dict, seed: int) -> list:
+def score_anatomy(cfg: LoesConfig, banking: LayerData, digits: dict, seed: int) -> list:
     r"""What decides LOES's first pick on every real task (calibration split of ``seed``).
 
     Per (backbone, task): the spread over layers (max - min) of the first-step ridge error and of the
@@ -262,9 +341,9 @@ def score_anatomy(cfg: LoesConfig, text: LayerData, digits: dict, seed: int) -> 
     isotropy term (:math:`\alpha=0`) and of label-free LOES; and the three chosen sets. One record per task.
     """
     out = []
-    for lab, data, task in tasks_of(cfg, text, digits):
+    for lab, data, task in tasks_of(cfg, banking, digits):
         y = data.labels[task]
-        tr, _, _ = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+        tr, _, _ = splits_of(data, y, seed, cfg)
         cal = tr[: cfg.n_cal]
         X, yc = data.layers[:, cal], y[cal]
         k = min(cfg.k, data.depth)
@@ -281,21 +360,23 @@ def score_anatomy(cfg: LoesConfig, text: LayerData, digits: dict, seed: int) -> 
 
 
 def depth_sweep(cfg: LoesConfig, digits: dict, seed: int, device: str = "cpu") -> list:
-    """LOES and last layer on the digit tasks for every encoder depth (same training recipe)."""
-    jobs = [(d, t, s, m) for d in cfg.depths for t in cfg.digit_tasks for s in range(seed, seed + cfg.n_seeds)
-            for m in ("loes", "last")]
+    """LOES and last layer on the digit tasks for every encoder (every depth, every initialisation; the
+    same training recipe); records carry ``backbone_seed``."""
+    jobs = [(d, b, t, s, m) for d in cfg.depths for b in range(len(digits[d])) for t in cfg.digit_tasks
+            for s in range(seed, seed + cfg.n_seeds) for m in ("loes", "last")]
     out = []
-    for d, t, s, m in progress(jobs, desc="depth sweep"):
-        rec = run_method(m, digits[d], t, s, cfg, device=device)
+    for d, b, t, s, m in progress(jobs, desc="depth sweep"):
+        rec = run_method(m, digits[d][b], t, s, cfg, device=device)
         rec["label"] = f"digits/{t}"
+        rec["backbone_seed"] = b
         out.append(rec)
     return out
 
 
-def georeg_experiment(cfg: LoesConfig, text: LayerData, digits: dict, seed: int, device: str = "cpu") -> list:
+def georeg_experiment(cfg: LoesConfig, banking: LayerData, digits: dict, seed: int, device: str = "cpu") -> list:
     """The LOES head trained with and without GeoReg (weight ``cfg.georeg_weight``) on every task;
     records carry the geometry of the test fused embeddings."""
-    jobs = [(lab, d, t, s, w) for lab, d, t in tasks_of(cfg, text, digits) for s in range(seed, seed + cfg.n_seeds)
+    jobs = [(lab, d, t, s, w) for lab, d, t in tasks_of(cfg, banking, digits) for s in range(seed, seed + cfg.n_seeds)
             for w in (0.0, cfg.georeg_weight)]
     out = []
     for lab, d, t, s, w in progress(jobs, desc="GeoReg on/off"):
@@ -310,7 +391,7 @@ def georeg_finetune_experiment(cfg: LoesConfig, digits: dict, seed: int, device:
     digit encoder (selected on frozen calibration embeddings, as in :func:`run_method`) feed the LOES head,
     and encoder + head are trained together (encoder learning rate ``cfg.finetune_lr``) with and without
     GeoReg. Records as :func:`run_method`'s, with ``finetune=True``."""
-    data = digits[cfg.main_depth]
+    data = main_digits(cfg, digits)
     backbone = data.info["backbone"].model()
     images = data.info["images"].reshape(len(data.info["images"]), -1)
     jobs = [(t, s, w) for t in cfg.digit_tasks for s in range(seed, seed + cfg.n_seeds) for w in (0.0, cfg.georeg_weight)]
@@ -348,6 +429,7 @@ class SyntheticRecovery:
     duplicate: dict
     accuracy: dict
     redundancy: dict
+    cka: dict
     alphas: list
     coverage_vs_alpha: np.ndarray
 
@@ -369,6 +451,7 @@ def synthetic_recovery(cfg: LoesConfig, seed: int, device: str = "cpu",
     dup = {m: [] for m in rec}
     acc = {m: [] for m in rec}
     red = {m: [] for m in rec}
+    cka = {m: [] for m in rec}
     planted_all, dups_all, cva = [], [], []
     # planted layers: three inner layers at least 2 apart (room for the near-copy); needs L >= 7
     triples = [t for t in itertools.combinations(range(1, L - 1), 3) if t[1] - t[0] >= 2 and t[2] - t[1] >= 2]
@@ -384,7 +467,7 @@ def synthetic_recovery(cfg: LoesConfig, seed: int, device: str = "cpu",
             r = run_method(m, data, "y", seed + i, sel_cfg, device=device)
             c, d = _coverage(r["layers"], st.planted, st.duplicates)
             rec[m].append(r["layers"]); cov[m].append(c); dup[m].append(d); acc[m].append(r["test_accuracy"])
-            red[m].append(r["redundancy"])
+            red[m].append(r["redundancy"]); cka[m].append(r["cka"])
         tr, _, _ = split_indices(cfg.synth_n, cfg.val_frac, cfg.test_frac, seed + i)
         cal = tr[: cfg.n_cal]
         row = []
@@ -393,7 +476,7 @@ def synthetic_recovery(cfg: LoesConfig, seed: int, device: str = "cpu",
                             n_triples=cfg.n_triples, seed=seed + i)
             row.append(_coverage(s.layers, st.planted, st.duplicates)[0])
         cva.append(row)
-    return SyntheticRecovery(planted_all, dups_all, rec, cov, dup, acc, red, list(alphas), np.array(cva))
+    return SyntheticRecovery(planted_all, dups_all, rec, cov, dup, acc, red, cka, list(alphas), np.array(cva))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -402,7 +485,7 @@ def synthetic_recovery(cfg: LoesConfig, seed: int, device: str = "cpu",
 def selection_cost(data: LayerData, task: str, cfg: LoesConfig, seed: int, device: str = "cpu") -> dict:
     """Wall time of LOES selection on the calibration set against training the LOES head (seconds)."""
     y = data.labels[task]
-    tr, _, _ = split_indices(len(y), cfg.val_frac, cfg.test_frac, seed)
+    tr, _, _ = splits_of(data, y, seed, cfg)
     r = run_method("loes", data, task, seed, cfg, device=device)
     return {"select_seconds": r["select_seconds"], "train_seconds": r["train_seconds"], "n_cal": len(tr[: cfg.n_cal]),
             "dim": int(data.layers.shape[2]), "n_layers": data.depth, "layers": r["layers"]}

@@ -25,7 +25,7 @@ import torch
 from .scores import as_f64, check_labels, isotropy, spectrum_moments, triangle_area, triangle_score
 
 __all__ = ["georeg_loss", "eigenvalue_variance", "GeometryMetrics", "geometry_metrics", "effective_rank",
-           "within_between_ratio"]
+           "within_between_ratio", "linear_cka", "mean_pairwise_cka"]
 
 
 def _batch_cov(f: torch.Tensor, shift: float) -> torch.Tensor:
@@ -119,3 +119,26 @@ def geometry_metrics(Z, y) -> GeometryMetrics:
     scale = float(((Z - Z.mean(0)) ** 2).sum(1).mean())
     return GeometryMetrics(isotropy(Z), area, area / max(scale, 1e-30), within_between_ratio(Z, y),
                            effective_rank(Z))
+
+
+def linear_cka(X, Y) -> float:
+    r"""Linear centred kernel alignment (Kornblith et al. 2019) of two embeddings of the same n examples,
+    :math:`\lVert\bar Y^\top\bar X\rVert_F^2/(\lVert\bar X^\top\bar X\rVert_F\,\lVert\bar Y^\top\bar Y\rVert_F)`:
+    1 when one is an orthogonal transform and rescaling of the other, near 0 for unrelated ones.
+
+    It is *centred* and normalised by each layer's own second moment, unlike the uncentred redundancy
+    term LOES penalises (:func:`.scores.redundancy`), and it is computed here on held-out embeddings, so it
+    is a measure of redundancy that the selector does not optimise."""
+    X, Y = as_f64(X), as_f64(Y)
+    if X.shape[0] != Y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows and Y has {Y.shape[0]}: CKA compares the same examples")
+    Xc, Yc = X - X.mean(0), Y - Y.mean(0)
+    num = float(torch.linalg.matrix_norm(Yc.T @ Xc) ** 2)
+    den = float(torch.linalg.matrix_norm(Xc.T @ Xc) * torch.linalg.matrix_norm(Yc.T @ Yc))
+    return num / den if den > 0 else 0.0
+
+
+def mean_pairwise_cka(layers, chosen) -> float:
+    """Mean linear CKA over the pairs of ``chosen`` layers (0 for fewer than two)."""
+    vals = [linear_cka(layers[a], layers[b]) for i, a in enumerate(chosen) for b in list(chosen)[i + 1:]]
+    return float(np.mean(vals)) if vals else 0.0

@@ -13,17 +13,23 @@ __all__ = ["layer_curves_figure", "geometry_figure", "centroid_plotly", "methods
 
 
 def layer_curves_figure(profiles):
-    fig, ax = new_figure(1, 1, 7.0, 3.8)
+    """Per-layer ridge-probe test accuracy (mean over the seeds' splits, band = min..max over splits),
+    depth normalised; the pretrained encoder solid, the rotation-pretext digit encoder dashed."""
+    fig, ax = new_figure(1, 1, 7.5, 4.0)
     for i, p in enumerate(profiles):
         L = len(p.probe_accuracy)
-        ax.plot(np.arange(1, L + 1) / L, p.probe_accuracy, marker="o", ms=3, color=PALETTE[i % 8],
-                ls="--" if p.name.startswith("digits-") else "-", label=f"{p.name} / {p.task}")
+        x = np.arange(1, L + 1) / L
+        acc = np.asarray(p.seed_test_accuracy)
+        c = PALETTE[i % 8]
+        ax.plot(x, p.probe_accuracy, marker="o", ms=3, color=c, ls="--" if p.name.startswith("digits-") else "-",
+                label=f"{p.name} / {getattr(p, 'label', p.task)}")
+        ax.fill_between(x, acc.min(0), acc.max(0), color=c, alpha=0.15, lw=0)
         j = int(np.argmax(p.probe_accuracy))
-        ax.plot((j + 1) / L, p.probe_accuracy[j], marker="*", ms=11, color=PALETTE[i % 8])
+        ax.plot((j + 1) / L, p.probe_accuracy[j], marker="*", ms=11, color=c)
     ax.set_xlabel("relative depth ℓ / L")
     ax.set_ylabel("ridge-probe test accuracy")
-    before = sum(int(np.argmax(p.probe_accuracy)) < len(p.probe_accuracy) - 1 for p in profiles)
-    ax.set_title(f"Best layer (★) before the last in {before} of {len(profiles)} (backbone, task) pairs")
+    S = np.asarray(profiles[0].seed_test_accuracy).shape[0]
+    ax.set_title(f"Per-layer probe accuracy, mean and range over {S} splits (★ highest mean)")
     ax.legend(ncol=2, fontsize=7)
     return fig
 
@@ -97,14 +103,19 @@ def recovery_figure(rec):
 
 
 def depth_figure(records):
+    """Gain of LOES over the last layer per encoder (one dot per initialisation) and its mean per depth."""
     g = depth_gains(records)
+    per = depth_gains(records, per_backbone=True)
     fig, ax = new_figure(1, 1, 5.5, 3.4)
-    ax.plot(list(g), [100 * v for v in g.values()], marker="o")
+    ax.scatter([d for d, _ in per], [100 * v for v in per.values()], s=16, color=PALETTE[1], label="one encoder")
+    ax.plot(list(g), [100 * v for v in g.values()], marker="o", color=PALETTE[0], label="mean per depth")
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("encoder depth L (blocks)")
     ax.set_ylabel("LOES − last layer (pts)")
-    ax.set_title("Gain over the last layer against depth (digit tasks)")
+    n = max(sum(dd == d for dd, _ in per) for d in g)
+    ax.set_title(f"Gain over the last layer against depth ({n} encoders per depth, digit tasks)")
+    ax.legend(fontsize=7)
     return fig
 
 
