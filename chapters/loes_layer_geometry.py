@@ -248,7 +248,7 @@ def _(cfg, claim_sentence, lg, mo, np, profiles):
     points over {len(_bank.probe_accuracy)} blocks. Template tasks solved at or above the ceiling at every block:
     {", ".join(_solved) or "none"}; template tasks below it somewhere: {", ".join(_open) or "none"}.
 
-    {claim_sentence("Claim 1", *check1, rule=lg.claims.RULES["C1"]["rule"])}
+    {claim_sentence("Claim 1", *check1, rule=lg.claims.claim1.claim.rule)}
     """)
     return (check1,)
 
@@ -345,11 +345,11 @@ def _(cfg, claim_sentence, lg, mo, np, records):
 
     Head size per method (first task, first seed): {_sizes}.
 
-    {claim_sentence("Claim 2", *check2, rule=lg.claims.RULES["C2"]["rule"])}
+    {claim_sentence("Claim 2", *check2, rule=lg.claims.claim2.claim.rule)}
 
-    {claim_sentence("Claim 3", *check3, rule=lg.claims.RULES["C3"]["rule"])}
+    {claim_sentence("Claim 3", *check3, rule=lg.claims.claim3.claim.rule)}
 
-    {claim_sentence("Claim 8", *check8, rule=lg.claims.RULES["C8"]["rule"])}
+    {claim_sentence("Claim 8", *check8, rule=lg.claims.claim8.claim.rule)}
     """)
     return check2, check3, check8
 
@@ -451,9 +451,9 @@ def _(cfg, claim_sentence, lg, mo, recovery, records):
     *Figures: coverage and duplicate picks per selector; LOES coverage against α.* LOES coverage by
     isotropy weight: {_cva}.
 
-    {claim_sentence("Claim 4", *check4, rule=lg.claims.RULES["C4"]["rule"])}
+    {claim_sentence("Claim 4", *check4, rule=lg.claims.claim4.claim.rule)}
 
-    {claim_sentence("Claim 6", *check6, rule=lg.claims.RULES["C6"]["rule"])}
+    {claim_sentence("Claim 6", *check6, rule=lg.claims.claim6.claim.rule)}
     """)
     return check4, check6
 
@@ -487,7 +487,7 @@ def _(cfg, claim_sentence, depth_records, lg, mo):
     mo.md(f"""
     *Figure: mean accuracy gain of LOES over the last layer on the digit tasks, per encoder depth.*
 
-    {claim_sentence("Claim 5", *check5, rule=lg.claims.RULES["C5"]["rule"])}
+    {claim_sentence("Claim 5", *check5, rule=lg.claims.claim5.claim.rule)}
     """)
     return (check5,)
 
@@ -523,7 +523,7 @@ def _(cfg, claim_sentence, geo_records, lg, mo):
     mo.md(f"""
     *Figure: each point is one (task, seed); GeoReg weight w = {cfg.georeg_weight}.*
 
-    {claim_sentence("Claim 7", *check7, rule=lg.claims.RULES["C7"]["rule"])}
+    {claim_sentence("Claim 7", *check7, rule=lg.claims.claim7.claim.rule)}
     """)
     return (check7,)
 
@@ -563,7 +563,7 @@ def _(cfg, claim_sentence, ft_records, lg, mo, np, records):
     GeoReg weight w = {cfg.georeg_weight}.* Mean test accuracy without GeoReg: {_acc:.1%} fine-tuned, against
     {_frozen:.1%} for the frozen-backbone LOES head on the same tasks and seeds.
 
-    {claim_sentence("Claim 7 (fine-tuned)", *check7ft, rule=lg.claims.RULES["C7ft"]["rule"])}
+    {claim_sentence("Claim 7 (fine-tuned)", *check7ft, rule=lg.claims.claim7ft.claim.rule)}
     """)
     return (check7ft,)
 
@@ -589,7 +589,7 @@ def _(cfg, claim_sentence, cost, lg, mo):
     Timed in this run on Banking77 (wall clock, so it varies with the machine's load); `make bench` also
     times L = 12, n = 2000, D = 1024.
 
-    {claim_sentence("Claim 9", *check9, rule=lg.claims.RULES["C9"]["rule"])}
+    {claim_sentence("Claim 9", *check9, rule=lg.claims.claim9.claim.rule)}
     """)
     return (check9,)
 
@@ -675,18 +675,10 @@ def _(mo):
 
 
 @app.cell
-def _(ClaimsLedger, check1, check2, check3, check4, check5, check6, check7, check7ft, check8, check9, lg, run):
+def _(ClaimsLedger, check1, check2, check3, check4, check5, check6, check7, check7ft, check8, check9, run):
     ledger = ClaimsLedger("loes_layer_geometry", run.profile)
-    _checks = {"C1": check1, "C2": check2, "C3": check3, "C4": check4, "C5": check5, "C6": check6, "C7": check7,
-               "C7ft": check7ft, "C8": check8, "C9": check9}
-    for _cid, _check in _checks.items():
-        _m = lg.claims.RULES[_cid]
-        ledger.add(_cid, statement=_m["statement"], rule=f"{_m['rule']} (rejects: {_m['rejects']})",
-                   measured=_check.measured, passed=_check.passed, paper_value=_m["paper"], reason=_check.reason,
-                   timed=_cid == "C9")  # claim 9 compares wall-clock costs
-    for _cid, _m in lg.claims.NOT_TESTABLE.items():
-        ledger.add(_cid, statement=_m["statement"], rule="—", measured="—", passed=None, paper_value=_m["paper"],
-                   reason="not testable at this profile: " + _m["reason"])
+    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check7ft, check8, check9)
+    ledger.add_not_testable()
     ledger
     return (ledger,)
 

@@ -4,7 +4,7 @@ r"""The decision rules of the LOES / GeoReg chapter's claims, one function per c
 Paper: Batra et al., "Uncovering the Latent Potential of Deep Intermediate Representations", ICML 2026,
 arXiv 2605.23033. Each rule reads the experiment's records and the thresholds of the chapter's config
 (:class:`~.config.LoesConfig`, fixed before the run) and returns a :class:`ClaimCheck`. Every rule names
-the alternative it must reject (``REJECTS``); the paper column (``PAPER``) holds only what was read: the
+the alternative it must reject (``rejects``, declared with :func:`~icmlbook.runtime.claims.claim_rule`); the paper column holds only what was read: the
 abstract's words, or the numbers committed in the authors' repository, otherwise "not reached".
 
 Every "A beats B" rule uses :func:`.analysis.paired` (mean paired difference with its t-interval at level
@@ -15,28 +15,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.claims import ClaimCheck
+from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from .analysis import depth_gains, ols_slope, pair_records, paired
 
-__all__ = ["RULES", "NOT_TESTABLE", "claim1", "claim2", "claim3", "claim4", "claim5", "claim6", "claim7",
-           "claim7ft", "claim8", "claim9", "c1_pairs", "is_pretext_backbone", "AGGREGATIONS"]
+__all__ = ["claim1", "claim2", "claim3", "claim4", "claim5", "claim6", "claim7", "claim7ft", "claim8", "claim9",
+           "c1_pairs", "is_pretext_backbone", "AGGREGATIONS", "ABSTRACT"]
 
-#: per claim id: statement, rule, the alternative it rejects, and the paper's words or numbers as read
-RULES: dict[str, dict] = {}
-#: per claim id: statement, paper, and why it cannot be tested here
-NOT_TESTABLE: dict[str, dict] = {}
+#: the abstract's result sentences (arXiv 2605.23033) and the ledger rows that cover each
+ABSTRACT = {
+    "Contrary to the widespread practice of using only the final layer or shallow mixtures, we show that task-relevant "
+    "information is distributed non-monotonically across layers and cannot be recovered by naïve aggregation.":
+        ("C1", "C3"),
+    "We introduce Layer-wise Optimal Embedding Selection (LOES), a constructive spectral method that identifies "
+    "task-discriminative subspaces by minimizing residual error under orthogonality and isotropy constraints.":
+        ("C4", "C6"),
+    "To align fine-tuning with this selection principle, we further propose Geometric Regularization Loss (GeoReg), "
+    "which enforces a simplicial structure on class manifolds and stabilizes representation geometry during "
+    "fine-tuning.": ("C7", "C7ft"),
+    "Across a wide range of architectures, depths, modalities, and data regimes, LOES consistently outperforms "
+    "standard baselines, with gains that grow as model depth increases.": ("C2", "C3", "C5", "C2p"),
+    "Beyond accuracy, our method reveals how semantic factors are distributed across layers, thereby enabling "
+    "cross-lingual and cross-modal interpretability analyses.": ("C10", "C11"),
+}
+for _sentence, _ids in ABSTRACT.items():
+    abstract_sentence(_sentence, *_ids)
 
-
-def _rule(cid: str, *, statement: str, rule: str, rejects: str, paper: str):
-    def wrap(fn):
-        RULES[cid] = {"statement": statement, "rule": rule, "rejects": rejects, "paper": paper, "fn": fn}
-        fn.claim_id = cid
-        return fn
-    return wrap
-
-
-def _not_testable(cid: str, *, statement: str, paper: str, reason: str) -> None:
-    NOT_TESTABLE[cid] = {"statement": statement, "paper": paper, "reason": reason}
+_rule = claim_rule
 
 
 def _pct(x: float) -> str:
@@ -312,7 +316,7 @@ def claim7ft(records, cfg) -> ClaimCheck:
 @_rule("C9", statement="Selection is cheap: seconds, less than training the head.",
        rule="LOES selection wall time < max_select_seconds and < the LOES head's training time",
        rejects="selection costs as much as training the head",
-       paper="not reached")
+       paper="not reached", timed=True)
 def claim9(cost: dict, cfg) -> ClaimCheck:
     s, t = cost["select_seconds"], cost["train_seconds"]
     return ClaimCheck(f"selection {s:.2f} s (L={cost['n_layers']}, n_cal={cost['n_cal']}, D={cost['dim']}) vs "
@@ -322,17 +326,17 @@ def claim9(cost: dict, cfg) -> ClaimCheck:
 # ----------------------------------------------------------------------------------------------
 # not testable here
 # ----------------------------------------------------------------------------------------------
-_not_testable("C2p", statement="The paper's headline accuracies on large pretrained backbones across modalities "
+not_testable("C2p", statement="The paper's headline accuracies on large pretrained backbones across modalities "
                                "(vision, text, audio) and data regimes.",
               paper="official result CSVs, CLIP-B/32, k=3: CIFAR-100 80.59 ± 0.24 vs 75.63 ± 0.31; DTD 70.93 vs 62.96",
               reason="needs the paper's pretrained weights and data sets (hub downloads) and a GPU; the full profile "
                      "accepts a local encoder folder (backbone_path)")
-_not_testable("C10", statement="LOES reveals how semantic factors are distributed across layers in a cross-lingual "
+not_testable("C10", statement="LOES reveals how semantic factors are distributed across layers in a cross-lingual "
                                "analysis.",
               paper="\"enabling cross-lingual ... interpretability analyses\" (abstract); the analysis itself not reached",
               reason="needs a multilingual encoder and parallel text in several languages; the only pretrained encoder "
                      "available offline (all-MiniLM-L6-v2) and Banking77 are English-only")
-_not_testable("C11", statement="LOES reveals how semantic factors are distributed across layers in a cross-modal "
+not_testable("C11", statement="LOES reveals how semantic factors are distributed across layers in a cross-modal "
                                "analysis.",
               paper="\"enabling ... cross-modal interpretability analyses\" (abstract); the analysis itself not reached",
               reason="needs a paired image-text (or audio-text) encoder such as CLIP and paired data; none is available "
