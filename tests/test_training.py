@@ -269,7 +269,7 @@ def test_shuffled_batches_cover_each_epoch_once():
 @pytest.mark.parametrize("kwargs, match", [
     ({"steps": -1}, "steps"), ({"steps": 5, "grad_clip": 0.0}, "grad_clip"), ({"steps": 5, "accumulate": 0}, "accumulate"),
     ({"steps": 5, "device": "tpu"}, "device"), ({"steps": 5, "autocast": "int8"}, "autocast"),
-    ({"steps": 5, "schedule": 3}, "schedule"),
+    ({"steps": 5, "schedule": 3}, "schedule"), ({"steps": 5, "threads": 0}, "threads"),
 ])
 def test_bad_configs_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -423,3 +423,13 @@ def test_loes_head_on_the_trainer_matches_its_bare_loop(georeg_weight):
         val, epoch, test, emb = _loes_bare_loop(sp(tr), y[tr], sp(va), y[va], sp(te), y[te], 3, **kw)
     assert (res.val_accuracy, res.best_epoch, res.test_accuracy) == (val, epoch, test)
     assert np.array_equal(res.test_embedding, emb)
+
+
+def test_threads_option_scopes_the_cpu_thread_count():
+    seen = []
+    before = torch.get_num_threads()
+    model = nn.Linear(2, 1)
+    Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1), lambda m, b: m(torch.ones(1, 2)).sum(), None,
+            TrainerConfig(steps=2, device="cpu", show_progress=False, threads=1),
+            [LambdaCallback(on_step_end=lambda tr: seen.append(torch.get_num_threads()))]).run()
+    assert seen == [1, 1] and torch.get_num_threads() == before
