@@ -68,9 +68,6 @@ class PGFTrieConfig(ProfileConfig):
     pgf_nodes: Int(ge=2) = 6
     pgf_samples: Int(ge=1000) = 400_000
     pgf_points: PositiveInt = 5
-    # (former claim 2, now a test) support invariance (sympy)
-    support_graphs: PositiveInt = 3
-    support_draws: Int(ge=2) = 20
     # claim 9: the Trie representation theorem on random structures
     trie_graphs: PositiveInt = 20
     trie_nodes: Int(ge=2, le=6) = 4
@@ -79,8 +76,6 @@ class PGFTrieConfig(ProfileConfig):
     # claim 3: zero-conditioning blocks a chain
     chain_reps: Int(ge=5) = 200
     chain_n: Int(ge=1000) = 30_000
-    # (former claim 5, now a test) single-edge non-identifiability
-    pair_n: Int(ge=1000) = 50_000
     # claim 6: over-dispersed nodes
     sink_reps: Int(ge=5) = 100
     sink_n: Int(ge=1000) = 30_000
@@ -131,14 +126,13 @@ class PGFTrieConfig(ProfileConfig):
 
 
 PRESETS = {
-    "smoke": PGFTrieConfig(pgf_graphs=4, pgf_samples=100_000, support_graphs=1, support_draws=5,
-                           chain_reps=40, sink_reps=30, local_structures=16, local_ns=(5_000, 30_000),
+    "smoke": PGFTrieConfig(pgf_graphs=4, pgf_samples=100_000, chain_reps=40, sink_reps=30, local_structures=16, local_ns=(5_000, 30_000),
                            e2e_seeds=3, sweep_ns=(5_000, 30_000), sweep_seeds=2, size_nodes=(6, 10),
                            size_seeds=1, trie_graphs=8, sens_latents=(0, 2), sens_in_degrees=(1.0, 2.0), sens_seeds=1),
     "default": PGFTrieConfig(local_structures=120, local_ns=(5_000, 30_000, 100_000, 300_000),
                              sweep_ns=(5_000, 15_000, 30_000, 50_000, 100_000), sweep_seeds=8,
                              size_nodes=(6, 10, 14, 18), size_seeds=5),
-    "full": PGFTrieConfig(pgf_graphs=20, pgf_samples=2_000_000, support_draws=20, support_graphs=5,
+    "full": PGFTrieConfig(pgf_graphs=20, pgf_samples=2_000_000,
                           chain_reps=1000, sink_reps=500, local_structures=400,
                           local_ns=(5_000, 30_000, 100_000, 300_000), e2e_seeds=20,
                           sweep_ns=(5_000, 15_000, 30_000, 50_000, 100_000, 200_000), sweep_seeds=20,
