@@ -267,3 +267,31 @@ def test_bad_input_is_refused():
         Muon([torch.nn.Parameter(torch.ones(4, 4))], scale="kaiming")
     with pytest.raises(ValueError, match="kind"):
         make_optimizer(torch.nn.Linear(2, 2), "lion", lr=0.1)
+
+
+# -- the chapter's instrumented training runs ---------------------------------------------------------------
+def test_train_run_measures_the_sphere_and_the_drift():
+    from icmlbook.spectral_sphere_optimizer.experiments import TrainSpec, code_data, train_run
+
+    data = code_data(modules=("json", "textwrap", "string"))
+    assert data.val.numel() > 1000 and data.vocab_size == 259 and data.n_files == 7
+    small = dict(width=64, n_layer=1, steps=12, warmup=2, seq_len=16, batch=4, track_every=4, val_batches=2)
+    sso = train_run(TrainSpec("sso", lr=2e-2, **small), data)
+    again = train_run(TrainSpec("sso", lr=2e-2, **small), data)
+    assert (sso.loss == again.loss).all() and (sso.val_loss == again.val_loss).all()       # same seed, same run
+    assert list(sso.val_steps) == [0, 4, 8, 12] and sso.loss.shape == (12,)
+    assert sso.val_loss[-1] < sso.val_loss[0]
+    for ratios in sso.sigma_ratio.values():                    # the weights stay on the sphere (c = 1)
+        assert float(abs(ratios - 1).max()) < 2e-2
+    assert sso.sphere_deviation.max() < 2e-2 and sso.update_ratio.max() < 1e-3
+    assert sso.msign_calls_per_step >= 4 and sso.solver_fallbacks == 0
+    assert set(sso.act_rms) == {"blocks.0.attn_out", "blocks.0.mlp_out"}
+    adamw = train_run(TrainSpec("adamw", lr=3e-3, **small), data)
+    drift = max(float(abs(r[-1] / r[0] - 1)) for r in adamw.sigma_ratio.values())
+    assert drift > 0.05 and adamw.sphere_deviation.size == 0          # AdamW's spectral norms move
+    with pytest.raises(ValueError, match="divisible by the head dimension"):
+        TrainSpec("sso", width=48, lr=1e-2)
+    with pytest.raises(ValueError, match="radius"):
+        TrainSpec("sso", width=64, lr=1e-2, radius=0.0)
+    with pytest.raises(ValueError, match="optimizer"):
+        TrainSpec("lion", width=64, lr=1e-2)

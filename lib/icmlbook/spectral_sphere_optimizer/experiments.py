@@ -1,0 +1,238 @@
+r"""Training runs for the SSO chapter: a tiny GPT on the standard library's own source, with AdamW, Muon, SSO or
+MuonSphere, instrumented for the paper's measurements.
+
+The model (dossier section 6): pre-RMSNorm, QK-norm, SwiGLU, RoPE, untied head, head dimension fixed (heads =
+width / d_head, the paper's width protocol), byte-level tokens (:class:`icmlbook.lm.ByteTokenizer`). Data: the
+pinned standard-library corpus (:func:`icmlbook.lm.stdlib_corpus`), files split 90/10 into training and
+validation text. Schedule: linear warm-up, cosine to 10% of the peak (the paper's). Optimisers
+(:func:`.optim.make_optimizer`): AdamW (beta 0.9, 0.95, weight decay 0.1) everywhere, or Muon/SSO/MuonSphere on
+the hidden matrices (q/k/v split per head) with AdamW on embeddings, head and norms at the same peak rate.
+SSO and MuonSphere start from the spectral-μP initialisation; AdamW and Muon from GPT-2's.
+
+Measured along the run (every ``track_every`` updates): training loss (every update), validation loss, RMS and
+largest absolute value of each block's attention and MLP outputs (forward hooks on the hook sites), the exact
+spectral norm of every hidden matrix block (``torch.linalg.matrix_norm``) relative to its radius
+:math:`\sqrt{d_\mathrm{out}/d_\mathrm{in}}`, and for SSO/MuonSphere the sphere invariant (exact
+:math:`\sigma_\max` of the retracted weight over R, minus 1) and the update norm
+:math:`\|\Delta W\|_2/(\eta R)`; the wall time per update and SSO's msign calls and solver fallbacks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Literal
+
+import numpy as np
+import torch
+
+from ..lm import GPT, ByteTokenizer, GPTConfig, MixtureSampler, constant_weights, lm_loss, stdlib_corpus
+from ..training import ActivationStats, Callback, Evaluate, LossLogger, Trainer, TrainerConfig, WarmupCosine
+from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
+
+__all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run"]
+
+OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeData:
+    """Byte ids of the training and validation text (1-D int64), the corpus SHA-256 and the tokenizer's size."""
+
+    train: torch.Tensor
+    val: torch.Tensor
+    sha256: str
+    vocab_size: int
+    n_files: int
+
+
+def code_data(modules: tuple[str, ...] | None = None, expected_sha256: str | None = None,
+              val_fraction: float = 0.1) -> CodeData:
+    """The standard-library corpus as bytes; the last ``val_fraction`` of its files (in sorted order) validate."""
+    if not 0.0 < val_fraction < 1.0:
+        raise ValueError(f"val_fraction={val_fraction!r} is not allowed; it must be in (0, 1)")
+    corpus = stdlib_corpus(expected_sha256=expected_sha256) if modules is None else \
+        stdlib_corpus(modules, expected_sha256=expected_sha256)
+    tok = ByteTokenizer()
+    marker = "\n# ---- file: "
+    pieces = corpus.text.split(marker)[1:]
+    cut = max(1, round(len(pieces) * (1 - val_fraction)))
+    encode = lambda ps: torch.tensor(list((marker + marker.join(ps)).encode("utf-8")), dtype=torch.long)
+    return CodeData(encode(pieces[:cut]), encode(pieces[cut:]), corpus.sha256, tok.vocab_size, len(pieces))
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainSpec:
+    """One training run: optimiser, width (d_model), peak learning rate and the fixed protocol around them."""
+
+    optimizer: OptimizerName
+    width: int
+    lr: float
+    n_layer: int = 2
+    d_head: int = 32
+    seq_len: int = 64
+    batch: int = 16
+    steps: int = 100
+    warmup: int = 10
+    final_lr: float = 0.1
+    radius: float = 1.0
+    weight_decay: float = 0.1
+    seed: int = 0
+    track_every: int = 10
+    val_batches: int = 4
+
+    def __post_init__(self) -> None:
+        if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
+            raise ValueError(f"optimizer={self.optimizer!r} is not allowed; allowed values: adamw, muon, sso, muonsphere")
+        if not self.lr > 0:
+            raise ValueError(f"lr={self.lr!r} is not allowed; it must be > 0")
+        if not self.radius > 0:
+            raise ValueError(f"radius={self.radius!r} is not allowed; it must be > 0")
+        if self.width % self.d_head:
+            raise ValueError(f"width={self.width} is not divisible by the head dimension d_head={self.d_head}")
+        if self.warmup >= self.steps:
+            raise ValueError(f"warmup={self.warmup} must be shorter than steps={self.steps}")
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What :func:`train_run` measured. Curves are (steps, values); dicts are keyed by hook site or matrix name."""
+
+    spec: TrainSpec
+    loss_steps: np.ndarray
+    loss: np.ndarray
+    val_steps: np.ndarray
+    val_loss: np.ndarray
+    act_steps: np.ndarray
+    act_rms: dict[str, np.ndarray]
+    act_absmax: dict[str, np.ndarray]
+    sigma_steps: np.ndarray
+    sigma_ratio: dict[str, np.ndarray]          # max over blocks of sigma_max / sqrt(d_out/d_in), per matrix
+    sphere_deviation: np.ndarray                # SSO/MuonSphere: max over blocks |sigma(retracted)/R - 1|, tracked steps
+    update_ratio: np.ndarray                    # SSO/MuonSphere: max over blocks | ||dW||_2 / (eta R) - 1 |
+    msign_calls_per_step: float
+    solver_fallbacks: int
+    seconds_per_step: float
+    n_parameters: int
+
+    @property
+    def final_val_loss(self) -> float:
+        return float(self.val_loss[-1])
+
+
+def _block_rows(name: str, d_head: int) -> int | None:
+    return d_head if name.endswith(("q.weight", "k.weight", "v.weight")) else None
+
+
+def _blocks(p: torch.Tensor, rows: int | None) -> torch.Tensor:
+    r = p.shape[0] if rows is None else rows
+    return p.detach().view(p.shape[0] // r, r, p.shape[1])
+
+
+class _SpectralTracker(Callback):
+    """Exact spectral norms of the hidden matrices, and (SSO/MuonSphere) the sphere invariant and update norm."""
+
+    def __init__(self, hidden: list[tuple[str, torch.nn.Parameter]], d_head: int, every: int, sphere: SSO | None):
+        self.hidden, self.d_head, self.every, self.sphere = hidden, d_head, every, sphere
+        self._before: list[torch.Tensor] | None = None
+
+    def _due(self, step: int) -> bool:
+        return step % self.every == 0
+
+    def on_run_start(self, trainer) -> None:
+        if trainer.step == 0:
+            self._record(trainer)
+
+    def _record(self, trainer) -> None:
+        for name, p in self.hidden:
+            B = _blocks(p, _block_rows(name, self.d_head)).double()
+            ratio = torch.linalg.matrix_norm(B, ord=2) / math.sqrt(B.shape[1] / B.shape[2])
+            trainer.record(f"sigma/{name}", ratio.max())
+
+    def on_after_backward(self, trainer) -> None:
+        if self.sphere is not None and self._due(trainer.step + 1):
+            self._before = [_blocks(p, _block_rows(n, self.d_head)).clone() for n, p in self.hidden]
+
+    def on_step_end(self, trainer) -> None:
+        if self._due(trainer.step):
+            self._record(trainer)
+        if self._before is None:
+            return
+        dev, upd = 0.0, 0.0
+        group_of = {id(p): g for g in self.sphere.param_groups for p in g["params"]}
+        for (name, p), before in zip(self.hidden, self._before):
+            st, group = self.sphere.state[p], group_of[id(p)]
+            R = group["radius"] * math.sqrt(before.shape[1] / before.shape[2])
+            factor = (R / st["sigma_before"]) if group["retraction"] == "hard" else \
+                (1.0 + group["lr"] * group["alpha"] * torch.sign(R - st["sigma_before"]))
+            retracted = before * factor.view(-1, 1, 1)
+            after = _blocks(p, _block_rows(name, self.d_head))
+            dev = max(dev, float((torch.linalg.matrix_norm(retracted.double(), ord=2) / R - 1).abs().max()))
+            step_norm = torch.linalg.matrix_norm((after - retracted).double(), ord=2) / (group["lr"] * R)
+            upd = max(upd, float((step_norm - 1).abs().max()))
+        trainer.record("sphere_deviation", dev)
+        trainer.record("update_ratio", upd)
+        self._before = None
+
+
+def _sample_val(data: torch.Tensor, spec: TrainSpec) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(10_007 + spec.seed)
+    n = spec.val_batches * spec.batch
+    starts = torch.randint(0, data.numel() - spec.seq_len - 1, (n,), generator=g)
+    rows = data[starts[:, None] + torch.arange(spec.seq_len + 1)]
+    return rows[:, :-1], rows[:, 1:]
+
+
+def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: int | None = 1,
+              show_progress: bool = False) -> RunResult:
+    """Train one tiny GPT by ``spec`` on ``data`` through the shared trainer and return the measurements."""
+    torch.manual_seed(spec.seed)
+    cfg = GPTConfig(vocab_size=data.vocab_size, n_layer=spec.n_layer, d_model=spec.width, d_head=spec.d_head,
+                    max_len=spec.seq_len, norm="rms", positions="rope", mlp="swiglu", qk_norm=True,
+                    tie_embeddings=False)
+    model = GPT(cfg)
+    hidden = split_parameters(model)[0]
+    on_sphere = spec.optimizer in ("sso", "muonsphere")
+    if on_sphere:
+        g = torch.Generator().manual_seed(spec.seed + 1)
+        for name, p in hidden:
+            spectral_mup_init_(p, radius=spec.radius, block_rows=_block_rows(name, spec.d_head), generator=g)
+    opt = make_optimizer(model, spec.optimizer, spec.lr, weight_decay=spec.weight_decay, radius=spec.radius)
+    sphere = opt.optimizers[0] if on_sphere else None
+    batches = MixtureSampler({"code": data.train}, constant_weights({"code": 1.0}), spec.batch, spec.seq_len,
+                             seed=spec.seed, device=device)
+    vx, vy = (t.to(device) for t in _sample_val(data.val, spec))
+    sites = [f"blocks.{i}.{k}" for i in range(spec.n_layer) for k in ("attn_out", "mlp_out")]
+    callbacks = [LossLogger(every=1),
+                 Evaluate(lambda m: {"val_loss": lm_loss(m(vx), vy)}, every=spec.track_every, at_start=True),
+                 ActivationStats(every=spec.track_every, modules=sites),
+                 _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere)]
+    calls: list[int] = []
+    fallbacks: list[int] = []
+    if sphere is not None:
+        from ..training import LambdaCallback
+
+        callbacks.append(LambdaCallback(on_step_end=lambda tr: (calls.append(sphere.stats.get("msign_calls", 0)),
+                                                                 fallbacks.append(sphere.stats.get("fallbacks", 0)))))
+    schedule = WarmupCosine(warmup=spec.warmup, total=spec.steps, final=spec.final_lr)
+    trainer = Trainer(model, opt, lambda m, b: lm_loss(m(b[0]), b[1]), batches,
+                      TrainerConfig(steps=spec.steps, schedule=schedule, device=device, threads=threads,
+                                    show_progress=show_progress, desc=f"{spec.optimizer} width {spec.width}"),
+                      callbacks)
+    t0 = time.perf_counter()
+    trainer.run()
+    seconds = time.perf_counter() - t0
+    hist = trainer.history
+    act_steps = hist(f"act_rms/{sites[0]}")[0]
+    sig_steps = hist(f"sigma/{hidden[0][0]}")[0]
+    empty = np.zeros(0)
+    return RunResult(
+        spec=spec, loss_steps=hist("loss")[0], loss=hist("loss")[1], val_steps=hist("val_loss")[0],
+        val_loss=hist("val_loss")[1], act_steps=act_steps,
+        act_rms={s: hist(f"act_rms/{s}")[1] for s in sites}, act_absmax={s: hist(f"act_absmax/{s}")[1] for s in sites},
+        sigma_steps=sig_steps, sigma_ratio={n: hist(f"sigma/{n}")[1] for n, _ in hidden},
+        sphere_deviation=hist("sphere_deviation")[1] if on_sphere else empty,
+        update_ratio=hist("update_ratio")[1] if on_sphere else empty,
+        msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
+        seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True))
