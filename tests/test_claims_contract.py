@@ -23,7 +23,7 @@ from icmlbook.runtime import claims as registry
 
 ROOT = Path(__file__).resolve().parents[1]
 #: chapters whose ledgers predate the registry (issue 11 / issue 10 convert them, then remove them here)
-PENDING_CHAPTERS = {"grokking"}
+PENDING_CHAPTERS: set[str] = set()
 
 
 def chapter_slugs() -> list[str]:

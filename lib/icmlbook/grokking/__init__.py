@@ -14,36 +14,23 @@ What is our own derivation or reconstruction
     The paper's theorem statements, constants and figures were not reachable. The exact trajectory
     (closed form in the eigenbasis of :math:`H=\\Phi^\\top\\Phi/n`), the predicted fit and grokking
     times, the spiked Gaussian design that makes the end state generalise, the numeric tolerances
-    of the claims (:mod:`.analysis`) and the whole network part (:mod:`.nn`: modular addition with
+    of the claims (:mod:`.claims`) and the whole network part (:mod:`.nn`: modular addition with
     a two-layer quadratic-activation MLP, AdamW with decoupled weight decay, init scaled by
     :math:`\\alpha`, "in the spirit of" the paper's non-linear experiments) are ours.
 
 Modules: :mod:`.config` (sizes per profile), :mod:`.linear` (data, exact dynamics, theory),
 :mod:`.nn` (batched MLPs on modular addition), :mod:`.experiments` (one function per claim,
-returning arrays), :mod:`.analysis` (fits and the claims' decision rules).
+returning arrays), :mod:`.analysis` (fits), :mod:`.claims` (the claims' decision rules, registered).
 """
 
-from .analysis import (
-                       CLAIM_RULES,
-                       CLAIM_STATEMENTS,
-                       ClaimCheck,
-                       SlopeFit,
-                       claim1_early_fit,
-                       claim2_plateau,
-                       claim3_generalisation,
-                       claim4_inverse_eta_lam,
-                       claim5_log_nu,
-                       claim6_elimination,
-                       claim7_closed_form,
-                       claim8_nn_transfer,
-                       linear_fit,
-                       loglog_slope,
-                       nn_controls,
-                       nn_time_table,
-)
+from .analysis import SlopeFit, linear_fit, loglog_slope, nn_time_table
+from . import claims
 from .config import PRESETS, GrokkingConfig, config_for
 from .experiments import (
                        ClosedFormCheck,
+                       FitTimeGrid,
+                       NNGrid,
+                       fit_time_grid,
                        EliminationTradeoff,
                        EtaLamGrid,
                        NuSweep,
@@ -96,9 +83,7 @@ __all__ = [
     # experiments
     "make_problem", "StageCurves", "three_stage_curves", "EtaLamGrid", "eta_lam_grid", "NuSweep", "nu_sweep",
     "SampleSizeSweep", "sample_size_sweep", "EliminationTradeoff", "elimination_tradeoff", "ClosedFormCheck",
-    "closed_form_vs_gd", "nn_grid",
-    # analysis
-    "SlopeFit", "linear_fit", "loglog_slope", "ClaimCheck", "CLAIM_STATEMENTS", "CLAIM_RULES",
-    "claim1_early_fit", "claim2_plateau", "claim3_generalisation", "claim4_inverse_eta_lam", "claim5_log_nu",
-    "claim6_elimination", "claim7_closed_form", "claim8_nn_transfer", "nn_controls", "nn_time_table",
+    "closed_form_vs_gd", "nn_grid", "FitTimeGrid", "fit_time_grid", "NNGrid",
+    # analysis (the claims' rules: icmlbook.grokking.claims)
+    "SlopeFit", "linear_fit", "loglog_slope", "nn_time_table", "claims",
 ]

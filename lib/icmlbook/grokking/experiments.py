@@ -3,14 +3,19 @@ r"""The experiments of the grokking chapter, one function per claim; each return
 Paper: Xu, Vardi & Safran, "To Grok Grokking: Provable Grokking in Ridge Regression", ICML 2026,
 arXiv 2601.19791. Claims are numbered as in the chapter's ledger (dossier section 5):
 
-1. early overfitting, :math:`t_{\rm fit}=O(\frac{1}{\eta(s_{\min}+\lambda)}\log\frac1{\epsilon})`: :func:`eta_lam_grid`;
-2. a memorisation plateau of height :math:`\propto\nu^2`: :func:`nu_sweep`;
+1. early overfitting, :math:`t_{\rm fit}\sim\frac{1}{\eta(s_{\min}+\lambda)}\log\frac{L_n(\theta_0)}{\epsilon}`
+   with :math:`\lambda` up to a few :math:`s_{\min}`: :func:`fit_time_grid`;
+2. a memorisation plateau of height :math:`\tfrac12\nu^2\operatorname{tr}(P_N\Sigma)`, still there at
+   :math:`t=c/(\eta\lambda)`: :func:`nu_sweep`;
 3. eventual generalisation, better with more data: :func:`sample_size_sweep`;
 4. :math:`t_{\rm gen}\propto 1/(\eta\lambda)`: :func:`eta_lam_grid`;
 5. :math:`t_{\rm gen}` linear in :math:`\ln\nu` with slope :math:`1/(\eta\lambda)`: :func:`nu_sweep`;
 6. elimination by a small init, and the weight-decay trade-off: :func:`elimination_tradeoff`;
-7. the closed form equals the GD loop: :func:`closed_form_vs_gd`;
-8. the same dependence in a non-linear network: :func:`nn_grid`.
+8. the same dependence on the step size, the weight decay and the initial scale in a non-linear network,
+   and a control without weight decay: :func:`nn_grid`.
+
+:func:`closed_form_vs_gd` checks our closed form against a plain GD loop (a test of our code, shown on
+the page but not a claim of the paper).
 
 :func:`three_stage_curves` gives the picture of the three stages (fit, plateau, generalisation).
 
@@ -41,7 +46,7 @@ from .linear import (
     predicted_grokking_time,
     spiked_gaussian_design,
 )
-from .nn import NNRun, train_modular_grid
+from .nn import NNRun, train_modular_grid, train_modular_mlps
 
 __all__ = [
     "ClosedFormCheck",
@@ -53,6 +58,9 @@ __all__ = [
     "closed_form_vs_gd",
     "elimination_tradeoff",
     "eta_lam_grid",
+    "FitTimeGrid",
+    "NNGrid",
+    "fit_time_grid",
     "make_problem",
     "nn_grid",
     "nu_sweep",
@@ -218,6 +226,67 @@ def eta_lam_grid(cfg: GrokkingConfig, seed: int, show_progress: bool = True) -> 
                       eps_train=cfg.eps_train, eps_test=cfg.eps_test, s_min=s_min, s_max=s_max, **res)
 
 
+@dataclasses.dataclass
+class FitTimeGrid:
+    """Measured times to fit the training set over ``S`` replicates x ``E`` step sizes x ``L`` weight decays.
+
+    The weight decays are ``cfg.lam_grid`` followed by ``cfg.fit_lam_ratios`` times each replicate's
+    :math:`s_{\\min}`, so :math:`\\lambda` ranges from far below to above :math:`s_{\\min}`. Because the
+    training loss then tends to a floor that rises with :math:`\\lambda`, ``t_fit`` is the first step at
+    which the training loss is within ``eps_train`` of its limit.
+
+    Attributes
+    ----------
+    etas : np.ndarray, shape ``(E,)``
+    lams : np.ndarray, shape ``(S, L)``
+    nu, eps_train : float
+    t_fit : np.ndarray, shape ``(S, E, L)``
+        Measured exact first-crossing steps.
+    scale : np.ndarray, shape ``(S, E, L)``
+        The predicted fit scale :math:`\\ln(L_n(\\theta_0)/\\epsilon_{tr})/(2\\eta(s_{\\min}+\\lambda))`
+        (realised initial loss): a rate, not a bound we force the data under.
+    scale_lam_free : np.ndarray, shape ``(S, E, L)``
+        The same without :math:`\\lambda` (:math:`\\ln(\\cdot)/(2\\eta s_{\\min})`), the competing law in
+        which weight decay does not speed up fitting.
+    s_min : np.ndarray, shape ``(S,)``
+    """
+
+    etas: np.ndarray
+    lams: np.ndarray
+    nu: float
+    eps_train: float
+    t_fit: np.ndarray
+    scale: np.ndarray
+    scale_lam_free: np.ndarray
+    s_min: np.ndarray
+
+
+def fit_time_grid(cfg: GrokkingConfig, seed: int, show_progress: bool = True) -> FitTimeGrid:
+    """Times to fit over ``cfg.eta_grid`` x (``cfg.lam_grid`` + ``cfg.fit_lam_ratios * s_min``) at ``cfg.nu``."""
+    S, E = cfg.n_seeds, len(cfg.eta_grid)
+    L = len(cfg.lam_grid) + len(cfg.fit_lam_ratios)
+    lams = np.empty((S, L))
+    out = {k: np.empty((S, E, L)) for k in ("t_fit", "scale", "scale_lam_free")}
+    s_min = np.empty(S)
+    for r in progress(range(S), desc="fit-time grid", disable=not show_progress):
+        problem, z = make_problem(cfg, seed, r)
+        theta0 = cfg.nu * z
+        s_min[r] = problem.s_min
+        lams[r] = np.r_[np.asarray(cfg.lam_grid, float), np.asarray(cfg.fit_lam_ratios, float) * problem.s_min]
+        log_init = np.log(float(problem.train_loss(theta0)) / cfg.eps_train)
+        for i, eta in enumerate(cfg.eta_grid):
+            for j, lam in enumerate(lams[r]):
+                traj = problem.trajectory(theta0, eta, lam)
+                # the fit happens on the row-space time scale; 40 e-folds of the slowest mode is ample
+                steps = log_time_grid(math.ceil(40.0 / (eta * (problem.s_min + lam))), cfg.t_points)
+                out["t_fit"][r, i, j] = traj.first_time_below(
+                    "train", problem.ridge_train_loss(lam) + cfg.eps_train, steps)
+                out["scale"][r, i, j] = log_init / (2.0 * eta * (problem.s_min + lam))
+                out["scale_lam_free"][r, i, j] = log_init / (2.0 * eta * problem.s_min)
+    return FitTimeGrid(etas=np.asarray(cfg.eta_grid, float), lams=lams, nu=cfg.nu, eps_train=cfg.eps_train,
+                       s_min=s_min, **out)
+
+
 # --------------------------------------------------------------------------------------------
 # (c) claims 2 and 5: the initial scale
 # --------------------------------------------------------------------------------------------
@@ -239,6 +308,10 @@ class NuSweep:
         :math:`\\tfrac12\\nu^2\\operatorname{tr}(P_N\\Sigma)`, its expected height from the unseen part.
     test_floor : np.ndarray, shape ``(S,)``
         :math:`L(\\theta_\\lambda)`.
+    t_persist : int
+        :math:`\\lceil c/(\\eta\\lambda)\\rceil` with ``c = cfg.persist_c``.
+    persist_test : np.ndarray, shape ``(S, V)``
+        Test loss at ``t_persist``.
     """
 
     nus: np.ndarray
@@ -253,6 +326,8 @@ class NuSweep:
     plateau: np.ndarray
     plateau_pred: np.ndarray
     test_floor: np.ndarray
+    t_persist: int
+    persist_test: np.ndarray
 
 
 def nu_sweep(cfg: GrokkingConfig, seed: int, show_progress: bool = True) -> NuSweep:
@@ -260,7 +335,8 @@ def nu_sweep(cfg: GrokkingConfig, seed: int, show_progress: bool = True) -> NuSw
     nus = np.asarray(cfg.nu_grid, dtype=float)
     S, V = cfg.n_seeds, nus.size
     res = {k: np.empty((S, V)) for k in ("t_fit", "t_gen", "t_gen_pred", "t_gen_pred_expected", "plateau",
-                                          "plateau_pred")}
+                                          "plateau_pred", "persist_test")}
+    t_persist = math.ceil(cfg.persist_c / (cfg.eta * cfg.lam))
     floor = np.empty(S)
     steps = _grid(cfg, cfg.eta, cfg.lam)
     for r in progress(range(S), desc="nu sweep", disable=not show_progress):
@@ -276,9 +352,10 @@ def nu_sweep(cfg: GrokkingConfig, seed: int, show_progress: bool = True) -> NuSw
         at = np.where(np.isfinite(t_fit), t_fit, steps[-1]).astype(np.int64)
         res["plateau"][r] = traj.test_loss(at[:, None])[:, 0]
         res["plateau_pred"][r] = 0.5 * nus**2 * problem.null_trace
+        res["persist_test"][r] = traj.test_loss(np.array([t_persist]))[:, 0]
         floor[r] = problem.ridge_test_loss(cfg.lam)
     return NuSweep(nus=nus, eta=cfg.eta, lam=cfg.lam, eps_train=cfg.eps_train, eps_test=cfg.eps_test,
-                   test_floor=floor, **res)
+                   test_floor=floor, t_persist=t_persist, **res)
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,30 +555,74 @@ def closed_form_vs_gd(cfg: GrokkingConfig, seed: int) -> ClosedFormCheck:
 # --------------------------------------------------------------------------------------------
 # (g) claim 8: the modular-addition network
 # --------------------------------------------------------------------------------------------
-def nn_grid(cfg: GrokkingConfig, seed: int, device=None, show_progress: bool = True) -> NNRun:
-    """Train the modular-addition MLPs of ``cfg.nn_lams x cfg.nn_alphas`` for ``cfg.nn_n_seeds`` seeds.
+@dataclasses.dataclass
+class NNGrid:
+    """The modular-addition networks of claim 8: one batched run per step size, and the control.
 
-    With ``cfg.nn_baseline`` each seed also trains a control without weight decay at the smallest
-    initial scale (``lam = 0`` in the result). Seeds are ``seed, seed+1, ...``.
+    Attributes
+    ----------
+    lrs : np.ndarray, shape ``(R,)``
+        Step sizes :math:`\\eta` (``cfg.nn_lrs``).
+    runs : tuple of NNRun, length ``R``
+        ``runs[i]`` trains every ``(seed, lam, alpha)`` of ``cfg.nn_lams x cfg.nn_alphas`` at ``lrs[i]``
+        (it stops once all its models have grokked and it has gone on 1.5 times as long).
+    control : NNRun or None
+        One network per seed without weight decay at the smallest initial scale and step size
+        ``cfg.nn_lr``, trained for all ``cfg.nn_steps`` steps (no early stop); None without
+        ``cfg.nn_baseline``.
+    lr_ref : float
+        ``cfg.nn_lr``.
+    """
+
+    lrs: np.ndarray
+    runs: tuple
+    control: NNRun | None
+    lr_ref: float
+
+    def run_at(self, lr: float) -> NNRun:
+        """The run at step size ``lr`` (one of ``lrs``)."""
+        hits = [r for r in self.runs if np.isclose(r.lr, lr)]
+        if not hits:
+            raise ValueError(f"lr={lr!r} is not allowed; the grid has lrs={self.lrs.tolist()}")
+        return hits[0]
+
+    def table(self) -> dict[str, np.ndarray]:
+        """Every trained network with weight decay as flat arrays of length ``K_total``: ``lr``, ``lam``,
+        ``alpha``, ``seed``, ``t_fit``, ``t_grok``."""
+        cols = {k: [] for k in ("lr", "lam", "alpha", "seed", "t_fit", "t_grok")}
+        for r in self.runs:
+            cols["lr"].append(np.full(r.lam.size, r.lr))
+            for k in ("lam", "alpha", "seed", "t_fit", "t_grok"):
+                cols[k].append(np.asarray(getattr(r, k)))
+        return {k: np.concatenate(v) for k, v in cols.items()}
+
+
+def nn_grid(cfg: GrokkingConfig, seed: int, device=None, show_progress: bool = True) -> NNGrid:
+    """Train the modular-addition MLPs of ``cfg.nn_lrs x cfg.nn_lams x cfg.nn_alphas`` for ``cfg.nn_n_seeds``
+    seeds (one batched run per step size), and the controls without weight decay (``cfg.nn_baseline``).
+
+    Seeds are ``seed, seed+1, ...``; a seed fixes the split and the base initial draw, shared by every
+    setting of that seed.
 
     Parameters
     ----------
     device : torch.device or str, optional
         Default: :func:`icmlbook.runtime.device.pick_device` (CUDA when present).
-
-    Returns
-    -------
-    NNRun
-        See :class:`icmlbook.grokking.nn.NNRun`; ``K = nn_n_seeds * (len(nn_lams) * len(nn_alphas) + baseline)``.
     """
     if device is None:
         from ..runtime.device import pick_device
 
         device = pick_device("auto")
-    return train_modular_grid(
-        p=cfg.nn_p, train_fraction=cfg.nn_train_fraction, width=cfg.nn_width,
-        lams=cfg.nn_lams, alphas=cfg.nn_alphas, seeds=[seed + i for i in range(cfg.nn_n_seeds)],
-        baseline_alphas=(min(cfg.nn_alphas),) if cfg.nn_baseline else (),
-        steps=cfg.nn_steps, lr=cfg.nn_lr, optimizer=cfg.nn_optimizer, loss=cfg.nn_loss,
-        activation=cfg.nn_activation, n_eval=cfg.nn_n_eval, eval_every=cfg.nn_eval_every, fit_accuracy=cfg.nn_fit_accuracy,
-        grok_accuracy=cfg.nn_grok_accuracy, device=device, show_progress=show_progress)
+    seeds = [seed + i for i in range(cfg.nn_n_seeds)]
+    common = dict(p=cfg.nn_p, train_fraction=cfg.nn_train_fraction, width=cfg.nn_width, steps=cfg.nn_steps,
+                  optimizer=cfg.nn_optimizer, loss=cfg.nn_loss, activation=cfg.nn_activation, n_eval=cfg.nn_n_eval,
+                  eval_every=cfg.nn_eval_every, fit_accuracy=cfg.nn_fit_accuracy,
+                  grok_accuracy=cfg.nn_grok_accuracy, device=device, show_progress=show_progress)
+    runs = tuple(train_modular_grid(lams=cfg.nn_lams, alphas=cfg.nn_alphas, seeds=seeds, lr=lr, **common)
+                 for lr in cfg.nn_lrs)
+    control = None
+    if cfg.nn_baseline:
+        # the control runs the whole budget: it must not stop when the decayed networks have grokked
+        control = train_modular_mlps([(s, 0.0, min(cfg.nn_alphas)) for s in seeds], lr=cfg.nn_lr,
+                                     stop_factor=None, **common)
+    return NNGrid(lrs=np.asarray(cfg.nn_lrs, float), runs=runs, control=control, lr_ref=float(cfg.nn_lr))

@@ -2,7 +2,7 @@
 
 Every function takes the result dataclasses of :mod:`.experiments` (or arrays) and returns a figure:
 a pyplot-free matplotlib ``Figure`` in the book's style, or a plotly figure for the interactive grid.
-Nothing here computes a result; the titles state what the data show, read off the data passed in.
+Nothing here decides a claim; every title is computed from the data passed in.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.style import PALETTE, new_figure
-from .analysis import linear_fit, loglog_slope, nn_time_table
-from .experiments import ClosedFormCheck, EliminationTradeoff, EtaLamGrid, NuSweep, SampleSizeSweep, StageCurves
-from .nn import NNRun
+from .analysis import linear_fit, loglog_slope
+from .experiments import (ClosedFormCheck, EliminationTradeoff, EtaLamGrid, FitTimeGrid, NNGrid, NuSweep,
+                          SampleSizeSweep, StageCurves)
 
 
 def _fmt(x: float) -> str:
@@ -36,15 +36,18 @@ def stage_curves_figure(c: StageCurves):
             ax_te.plot([c.t_gen_pred[k]], [c.eps_test], marker="v", color=color, ms=7, ls="none")
     ax_tr.axhline(c.eps_train, color="0.4", lw=0.8, ls="--")
     ax_te.axhline(c.eps_test, color="0.4", lw=0.8, ls="--")
+    fit_max = np.nanmax(np.where(np.isfinite(c.t_fit), c.t_fit, np.nan))
+    grok = c.t_gen[np.isfinite(c.t_gen)]
     ax_tr.set(xlabel="gradient step t", ylabel="training loss (no penalty)",
-              title="Training loss: fit within tens of steps")
+              title=f"Training loss: every curve below ε_train by step {fit_max:.0f}")
     ax_te.set(xlabel="gradient step t", ylabel="test (population) loss",
-              title="Test loss: a plateau, then late generalisation")
+              title=(f"Test loss: below ε_test from step {grok.min():.0f} to {grok.max():.0f}" if grok.size
+                     else "Test loss: no curve reaches ε_test"))
     ax_te.legend(loc="lower left", fontsize=7.5)
     ax_tr.text(0.02, 0.03, f"dashed: ε_train = {c.eps_train:g}", transform=ax_tr.transAxes, fontsize=8)
     ax_te.text(0.98, 0.97, "dotted: unseen (null-space) part\n▼ predicted t_gen, dashed line: measured",
                transform=ax_te.transAxes, fontsize=7.5, ha="right", va="top")
-    fig.suptitle("Three stages of ridge regression trained by gradient descent", fontsize=12)
+    fig.suptitle("Training and test loss of ridge regression trained by gradient descent", fontsize=12)
     return fig
 
 
@@ -58,8 +61,9 @@ def eta_lam_figure(g: EtaLamGrid):
         ax.loglog(pred[i], meas[i], "o", color=PALETTE[i], label=f"η={_fmt(eta)}")
     lo, hi = np.nanmin([meas.min(), pred.min()]) / 1.5, np.nanmax([meas.max(), pred.max()]) * 1.5
     ax.loglog([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--", label="measured = predicted")
+    rel = meas / pred
     ax.set(xlabel="predicted grokking time (steps)", ylabel="measured grokking time (steps)",
-           title="Measured t_gen follows the prediction")
+           title=f"Measured / predicted t_gen: {np.nanmin(rel):.2f} to {np.nanmax(rel):.2f}")
     ax.legend(fontsize=8)
     prod = (g.etas[:, None] * g.lams[None, :]) * meas
     width = 0.8 / len(g.lams)
@@ -71,8 +75,24 @@ def eta_lam_figure(g: EtaLamGrid):
     ax2.set_xticks(x, [f"η={_fmt(e)}" for e in g.etas])
     dev = np.max(np.abs(prod / prod.mean() - 1))
     ax2.set(ylabel="η · λ · t_gen (dimensionless)",
-            title=f"η λ t_gen is nearly constant (max deviation {dev:.0%})")
+            title=f"η λ t_gen per cell (largest deviation from the mean {dev:.1%})")
     ax2.legend(fontsize=8, ncol=len(g.lams))
+    return fig
+
+
+def fit_time_figure(f: FitTimeGrid):
+    """Measured time to fit against the predicted scale ln(L_n(θ₀)/ε)/(2η(s_min+λ)), coloured by λ/s_min."""
+    fig, ax = new_figure(width=6.6, height=3.9)
+    ratio = f.lams / f.s_min[:, None]  # (S, L)
+    for j in range(ratio.shape[1]):
+        ax.loglog(f.scale[:, :, j].ravel(), f.t_fit[:, :, j].ravel(), "o", ms=4, color=PALETTE[j % len(PALETTE)],
+                  label=f"λ/s_min ≈ {np.mean(ratio[:, j]):.2g}")
+    lo, hi = min(f.scale.min(), f.t_fit.min()) / 1.3, max(f.scale.max(), f.t_fit.max()) * 1.3
+    ax.loglog([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--", label="measured = predicted scale")
+    r = f.t_fit / f.scale
+    ax.set(xlabel="ln(L_n(θ₀)/ε_train) / (2η(s_min+λ))  (steps)", ylabel="measured t_fit (steps)",
+           title=f"t_fit / predicted scale from {r.min():.2f} to {r.max():.2f}")
+    ax.legend(fontsize=7, ncol=2)
     return fig
 
 
@@ -97,7 +117,8 @@ def nu_figure(s: NuSweep):
                  label=f"fit: slope × ηλ = {lf.slope * s.eta * s.lam:.2f}, R² = {lf.r2:.3f}")
     ax2.plot(np.log(s.nus), s.t_gen_pred.mean(axis=0), "--", color=PALETTE[3], lw=1, label="predicted")
     ax2.set(xlabel="ln ν", ylabel="grokking time t_gen (steps)",
-            title="Each e-fold of ν adds about 1/(ηλ) steps")
+            title=(f"Steps per e-fold of ν: {lf.slope:.0f} (1/(ηλ) = {1 / (s.eta * s.lam):.0f})" if ok.sum() >= 2
+                   else "Grokking time against ln ν"))
     ax2.legend(fontsize=8)
     return fig
 
@@ -110,8 +131,9 @@ def sample_size_figure(s: SampleSizeSweep):
     ax.loglog(s.ns, s.final_train.mean(axis=0), "^:", color=PALETTE[2], ms=4, label="final training loss")
     ax.axhline(s.eps_test, color="0.5", lw=0.8, ls="--")
     ax.axvline(s.n_ref, color="0.7", lw=0.8)
+    end = s.final_test.mean(axis=0)
     ax.set(xlabel="number of training samples n", ylabel="loss at the end of training",
-           title="The end state generalises better with more samples")
+           title=f"Final test loss from {end[0]:.2g} (n={s.ns[0]}) to {end[-1]:.2g} (n={s.ns[-1]})")
     ax.legend(fontsize=8)
     return fig
 
@@ -128,11 +150,12 @@ def elimination_figure(e: EliminationTradeoff):
     ax.bar(x + 0.2, gens, 0.4, color=PALETTE[1], label="t_gen (test ≤ ε_test)")
     ax.set_yscale("log")
     ax.set_xticks(x, labels)
-    ax.set(ylabel="steps", title="A small init removes the delay")
+    ax.set(ylabel="steps", title=f"t_gen / t_fit: {gens[0] / fits[0]:.2g} (small init), {gens[1] / fits[1]:.0f} (large)")
     ax.legend(fontsize=8)
     ratio = (e.t_gen_tradeoff / e.t_fit_tradeoff).mean(axis=0)
     ax2.semilogx(e.lam_ratios, ratio, "o-", color=PALETTE[2], label="t_gen / t_fit")
-    ax2.set(xlabel="weight decay λ / s_min", ylabel="t_gen / t_fit", title="Large λ removes it too, at a price")
+    ax2.set(xlabel="weight decay λ / s_min", ylabel="t_gen / t_fit",
+            title=f"t_gen / t_fit from {ratio[0]:.3g} to {ratio[-1]:.3g} as λ grows")
     twin = ax2.twinx()
     twin.loglog(e.lam_ratios, e.final_test.mean(axis=0), "s--", color=PALETTE[3], ms=4, label="final test loss")
     twin.loglog(e.lam_ratios, e.final_train.mean(axis=0), "^:", color=PALETTE[4], ms=4, label="final train loss")
@@ -154,42 +177,62 @@ def closed_form_figure(c: ClosedFormCheck):
     ax.axhline(1e-8, color="0.5", ls="--", lw=0.8)
     speed = c.gd_seconds / max(c.closed_form_seconds, 1e-9)
     ax.set(xlabel="gradient step t", ylabel="relative difference",
-           title=f"Closed form = GD to {c.max_rel_error:.0e} ({speed:.0f}× faster)")
+           title=f"Closed form vs GD loop: largest difference {c.max_rel_error:.0e} ({speed:.0f}× faster)")
     ax.legend(fontsize=8)
     return fig
 
 
-def nn_curves_figure(run: NNRun, max_curves: int = 6):
-    """Train and test accuracy of the modular-addition MLPs against the step (first seed)."""
+def nn_curves_figure(res: NNGrid, max_curves: int = 6):
+    """Train and test accuracy of the first seed's networks at the reference step size, and its control."""
+    run = res.run_at(res.lr_ref)
     fig, ax = new_figure(width=10, height=4.0)
     first_seed = run.seed.min()
     idx = [k for k in range(len(run.lam)) if run.seed[k] == first_seed][:max_curves]
-    steps = np.maximum(run.steps, 1)
-    for n, k in enumerate(idx):
+    curves = [(run, k, f"λ={_fmt(run.lam[k])}, α={_fmt(run.alpha[k])}") for k in idx]
+    if res.control is not None:
+        k0 = int(np.flatnonzero(res.control.seed == res.control.seed.min())[0])
+        curves.append((res.control, k0, f"λ=0, α={_fmt(res.control.alpha[k0])} (control)"))
+    for n, (r, k, lab) in enumerate(curves):
         color = PALETTE[n % len(PALETTE)]
-        lab = f"λ={_fmt(run.lam[k])}, α={_fmt(run.alpha[k])}" + (" (no weight decay)" if run.lam[k] == 0 else "")
-        ax.semilogx(steps, run.train_acc[k], color=color, ls=":", lw=1)
-        ax.semilogx(steps, run.test_acc[k], color=color, label=lab)
+        steps = np.maximum(r.steps, 1)
+        ax.semilogx(steps, r.train_acc[k], color=color, ls=":", lw=1)
+        ax.semilogx(steps, r.test_acc[k], color=color, label=lab)
     ax.axhline(run.grok_accuracy, color="0.5", lw=0.8, ls="--")
+    fit, grok = run.t_fit[idx], run.t_grok[idx]
     ax.set(xlabel="training step", ylabel="accuracy", ylim=(-0.02, 1.02),
-           title=f"Modular addition (p={run.p}): training accuracy (dotted) saturates long before test accuracy (solid)")
+           title=f"Modular addition (p={run.p}, η={_fmt(run.lr)}): train accuracy (dotted) ≥ {run.fit_accuracy:.0%} at "
+                 f"steps {np.min(fit):.0f}-{np.max(fit):.0f}, test (solid) ≥ {run.grok_accuracy:.0%} at "
+                 f"{np.min(grok):.0f}-{np.max(grok):.0f}")
     ax.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 
-def nn_scaling_figure(run: NNRun):
-    """Grokking time of the MLPs against weight decay, one line per init scale (log-log)."""
-    lams, alphas, table = nn_time_table(run, "t_grok")
-    fig, ax = new_figure(width=6.4, height=3.9)
+def nn_scaling_figure(res: NNGrid):
+    """Grokking time of the networks against η·λ (log-log), one colour per initial scale, one marker per
+    step size; geometric means over seeds."""
+    t = res.table()
+    fig, ax = new_figure(width=6.8, height=4.0)
+    markers = "os^vD"
+    alphas, lrs, lams = np.unique(t["alpha"]), np.unique(t["lr"]), np.unique(t["lam"])
     for j, alpha in enumerate(alphas):
-        ok = np.isfinite(table[:, j])
-        ax.loglog(lams[ok], table[ok, j], "o-", color=PALETTE[j], label=f"α={_fmt(alpha)}")
-    if lams.size >= 2 and np.all(np.isfinite(table)):
-        ref = table[:, 0][0] * lams[0] / lams
-        ax.loglog(lams, ref, color="0.5", ls="--", lw=0.8, label="∝ 1/λ")
-    ax.set(xlabel="weight decay λ", ylabel="grokking time t_grok (steps)",
-           title="Network grokking time against weight decay and init scale")
-    ax.legend(fontsize=8)
+        for i, lr in enumerate(lrs):
+            x, y = [], []
+            for lam in lams:
+                sel = (t["alpha"] == alpha) & (t["lr"] == lr) & (t["lam"] == lam)
+                if sel.any() and np.all(np.isfinite(t["t_grok"][sel])):
+                    x.append(lr * lam)
+                    y.append(np.exp(np.mean(np.log(t["t_grok"][sel]))))
+            ax.loglog(x, y, marker=markers[i % len(markers)], ls="-", lw=0.6, color=PALETTE[j],
+                      label=f"α={_fmt(alpha)}" if i == 0 else None)
+    prod = t["lr"] * t["lam"]
+    ok = np.isfinite(t["t_grok"])
+    if ok.sum() >= 2:
+        xs = np.geomspace(prod.min(), prod.max(), 2)
+        c = np.exp(np.mean(np.log(t["t_grok"][ok] * prod[ok])))
+        ax.loglog(xs, c / xs, color="0.5", ls="--", lw=0.8, label="∝ 1/(ηλ)")
+    ax.set(xlabel="η · λ (AdamW step size × weight decay)", ylabel="grokking time t_grok (steps)",
+           title=f"t_grok over {ok.sum()} networks: {np.min(t['t_grok'][ok]):.0f}-{np.max(t['t_grok'][ok]):.0f} steps")
+    ax.legend(fontsize=8, title="markers: η = " + ", ".join(_fmt(v) for v in lrs), title_fontsize=7)
     return fig
 
 
