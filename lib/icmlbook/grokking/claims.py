@@ -106,6 +106,12 @@ def _lstsq(columns: list[np.ndarray], y: np.ndarray) -> np.ndarray:
     return np.linalg.lstsq(A, np.asarray(y, float).ravel(), rcond=None)[0][1:]
 
 
+def _failing(parts: dict[str, bool]) -> str:
+    """"; fails: a, b" naming the parts of a rule that did not hold (empty when all held)."""
+    bad = [name for name, ok in parts.items() if not ok]
+    return f"; fails: {', '.join(bad)}" if bad else ""
+
+
 def _too_few(n: int) -> ClaimCheck:
     return ClaimCheck(f"{n} replicate(s)", None, reason=f"a {_PCT} interval over replicates needs at least 2; "
                       f"this profile runs {n}")
@@ -146,11 +152,12 @@ def claim1_early_fit(fit: FitTimeGrid, cfg: GrokkingConfig) -> ClaimCheck:
     if ci is None:
         return _too_few(S)
     passed = ci.inside(1 - _M1, 1 + _M1)
+    why = _failing({f"slope interval not inside ({1 - _M1:g}, {1 + _M1:g})": passed})
     lam_ratio = fit.lams / fit.s_min[:, None]
     measured = (f"slope {ci.text()}; λ/s_min from {lam_ratio.min():.2g} to {lam_ratio.max():.2g}, t_fit "
                 f"{fit.t_fit.min():.0f}-{fit.t_fit.max():.0f} steps; separately t_fit ∝ η^{sep[:, 0].mean():.2f} "
                 f"(s_min+λ)^{sep[:, 1].mean():.2f}; t_fit / predicted scale in [{ratio.min():.2f}, {ratio.max():.2f}]; "
-                f"a λ-free rate would give slope {alt.mean():.2f}")
+                f"a λ-free rate would give slope {alt.mean():.2f}{why}")
     return ClaimCheck(measured, passed, {"slopes": slopes, "interval": ci, "lam_free_slope": float(alt.mean()),
                                          "exponent_eta": sep[:, 0], "exponent_s_min_plus_lam": sep[:, 1],
                                          "ratio": ratio})
@@ -194,7 +201,7 @@ def claim2_plateau(sweep: NuSweep, cfg: GrokkingConfig) -> ClaimCheck:
     measured = (f"(a) slope {ci.text()}; (b) plateau / decayed prediction in [{ratio.min():.3f}, {ratio.max():.3f}] "
                 f"(/ ½ν²tr(P_N Σ) alone: [{raw.min():.2f}, {raw.max():.2f}]); (c) at t = {sweep.t_persist} "
                 f"({sweep.t_persist / np.nanmax(t_fit):.1f}× the largest t_fit) test loss ≥ "
-                f"{persist.min():.0f} ε_test")
+                f"{persist.min():.0f} ε_test" + _failing({"(a)": a, "(b)": b, "(c)": c}))
     return ClaimCheck(measured, bool(a and b and c),
                       {"slopes": slopes, "interval": ci, "ratio": ratio, "raw_ratio": raw, "persist_over_eps": persist,
                        "slope_ok": a, "height_ok": b, "persist_ok": c})
@@ -249,11 +256,14 @@ def claim4_inverse_eta_lam(grid: EtaLamGrid, cfg: GrokkingConfig) -> ClaimCheck:
     ci_e, ci_l, ci_p = seed_interval(b[:, 0]), seed_interval(b[:, 1]), seed_interval(prod)
     if ci_e is None:
         return _too_few(S)
-    passed = ci_e.inside(-1 - _M4, -1 + _M4) and ci_l.inside(-1 - _M4, -1 + _M4)
+    ok_e, ok_l = ci_e.inside(-1 - _M4, -1 + _M4), ci_l.inside(-1 - _M4, -1 + _M4)
+    passed = ok_e and ok_l
     product = grid.etas[None, :, None] * grid.lams[None, None, :] * grid.t_gen
     measured = (f"b_η {ci_e.text(4)}; b_λ {ci_l.text(4)}; exponent in ηλ {ci_p.text(4)}; "
                 f"ηλ·t_gen from {product.min():.3f} to {product.max():.3f} "
-                f"(t_gen {grid.t_gen.min():.0f}-{grid.t_gen.max():.0f} steps)")
+                f"(t_gen {grid.t_gen.min():.0f}-{grid.t_gen.max():.0f} steps)"
+                + _failing({f"b_η interval not inside ({-1 - _M4:g}, {-1 + _M4:g})": ok_e,
+                            f"b_λ interval not inside ({-1 - _M4:g}, {-1 + _M4:g})": ok_l}))
     return ClaimCheck(measured, passed, {"b_eta": b[:, 0], "b_lam": b[:, 1], "b_product": prod,
                                          "interval_eta": ci_e, "interval_lam": ci_l, "interval_product": ci_p,
                                          "product": product})
@@ -282,7 +292,8 @@ def claim5_log_nu(sweep: NuSweep, cfg: GrokkingConfig) -> ClaimCheck:
         return _too_few(S)
     discrete = sweep.eta * sweep.lam / -np.log1p(-sweep.eta * sweep.lam)
     measured = (f"slope × ηλ {ci.text(4)} (discrete-time value ηλ/(−ln(1−ηλ)) = {discrete:.4f}) over ν in "
-                f"[{sweep.nus.min():g}, {sweep.nus.max():g}]")
+                f"[{sweep.nus.min():g}, {sweep.nus.max():g}]"
+                + _failing({f"interval not inside ({1 - _M4:g}, {1 + _M4:g})": ci.inside(1 - _M4, 1 + _M4)}))
     return ClaimCheck(measured, ci.inside(1 - _M4, 1 + _M4), {"scaled_slopes": scaled, "interval": ci,
                                                               "discrete": discrete})
 
@@ -383,10 +394,15 @@ def claim8_nn_transfer(grid: NNGrid, cfg: GrokkingConfig) -> ClaimCheck:
     if np.isnan(ex["b_alpha"]).any():
         return ClaimCheck(text, None, ex, reason="the grid has a single initial scale")
     ci_e, ci_l, ci_a = (seed_interval(ex[k]) for k in ("b_eta", "b_lam", "b_alpha"))
-    passed = ci_e.inside(-1 - _M8, -1 + _M8) and ci_l.inside(-1 - _M8, -1 + _M8) and ci_a.lo > 0
-    measured = (f"b_η {ci_e.text(2)}; b_λ {ci_l.text(2)}; b_α {ci_a.text(2)}; R² {np.mean(ex['r2']):.3f}; "
+    parts = {f"b_η interval not inside ({-1 - _M8:g}, {-1 + _M8:g})": ci_e.inside(-1 - _M8, -1 + _M8),
+             f"b_λ interval not inside ({-1 - _M8:g}, {-1 + _M8:g})": ci_l.inside(-1 - _M8, -1 + _M8),
+             "b_α interval not above 0": ci_a.lo > 0}
+    passed = all(parts.values())
+    per_seed = "; ".join(f"{k} per seed " + ", ".join(f"{v:.2f}" for v in ex[key])
+                         for k, key in (("b_η", "b_eta"), ("b_λ", "b_lam")))
+    measured = (f"b_η {ci_e.text(2)}; b_λ {ci_l.text(2)}; b_α {ci_a.text(2)}; {per_seed}; R² {np.mean(ex['r2']):.3f}; "
                 f"{finite.size} networks, η {t['lr'].min():g}-{t['lr'].max():g}, λ {t['lam'].min():g}-"
-                f"{t['lam'].max():g}, t_grok {t['t_grok'].min():.0f}-{t['t_grok'].max():.0f} steps")
+                f"{t['lam'].max():g}, t_grok {t['t_grok'].min():.0f}-{t['t_grok'].max():.0f} steps" + _failing(parts))
     return ClaimCheck(measured, bool(passed), dict(ex, interval_eta=ci_e, interval_lam=ci_l, interval_alpha=ci_a))
 
 
