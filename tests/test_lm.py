@@ -261,12 +261,17 @@ def test_markov_source_entropy_rate_is_the_loss_floor():
 
 
 # -- a local Hugging Face model behind the same hooks --------------------------------------------------------
-def test_hf_adapter_on_a_tiny_random_llama(tmp_path):
+@pytest.mark.parametrize("family", ["llama", "gpt2"])
+def test_hf_adapter_on_a_tiny_random_model(tmp_path, family):
     transformers = pytest.importorskip("transformers")
-    cfg = transformers.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                   num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64)
     torch.manual_seed(0)
-    transformers.LlamaForCausalLM(cfg).save_pretrained(tmp_path / "tiny")
+    if family == "llama":   # model.layers, self_attn, mlp
+        cfg = transformers.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                       num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64)
+        transformers.LlamaForCausalLM(cfg).save_pretrained(tmp_path / "tiny")
+    else:                   # transformer.h, attn, mlp
+        cfg = transformers.GPT2Config(vocab_size=64, n_embd=32, n_layer=2, n_head=4, n_positions=64)
+        transformers.GPT2LMHeadModel(cfg).save_pretrained(tmp_path / "tiny")
     model = lm.load_local_causal_lm(tmp_path / "tiny")
     x = torch.randint(0, 64, (2, 9), generator=torch.Generator().manual_seed(0))
     with model.hooked(read=model.hook_names()) as cache:
@@ -300,3 +305,16 @@ def test_calibration_measures_positive_throughput():
         lm.GPTConfig(vocab_size=64, n_layer=1, d_model=32, d_head=16, max_len=16)).named_parameters()
         if not n.startswith("tok."))
     assert list(itertools.chain(*lm.STANDARD_SIZES))[:3] == [2, 64, 32]
+
+
+@pytest.mark.gpu
+def test_gpt_on_cuda_matches_the_cpu():
+    """Written without a GPU at hand; runs where one is."""
+    model = make_gpt(**CONFIGS[0]).float()
+    x = torch.randint(0, 40, (2, 10), generator=torch.Generator().manual_seed(7))
+    cpu = model(x)
+    gpu = model.cuda()
+    xc = x.cuda()
+    torch.testing.assert_close(gpu(xc).cpu(), cpu, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(gpu(xc, attn="explicit").cpu(), cpu, rtol=1e-4, atol=1e-5)
+    assert torch.equal(lm.generate(gpu, xc[:, :3], 6).cpu(), lm.generate(gpu, xc[:, :3], 6, use_cache=False).cpu())

@@ -433,3 +433,28 @@ def test_threads_option_scopes_the_cpu_thread_count():
             TrainerConfig(steps=2, device="cpu", show_progress=False, threads=1),
             [LambdaCallback(on_step_end=lambda tr: seen.append(torch.get_num_threads()))]).run()
     assert seen == [1, 1] and torch.get_num_threads() == before
+
+
+@pytest.mark.gpu
+def test_resume_on_cuda_equals_unbroken_run():
+    """The same contract on a GPU (CUDA RNG state saved too); written without a GPU at hand, runs where one is."""
+    def build(name, init_seed, autocast=None):
+        model = make_model(init_seed)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-2)
+        cfg = TrainerConfig(steps=20, schedule=WarmupCosine(warmup=3, total=20), grad_clip=0.5, device="cuda",
+                            name=name, show_progress=False, autocast=autocast)
+        return Trainer(model, opt, loss_fn, ShuffledBatches(N, 20, seed=11, tensors=(X, Y)), cfg, [LossLogger()])
+    whole = build("cuda-whole", 1).run()
+    part = build("cuda-part", 1)
+    part.run(until=8)
+    part.save_checkpoint()
+    resumed = build("cuda-part", 9)
+    assert resumed.resume()
+    resumed.run()
+    assert next(resumed.model.parameters()).device.type == "cuda"
+    for p, q in zip(whole.model.parameters(), resumed.model.parameters()):
+        assert torch.equal(p, q)
+    assert np.array_equal(whole.history("loss")[1], resumed.history("loss")[1])
+    bf16 = build("cuda-bf16", 1, autocast="bfloat16")
+    bf16.run(until=3)
+    assert np.isfinite(bf16.history("loss")[1]).all()
