@@ -8,9 +8,11 @@ What is reproduced
     The building blocks named in the abstract: batched, anti-diagonal-vectorised DTW, soft-DTW (and its
     divergence), TWED and a differentiable soft-TWED in torch (:mod:`.distances`); an ideal point model
     for pairwise comparisons with these distances (:mod:`.model`); Lipschitz checks, recovery,
-    robustness to noisy annotation, generalisation to unseen series (:mod:`.experiments`). Exact DTW and
-    TWED without gradients take a lean two-anti-diagonal path (:func:`.distances.dtw_nograd`,
-    :func:`.distances.twed_nograd`).
+    robustness to noisy annotation, generalisation to unseen series, pairwise comparisons against
+    individual labels at an equal budget, irregularly sampled series with TWED's time stamps
+    (:mod:`.experiments`). Exact DTW and TWED without gradients take a lean two-anti-diagonal path
+    (:func:`.distances.dtw_nograd`, :func:`.distances.twed_nograd`); with gradients, on the CPU, compiled
+    numba kernels (:mod:`.cpu_kernels`).
 
 What is our reconstruction
     Only the abstract was reachable. The likelihood (logistic link on distance differences), the

@@ -13,6 +13,14 @@ Every recursion is one dynamic programme over the ``T + S`` anti-diagonals of th
 anti-diagonal is updated for all pairs and all cells at once, so the Python loop has ``T + S - 1``
 iterations whatever the batch size. Autograd differentiates through it (float32 or float64).
 
+On the CPU, :func:`wavefront_min` (and soft-DTW with the squared cost, whose gradients with respect to the
+series come straight out of the kernel) runs in compiled numba loops instead (:mod:`.cpu_kernels`): pair
+after pair, forward and backward, with the soft-min weights stored in the forward pass. The tensor sweep is
+the path for CUDA tensors; :func:`wavefront_backend` selects either (the tests compare them).
+
+TWED takes optional time stamps ``tx``/``ty`` (irregular sampling; series of unequal lengths are allowed
+by every elastic distance).
+
 When no gradient is needed (``gamma == 0`` and either autograd is off or no input requires a gradient),
 :func:`dtw` and :func:`twed` take a leaner path, :func:`dtw_nograd` / :func:`twed_nograd`: the same
 anti-diagonal recursion, but it keeps only the last two anti-diagonals of ``R`` (buffers of shape
