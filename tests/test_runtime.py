@@ -10,22 +10,20 @@ import re
 import numpy as np
 import pytest
 
+from icmlbook.runtime import (ConfigError, Float, Grid, Int, IntGrid, OneOf, PositiveFloat, Probability, TupleOf,
+                              profile_config)
 from icmlbook.runtime import (ClaimsLedger, ProfileConfig, cached, check_profile, check_seed, pick_device,
-                              progress, require_float, require_int, rng, seed_everything, start_run,
+                              progress, rng, seed_everything, start_run,
                               verdict_from)
 from icmlbook.runtime.cache import CacheEntry, cache_key
 from icmlbook.runtime.context import RECORD_ENV
 
 
 # -- profiles ---------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
+@profile_config
 class _Cfg(ProfileConfig):
-    n: int = 10
-    lr: float = 0.1
-
-    def validate(self):
-        require_int(self, "n", minimum=2)
-        require_float(self, "lr", minimum=0.0, strict_minimum=True)
+    n: Int(ge=2) = 10
+    lr: PositiveFloat = 0.1
 
 
 _PRESETS = {"smoke": _Cfg(n=3), "default": _Cfg(), "full": _Cfg(n=100)}
@@ -394,8 +392,6 @@ def test_progress_yields_everything(capsys):
 
 
 # -- declarative configs ---------------------------------------------------------------------------
-from icmlbook.runtime import (ConfigError, Float, Grid, Int, IntGrid, OneOf, PositiveFloat, Probability,  # noqa: E402
-                              TupleOf, profile_config)
 
 
 @profile_config
@@ -515,18 +511,37 @@ def test_declared_config_is_a_frozen_dataclass():
         _Decl.for_profile("huge", _DECL_PRESETS)
 
 
-def test_require_grid_names_the_parameter():
-    from icmlbook.runtime import require_grid
+def test_a_config_not_declared_with_profile_config_refuses_to_build():
+    @dataclasses.dataclass(frozen=True)
+    class Plain(ProfileConfig):
+        n: int = 1
+
+    with pytest.raises(TypeError, match="Plain must be declared with @profile_config"):
+        Plain()
 
     @dataclasses.dataclass(frozen=True)
-    class G(ProfileConfig):
-        grid: tuple = (1, 2)
+    class Sub(_Cfg):  # a subclass that adds fields without declaring them
+        extra: int = 0
 
-    require_grid(G(), "grid", 0, strict=True, integer=True)
-    for bad, kwargs in [((), {}), ((1, 1), {}), ((0, 1), {"strict": True}), ((1.5,), {"integer": True}),
-                        ((1, float("nan")), {}), ([1, 2], {}), ((1, 99), {"maximum": 10})]:
-        with pytest.raises(ValueError, match="^grid="):
-            require_grid(G(grid=bad), "grid", 0, **kwargs)
+    with pytest.raises(TypeError, match="Sub must be declared with @profile_config"):
+        Sub()
+
+
+def test_every_chapter_config_is_declarative():
+    import importlib
+    import inspect
+    from pathlib import Path
+
+    import icmlbook
+
+    found = []
+    for config in sorted(Path(icmlbook.__file__).parent.glob("*/config.py")):
+        module = importlib.import_module(f"icmlbook.{config.parent.name}.config")
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and issubclass(cls, ProfileConfig) and cls.__module__ == module.__name__:
+                assert "__pydantic_fields__" in vars(cls), f"{cls.__qualname__} is not declared with @profile_config"
+                found.append(cls.__qualname__)
+    assert "GrokkingConfig" in found and len(found) >= 5
 
 
 # -- the claims registry -----------------------------------------------------------------------------

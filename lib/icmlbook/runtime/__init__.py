@@ -9,7 +9,7 @@ from .device import cpu_threads, default_dtype, describe_device, pick_device
 from .display import show_plotly
 from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntGrid, NonNegativeFloat, NonNegativeInt,
                        OneOf, PositiveFloat, PositiveInt, Probability, ProfileConfig, TupleOf, check_profile,
-                       check_seed, profile_config, require_choice, require_float, require_grid, require_int)
+                       check_seed, profile_config)
 from .progress import progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
@@ -22,6 +22,6 @@ __all__ = [
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
-    "require_choice", "require_float", "require_grid", "require_int", "progress", "Run", "start_run", "rng",
+    "progress", "Run", "start_run", "rng",
     "seed_everything", "PALETTE", "apply_style", "new_figure",
 ]

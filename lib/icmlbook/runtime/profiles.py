@@ -43,9 +43,8 @@ field is reported (one line each), the cross-field checks only once the fields a
 are validated too. ``dataclasses.replace``, ``dataclasses.fields``, ``as_dict()`` and pickling work as
 for any frozen dataclass.
 
-(The older style, a plain ``@dataclasses.dataclass(frozen=True)`` whose ``validate`` calls
-``require_int`` / ``require_float`` / ``require_grid`` / ``require_choice``, still works while the
-chapters move over.)
+A subclass of :class:`ProfileConfig` that is not declared with ``@profile_config`` (a plain
+``dataclasses.dataclass``) refuses to be built: its constraints would go unchecked.
 """
 
 from __future__ import annotations
@@ -83,68 +82,23 @@ def check_seed(seed: Any) -> int:
     return seed
 
 
-def require_int(cfg: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> None:
-    """Raise a ValueError naming ``name`` unless ``cfg.name`` is an int within the bounds."""
-    value = getattr(cfg, name)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name}={value!r} must be an integer")
-    _check_bounds(name, value, minimum, maximum)
-
-
-def require_float(cfg: Any, name: str, minimum: float | None = None, maximum: float | None = None,
-                  strict_minimum: bool = False) -> None:
-    """Raise a ValueError naming ``name`` unless ``cfg.name`` is a finite real number within bounds."""
-    value = getattr(cfg, name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ValueError(f"{name}={value!r} must be a real number")
-    if strict_minimum and minimum is not None and not value > minimum:
-        raise ValueError(f"{name}={value!r} is not allowed; it must be > {minimum}")
-    _check_bounds(name, value, None if strict_minimum else minimum, maximum)
-
-
-def require_choice(cfg: Any, name: str, allowed: tuple[Any, ...]) -> None:
-    value = getattr(cfg, name)
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {', '.join(map(str, allowed))}")
-
-
-def require_grid(cfg: Any, name: str, minimum: float | None = None, maximum: float | None = None, *,
-                 strict: bool = False, min_len: int = 1, integer: bool = False, unique: bool = True) -> None:
-    """Raise a ValueError naming ``name`` unless ``cfg.name`` is a tuple of at least ``min_len`` finite
-    numbers (integers with ``integer``), each ``>= minimum`` (``> minimum`` with ``strict``) and
-    ``<= maximum``, without repeats (unless ``unique=False``). Grids of a sweep are such tuples."""
-    values = getattr(cfg, name)
-    what = "integers" if integer else "real numbers"
-    if not isinstance(values, tuple) or len(values) < min_len:
-        raise ValueError(f"{name}={values!r} must be a tuple of at least {min_len} {what}")
-    kinds = (int,) if integer else (int, float)
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, kinds) or v != v or v in (float("inf"), float("-inf")):
-            raise ValueError(f"{name}={values!r}: every entry must be one of the finite {what}")
-        if minimum is not None and (v <= minimum if strict else v < minimum):
-            raise ValueError(f"{name}={values!r}: every entry must be {'>' if strict else '>='} {minimum}")
-        if maximum is not None and v > maximum:
-            raise ValueError(f"{name}={values!r}: every entry must be <= {maximum}")
-    if unique and len(set(values)) != len(values):
-        raise ValueError(f"{name}={values!r} must not repeat a value")
-
-
-def _check_bounds(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name}={value!r} is not allowed; it must be >= {minimum}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name}={value!r} is not allowed; it must be <= {maximum}")
+class ConfigError(ValueError):
+    """A config parameter has a value outside what is allowed; the message names it and the allowed values."""
 
 
 @dataclasses.dataclass(frozen=True)
 class ProfileConfig:
-    """Base class for a chapter's frozen, validated configuration."""
+    """Base class for a chapter's frozen, validated configuration; declare subclasses with
+    :func:`profile_config` (see the module docstring)."""
 
     def __post_init__(self) -> None:
+        if "__pydantic_fields__" not in type(self).__dict__:
+            raise TypeError(f"{type(self).__name__} must be declared with @profile_config (icmlbook.runtime.profiles), "
+                            "so that the constraints on its fields are checked")
         self.validate()
 
     def validate(self) -> None:  # overridden by chapters
-        """Check every field; raise ValueError naming the bad parameter and what is allowed."""
+        """The checks that involve several fields; raise ValueError naming the parameter and what is allowed."""
 
     @classmethod
     def for_profile(cls: type[T], profile: str, presets: Mapping[str, T], **overrides: Any) -> T:
@@ -152,11 +106,11 @@ class ProfileConfig:
         check_profile(profile)
         missing = [p for p in PROFILES if p not in presets]
         if missing:
-            raise ValueError(f"{cls.__name__} has no preset for profile(s) {missing}")
+            raise ConfigError(f"{cls.__name__} has no preset for profile(s) {missing}")
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(overrides) - names)
         if unknown:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown parameter(s) {unknown} for {cls.__name__}; allowed: {', '.join(sorted(names))}"
             )
         return dataclasses.replace(presets[profile], **overrides)
@@ -166,10 +120,6 @@ class ProfileConfig:
 
 
 # -- declarative configs (pydantic dataclasses) -------------------------------------------------------
-class ConfigError(ValueError):
-    """A config parameter has a value outside what is allowed; the message names it and the allowed values."""
-
-
 #: the pydantic settings of every chapter config: strict types, no unknown fields, finite numbers, defaults checked
 CONFIG_SETTINGS = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, validate_default=True,
                              arbitrary_types_allowed=True)
