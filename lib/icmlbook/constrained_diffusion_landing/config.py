@@ -1,0 +1,101 @@
+"""Sizes and decision thresholds of the constrained-diffusion chapter, per profile (thresholds fixed here
+before any run). The paper's S² setting is OLLA with a linear schedule 0.01 → 1.0 on T = 4 with N = 100 and
+ULLA 0.1 → 2.0 on T = 2 with N = 50, γ = 5, α = 50, implicit landing, a 5×512 MLP trained 20,000 epochs;
+``full`` approaches it, ``default`` and ``smoke`` shrink the network, the data and the epochs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.profiles import (Float, Grid, Int, IntGrid, OneOf, PositiveFloat, PositiveInt, Probability,
+                                ProfileConfig, profile_config)
+
+__all__ = ["LandingConfig", "PRESETS", "config_for"]
+
+
+@profile_config
+class LandingConfig(ProfileConfig):
+    """Every knob of the chapter.
+
+    Data and training (S² von Mises–Fisher mixture; capped sphere; earth catalogues)
+        n_train, n_test : points (n_test is also the number generated per model).
+        vmf_components : components of the mixture.
+        n_seeds : independent data draws and initialisations per variant (paired across variants).
+        epochs, width, depth, lr, batch_size, regen_every, ema : training (full batch when batch_size >= n_train).
+        olla_N, olla_sigma_min, olla_sigma_max, olla_T : the overdamped schedule; ulla_* the underdamped one;
+        gamma : ULLA friction; alpha : landing gain; landing : implicit or explicit.
+        earth : run the volcano catalogue too (the paper's own S² data).
+    Studies
+        drop_sigmas : σ_max of the projection-failure study on the torus; drop_points, drop_N.
+        prior_Ns : steps of the forward-to-prior study (torus); prior_points.
+        cost_ns : SO(n) sizes of the per-step cost study; cost_points.
+        landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2); sweep_points, sweep_N.
+    Thresholds
+        feas_mean_h : claim 1: mean |h| along every path below this (dossier: 1e-3 on S²).
+        terminal_tol : claim 1: violation after the terminal projection.
+        parity_margin : claims 4/5: JSD difference tolerated (upper 95% bound).
+        prior_alpha : claim 3: level of the MMD permutation test against the uniform law.
+        cost_ratio : claim 6: Newton's per-step time over landing's at the largest n.
+    """
+
+    n_train: PositiveInt = 2000
+    n_test: PositiveInt = 1000
+    vmf_components: PositiveInt = 6
+    n_seeds: Int(ge=2) = 3
+    epochs: PositiveInt = 150
+    width: PositiveInt = 128
+    depth: PositiveInt = 3
+    lr: PositiveFloat = 2e-3
+    batch_size: PositiveInt = 1000
+    regen_every: PositiveInt = 1
+    ema: Float(ge=0, lt=1) = 0.99
+    olla_N: Int(ge=2) = 100
+    olla_sigma_min: PositiveFloat = 0.01
+    olla_sigma_max: PositiveFloat = 1.0
+    olla_T: PositiveFloat = 4.0
+    ulla_N: Int(ge=2) = 50
+    ulla_sigma_min: PositiveFloat = 0.1
+    ulla_sigma_max: PositiveFloat = 2.0
+    ulla_T: PositiveFloat = 2.0
+    gamma: PositiveFloat = 5.0
+    alpha: PositiveFloat = 50.0
+    landing: OneOf("implicit", "explicit") = "implicit"
+    earth: bool = True
+    drop_sigmas: Grid(gt=0, min_len=2) = (0.25, 0.5, 1.0, 2.0)
+    drop_points: PositiveInt = 1000
+    drop_N: PositiveInt = 50
+    prior_Ns: IntGrid(ge=2, min_len=2) = (10, 20, 50, 100)
+    prior_points: Int(ge=50) = 600
+    cost_ns: IntGrid(ge=2, min_len=2) = (3, 4, 6, 8, 10)
+    cost_points: PositiveInt = 2048
+    landing_scales: Grid(gt=0, lt=2, min_len=3) = (0.01, 0.1, 1.0, 1.9)
+    sweep_points: PositiveInt = 1000
+    sweep_N: PositiveInt = 100
+    feas_mean_h: PositiveFloat = 1e-3
+    terminal_tol: PositiveFloat = 1e-6
+    parity_margin: PositiveFloat = 0.02
+    prior_alpha: Probability = 0.05
+    cost_ratio: PositiveFloat = 2.0
+
+    def validate(self) -> None:
+        if self.ulla_N >= self.olla_N:
+            raise ValueError(f"ulla_N={self.ulla_N!r} is not allowed; the efficiency claim compares ULLA at fewer steps "
+                             f"than OLLA (olla_N={self.olla_N})")
+        for p in ("olla", "ulla"):
+            if getattr(self, f"{p}_sigma_min") > getattr(self, f"{p}_sigma_max"):
+                raise ValueError(f"{p}_sigma_min={getattr(self, f'{p}_sigma_min')!r} is not allowed; it must be <= "
+                                 f"{p}_sigma_max={getattr(self, f'{p}_sigma_max')}")
+
+
+PRESETS: dict[str, LandingConfig] = {
+    "smoke": LandingConfig(n_train=600, n_test=600, n_seeds=2, epochs=150, width=64, depth=3, batch_size=600,
+                           olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
+                           prior_points=300, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300, sweep_N=30),
+    "default": LandingConfig(n_train=1500, epochs=200, batch_size=750),
+    "full": LandingConfig(n_train=8000, n_test=2000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
+                          cost_points=4096, prior_points=2000),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> LandingConfig:
+    return LandingConfig.for_profile(profile, PRESETS, **overrides)

@@ -1,0 +1,236 @@
+"""The chapter's experiments; each returns a plain dataclass or dict (cached by the notebook)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from ..runtime.progress import progress
+from .config import LandingConfig
+from .constraints import CappedSphere, Sphere, SpecialOrthogonal, Torus
+from .data import capped_vmf_mixture, earth_data, rotation_mixture, split, torus_mixture, vmf_mixture
+from .metrics import histogram_jsd, mmd2, sliced_wasserstein
+from .model import sample, train_model
+from .sde import METHODS, Schedule, forward_paths
+
+__all__ = ["schedules", "QualityStudy", "quality_study", "drop_study", "prior_study", "cost_study", "mixed_study",
+           "landing_sweep", "mmd_permutation_test", "forward_feasibility", "earth_study"]
+
+
+def schedules(cfg: LandingConfig) -> dict[str, tuple[Schedule, int]]:
+    so = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
+    su = Schedule("linear", cfg.ulla_sigma_min, cfg.ulla_sigma_max, cfg.ulla_T)
+    return {"OLLA": (so, cfg.olla_N), "OLLA-P": (so, cfg.olla_N), "ULLA": (su, cfg.ulla_N), "ULLA-P": (su, cfg.ulla_N)}
+
+
+def _train_kw(cfg: LandingConfig) -> dict:
+    return dict(epochs=cfg.epochs, batch_size=cfg.batch_size, width=cfg.width, depth=cfg.depth, lr=cfg.lr,
+                gamma=cfg.gamma, alpha=cfg.alpha, landing=cfg.landing, regen_every=cfg.regen_every, ema=cfg.ema)
+
+
+@dataclasses.dataclass
+class QualityStudy:
+    records: list[dict]                  # one per (seed, method): JSD, MMD, SW, violations, costs
+    backward_traces: dict[str, np.ndarray]   # method -> (N+1,) mean violation along the backward path (seed 0)
+    uniform_jsd: list[float]             # JSD(uniform on S², test) per seed: the no-learning reference
+    globe: tuple = ()                    # (OLLA samples, held-out points) of seed 0, for the globe figure
+
+    def values(self, method: str, key: str) -> np.ndarray:
+        return np.array([r[key] for r in self.records if r["method"] == method], dtype=float)
+
+
+def quality_study(cfg: LandingConfig, seed: int, methods: Sequence[str] = METHODS) -> QualityStudy:
+    """Every variant trained on the same data per seed (fresh data and initialisation per seed), sampled, and
+    scored against held-out points of the same mixture."""
+    cs = Sphere(eps=0.1)
+    sch = schedules(cfg)
+    records, traces, unif, globe = [], {}, [], ()
+    for s in progress(range(cfg.n_seeds), desc="quality: seeds"):
+        data = vmf_mixture(cfg.n_train + cfg.n_test, seed=1000 * seed + s, k=cfg.vmf_components)
+        train, test = data[: cfg.n_train], data[cfg.n_train:]
+        unif.append(histogram_jsd(cs.uniform(cfg.n_test, torch.Generator().manual_seed(7 + s)), test))
+        for m in methods:
+            schedule, N = sch[m]
+            tm = train_model(cs, train, m, schedule, N, seed=100 * s + 1, desc=f"seed {s}: {m}", **_train_kw(cfg))
+            out = sample(tm, cs, cfg.n_test, schedule, N, seed=100 * s + 2, alpha=cfg.alpha, landing=cfg.landing,
+                         gamma=cfg.gamma)
+            gen = out["samples"]
+            ok = ~out["dropped"]
+            viol = out["violation"]
+            rec = {"seed": s, "method": m, "N": N, "nfe": out["nfe"], "jsd": histogram_jsd(gen[ok], test),
+                   "mmd2": mmd2(gen[ok], test), "sw": sliced_wasserstein(gen[ok][: len(test)], test[: int(ok.sum())]),
+                   "dropped_samples": int(out["dropped"].sum()), "dropped_paths": tm.dropped_paths,
+                   "generated_paths": tm.generated_paths, "train_seconds": tm.train_seconds,
+                   "path_seconds": tm.path_seconds, "sample_seconds": out["seconds"], "path_megabytes": tm.peak_path_bytes / 2**20,
+                   "max_mean_violation_backward": float(torch.nan_to_num(viol, posinf=1e9).mean(1).max()),
+                   "terminal_violation": float(cs.violations(gen)["max_abs_h"]), "final_loss": tm.losses[-1]}
+            records.append(rec)
+            if s == 0:
+                traces[m] = torch.nan_to_num(viol, posinf=1e9).mean(1).numpy()
+                if m == "OLLA":
+                    globe = (gen.numpy(), test.numpy())
+    return QualityStudy(records, traces, unif, globe)
+
+
+def forward_feasibility(cfg: LandingConfig, seed: int) -> dict:
+    """Mean constraint violation at every step of the forward training paths, OLLA and ULLA (S² data)."""
+    cs = Sphere(eps=0.1)
+    data = vmf_mixture(cfg.n_train, seed=1000 * seed, k=cfg.vmf_components)
+    out = {}
+    for m in ("OLLA", "ULLA"):
+        schedule, N = schedules(cfg)[m]
+        fp = forward_paths(cs, data, schedule, N, m, torch.Generator().manual_seed(seed), alpha=cfg.alpha,
+                           landing=cfg.landing, gamma=cfg.gamma)
+        out[m] = {"trace": fp.violation.mean(1).numpy(), "terminal": float(cs.violations(fp.x[-1])["max_abs_h"]),
+                  "dropped": int(fp.dropped.sum())}
+    return out
+
+
+def drop_study(cfg: LandingConfig, seed: int) -> dict:
+    """Projection failures against step size on the torus cut by a half-space (nonconvex, with a boundary,
+    and with an axis where the constraint's gradient blows up): OLLA (landing) and OLLA-P (Newton)."""
+    cs = Torus(1.0, 0.4, halfspace=0.6, eps=0.05)
+    x0 = torus_mixture(cfg.drop_points, seed, cs)
+    rows = []
+    for sig in progress(cfg.drop_sigmas, desc="projection failures"):
+        schedule = Schedule("linear", sig / 10, sig, 1.0)
+        dt = schedule.T / cfg.drop_N
+        row = {"sigma_max": sig, "dt_sigma2": dt * sig * sig}
+        for m in ("OLLA", "OLLA-P"):
+            fp = forward_paths(cs, x0, schedule, cfg.drop_N, m, torch.Generator().manual_seed(seed), alpha=cfg.alpha,
+                               landing="implicit", terminal=True)
+            bad = fp.dropped | fp.terminal_failed | ~torch.isfinite(fp.x[-1]).all(1)
+            row[f"{m}_drop_rate"] = float(bad.float().mean())
+            row[f"{m}_max_violation"] = float(torch.nan_to_num(fp.violation[:, ~bad], posinf=1e9).max()) if (~bad).any() else float("nan")
+        rows.append(row)
+    return {"rows": rows, "set": cs.name}
+
+
+def mmd_permutation_test(x: torch.Tensor, y: torch.Tensor, n_perm: int, seed: int) -> tuple[float, float]:
+    """MMD² and its permutation p-value (pooled samples relabelled ``n_perm`` times)."""
+    stat = mmd2(x, y)
+    pooled = torch.cat([x, y])
+    g = torch.Generator().manual_seed(seed)
+    d = torch.cdist(pooled, pooled)
+    h = float(d[torch.triu(torch.ones_like(d, dtype=torch.bool), 1)].median())
+    stat = mmd2(x, y, h)
+    count = 0
+    for _ in range(n_perm):
+        p = torch.randperm(len(pooled), generator=g)
+        count += mmd2(pooled[p[: len(x)]], pooled[p[len(x):]], h) >= stat
+    return stat, (count + 1) / (n_perm + 1)
+
+
+def prior_study(cfg: LandingConfig, seed: int, n_perm: int = 200) -> dict:
+    """Does the forward marginal at T reach the uniform law on the torus (where, unlike S², no symmetry makes
+    it uniform for free), and how fast in N, OLLA against ULLA."""
+    cs = Torus(1.0, 0.4, eps=0.05)
+    x0 = torus_mixture(cfg.prior_points, seed, cs)
+    ref = cs.uniform(cfg.prior_points, torch.Generator().manual_seed(seed + 99))
+    start = {"mmd2": mmd_permutation_test(x0, ref, n_perm, seed)[0]}
+    rows = []
+    for N in progress(cfg.prior_Ns, desc="forward to the prior"):
+        row = {"N": N}
+        for m in ("OLLA", "ULLA"):
+            schedule = schedules(cfg)[m][0]
+            fp = forward_paths(cs, x0, schedule, N, m, torch.Generator().manual_seed(seed + N), alpha=cfg.alpha,
+                               landing="implicit", gamma=cfg.gamma)
+            ok = torch.isfinite(fp.x[-1]).all(1) & ~fp.terminal_failed
+            stat, p = mmd_permutation_test(fp.x[-1][ok], ref, n_perm, seed + N)
+            row[f"{m}_mmd2"], row[f"{m}_p"], row[f"{m}_lost"] = stat, p, int((~ok).sum())
+        rows.append(row)
+    return {"rows": rows, "start_mmd2": start["mmd2"], "set": cs.name}
+
+
+def _best_time(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def cost_study(cfg: LandingConfig, seed: int, step: float = 0.1) -> dict:
+    """Per-step cost on SO(n) as the number of constraints n(n+1)/2 grows: one landing correction (a p×p
+    solve) against the Newton projection (iterated), both from the same off-manifold points (a tangent step
+    of size ``step``), with the generic autodiff Jacobians for both."""
+    rows = []
+    for n in progress(cfg.cost_ns, desc="landing vs Newton on SO(n)"):
+        so = SpecialOrthogonal(n)
+        g = torch.Generator().manual_seed(seed + n)
+        X = rotation_mixture(cfg.cost_points, seed + n, so)
+        Y = X + so.project_tangent_exact(X, step * torch.randn(X.shape, generator=g, dtype=torch.float64))
+        from .constraints import ConstraintSet
+
+        def landing():
+            return Y - ConstraintSet.landing_direction(so, Y)
+
+        def newton():
+            return ConstraintSet.newton_project(so, Y)
+
+        t_land, t_newton = _best_time(landing), _best_time(newton)
+        _, failed, iters = ConstraintSet.newton_project(so, Y)
+        after = so.violations(landing())
+        rows.append({"n": n, "constraints": so.n_eq, "dim": so.dim, "landing_seconds": t_land, "newton_seconds": t_newton,
+                     "newton_iterations_mean": float(iters.float().mean()), "newton_failed": int(failed.sum()),
+                     "landing_violation_after": after["max_abs_h"], "before": so.violations(Y)["max_abs_h"]})
+    return {"rows": rows, "points": cfg.cost_points}
+
+
+def mixed_study(cfg: LandingConfig, seed: int) -> dict:
+    """Equalities and inequalities together: the capped sphere with a bite; OLLA trained and sampled."""
+    cs = CappedSphere(eps=0.05)
+    data = capped_vmf_mixture(cfg.n_train + cfg.n_test, seed, cs)
+    train, test = data[: cfg.n_train], data[cfg.n_train:]
+    schedule, N = schedules(cfg)["OLLA"]
+    tm = train_model(cs, train, "OLLA", schedule, N, seed=seed + 5, desc="capped sphere: OLLA", **_train_kw(cfg))
+    out = sample(tm, cs, cfg.n_test, schedule, N, seed=seed + 6, alpha=cfg.alpha, landing=cfg.landing)
+    before, after = cs.violations(out["before_terminal"]), cs.violations(out["samples"])
+    unif = cs.uniform(cfg.n_test, torch.Generator().manual_seed(seed + 7))
+    return {"before": before, "after": after, "jsd": histogram_jsd(out["samples"], test),
+            "uniform_jsd": histogram_jsd(unif, test), "inside": float(cs.inside(out["samples"]).float().mean()),
+            "samples": out["samples"].numpy(), "test": test.numpy(), "terminal_failed": int(out["terminal_failed"].sum()),
+            "trace": torch.nan_to_num(out["violation"], posinf=1e9).mean(1).numpy()}
+
+
+def landing_sweep(cfg: LandingConfig, seed: int) -> dict:
+    """Explicit landing at gains α σ_max² Δt in ``landing_scales``, and implicit landing, on S² forward paths:
+    the mean |h| along the path."""
+    cs = Sphere()
+    schedule = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
+    dt = schedule.T / cfg.sweep_N
+    x0 = vmf_mixture(cfg.sweep_points, seed, k=cfg.vmf_components)
+    rows = []
+    for scale in cfg.landing_scales:
+        alpha = scale / (cfg.olla_sigma_max ** 2 * dt)
+        fp = forward_paths(cs, x0, schedule, cfg.sweep_N, "OLLA", torch.Generator().manual_seed(seed), alpha=alpha,
+                           landing="explicit", terminal=False)
+        rows.append({"mode": "explicit", "scale": scale, "alpha": alpha, "mean_abs_h": float(fp.violation[1:].mean()),
+                     "trace": fp.violation.mean(1).numpy()})
+    fp = forward_paths(cs, x0, schedule, cfg.sweep_N, "OLLA", torch.Generator().manual_seed(seed), landing="implicit",
+                       terminal=False)
+    rows.append({"mode": "implicit", "scale": float("nan"), "alpha": float("nan"), "mean_abs_h": float(fp.violation[1:].mean()),
+                 "trace": fp.violation.mean(1).numpy()})
+    return {"rows": rows}
+
+
+def earth_study(cfg: LandingConfig, seed: int) -> dict | None:
+    """OLLA and ULLA on the paper's volcano catalogue (80/10/10 split), one seed."""
+    if not cfg.earth:
+        return None
+    cs = Sphere(eps=0.1)
+    x = earth_data("volcano")
+    train, _, test = split(x, seed)
+    out = {"n_train": len(train), "n_test": len(test)}
+    for m in ("OLLA", "ULLA"):
+        schedule, N = schedules(cfg)[m]
+        tm = train_model(cs, train, m, schedule, N, seed=seed + 11, desc=f"volcano: {m}", **_train_kw(cfg))
+        res = sample(tm, cs, 2000, schedule, N, seed=seed + 12, alpha=cfg.alpha, landing=cfg.landing, gamma=cfg.gamma)
+        out[m] = {"jsd": histogram_jsd(res["samples"], test), "nfe": res["nfe"]}
+    out["uniform_jsd"] = histogram_jsd(cs.uniform(2000, torch.Generator().manual_seed(seed)), test)
+    return out

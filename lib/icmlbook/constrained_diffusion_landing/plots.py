@@ -1,0 +1,149 @@
+"""Figures of the constrained-diffusion chapter (pyplot-free matplotlib, one plotly globe); titles computed."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..runtime import PALETTE, new_figure
+from .constraints import Sphere
+from .data import xyz_to_latlon
+
+__all__ = ["landing_vs_projection_figure", "feasibility_figure", "drop_figure", "prior_figure", "quality_figure",
+           "globe_plotly", "cost_figure", "sweep_figure", "mixed_figure"]
+
+COLORS = {"OLLA": PALETTE[0], "ULLA": PALETTE[1], "OLLA-P": PALETTE[2], "ULLA-P": PALETTE[3]}
+
+
+def landing_vs_projection_figure(step: float = 0.9, seed: int = 0):
+    """On the unit circle: one tangent step from a point, then the exact projection and one implicit landing
+    step (a Gauss–Newton correction at the post-step point)."""
+    cs = Sphere(2)
+    x = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
+    y = x + cs.project_tangent(x, torch.tensor([[0.0, step]], dtype=torch.float64))
+    proj, _ = cs.project(y)
+    land = cs.land(y, mode="implicit")
+    fig, ax = new_figure(1, 1, width=4.8, height=4.4)
+    th = np.linspace(0, 2 * np.pi, 400)
+    ax.plot(np.cos(th), np.sin(th), color="0.6", lw=1, label="the set |x| = 1")
+    for pt, lab, c in ((x, "start", "black"), (y, "after the tangent step", PALETTE[3]),
+                       (proj, "projection", PALETTE[2]), (land, "landing (one solve)", PALETTE[0])):
+        ax.scatter(*pt[0].numpy(), color=c, zorder=3, label=lab)
+    ax.annotate("", y[0].numpy(), x[0].numpy(), arrowprops=dict(arrowstyle="->", color=PALETTE[3]))
+    ax.annotate("", land[0].numpy(), y[0].numpy(), arrowprops=dict(arrowstyle="->", color=PALETTE[0]))
+    h_land = float(land.norm() ** 2 - 1)
+    ax.set(aspect="equal", xlim=(-0.2, 1.6), ylim=(-0.4, 1.3), xlabel="x₁", ylabel="x₂",
+           title=f"Landing leaves h = {h_land:.3f} after one solve (tangent step {step})")
+    ax.legend(fontsize=7, loc="lower left")
+    return fig
+
+
+def feasibility_figure(forward: dict, backward: dict):
+    fig, ax = new_figure(1, 2, width=10, height=3.6)
+    for m, r in forward.items():
+        ax[0].semilogy(np.maximum(r["trace"], 1e-17), color=COLORS[m], label=m)
+    for m, tr in backward.items():
+        if not m.endswith("-P"):
+            ax[1].semilogy(np.maximum(tr, 1e-17), color=COLORS[m], label=m)
+    ax[0].set(xlabel="forward step k", ylabel="mean |h| over paths", title="Forward paths (training data)")
+    ax[1].set(xlabel="backward step", ylabel="mean |h| over samples", title="Backward paths (generation)")
+    for a in ax:
+        a.legend(fontsize=8)
+    return fig
+
+
+def drop_figure(drop: dict):
+    rows = drop["rows"]
+    x = [r["dt_sigma2"] for r in rows]
+    fig, ax = new_figure(1, 2, width=10, height=3.6)
+    ax[0].plot(x, [r["OLLA-P_drop_rate"] for r in rows], "o-", color=COLORS["OLLA-P"], label="OLLA-P (Newton)")
+    ax[0].plot(x, [r["OLLA_drop_rate"] for r in rows], "s--", color=COLORS["OLLA"], label="OLLA (landing)")
+    ax[0].set(xscale="log", xlabel="Δt · σ_max²", ylabel="dropped trajectories", title=f"Failures on the {drop['set']}")
+    ax[1].loglog(x, [max(r["OLLA_max_violation"], 1e-17) for r in rows], "s-", color=COLORS["OLLA"])
+    ax[1].set(xlabel="Δt · σ_max²", ylabel="worst violation along the path", title="Landing's price: it may leave the set")
+    ax[0].legend(fontsize=8)
+    return fig
+
+
+def prior_figure(prior: dict):
+    rows = prior["rows"]
+    N = [r["N"] for r in rows]
+    fig, ax = new_figure(1, 1, width=6, height=3.6)
+    for m in ("OLLA", "ULLA"):
+        ax.plot(N, [r[f"{m}_mmd2"] for r in rows], "o-", color=COLORS[m], label=m)
+    ax.axhline(prior["start_mmd2"], color="0.5", ls=":", label="the data (t = 0)")
+    ax.set(xscale="log", xlabel="steps N", ylabel="MMD² to the uniform law", title=f"Forward marginal at T on the {prior['set']}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def quality_figure(quality):
+    methods = ["OLLA", "ULLA", "OLLA-P", "ULLA-P"]
+    fig, ax = new_figure(1, 2, width=10, height=3.6)
+    j = [quality.values(m, "jsd") for m in methods]
+    ax[0].bar(range(4), [v.mean() for v in j], yerr=[v.std(ddof=1) if len(v) > 1 else 0 for v in j],
+              color=[COLORS[m] for m in methods], capsize=3)
+    for i, v in enumerate(j):
+        ax[0].scatter(np.full(len(v), i), v, color="black", s=8, zorder=3)
+    ax[0].axhline(np.mean(quality.uniform_jsd), color="0.5", ls=":", label="uniform law")
+    ax[0].set_xticks(range(4), methods)
+    ax[0].set(ylabel="JSD to held-out data (30×30 lat/lon bins)", title="Sample quality (dots: seeds)")
+    ax[0].legend(fontsize=8)
+    t = [quality.values(m, "train_seconds").mean() for m in methods]
+    nfe = [quality.values(m, "nfe")[0] for m in methods]
+    ax[1].bar(range(4), t, color=[COLORS[m] for m in methods])
+    for i, (tt, n) in enumerate(zip(t, nfe)):
+        ax[1].text(i, tt, f"NFE {n:.0f}", ha="center", va="bottom", fontsize=8)
+    ax[1].set_xticks(range(4), methods)
+    ax[1].set(ylabel="training time per run (s, wall clock)", title="Cost")
+    return fig
+
+
+def globe_plotly(samples: np.ndarray, test: np.ndarray, title: str):
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for pts, name, c in ((test, "held-out data", PALETTE[7]), (samples, "generated", PALETTE[0])):
+        p = np.asarray(pts)[:1500]
+        fig.add_trace(go.Scatter3d(x=p[:, 0], y=p[:, 1], z=p[:, 2], mode="markers", name=name,
+                                   marker=dict(size=2, color=c, opacity=0.6)))
+    fig.update_layout(title=title, height=480, scene=dict(aspectmode="cube"), margin=dict(l=0, r=0, t=40, b=0))
+    return fig
+
+
+def cost_figure(cost: dict):
+    rows = cost["rows"]
+    p = [r["constraints"] for r in rows]
+    fig, ax = new_figure(1, 1, width=6, height=3.6)
+    ax.loglog(p, [r["landing_seconds"] * 1e3 for r in rows], "o-", color=COLORS["OLLA"], label="landing (one solve)")
+    ax.loglog(p, [r["newton_seconds"] * 1e3 for r in rows], "s-", color=COLORS["OLLA-P"], label="Newton projection")
+    for r in rows:
+        ax.annotate(f"SO({r['n']}), {r['newton_iterations_mean']:.1f} it.", (r["constraints"], r["newton_seconds"] * 1e3),
+                    fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set(xlabel="number of equality constraints n(n+1)/2", ylabel=f"ms per step ({cost['points']} points)",
+           title="Per-step cost on SO(n) (wall clock)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def sweep_figure(sweep: dict):
+    fig, ax = new_figure(1, 1, width=6.4, height=3.6)
+    for i, r in enumerate(sweep["rows"]):
+        lab = f"explicit, gain {r['scale']:g}" if r["mode"] == "explicit" else "implicit"
+        ax.semilogy(np.maximum(r["trace"], 1e-17), color=PALETTE[i % len(PALETTE)], label=lab)
+    ax.set(xlabel="forward step k", ylabel="mean |h| over paths", title="Landing gain α σ² Δt on S²")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def mixed_figure(mixed: dict, cap: float = 0.8):
+    fig, ax = new_figure(1, 2, width=10, height=3.6, sharey=True)
+    for a, pts, name in ((ax[0], mixed["test"], "held-out data"), (ax[1], mixed["samples"], "generated (OLLA)")):
+        la, lo = xyz_to_latlon(torch.as_tensor(pts))
+        a.scatter(lo, la, s=3, alpha=0.5, color=PALETTE[0] if "gen" in name else PALETTE[7])
+        lim = np.degrees(np.arcsin(cap))
+        for s in (1, -1):
+            a.axhspan(s * lim, s * 90, color=PALETTE[3], alpha=0.08)
+        a.set(xlabel="longitude (°)", title=name, xlim=(-180, 180), ylim=(-90, 90))
+    ax[0].set_ylabel("latitude (°)")
+    return fig
