@@ -88,7 +88,7 @@ class LandingConfig(ProfileConfig):
 
 
 PRESETS: dict[str, LandingConfig] = {
-    "smoke": LandingConfig(n_train=600, n_test=600, n_seeds=2, epochs=150, width=64, depth=3, batch_size=600,
+    "smoke": LandingConfig(n_train=500, n_test=500, n_seeds=2, epochs=100, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
                            prior_points=300, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300, sweep_N=30),
     "default": LandingConfig(n_train=1500, epochs=200, batch_size=750),
