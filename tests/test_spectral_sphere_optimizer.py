@@ -295,3 +295,52 @@ def test_train_run_measures_the_sphere_and_the_drift():
         TrainSpec("sso", width=64, lr=1e-2, radius=0.0)
     with pytest.raises(ValueError, match="optimizer"):
         TrainSpec("lion", width=64, lr=1e-2)
+
+
+def test_sweep_summaries_fits_and_msign_on_real_momenta(tmp_path, monkeypatch):
+    import numpy as np
+
+    from icmlbook.spectral_sphere_optimizer import experiments as ex
+
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path))
+    data = ex.code_data(modules=("json", "textwrap"))
+    spec = ex.TrainSpec("muonsphere", width=64, lr=1e-2, n_layer=1, steps=6, warmup=1, seq_len=16, batch=4,
+                        track_every=3, val_batches=1, keep_momenta=True)
+    first = ex.run_sweep([spec], data, show_progress=False)[0]
+    assert list(tmp_path.glob("sso-run/*.pkl"))                             # cached
+    again = ex.run_sweep([spec], data, show_progress=False)[0]
+    assert np.array_equal(first.loss, again.loss) and again.seconds_per_step == first.seconds_per_step
+    acc = ex.msign_accuracy(first.momentum_blocks())                         # claim 4 on real momenta
+    assert len(first.momenta) == 7 and acc["rel_error"].shape == (3 * 2 + 4,)  # q/k/v in 2 heads, o/gate/up/down
+    assert (acc["s_max"] < 1 + 1e-4).all() and (acc["s_min"] > 0).all()
+    # summaries on hand-made results
+    def fake(opt, width, lr, loss):
+        return dataclasses.replace(first, spec=dataclasses.replace(spec, optimizer=opt, width=width, lr=lr),
+                                   val_loss=np.array([9.0, loss]))
+    import dataclasses
+    runs = [fake("sso", 64, 1e-2, 2.0), fake("sso", 64, 3e-2, 2.5), fake("sso", 128, 1e-2, 1.9),
+            fake("sso", 128, 3e-2, 1.95), fake("adamw", 64, 3e-3, 2.2), fake("adamw", 128, 1e-3, 2.1),
+            fake("adamw", 128, 3e-3, 2.3)]
+    best = ex.best_learning_rates(runs)
+    assert best == {("sso", 64): 1e-2, ("sso", 128): 1e-2, ("adamw", 64): 3e-3, ("adamw", 128): 1e-3}
+    assert ex.log2_lr_spread(best, "sso") == 0.0
+    assert ex.log2_lr_spread(best, "adamw") == pytest.approx(math.log2(3))
+    with pytest.raises(ValueError, match="no runs"):
+        ex.log2_lr_spread(best, "muon")
+    c = np.array([0.5, 1.0, 2.0, 4.0])
+    k, lo, hi = ex.power_law_fit(c, 3.0 * c ** 0.7 * np.array([1.01, 0.99, 1.0, 1.005]))
+    assert lo < 0.7 < hi and k == pytest.approx(0.7, abs=0.02)
+    with pytest.raises(ValueError, match=">= 3 points"):
+        ex.power_law_fit([1, 2], [1, 2])
+
+
+def test_h_curve_newton_schulz_follows_the_exact_one():
+    import numpy as np
+
+    from icmlbook.spectral_sphere_optimizer.experiments import h_curve
+
+    G, W = torch.randn(24, 40, generator=gen(20)), torch.randn(24, 40, generator=gen(21))
+    lams = np.linspace(-2, 2, 21)
+    ns, exact = h_curve(G, W, lams)
+    assert (np.diff(exact) >= -1e-9).all() and exact[0] < 0 < exact[-1]
+    assert np.abs(ns - exact).max() < 1e-3

@@ -31,7 +31,8 @@ from ..lm import GPT, ByteTokenizer, GPTConfig, MixtureSampler, constant_weights
 from ..training import ActivationStats, Callback, Evaluate, LossLogger, Trainer, TrainerConfig, WarmupCosine
 from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 
-__all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run"]
+__all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
+           "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -81,6 +82,7 @@ class TrainSpec:
     seed: int = 0
     track_every: int = 10
     val_batches: int = 4
+    keep_momenta: bool = False
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
@@ -115,6 +117,17 @@ class RunResult:
     solver_fallbacks: int
     seconds_per_step: float
     n_parameters: int
+    momenta: dict | None = None                 # name -> the matrix optimiser's momentum at the end (keep_momenta)
+
+    def momentum_blocks(self) -> list[torch.Tensor]:
+        """The momenta as the matrix optimiser orthogonalises them: q/k/v split into heads (d_head rows), the other
+        matrices whole (needs ``keep_momenta``)."""
+        if self.momenta is None:
+            raise ValueError("this run kept no momenta; set keep_momenta=True in its TrainSpec")
+        out = []
+        for name, m in self.momenta.items():
+            out += list(_blocks(m, _block_rows(name, self.spec.d_head)))
+        return out
 
     @property
     def final_val_loss(self) -> float:
@@ -235,4 +248,93 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         sphere_deviation=hist("sphere_deviation")[1] if on_sphere else empty,
         update_ratio=hist("update_ratio")[1] if on_sphere else empty,
         msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
-        seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True))
+        seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True),
+        momenta={n: opt.optimizers[0].state[p]["momentum"].detach().cpu().clone() for n, p in hidden}
+        if spec.keep_momenta and spec.optimizer != "adamw" else None)
+
+
+# -- sweeps and their summaries ------------------------------------------------------------------------------
+def run_sweep(specs: list[TrainSpec], data: CodeData, *, device: str = "cpu", threads: int | None = 1,
+              show_progress: bool = True, cache: bool = True) -> list[RunResult]:
+    """Every run of ``specs`` (in order) with a progress bar over the runs; each cached in the book's cache
+    (``icmlbook.runtime.cached``) under its spec, the corpus hash and the device (the cache key also covers the
+    code of this package and of the book packages it imports: the lab and the trainer)."""
+    from ..runtime.cache import cached
+    from ..runtime.progress import progress
+
+    out = []
+    for spec in progress(specs, total=len(specs), desc="SSO sweep", disable=not show_progress):
+        run = lambda spec=spec: train_run(spec, data, device=device, threads=threads)
+        if cache:
+            out.append(cached("sso-run", run, config={"spec": spec, "corpus": data.sha256, "device": device,
+                                                      "threads": threads}))
+        else:
+            out.append(run())
+    return out
+
+
+def best_learning_rates(results: list[RunResult]) -> dict[tuple[str, int], float]:
+    """(optimizer, width) -> the learning rate of the lowest final validation loss (mean over seeds)."""
+    table: dict[tuple[str, int], dict[float, list[float]]] = {}
+    for r in results:
+        table.setdefault((r.spec.optimizer, r.spec.width), {}).setdefault(r.spec.lr, []).append(r.final_val_loss)
+    return {k: min(v, key=lambda lr: (np.mean(v[lr]), lr)) for k, v in table.items()}
+
+
+def log2_lr_spread(best: dict[tuple[str, int], float], optimizer: str) -> float:
+    """max - min over widths of log2(optimal learning rate) for one optimiser (0 = the same optimum everywhere)."""
+    lrs = [lr for (opt, _), lr in best.items() if opt == optimizer]
+    if not lrs:
+        raise ValueError(f"no runs of optimizer={optimizer!r}")
+    logs = np.log2(lrs)
+    return float(logs.max() - logs.min())
+
+
+def power_law_fit(x, y, level: float = 0.95) -> tuple[float, float, float]:
+    """Least-squares slope of log y on log x and its ``level`` confidence interval (t distribution):
+    ``(exponent, low, high)``; needs at least three points."""
+    from scipy import stats
+
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 3:
+        raise ValueError(f"a power-law fit with a confidence interval needs >= 3 points; got {lx.size}")
+    res = stats.linregress(lx, ly)
+    half = stats.t.ppf(0.5 + level / 2, lx.size - 2) * res.stderr
+    return float(res.slope), float(res.slope - half), float(res.slope + half)
+
+
+def msign_accuracy(matrices: list[torch.Tensor], steps: int = 8) -> dict[str, np.ndarray]:
+    """Our Newton–Schulz msign (Polar-Express, fp32) on each matrix against the SVD polar factor: relative
+    Frobenius error, smallest and largest singular value of the result (claim 4 on real training momenta)."""
+    from .linalg import POLAR_EXPRESS, msign, msign_svd
+
+    err, lo, hi = [], [], []
+    for M in matrices:
+        M = M.detach().float()
+        O, E = msign(M, POLAR_EXPRESS, steps=steps), msign_svd(M.double()).float()
+        s = torch.linalg.svdvals(O.double())[: min(M.shape)]
+        err.append(float((O - E).norm() / E.norm()))
+        lo.append(float(s.min()))
+        hi.append(float(s.max()))
+    return {"rel_error": np.array(err), "s_min": np.array(lo), "s_max": np.array(hi)}
+
+
+def momenta_of(optimizer) -> list[torch.Tensor]:
+    """The momentum buffers of the matrix optimiser of :func:`.optim.make_optimizer` (SSO/MuonSphere/Muon)."""
+    matrix = optimizer.optimizers[0]
+    return [st["momentum"] for st in matrix.state.values() if "momentum" in st]
+
+
+def h_curve(G: torch.Tensor, W: torch.Tensor, lams) -> tuple[np.ndarray, np.ndarray]:
+    """h(lambda) on a grid for one gradient G and weight W (Theta = u1 v1^T of W), with our msign and with the
+    exact SVD polar factor: ``(h_newton_schulz, h_exact)``, each (len(lams),)."""
+    from .linalg import msign_svd
+    from .solver import h_value
+
+    U, _, Vh = torch.linalg.svd(W.double())
+    Theta = (U[:, :1] @ Vh[:1]).unsqueeze(0)
+    Gh = (G.double() / G.double().norm()).unsqueeze(0)
+    ns = [float(h_value(Gh.float(), Theta.float(), torch.tensor([float(l)]))) for l in lams]
+    exact = [float(h_value(Gh, Theta, torch.tensor([float(l)], dtype=torch.float64), msign_fn=msign_svd))
+             for l in lams]
+    return np.array(ns), np.array(exact)
