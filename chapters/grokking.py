@@ -178,8 +178,9 @@ def _(mo):
 
     ### A design where the end state generalises
 
-    With isotropic features and $m>n$ even the best ridge solution misses most of $\theta^*$, so stage
-    three never arrives. We use a **spiked** design instead: $\phi(x)\sim\mathcal N\big(0,\operatorname{diag}(1_k,\sigma^21_{m-k})\big)$
+    With isotropic features and $m>n$ the ridge limit keeps only the part of $\theta^*$ in the
+    $n$-dimensional row space, so its test loss is about $\frac12(1-n/m)\lVert\theta^*\rVert^2$ in expectation
+    over the data, too large for a third stage. We use a **spiked** design instead: $\phi(x)\sim\mathcal N\big(0,\operatorname{diag}(1_k,\sigma^21_{m-k})\big)$
     with the teacher on the first $k<n$ coordinates and $\lVert\theta^*\rVert=1$. Then $L(\theta_\lambda)$
     is small once $n\gg k$, while the plateau height $\frac12\nu^2\operatorname{tr}(P_N\Sigma)$ is at least
     $\frac12\nu^2\sigma^2(m-n)$ (because $\Sigma\succeq\sigma^2I$ and $P_N$ has rank $m-n$), large for
@@ -434,10 +435,11 @@ def _(mo):
     mo.md(r"""
     ### Removing grokking (claim 6)
 
-    Two ways out, both visible in the formula: make the unseen part small from the start (a small
-    $\nu$), or make weight decay fast compared with fitting ($\lambda$ approaching $s_{\min}$). The
-    second one costs accuracy, because the ridge solution $\theta_\lambda$ itself moves away from
-    $\theta^*$; for the trade-off curve the thresholds are taken relative to each $\lambda$'s own floor.
+    The formula suggests two ways out: make the unseen part small from the start (a small $\nu$, so
+    that $\frac12\nu^2\operatorname{tr}(P_N\Sigma)<\epsilon-L(\theta_\lambda)$), or make weight decay fast
+    compared with fitting ($\lambda$ approaching $s_{\min}$). The second one should cost accuracy,
+    because the ridge solution $\theta_\lambda$ itself moves away from $\theta^*$; for the trade-off curve
+    the thresholds are taken relative to each $\lambda$'s own floor.
     """)
     return
 
