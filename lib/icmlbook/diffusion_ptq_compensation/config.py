@@ -1,0 +1,91 @@
+"""Sizes and decision thresholds of the TCEC chapter, per profile (fixed before any run).
+
+``smoke`` trains the MLP on the 2-D ring; ``default`` the small U-Net on scikit-learn's 8×8 digits;
+``full`` (GPU) more seeds and a wider U-Net.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.profiles import Float, Int, OneOf, PositiveFloat, PositiveInt, ProfileConfig, TupleOf, profile_config
+
+__all__ = ["TCECConfig", "PRESETS", "config_for"]
+
+
+@profile_config
+class TCECConfig(ProfileConfig):
+    """Every knob of the chapter.
+
+    dataset : "ring" (2-D, MLP denoiser) or "digits" (8×8, U-Net).
+    width : MLP width or U-Net base channels; train_steps, batch, lr : training.
+    T : training timesteps (linear DDPM betas); solver : "ddim" or "dpmpp1".
+    bits : "WxAy" configurations; steps : sampler step counts (the last is the main one, the first the few-step one).
+    svd_bits : configurations also run on the SVDQuant-lite base (main step count); svd_rank, svd_alpha : its rank
+        and smoothing exponent; act_mode : activation scales per sample ("tensor") or per token.
+    n_eval, n_cal : evaluation and (disjoint) calibration seeds; n_theory : seeds for the JVP analysis.
+    lambda_grid : λ₁ values tried on the calibration seeds; delta_on : trajectory on which δ is measured for K.
+    n_boot : bootstrap resamples; overhead_repeats : timed repeats of each sampler.
+    cos_min, relerr_max : claim 2; jac_ratio_max, jac_share_min : claim 3; var_ratio_max : claim 4;
+    accum_rho_min : claim 1; window_fraction : claim 6; overhead_max : claim 8.
+    """
+
+    dataset: OneOf("ring", "digits") = "digits"
+    width: PositiveInt = 32
+    train_steps: PositiveInt = 3000
+    batch: PositiveInt = 128
+    lr: PositiveFloat = 2e-3
+    T: Int(ge=10) = 1000
+    solver: OneOf("ddim", "dpmpp1") = "ddim"
+    bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8")) = ("W8A8", "W4A8", "W4A4")
+    steps: TupleOf(PositiveInt, min_len=2) = (10, 50)
+    svd_bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8"), min_len=0) = ("W4A8", "W4A4")
+    svd_rank: Int(ge=1) = 4
+    svd_alpha: Float(ge=0, le=1) = 0.5
+    act_mode: OneOf("tensor", "token") = "tensor"
+    n_eval: Int(ge=16) = 256
+    n_cal: Int(ge=8) = 128
+    n_theory: Int(ge=8) = 64
+    lambda_grid: TupleOf(Float(ge=0)) = (0.0, 0.25, 0.5, 1.0)
+    delta_on: OneOf("quantised", "fp") = "quantised"
+    n_boot: Int(ge=100) = 1000
+    overhead_repeats: PositiveInt = 10
+    cos_min: Float(gt=0, le=1) = 0.9
+    relerr_max: Float(gt=0) = 0.5
+    jac_ratio_max: Float(gt=0) = 0.25
+    jac_share_min: Float(gt=0, le=1) = 0.75
+    var_ratio_max: Float(gt=1) = 1.5
+    accum_rho_min: Float(gt=0, le=1) = 0.9
+    window_fraction: Float(gt=0, le=1) = 0.8
+    overhead_max: Float(gt=0) = 0.01
+
+    def validate(self) -> None:
+        if max(self.steps) > self.T:
+            raise ValueError(f"steps={self.steps!r} is not allowed; every step count must be <= T={self.T}")
+        if list(self.steps) != sorted(self.steps):
+            raise ValueError(f"steps={self.steps!r} is not allowed; list them in increasing order")
+        missing = [b for b in self.svd_bits if b not in self.bits]
+        if missing:
+            raise ValueError(f"svd_bits={self.svd_bits!r} is not allowed; {missing} are not in bits={self.bits!r}")
+        if 0.0 not in self.lambda_grid:
+            raise ValueError(f"lambda_grid={self.lambda_grid!r} is not allowed; it must contain 0 (no carried term)")
+
+
+PRESETS: dict[str, TCECConfig] = {
+    "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
+                        n_boot=400, overhead_repeats=5),
+    "default": TCECConfig(),
+    "full": TCECConfig(width=64, train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
+                       act_mode="token", svd_rank=8, overhead_repeats=20),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> TCECConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return TCECConfig.for_profile(profile, PRESETS, **overrides)
+
+
+def parse_bits(label: str) -> tuple[int, int]:
+    """"W4A8" → (4, 8)."""
+    w, a = label[1:].split("A")
+    return int(w), int(a)

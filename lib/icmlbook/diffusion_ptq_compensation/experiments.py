@@ -1,0 +1,188 @@
+"""The chapter's experiments: train (cached by the notebook), quantise, record, compensate, measure.
+
+:func:`study` returns plain arrays and numbers only, so the whole study caches with ``run.cached``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from ..runtime.device import cpu_threads
+from ..runtime.progress import progress
+from . import metrics as ME
+from . import propagation as P
+from . import quant as Q
+from . import schedules as S
+from . import tcec as TC
+from .config import TCECConfig, parse_bits
+from .models import load_data, make_model, train_denoiser
+
+__all__ = ["train", "load_model", "study", "calibration_inputs", "best_lambda", "sampler_coefficients", "cell_key",
+           "playground"]
+
+
+def train(cfg: TCECConfig, seed: int) -> dict:
+    ab = S.alphas_bar(cfg.T)
+    return train_denoiser(cfg.dataset, cfg.width, cfg.train_steps, cfg.batch, cfg.lr, ab, seed)
+
+
+def load_model(cfg: TCECConfig, trained: dict) -> torch.nn.Module:
+    m = make_model(cfg.dataset, cfg.width)
+    m.load_state_dict(trained["state"])
+    return m.eval()
+
+
+def sampler_coefficients(cfg: TCECConfig, steps: int):
+    ab = S.alphas_bar(cfg.T)
+    ts = S.sampling_timesteps(cfg.T, steps)
+    a, b = S.step_coefficients(cfg.solver, ab, ts)
+    return ts, a, b
+
+
+def _noise(cfg: TCECConfig, n: int, seed: int) -> torch.Tensor:
+    shape = (2,) if cfg.dataset == "ring" else (1, 8, 8)
+    return torch.randn((n, *shape), generator=torch.Generator().manual_seed(seed))
+
+
+def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512):
+    """Noised training data at random timesteps: the inputs for SVDQuant-lite's smoothing statistics."""
+    g = torch.Generator().manual_seed(seed + 7)
+    x0 = load_data(cfg.dataset, seed=seed)
+    x0 = x0[torch.randint(0, len(x0), (n,), generator=g)]
+    t = torch.randint(0, cfg.T, (n,), generator=g)
+    s = torch.tensor(S.alphas_bar(cfg.T), dtype=torch.float32)[t].view(-1, *([1] * (x0.dim() - 1)))
+    return s.sqrt() * x0 + (1 - s).sqrt() * torch.randn(x0.shape, generator=g), t
+
+
+def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid) -> tuple[float, dict]:
+    """λ₁ from ``grid`` minimising the mean squared distance to the FP outputs of the calibration seeds."""
+    scores = {}
+    for lam in grid:
+        x = TC.tcec_sample(q, xc, ts, a, b, K, m, lam)
+        err = (x - x_ref).reshape(x.shape[0], -1).pow(2).sum(1).mean().item()
+        scores[float(lam)] = err if np.isfinite(err) else float("inf")
+    return min(scores, key=scores.get), scores
+
+
+def cell_key(bits: str, steps: int, base: str) -> str:
+    return f"{bits}/{steps}/{base}"
+
+
+def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats) -> dict:
+    ts, a, b = sampler_coefficients(cfg, steps)
+    rec = P.record(fp, q, xT, ts, a, b)
+    rc = P.record(fp, q, xc, ts, a, b)
+    K = TC.fit_K(rc, cfg.delta_on)
+    k_ptqd = TC.fit_ptqd(rc)
+    x_fp = rec.x_fp[-1]
+    rng_ = ME.DATA_RANGE[cfg.dataset]
+    out: dict = {"K": K.numpy()}
+    outs = {"base": rec.x_q[-1], "tcec_m0": TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0)}
+    lam = {}
+    for name, m in (("tcec_m1", 1), ("tcec_full", None)):
+        lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid)
+        outs[name] = TC.tcec_sample(q, xT, ts, a, b, K, m, lam[name])
+    outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b)
+    outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd)
+    out["psnr"] = {k: ME.psnr(v, x_fp, rng_) for k, v in outs.items()}
+    out["lambda"] = lam
+    out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
+                 (("fp", x_fp), ("base", outs["base"]), ("tcec_m1", outs["tcec_m1"]))}
+    out["err_curve"] = P.step_norms(rec.error).mean(1).numpy()
+    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"]), keep=True)
+    out["err_curve_tcec"] = P.step_norms(comp - rec.x_fp).mean(1).numpy()
+    return out, rec, (ts, a, b), outs
+
+
+def _theory(cfg, fp, rec, coeffs) -> dict:
+    ts, a, b = coeffs
+    n = min(cfg.n_theory, rec.x_fp.shape[1])
+    sub = P.Record(*(getattr(rec, f)[:, :n] for f in ("x_fp", "x_q", "eps_fp", "eps_q", "eps_fp_on_q", "eps_q_on_fp")))
+    e = rec.error[-1]
+    pred = P.closed_form(rec.delta("quantised"), a, b)[-1]
+    pred_fp = P.closed_form(rec.delta("fp"), a, b)[-1]
+    lin = P.linearised_error(fp, sub.x_fp, sub.delta("fp"), ts, a, b)[-1]
+    rel = ((pred - e).reshape(e.shape[0], -1).norm(dim=1) / e.reshape(e.shape[0], -1).norm(dim=1).clamp_min(1e-30))
+    rel_lin = ((lin - sub.error[-1]).reshape(n, -1).norm(dim=1) / sub.error[-1].reshape(n, -1).norm(dim=1).clamp_min(1e-30))
+    jr = P.jacobian_ratio(fp, sub, ts, a, b)
+    vl = P.variance_law(rec, a, b)
+    return {"cos": P.cosine(pred, e).numpy(), "cos_fpdelta": P.cosine(pred_fp, e).numpy(),
+            "cos_lin": P.cosine(lin, sub.error[-1]).numpy(), "relerr": rel.numpy(), "relerr_lin": rel_lin.numpy(),
+            "jac_jvp": jr["jvp"], "jac_exact": jr["exact"], "var_measured": vl["measured"],
+            "var_independent": vl["independent"], "timesteps": ts, "e_norm": e.reshape(e.shape[0], -1).norm(dim=1).numpy(),
+            "pred_norm": pred.reshape(e.shape[0], -1).norm(dim=1).numpy()}
+
+
+def _overhead(cfg, q, K, xT, coeffs, lam) -> dict:
+    ts, a, b = coeffs
+    base, comp = [], []
+    for _ in range(cfg.overhead_repeats):       # interleaved, so load changes hit both alike
+        t0 = time.perf_counter()
+        P.sample(q, xT, ts, a, b)
+        base.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        TC.tcec_sample(q, xT, ts, a, b, K, 1, lam)
+        comp.append(time.perf_counter() - t0)
+    return {"base": np.array(base), "tcec": np.array(comp)}
+
+
+@torch.no_grad()
+def _quantised(cfg, fp, bits, base, seed):
+    w, ab = parse_bits(bits)
+    calib = calibration_inputs(cfg, seed) if base == "svd" else None
+    return Q.quantize_model(fp, w, ab, base, act_mode=cfg.act_mode, rank=cfg.svd_rank, alpha=cfg.svd_alpha, calib=calib)
+
+
+def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
+    """Every cell (bits × steps on the RTN base, plus ``svd_bits`` at the main step count on SVDQuant-lite),
+    the theory checks at the main step count, and the measured overhead."""
+    with cpu_threads(1):
+        fp = load_model(cfg, trained)
+        xT = _noise(cfg, cfg.n_eval, seed + 1000)
+        xc = _noise(cfg, cfg.n_cal, seed + 2000)           # calibration seeds, disjoint from the evaluation ones
+        if cfg.dataset == "digits":
+            fe = ME.DigitsFeatures(seed=seed)
+            feats, real = fe, fe(load_data("digits"))
+        else:
+            def feats(x):
+                return x.double().numpy()
+            real = load_data("ring", n=4096, seed=seed + 5).double().numpy()
+        main = cfg.steps[-1]
+        jobs = [(bits, st, "rtn") for bits in cfg.bits for st in cfg.steps] + [(bits, main, "svd") for bits in cfg.svd_bits]
+        cells, theory, samples, overhead = {}, {}, {}, None
+        for bits, st, base in progress(jobs, total=len(jobs), desc="quantised samplers"):
+            q = _quantised(cfg, fp, bits, base, seed)
+            cell, rec, coeffs, outs = _cell(cfg, fp, q, st, xT, xc, feats, real)
+            cells[cell_key(bits, st, base)] = cell
+            if st == main and base == "rtn":
+                with torch.enable_grad():
+                    theory[bits] = _theory(cfg, fp, rec, coeffs)
+                samples[bits] = {k: outs[k][:16].numpy() for k in ("base", "tcec_m1")}
+                samples["fp"] = rec.x_fp[-1][:16].numpy()
+                if bits == cfg.bits[-1]:
+                    overhead = _overhead(cfg, q, torch.tensor(cell["K"]), xT, coeffs, cell["lambda"]["tcec_m1"])
+        if cfg.dataset == "ring":
+            samples["fp_all"] = P.sample(fp, xT, *sampler_coefficients(cfg, main)).numpy()
+            samples["data"] = real[:2000]
+        return {"cells": cells, "theory": theory, "samples": samples, "overhead": overhead,
+                "feature_accuracy": getattr(feats, "train_accuracy", None)}
+
+
+def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base: str, m: int | None, lambda1: float,
+               seed: int, n: int = 64) -> dict:
+    """One small live cell: PSNR of the base and of TCEC(m, λ₁) against FP from the same noise."""
+    with cpu_threads(1):
+        q = _quantised(cfg, fp, bits, base, seed)
+        ts, a, b = sampler_coefficients(cfg, steps)
+        xc, xT = _noise(cfg, max(n, 16), seed + 2000), _noise(cfg, n, seed + 1000)
+        rc = P.record(fp, q, xc, ts, a, b)
+        K = TC.fit_K(rc, cfg.delta_on)
+        x_fp = P.sample(fp, xT, ts, a, b)
+        xb = P.sample(q, xT, ts, a, b)
+        xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1)
+        r = ME.DATA_RANGE[cfg.dataset]
+        return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": x_fp.numpy(), "x_base": xb.numpy(),
+                "x_tcec": xt.numpy()}

@@ -1,0 +1,143 @@
+r"""Data and small ε-prediction denoisers, trained with the book's shared trainer.
+
+* ``ring``: a 2-D mixture of eight Gaussians on a circle (our own generator), for an MLP denoiser;
+* ``digits``: scikit-learn's bundled 8×8 digits (1,797 images, shipped in its wheel), scaled to
+  :math:`[-1, 1]`, for a small two-resolution U-Net with a sinusoidal time embedding.
+
+Both are trained on the DDPM objective :math:`\|\varepsilon-\varepsilon_\theta(\sqrt{\bar\alpha_t}x_0+
+\sqrt{1-\bar\alpha_t}\varepsilon,t)\|^2` with :class:`icmlbook.training.Trainer`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..training import LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
+
+__all__ = ["DATASETS", "load_data", "MLPDenoiser", "TinyUNet", "make_model", "train_denoiser", "time_embedding"]
+
+DATASETS = ("ring", "digits")
+
+
+def load_data(name: str, n: int = 4096, seed: int = 0) -> torch.Tensor:
+    """Training data of ``name``: (n, 2) ring points, or the (1797, 1, 8, 8) digits in [-1, 1]."""
+    if name == "ring":
+        g = np.random.default_rng(seed)
+        k = g.integers(0, 8, n)
+        centres = np.stack([np.cos(2 * np.pi * k / 8), np.sin(2 * np.pi * k / 8)], 1) * 1.5
+        x = centres + 0.12 * g.standard_normal((n, 2))
+        return torch.tensor(x, dtype=torch.float32)
+    if name == "digits":
+        from sklearn.datasets import load_digits
+        img = load_digits().images.astype(np.float32) / 16.0
+        return torch.tensor(img * 2 - 1).unsqueeze(1)
+    raise ValueError(f"dataset={name!r} is not allowed; allowed values: {', '.join(DATASETS)}")
+
+
+def time_embedding(t: torch.Tensor, dim: int, T: int = 1000) -> torch.Tensor:
+    """Sinusoidal embedding of integer timesteps ``t`` (shape (B,)) into ``dim`` features."""
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32, device=t.device) / half)
+    ang = (t.float() / T * 1000.0)[:, None] * freqs[None]
+    return torch.cat([torch.sin(ang), torch.cos(ang)], 1)
+
+
+class MLPDenoiser(nn.Module):
+    """ε_θ(x, t) for 2-D data: the input and a time embedding through ``depth`` SiLU layers of ``width``."""
+
+    def __init__(self, dim: int = 2, width: int = 128, depth: int = 3, temb: int = 32):
+        super().__init__()
+        self.temb = temb
+        layers: list[nn.Module] = [nn.Linear(dim + temb, width), nn.SiLU()]
+        for _ in range(depth - 1):
+            layers += [nn.Linear(width, width), nn.SiLU()]
+        layers.append(nn.Linear(width, dim))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return self.net(torch.cat([x, time_embedding(t, self.temb)], 1))
+
+
+class _Block(nn.Module):
+    def __init__(self, cin: int, cout: int, temb: int):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.t = nn.Linear(temb, cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+        self.n1 = nn.GroupNorm(8, cout)
+        self.n2 = nn.GroupNorm(8, cout)
+        self.act = nn.SiLU()
+
+    def forward(self, x, e):
+        h = self.act(self.n1(self.c1(x)))
+        h = h + self.t(e)[:, :, None, None]
+        h = self.act(self.n2(self.c2(h)))
+        return h + self.skip(x)
+
+
+class TinyUNet(nn.Module):
+    """A two-resolution U-Net for (B, 1, 8, 8) images: 8×8 → 4×4 → 8×8, a skip connection, and a time
+    embedding added in every block."""
+
+    def __init__(self, ch: int = 32, temb: int = 64):
+        super().__init__()
+        self.temb = temb
+        self.tmlp = nn.Sequential(nn.Linear(temb, temb), nn.SiLU(), nn.Linear(temb, temb))
+        self.inp = nn.Conv2d(1, ch, 3, padding=1)
+        self.d1 = _Block(ch, ch, temb)
+        self.down = nn.Conv2d(ch, 2 * ch, 3, stride=2, padding=1)
+        self.mid = _Block(2 * ch, 2 * ch, temb)
+        self.up = nn.ConvTranspose2d(2 * ch, ch, 2, stride=2)
+        self.u1 = _Block(2 * ch, ch, temb)
+        self.out = nn.Conv2d(ch, 1, 3, padding=1)
+
+    def forward(self, x, t):
+        e = self.tmlp(time_embedding(t, self.temb))
+        h0 = self.d1(self.inp(x), e)
+        h = self.mid(self.down(h0), e)
+        h = self.u1(torch.cat([self.up(h), h0], 1), e)
+        return self.out(h)
+
+
+def make_model(dataset: str, width: int) -> nn.Module:
+    if dataset == "ring":
+        return MLPDenoiser(width=width)
+    if dataset == "digits":
+        return TinyUNet(ch=width)
+    raise ValueError(f"dataset={dataset!r} is not allowed; allowed values: {', '.join(DATASETS)}")
+
+
+def train_denoiser(dataset: str, width: int, steps: int, batch: int, lr: float, abar: np.ndarray, seed: int,
+                   show_progress: bool = True) -> dict:
+    """Train an ε-prediction denoiser on ``dataset``; returns ``{"state": state_dict, "loss": (steps, values),
+    "seconds": s}`` (plain tensors and arrays, so the result caches)."""
+    torch.manual_seed(seed)
+    data = load_data(dataset, seed=seed)
+    model = make_model(dataset, width)
+    ab = torch.tensor(abar, dtype=torch.float32)
+    T = len(abar)
+    src = ShuffledBatches(len(data), batch, seed, tensors=(data,), drop_last=True)
+
+    def batches(i, g):                      # noise and timesteps from the trainer's (checkpointed) generator
+        (x0,) = src(i)
+        return x0, torch.randint(0, T, (x0.shape[0],), generator=g), torch.randn(x0.shape, generator=g)
+
+    def loss_fn(m, b):
+        x0, t, eps = b
+        s = ab[t].view(-1, *([1] * (x0.dim() - 1)))
+        xt = s.sqrt() * x0 + (1 - s).sqrt() * eps
+        return ((m(xt, t) - eps) ** 2).mean()
+
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    cfg = TrainerConfig(steps=steps, schedule=WarmupCosine(min(100, steps // 10), steps), grad_clip=1.0, seed=seed,
+                        device="cpu", threads=1, show_progress=show_progress, desc=f"training the {dataset} denoiser")
+    tr = Trainer(model, opt, loss_fn, batches, cfg, callbacks=[LossLogger(every=max(1, steps // 100))])
+    tr.run()
+    st, lv = tr.history("loss")
+    return {"state": {k: v.detach().clone() for k, v in model.state_dict().items()}, "loss": (st, lv),
+            "seconds": tr.seconds}

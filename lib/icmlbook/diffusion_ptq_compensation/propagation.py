@@ -1,0 +1,170 @@
+r"""Samplers as affine recursions, the trajectory recorder, and the error-propagation theory.
+
+With :math:`x_{n+1}=a_nx_n+b_n\varepsilon_\theta(x_n,t_n)` for the full-precision (FP) model and
+:math:`\hat x_{n+1}=a_n\hat x_n+b_n\hat\varepsilon(\hat x_n,t_n)` for the quantised one from the same
+:math:`x_0`, the state error :math:`e_n=\hat x_n-x_n` obeys exactly
+
+.. math:: e_{n+1}=a_ne_n+b_n\,[\varepsilon_\theta(\hat x_n)-\varepsilon_\theta(x_n)]+b_n\delta_n,\qquad
+          \delta_n=\hat\varepsilon(\hat x_n)-\varepsilon_\theta(\hat x_n),
+
+and, dropping the network's response (Approximation 1, :math:`J\approx0`), telescopes to the closed form
+
+.. math:: e_k=\sum_{n<k}\Big(\prod_{j=n+1}^{k-1}a_j\Big)b_n\delta_n .
+
+For DDIM the products are :math:`\sqrt{\bar\alpha_{(k)}/\bar\alpha_{(n+1)}}` (ᾱ at the states reached).
+(Our reconstruction: the paper's equations were not reached; see the chapter.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+import torch
+
+__all__ = ["sample", "Record", "record", "propagation_weights", "closed_form", "linearised_error",
+           "jacobian_ratio", "variance_law", "step_norms", "cosine"]
+
+
+def _t(n_batch: int, t: int, device) -> torch.Tensor:
+    return torch.full((n_batch,), int(t), dtype=torch.long, device=device)
+
+
+@torch.no_grad()
+def sample(model: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray,
+           correction: Callable | None = None, keep: bool = False):
+    """Run the affine sampler from ``xT``; ``correction(n, eps, x) -> eps`` replaces the model output at step
+    ``n`` (the compensation hook). Returns the final state, or every state (S+1, ...) with ``keep``."""
+    x = xT
+    states = [x] if keep else None
+    for n, t in enumerate(timesteps):
+        eps = model(x, _t(x.shape[0], t, x.device))
+        if correction is not None:
+            eps = correction(n, eps, x)
+        x = float(a[n]) * x + float(b[n]) * eps
+        if keep:
+            states.append(x)
+    return torch.stack(states) if keep else x
+
+
+@dataclasses.dataclass
+class Record:
+    """FP and quantised trajectories from the same noise (every tensor has the step first).
+
+    x_fp, x_q : (S+1, B, ...) states; eps_fp : FP output on the FP trajectory; eps_q : quantised output on
+    the quantised trajectory; eps_fp_on_q : FP output re-evaluated on the quantised trajectory;
+    eps_q_on_fp : quantised output on the FP trajectory.
+    """
+
+    x_fp: torch.Tensor
+    x_q: torch.Tensor
+    eps_fp: torch.Tensor
+    eps_q: torch.Tensor
+    eps_fp_on_q: torch.Tensor
+    eps_q_on_fp: torch.Tensor
+
+    def delta(self, on: str = "quantised") -> torch.Tensor:
+        """δ_n measured on the quantised trajectory (FP re-evaluated there) or on the FP one."""
+        if on == "quantised":
+            return self.eps_q - self.eps_fp_on_q
+        if on == "fp":
+            return self.eps_q_on_fp - self.eps_fp
+        raise ValueError(f"delta_on={on!r} is not allowed; allowed values: quantised, fp")
+
+    @property
+    def error(self) -> torch.Tensor:
+        """e_n = x̂_n − x_n, (S+1, B, ...)."""
+        return self.x_q - self.x_fp
+
+
+@torch.no_grad()
+def record(fp: Callable, q: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray) -> Record:
+    """Both samplers from the same ``xT``, with both models evaluated on both trajectories."""
+    if not torch.isfinite(xT).all():
+        raise ValueError("xT contains NaN or inf")
+    x, xh = xT, xT
+    xs, xhs, e_fp, e_q, e_fq, e_qf = [x], [xh], [], [], [], []
+    for n, t in enumerate(timesteps):
+        tt = _t(x.shape[0], t, x.device)
+        ef, eqf = fp(x, tt), q(x, tt)
+        eq, efq = q(xh, tt), fp(xh, tt)
+        x = float(a[n]) * x + float(b[n]) * ef
+        xh = float(a[n]) * xh + float(b[n]) * eq
+        xs.append(x); xhs.append(xh); e_fp.append(ef); e_q.append(eq); e_fq.append(efq); e_qf.append(eqf)
+    st = torch.stack
+    return Record(st(xs), st(xhs), st(e_fp), st(e_q), st(e_fq), st(e_qf))
+
+
+def propagation_weights(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    r"""``W[k, n]`` = :math:`(\prod_{j=n+1}^{k-1}a_j)\,b_n` for ``n < k`` (0 otherwise), shape (S+1, S): the
+    closed form is ``e_k = Σ_n W[k, n] δ_n``."""
+    S = len(a)
+    W = np.zeros((S + 1, S))
+    for k in range(S + 1):
+        for n in range(k):
+            W[k, n] = np.prod(a[n + 1:k]) * b[n]
+    return W
+
+
+def closed_form(delta: torch.Tensor, a: np.ndarray, b: np.ndarray) -> torch.Tensor:
+    """Predicted e_k for every k (S+1, B, ...) from per-step errors δ (S, B, ...) under J = 0."""
+    W = torch.tensor(propagation_weights(a, b), dtype=delta.dtype, device=delta.device)
+    return torch.einsum("kn,n...->k...", W, delta)
+
+
+def linearised_error(fp: torch.nn.Module, x_fp: torch.Tensor, delta: torch.Tensor, timesteps: np.ndarray,
+                     a: np.ndarray, b: np.ndarray) -> torch.Tensor:
+    r"""e_k with the Jacobian kept: :math:`e_{n+1}=(a_nI+b_nJ_n)e_n+b_n\delta_n`, :math:`J_n` the FP network's
+    Jacobian at the FP state :math:`x_n`, applied by ``torch.func.jvp``."""
+    from torch.func import jvp
+    e = torch.zeros_like(x_fp[0])
+    out = [e]
+    for n, t in enumerate(timesteps):
+        tt = _t(e.shape[0], t, e.device)
+        if n == 0:
+            je = torch.zeros_like(e)
+        else:
+            _, je = jvp(lambda x: fp(x, tt), (x_fp[n],), (e,))
+        e = (float(a[n]) * e + float(b[n]) * je + float(b[n]) * delta[n]).detach()
+        out.append(e)
+    return torch.stack(out)
+
+
+def step_norms(traj: torch.Tensor) -> torch.Tensor:
+    """Per-step, per-sample Euclidean norms of a (S, B, ...) tensor: (S, B)."""
+    return traj.reshape(traj.shape[0], traj.shape[1], -1).norm(dim=2)
+
+
+def cosine(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Per-sample cosine between (B, ...) tensors."""
+    u, v = u.reshape(u.shape[0], -1), v.reshape(v.shape[0], -1)
+    return (u * v).sum(1) / (u.norm(dim=1) * v.norm(dim=1)).clamp_min(1e-30)
+
+
+def jacobian_ratio(fp: torch.nn.Module, rec: Record, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray) -> dict:
+    r"""Per step n ≥ 1, the size of the dropped term against the kept one, over the batch:
+    ``jvp`` = :math:`\|b_nJ_ne_n\|/\|a_ne_n\|` (linearised, J at the FP state) and ``exact`` =
+    :math:`\|b_n[\varepsilon_\theta(\hat x_n)-\varepsilon_\theta(x_n)]\|/\|a_ne_n\|` (norms summed over the batch)."""
+    from torch.func import jvp
+    jv, ex = [], []
+    for n in range(1, len(timesteps)):
+        tt = _t(rec.x_fp.shape[1], timesteps[n], rec.x_fp.device)
+        e = rec.error[n]
+        _, je = jvp(lambda x: fp(x, tt), (rec.x_fp[n],), (e,))
+        den = (float(a[n]) * e).norm().item()
+        jv.append(abs(float(b[n])) * je.norm().item() / max(den, 1e-30))
+        ex.append(abs(float(b[n])) * (rec.eps_fp_on_q[n] - rec.eps_fp[n]).norm().item() / max(den, 1e-30))
+    return {"jvp": np.array(jv), "exact": np.array(ex)}
+
+
+def variance_law(rec: Record, a: np.ndarray, b: np.ndarray, on: str = "quantised") -> dict:
+    r"""Measured :math:`\mathbb E\|e_S\|^2` against :math:`\sum_n W_{S,n}^2\,\mathbb E\|\delta_n\|^2` (independent
+    errors) and against the full second moment :math:`\mathbb E\|\sum_nW_{S,n}\delta_n\|^2`, per sample."""
+    d = rec.delta(on)
+    B = d.shape[1]
+    dflat = d.reshape(d.shape[0], B, -1).double()
+    w = torch.tensor(propagation_weights(a, b)[-1], dtype=torch.float64)
+    measured = rec.error[-1].reshape(B, -1).double().pow(2).sum(1)
+    independent = (w[:, None] ** 2 * dflat.pow(2).sum(2)).sum(0)
+    return {"measured": measured.numpy(), "independent": independent.numpy()}

@@ -1,0 +1,120 @@
+r"""Timestep-aware cumulative error compensation (TCEC), as reconstructed here, and its baselines.
+
+**Error model.** Per sampling step ``n`` and output channel ``c``, the quantisation error of the output is
+modelled as proportional to the quantised output, :math:`\hat\delta_n=K_n\odot\hat\varepsilon_n`, with
+:math:`K_n[c]` the least-squares slope over calibration seeds and positions:
+:math:`K_n[c]=\sum\delta\,\hat\varepsilon/\sum\hat\varepsilon^2`.
+
+**Rule.** The sampler uses :math:`\tilde\varepsilon_n=\hat\varepsilon_n-\hat\delta_n-\lambda_1\frac{a_n}{b_n}\hat e_n`,
+with :math:`\hat e_n=\sum_{i=n-m}^{n-1}\big(\prod_{j=i+1}^{n-1}a_j\big)b_i\hat\delta_i` the closed form truncated
+to the last ``m`` steps (``m = 0``: per-step only; ``m = None``: the full sum). With m = 1 this uses the
+outputs of the current and the previous step. The exact term that zeroes the next error is
+:math:`C_n=\delta_n+(a_n/b_n)e_n`; :math:`\lambda_1` is chosen on the calibration seeds.
+
+Baselines: the **oracle** with the true δ (FP re-evaluated at the visited state, per-step only), and a
+**PTQD-style** mean correction (He et al. 2023): one slope :math:`k_n` of δ on the FP output per step and
+:math:`\tilde\varepsilon=\hat\varepsilon/(1+k_n)` (PTQD's variance correction needs a stochastic sampler
+and is not used with deterministic DDIM).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import torch
+
+from .propagation import Record, _t, sample
+
+__all__ = ["fit_K", "fit_ptqd", "TCEC", "tcec_sample", "oracle_sample", "ptqd_sample", "check_window",
+           "check_lambda"]
+
+
+def check_window(m) -> int | None:
+    if m is None:
+        return None
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
+        raise ValueError(f"m={m!r} is not allowed; it must be an integer >= 0, or None for the full sum")
+    return int(m)
+
+
+def check_lambda(lam) -> float:
+    if not isinstance(lam, (int, float, np.floating)) or isinstance(lam, bool) or not math.isfinite(lam) or lam < 0:
+        raise ValueError(f"lambda1={lam!r} is not allowed; it must be a finite number >= 0")
+    return float(lam)
+
+
+def _channel_view(x: torch.Tensor) -> torch.Tensor:
+    """(S, B, C, ...) → (S, C, B·positions)."""
+    S, B, C = x.shape[:3]
+    return x.reshape(S, B, C, -1).permute(0, 2, 1, 3).reshape(S, C, -1)
+
+
+def fit_K(rec: Record, on: str = "quantised") -> torch.Tensor:
+    """Closed-form least-squares K (S, C): δ_n[c] ≈ K_n[c]·ε̂_n[c] over seeds and positions."""
+    d = rec.delta(on)
+    eh = rec.eps_q if on == "quantised" else rec.eps_q_on_fp
+    B, C = d.shape[1], d.shape[2]
+    if B < C:
+        raise ValueError(f"the calibration set has {B} seeds, fewer than the {C} channels; use at least {C}")
+    dv, ev = _channel_view(d.double()), _channel_view(eh.double())
+    return ((dv * ev).sum(2) / ev.pow(2).sum(2).clamp_min(1e-30)).float()
+
+
+def fit_ptqd(rec: Record) -> torch.Tensor:
+    """PTQD-style k_n (S,): one least-squares slope of δ on the FP output per step (on the FP trajectory)."""
+    d = rec.delta("fp").reshape(rec.eps_fp.shape[0], -1).double()
+    e = rec.eps_fp.reshape(rec.eps_fp.shape[0], -1).double()
+    return ((d * e).sum(1) / e.pow(2).sum(1).clamp_min(1e-30)).float()
+
+
+def _broadcast(k: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    return k.view(1, -1, *([1] * (like.dim() - 2)))
+
+
+class TCEC:
+    """The correction hook for :func:`icmlbook.diffusion_ptq_compensation.propagation.sample`."""
+
+    def __init__(self, K: torch.Tensor, a: np.ndarray, b: np.ndarray, m: int | None = 1, lambda1: float = 0.0):
+        self.K, self.a, self.b = K, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        self.m, self.lambda1 = check_window(m), check_lambda(lambda1)
+        if K.shape[0] != len(a):
+            raise ValueError(f"K has {K.shape[0]} steps but the sampler has {len(a)}")
+        self.history: list[torch.Tensor] = []
+
+    def __call__(self, n: int, eps: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        if n == 0:
+            self.history = []
+        dh = _broadcast(self.K[n], eps) * eps
+        out = eps - dh
+        if self.lambda1 > 0 and self.m != 0 and self.history:
+            lo = 0 if self.m is None else max(0, n - self.m)
+            e_hat = torch.zeros_like(eps)
+            for i in range(lo, n):
+                e_hat = e_hat + float(np.prod(self.a[i + 1:n]) * self.b[i]) * self.history[i]
+            out = out - self.lambda1 * float(self.a[n] / self.b[n]) * e_hat
+        self.history.append(dh)
+        return out
+
+
+def tcec_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, K: torch.Tensor, m: int | None = 1,
+                lambda1: float = 0.0) -> torch.Tensor:
+    """The quantised sampler with TCEC."""
+    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1))
+
+
+def oracle_sample(q: Callable, fp: Callable, xT: torch.Tensor, timesteps, a, b, x_fp: torch.Tensor | None = None):
+    """The per-step oracle: subtract the true δ (FP re-evaluated at the visited state). With ``x_fp`` (the FP
+    trajectory) it also cancels the carried error exactly (C_n = δ_n + (a_n/b_n) e_n), so e stays 0."""
+    def corr(n, eps, x):
+        tt = _t(x.shape[0], timesteps[n], x.device)
+        out = eps - (eps - fp(x, tt))
+        if x_fp is not None:
+            out = out - float(a[n] / b[n]) * (x - x_fp[n]) - (fp(x, tt) - fp(x_fp[n], tt))
+        return out
+    return sample(q, xT, timesteps, a, b, correction=corr)
+
+
+def ptqd_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, k: torch.Tensor) -> torch.Tensor:
+    return sample(q, xT, timesteps, a, b, correction=lambda n, eps, x: eps / (1 + float(k[n])))

@@ -1,0 +1,409 @@
+"""TCEC chapter: solver coefficients against independent derivations, the fake quantiser against a
+hand-written one, the closed form equal to the recursion for a denoiser with zero Jacobian, the JVP
+linearisation against finite differences, K against numpy's lstsq, the oracle, PSNR against its formula,
+bad parameters, and every claim rule both ways."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+import torch
+
+from icmlbook.diffusion_ptq_compensation import claims, config_for
+from icmlbook.diffusion_ptq_compensation import metrics as ME
+from icmlbook.diffusion_ptq_compensation import models as M
+from icmlbook.diffusion_ptq_compensation import propagation as P
+from icmlbook.diffusion_ptq_compensation import quant as Q
+from icmlbook.diffusion_ptq_compensation import schedules as S
+from icmlbook.diffusion_ptq_compensation import tcec as TC
+from icmlbook.diffusion_ptq_compensation.experiments import cell_key
+from icmlbook.runtime.claims import claim_case
+from icmlbook.runtime.profiles import ConfigError
+
+SLUG = "diffusion_ptq_compensation"
+
+
+# -- schedules ---------------------------------------------------------------------------------------
+def _ddim_step_reference(x, eps, abar_t, abar_prev):
+    """DDIM (η = 0) exactly as Song et al. write it: predict x0, then re-noise to the previous level."""
+    x0 = (x - np.sqrt(1 - abar_t) * eps) / np.sqrt(abar_t)
+    return np.sqrt(abar_prev) * x0 + np.sqrt(1 - abar_prev) * eps
+
+
+@pytest.mark.parametrize("steps", [1, 4, 10, 50])
+def test_ddim_coefficients_match_the_x0_form(steps):
+    ab = S.alphas_bar(1000)
+    ts = S.sampling_timesteps(1000, steps)
+    a, b = S.step_coefficients("ddim", ab, ts)
+    rng = np.random.default_rng(0)
+    for n, t in enumerate(ts):
+        x, eps = rng.standard_normal(5), rng.standard_normal(5)
+        prev = ab[ts[n + 1]] if n + 1 < len(ts) else 1.0
+        np.testing.assert_allclose(a[n] * x + b[n] * eps, _ddim_step_reference(x, eps, ab[t], prev), atol=1e-9)
+
+
+def test_dpmpp1_derived_separately_equals_ddim_and_ddim_products_telescope():
+    for kind in ("linear", "cosine"):
+        ab = S.alphas_bar(1000, kind=kind)
+        ts = S.sampling_timesteps(1000, 20)
+        a1, b1 = S.step_coefficients("ddim", ab, ts)
+        a2, b2 = S.step_coefficients("dpmpp1", ab, ts)
+        np.testing.assert_allclose(a1, a2, rtol=1e-9)
+        np.testing.assert_allclose(b1, b2, rtol=1e-9, atol=1e-12)
+        assert (b1 < 0).all()                                 # the sign is not assumed anywhere; DDIM's b is < 0
+        W = P.propagation_weights(a1, b1)
+        reached = np.append(ab[ts[1:]], 1.0)                  # ᾱ of the state after each step
+        for k, n in [(20, 0), (20, 7), (13, 4)]:
+            np.testing.assert_allclose(W[k, n], np.sqrt(reached[k - 1] / reached[n]) * b1[n], rtol=1e-9)
+
+
+def test_timesteps_and_solver_errors():
+    np.testing.assert_array_equal(S.sampling_timesteps(1000, 4), [750, 500, 250, 0])
+    with pytest.raises(ValueError, match="steps=1001"):
+        S.sampling_timesteps(1000, 1001)
+    with pytest.raises(ValueError, match="solver='heun'"):
+        S.step_coefficients("heun", S.alphas_bar(10), np.arange(3)[::-1])
+    with pytest.raises(ValueError, match="kind='sigmoid'"):
+        S.alphas_bar(10, kind="sigmoid")
+
+
+# -- fake quantisation -----------------------------------------------------------------------------
+def test_weight_and_activation_quantisers_match_hand_written_ones():
+    torch.manual_seed(0)
+    w = torch.randn(6, 5, 3, 3)
+    for bits in (2, 4, 8):
+        q = 2 ** (bits - 1) - 1
+        s = w.reshape(6, -1).abs().amax(1).view(6, 1, 1, 1) / q
+        ref = torch.clamp(torch.round(w / s), -q, q) * s
+        torch.testing.assert_close(Q.fake_quant_weight(w, bits), ref, atol=1e-6, rtol=0)
+        assert len(torch.unique(Q.fake_quant_weight(w, bits)[0])) <= 2 * q + 1
+    x = torch.randn(4, 3, 2, 2)
+    s = x.reshape(4, -1).abs().amax(1).view(4, 1, 1, 1) / 7
+    torch.testing.assert_close(Q.fake_quant_act(x, 4, "tensor"), torch.clamp(torch.round(x / s), -7, 7) * s, atol=1e-6, rtol=0)
+    st = x.abs().amax(1, keepdim=True) / 7                     # per token = per pixel of each image
+    torch.testing.assert_close(Q.fake_quant_act(x, 4, "token"), torch.clamp(torch.round(x / st), -7, 7) * st, atol=1e-6, rtol=0)
+
+
+def test_quantised_model_errors_shrink_with_bits_and_svd_lite_is_exact_at_full_rank():
+    torch.manual_seed(0)
+    m = M.TinyUNet(ch=8).eval()
+    x, t = torch.randn(4, 1, 8, 8), torch.randint(0, 1000, (4,))
+    ref = m(x, t)
+    errs = [(Q.quantize_model(m, b, b)(x, t) - ref).norm().item() for b in (3, 4, 8)]
+    assert errs[0] > errs[1] > errs[2] > 0
+    # with a full-rank FP branch, the residual is zero: only the smoothed-input path's rounding remains,
+    # and it multiplies a zero weight, so the layer is the smoothed FP layer = the FP layer exactly
+    full = Q.quantize_model(m, 4, 4, "svd", rank=10_000, calib=(x, t))
+    torch.testing.assert_close(full(x, t), ref, atol=1e-4, rtol=1e-4)
+    assert all(isinstance(full.get_submodule(n), Q.QuantLayer) for n in Q.quantizable_layers(m))
+    assert not any(isinstance(mod, Q.QuantLayer) for n, mod in full.named_modules() if n.startswith("tmlp"))
+
+
+@pytest.mark.parametrize("kw, match", [(dict(w_bits=1, a_bits=8), "w_bits=1"), (dict(w_bits=4, a_bits=9), "a_bits=9"),
+                                       (dict(w_bits=4, a_bits=4, base="gptq"), "base='gptq'"),
+                                       (dict(w_bits=4, a_bits=4, base="svd"), "calib")])
+def test_quantiser_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        Q.quantize_model(M.MLPDenoiser(width=8), **kw)
+
+
+# -- propagation ------------------------------------------------------------------------------------
+class _TimeOnly(torch.nn.Module):
+    """A denoiser whose output does not depend on x (zero Jacobian), plus a fixed per-step offset."""
+
+    def __init__(self, offset: float = 0.0):
+        super().__init__()
+        self.offset = offset
+
+    def forward(self, x, t):
+        tf = t.to(x.dtype)
+        return torch.sin(tf / 100)[:, None].expand_as(x) + self.offset * torch.cos(tf)[:, None]
+
+
+def _coeffs(steps=25):
+    ab = S.alphas_bar(1000)
+    ts = S.sampling_timesteps(1000, steps)
+    return (ts, *S.step_coefficients("ddim", ab, ts))
+
+
+def test_closed_form_equals_recursion_for_zero_jacobian():
+    ts, a, b = _coeffs()
+    xT = torch.randn(7, 2, dtype=torch.float64)
+    rec = P.record(_TimeOnly(), _TimeOnly(0.3), xT, ts, a, b)
+    pred = P.closed_form(rec.delta(), a, b)
+    torch.testing.assert_close(pred, rec.error, atol=1e-10, rtol=1e-8)
+    assert rec.error[-1].abs().max() > 1e-3
+
+
+def test_linearised_error_matches_finite_difference():
+    torch.manual_seed(0)
+    fp = M.MLPDenoiser(width=16).double().eval()
+    ts, a, b = _coeffs(10)
+    xT = torch.randn(5, 2, dtype=torch.float64)
+    delta = torch.randn(len(ts), 5, 2, dtype=torch.float64)
+    traj = P.sample(fp, xT, ts, a, b, keep=True)
+    lin = P.linearised_error(fp, traj, delta, ts, a, b)[-1]
+    h = 1e-5
+    pert = P.sample(fp, xT, ts, a, b, correction=lambda n, eps, x: eps + h * delta[n])
+    torch.testing.assert_close((pert - traj[-1]) / h, lin, atol=1e-4, rtol=1e-4)
+
+
+def test_variance_law_is_exact_for_independent_per_step_noise():
+    ts, a, b = _coeffs(8)
+    g = torch.Generator().manual_seed(1)
+    noise = torch.randn(len(ts), 20000, 2, generator=g, dtype=torch.float64) * torch.linspace(0.1, 1, len(ts)).view(-1, 1, 1).double()
+
+    rec = P.Record(x_fp=torch.zeros(len(ts) + 1, 20000, 2, dtype=torch.float64),
+                   x_q=P.closed_form(noise, a, b), eps_fp=torch.zeros_like(noise), eps_q=noise,
+                   eps_fp_on_q=torch.zeros_like(noise), eps_q_on_fp=noise)
+    v = P.variance_law(rec, a, b)
+    assert v["measured"].mean() / v["independent"].mean() == pytest.approx(1.0, abs=0.03)
+
+
+
+# -- TCEC ---------------------------------------------------------------------------------------------
+def _toy_record():
+    torch.manual_seed(0)
+    fp = M.MLPDenoiser(width=32).eval()
+    q = Q.quantize_model(fp, 3, 4)
+    ts, a, b = _coeffs(12)
+    return fp, q, (ts, a, b), P.record(fp, q, torch.randn(64, 2), ts, a, b)
+
+
+def test_K_is_the_least_squares_slope():
+    _, _, (ts, _, _), rec = _toy_record()
+    K = TC.fit_K(rec)
+    d, e = rec.delta().numpy(), rec.eps_q.numpy()
+    for n in (0, 5, 11):
+        for c in range(2):
+            sol = np.linalg.lstsq(e[n, :, c:c + 1], d[n, :, c], rcond=None)[0][0]
+            assert K[n, c].item() == pytest.approx(sol, rel=1e-4, abs=1e-7)
+    with pytest.raises(ValueError, match="fewer than the 2 channels"):
+        TC.fit_K(P.Record(*(getattr(rec, f)[:, :1] for f in ("x_fp", "x_q", "eps_fp", "eps_q", "eps_fp_on_q", "eps_q_on_fp"))))
+
+
+def test_oracles_and_identity_compensation():
+    fp, q, (ts, a, b), rec = _toy_record()
+    xT = rec.x_fp[0]
+    x_full = TC.oracle_sample(q, fp, xT, ts, a, b, x_fp=rec.x_fp)
+    assert (x_full - rec.x_fp[-1]).abs().max() < 1e-4 * rec.error[-1].abs().max() + 1e-6
+    x_step = TC.oracle_sample(q, fp, xT, ts, a, b)
+    assert (x_step - rec.x_fp[-1]).norm() < 1e-3 * rec.error[-1].norm()
+    zero = TC.tcec_sample(q, xT, ts, a, b, torch.zeros(len(ts), 2), m=1, lambda1=0.7)
+    torch.testing.assert_close(zero, rec.x_q[-1])          # K = 0: no correction at all
+
+
+def test_window_one_uses_the_previous_estimate_with_the_derived_weight():
+    ts, a, b = _coeffs(5)
+    K = torch.full((5, 2), 0.1)
+    hook = TC.TCEC(K, a, b, m=1, lambda1=0.5)
+    e0, e1 = torch.ones(1, 2), 2 * torch.ones(1, 2)
+    hook(0, e0, None)
+    out = hook(1, e1, None)
+    expected = e1 - 0.1 * e1 - 0.5 * (a[1] / b[1]) * b[0] * 0.1 * e0
+    torch.testing.assert_close(out, expected.float())
+
+
+@pytest.mark.parametrize("kw, match", [(dict(m=-1), "m=-1"), (dict(lambda1=-0.1), "lambda1=-0.1"),
+                                       (dict(lambda1=float("nan")), "lambda1=nan")])
+def test_tcec_bad_parameters(kw, match):
+    ts, a, b = _coeffs(5)
+    with pytest.raises(ValueError, match=match):
+        TC.TCEC(torch.zeros(5, 2), a, b, **kw)
+
+
+def test_psnr_against_its_formula_and_nan():
+    x, ref = torch.rand(3, 1, 8, 8), torch.rand(3, 1, 8, 8)
+    mse = ((x - ref) ** 2).reshape(3, -1).mean(1).numpy()
+    np.testing.assert_allclose(ME.psnr(x, ref, 2.0), 10 * np.log10(4.0 / mse), rtol=1e-6)
+    with pytest.raises(ValueError, match="NaN"):
+        ME.psnr(x * float("nan"), ref, 2.0)
+    with pytest.raises(ValueError, match="NaN"):
+        P.record(M.MLPDenoiser(width=4), M.MLPDenoiser(width=4), torch.full((2, 2), float("nan")), *_coeffs(3))
+
+
+def test_frechet_distance_of_gaussians_closed_form():
+    g = np.random.default_rng(0)
+    f1 = g.standard_normal((40000, 2))
+    f2 = g.standard_normal((40000, 2)) * 2 + 1
+    # N(0, I) vs N(1, 4I): |Δμ|² = 2, tr(I + 4I − 2·2I) = 2
+    assert ME.frechet_distance(f1, f2) == pytest.approx(4.0, abs=0.1)
+
+
+def test_training_through_the_shared_trainer_lowers_the_loss():
+    out = M.train_denoiser("ring", 32, 150, 128, 3e-3, S.alphas_bar(1000), 0, show_progress=False)
+    loss = out["loss"][1]
+    assert loss[-5:].mean() < 0.8 * loss[:3].mean()
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError, match="bits"):
+        config_for("smoke", bits=("W1A8",))
+    with pytest.raises(ValueError, match="steps"):
+        config_for("smoke", steps=(10, 2000))
+    with pytest.raises(ValueError, match="lambda_grid"):
+        config_for("smoke", lambda_grid=(0.5, 1.0))
+    with pytest.raises(ValueError, match="dataset"):
+        M.load_data("cifar10")
+
+
+# -- claim rules, both ways ------------------------------------------------------------------------
+CFG = config_for("smoke")
+
+
+def _cell(gain_m1=0.5, gain_full=0.55, base=30.0, oracle=200.0, fd_base=0.02, fd_tcec=0.015, n=200, seed=0,
+          curve=None, gain_m0=None):
+    g = np.random.default_rng(seed)
+    b = base + g.normal(0, 1.0, n)
+    noise = lambda: g.normal(0, 0.3, n)  # noqa: E731
+    gm0 = gain_m1 if gain_m0 is None else gain_m0
+    return {"psnr": {"base": b, "tcec_m1": b + gain_m1 + noise(), "tcec_full": b + gain_full + noise(),
+                     "tcec_m0": b + gm0 + noise(), "oracle": np.full(n, oracle), "ptqd": b},
+            "fd": {"fp": 0.005, "base": fd_base, "tcec_m1": fd_tcec},
+            "err_curve": np.linspace(0, 1, 51) if curve is None else curve}
+
+
+def _theory(cos=0.95, rel=0.2, jac=0.1, var=1.1):
+    g = np.random.default_rng(1)
+    return {"cos": np.full(64, cos), "relerr": np.full(64, rel), "cos_lin": np.full(64, cos), "relerr_lin": np.full(64, rel),
+            "jac_jvp": np.abs(g.normal(jac, jac / 5, 49)), "var_measured": np.full(64, var), "var_independent": np.ones(64)}
+
+
+def make_result(*, gain_m1=0.5, gain_full=0.55, gain_few=None, fd_tcec=0.015, curve=None, psnr_drop=-1.0, svd_gain=0.4,
+                theory=None, overhead=0.002):
+    cells = {}
+    for i, bits in enumerate(CFG.bits):
+        for st in CFG.steps:
+            few = st == CFG.steps[0]
+            g = (gain_m1 / 3 if gain_few is None else gain_few) if few else gain_m1
+            cells[cell_key(bits, st, "rtn")] = _cell(gain_m1=g, gain_full=gain_full if not few else g,
+                                                     base=30.0 if few else 30.0 + psnr_drop, fd_tcec=fd_tcec,
+                                                     curve=curve, seed=i)
+        if bits in CFG.svd_bits:
+            cells[cell_key(bits, CFG.steps[-1], "svd")] = _cell(gain_m1=svd_gain, seed=10 + i)
+    # the PSNR of the fewest-step cell and the main one share their seed draws: pair them
+    for bits in CFG.bits:
+        few, main = cells[cell_key(bits, CFG.steps[0], "rtn")], cells[cell_key(bits, CFG.steps[-1], "rtn")]
+        for k in main["psnr"]:
+            main["psnr"][k] = main["psnr"][k] - main["psnr"]["base"] + few["psnr"]["base"] + psnr_drop
+    base_t = np.full(20, 1.0)
+    return {"cells": cells, "theory": {b: (theory or _theory()) for b in CFG.bits},
+            "overhead": {"base": base_t, "tcec": base_t * (1 + overhead)}}
+
+
+@claim_case(SLUG, "C1", "reproduced")
+def _c1_ok():
+    return claims.claim1(make_result(curve=np.sqrt(np.linspace(0, 1, 51))), CFG)
+
+
+@claim_case(SLUG, "C1", "not reproduced", alternative="error injected then damped (peaks mid-trajectory)")
+def _c1_alt():
+    return claims.claim1(make_result(curve=np.sin(np.linspace(0, np.pi, 51))), CFG)
+
+
+@claim_case(SLUG, "C1b", "reproduced")
+def _c1b_ok():
+    return claims.claim1b(make_result(psnr_drop=-1.0), CFG, 0)
+
+
+@claim_case(SLUG, "C1b", "not reproduced", alternative="more steps give a better final PSNR (+1 dB)")
+def _c1b_alt():
+    return claims.claim1b(make_result(psnr_drop=1.0), CFG, 0)
+
+
+@claim_case(SLUG, "C2", "reproduced")
+def _c2_ok():
+    return claims.claim2(make_result(), CFG)
+
+
+@claim_case(SLUG, "C2", "not reproduced", alternative="the closed form overshoots the norm 30-fold (Jacobian damping)")
+def _c2_alt():
+    return claims.claim2(make_result(theory=_theory(cos=0.93, rel=30.0)), CFG)
+
+
+@claim_case(SLUG, "C3", "reproduced")
+def _c3_ok():
+    return claims.claim3(make_result(), CFG)
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="Jacobian term half the carry")
+def _c3_alt():
+    return claims.claim3(make_result(theory=_theory(jac=0.5)), CFG)
+
+
+@claim_case(SLUG, "C4", "reproduced")
+def _c4_ok():
+    return claims.claim4(make_result(), CFG)
+
+
+@claim_case(SLUG, "C4", "not reproduced", alternative="errors damped by the network (ratio 0.01)")
+def _c4_alt():
+    return claims.claim4(make_result(theory=_theory(var=0.01)), CFG)
+
+
+@claim_case(SLUG, "C5", "reproduced")
+def _c5_ok():
+    return claims.claim5(make_result(), CFG, 0)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="no PSNR gain (ΔPSNR 0)")
+def _c5_alt():
+    return claims.claim5(make_result(gain_m1=0.0, gain_full=0.0), CFG, 0)
+
+
+@claim_case(SLUG, "C6", "reproduced")
+def _c6_ok():
+    return claims.claim6(make_result(gain_m1=0.5, gain_full=0.55), CFG)
+
+
+@claim_case(SLUG, "C6", "not reproduced", alternative="the full sum needed: m=1 gets 40% of its gain")
+def _c6_alt():
+    return claims.claim6(make_result(gain_m1=0.4, gain_full=1.0), CFG)
+
+
+@claim_case(SLUG, "C7", "reproduced")
+def _c7_ok():
+    return claims.claim7(make_result(gain_m1=0.6, gain_few=0.1), CFG, 0)
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="the same gain at 10 and 50 steps")
+def _c7_alt():
+    return claims.claim7(make_result(gain_m1=0.6, gain_few=0.6), CFG, 0)
+
+
+@claim_case(SLUG, "C8", "reproduced")
+def _c8_ok():
+    return claims.claim8(make_result(overhead=0.002), CFG)
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="a 3% overhead")
+def _c8_alt():
+    return claims.claim8(make_result(overhead=0.03), CFG)
+
+
+@claim_case(SLUG, "C9", "reproduced")
+def _c9_ok():
+    return claims.claim9(make_result(svd_gain=0.4), CFG, 0)
+
+
+@claim_case(SLUG, "C9", "not reproduced", alternative="no gain on the stronger base")
+def _c9_alt():
+    return claims.claim9(make_result(svd_gain=0.0), CFG, 0)
+
+
+CASES = [(f, True) for f in (_c1_ok, _c1b_ok, _c2_ok, _c3_ok, _c4_ok, _c5_ok, _c6_ok, _c7_ok, _c8_ok, _c9_ok)] + \
+        [(f, False) for f in (_c1_alt, _c1b_alt, _c2_alt, _c3_alt, _c4_alt, _c5_alt, _c6_alt, _c7_alt, _c8_alt, _c9_alt)]
+
+
+@pytest.mark.parametrize("make, expected", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_claim_cases(make, expected):
+    check = make()
+    assert check.passed is expected, check.measured
+
+
+def test_claim9_undecided_without_svd_cells():
+    r = make_result()
+    r["cells"] = {k: v for k, v in r["cells"].items() if not k.endswith("/svd")}
+    assert claims.claim9(r, CFG, 0).passed is None
+
