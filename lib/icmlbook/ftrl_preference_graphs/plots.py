@@ -182,13 +182,17 @@ def epsilon_curves_figure(cx):
     for k, (G, r) in enumerate(zip(cx.G, cx.results)):
         ax.loglog(cx.levels, np.maximum(r.eps, 1e-18), "o-", ms=3, lw=1.2, color=LABEL_COLOUR[r.label],
                   alpha=0.4 + 0.6 * (k + 1) / len(cx.G), label=f"G={G:g}: {r.label}")
+    first = True
     for (kind, G), e in cx.sampled.items():
         if kind == "averaging":
-            ax.loglog(cx.levels, np.maximum(e, 1e-18), ":", color="black", lw=1)
+            ax.loglog(cx.levels, np.maximum(e, 1e-18), "s:", ms=4, mfc="none", color="black", lw=1,
+                      label="one-exit starts (G=" + ", ".join(f"{g:g}" for k, g in cx.sampled if k == "averaging") + ")"
+                      if first else None)
+            first = False
     ax.loglog(cx.levels, cx.levels, color="black", lw=0.6, ls="--", label="ε = d")
     ax.set_xlabel("start distance d = D_S(x(0))")
     ax.set_ylabel("worst excursion ε(d) = max_t D_S(x(t))")
-    ax.set_title(f"averaging game (h={cx.h:g}); dotted: one-exit starts", fontsize=9)
+    ax.set_title(f"averaging game (h={cx.h:g})", fontsize=9)
     ax.legend(fontsize=6, ncol=2)
     ax = axes[1]
     for k, (G, r) in enumerate(zip(cx.leaky_G, cx.leaky)):
@@ -196,10 +200,11 @@ def epsilon_curves_figure(cx):
                   label=f"search, G={G:g}: {r.label}")
         ax.loglog(cx.levels, np.maximum(r.random_eps, 1e-18), "x--", ms=3, lw=0.8, color=PALETTE[(k + 3) % len(PALETTE)],
                   alpha=0.6, label=f"random restarts only, G={G:g}")
-        ax.loglog(cx.levels, np.maximum(cx.sampled[("leaky", float(G))], 1e-18), ":", color="black", lw=1)
+        ax.loglog(cx.levels, np.maximum(cx.sampled[("leaky", float(G))], 1e-18), "s:", ms=4, mfc="none", color="black",
+                  lw=1, label=f"one-exit starts, G={G:g}")
     ax.loglog(cx.levels, cx.levels, color="black", lw=0.6, ls="--")
     ax.set_xlabel("start distance d")
-    ax.set_title("the earlier leaky game; dotted: one-exit starts", fontsize=9)
+    ax.set_title("the earlier leaky game", fontsize=9)
     ax.legend(fontsize=6)
     return fig
 
