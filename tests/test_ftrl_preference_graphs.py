@@ -240,8 +240,8 @@ def test_face_averages_give_the_transverse_rate():
 
 
 # -- the stability search -------------------------------------------------------------------------
-REGRESSION = st.SearchSettings(levels=(1e-4, 1e-9, 1e-14), horizon=200.0, n_random=24, n_rounds=2, n_elite=3,
-                               n_children=4)
+REGRESSION = st.SearchSettings(levels=(1e-4, 1e-9, 1e-14), horizon=200.0, n_random=32, n_rounds=3, n_elite=4,
+                               n_children=6)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -471,6 +471,26 @@ def _c7_ok():
 @claim_case(SLUG, "C7", "not reproduced", alternative="Euclidean FTRL leaves half the club faces undecided")
 def _c7_alt():
     return fc.claim7(_subgames(["stable"] * 5 + ["undecided"] * 5, ["unstable"] * 40), 0.95)
+
+
+@claim_case(SLUG, "C8", "reproduced")
+def _c8_ok():
+    return fc.claim8(_leak([dict(split_corner=True, label="unstable"), dict(split_corner=False, label="stable"),
+                            dict(split_corner=False, label="unstable")]))
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="a split-corner set whose span is stable")
+def _c8_alt():
+    return fc.claim8(_leak([dict(split_corner=True, label="unstable"), dict(split_corner=True, label="stable")]))
+
+
+def test_split_corners():
+    from icmlbook.ftrl_preference_graphs.preference import split_corners
+
+    assert split_corners(fp.leaky_game(2.0), fp.leaky_set()) == [((0, 0, 0), 1, 1, 2, 1)]
+    assert split_corners(fp.chicken_game(), {(0, 0), (1, 0), (0, 1)}) == [((0, 0), 0, 1, 1, 1)]
+    assert split_corners(fp.averaging_game(2.0), fp.averaging_set()) == []
+    assert split_corners(fp.chicken_game(), {(0, 0), (1, 0), (0, 1), (1, 1)}) == []      # the whole game
 
 
 def test_claim_cases_give_their_verdicts():

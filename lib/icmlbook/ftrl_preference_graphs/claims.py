@@ -157,3 +157,22 @@ def claim6(lk: LeakStudy) -> ClaimCheck:
             paper="no-regret dynamics such as follow-the-regularized-leader (FTRL)")
 def claim7(st: SubgameStudy, agree_min: float) -> ClaimCheck:
     return _per_class_check(st, agree_min)
+
+
+@claim_rule("C8", statement="(Ours) A preferentially stable set with a split corner (two players gaining by moves "
+                            "that stay in S, their joint move leaving S) has an unstable span.",
+            rule="every preferentially stable non-product set with a split corner is labelled unstable by the search; "
+                 "at least one such set",
+            rejects="split corners harmless unless the gains are large (a split-corner set labelled stable or "
+                    "undecided)",
+            paper="not reached (our analysis of the chapter's first counterexample)")
+def claim8(lk: LeakStudy) -> ClaimCheck:
+    bc = lk.by_corner()
+    sc = bc["split corner"]
+    n = sum(sc.values())
+    nc = bc["no split corner"]
+    text = (f"split corner: {sc['unstable']} of {n} unstable ({sc['stable']} stable, {sc['undecided']} undecided); "
+            f"without one: {nc['unstable']} unstable, {nc['stable']} stable, {nc['undecided']} undecided")
+    if n == 0:
+        return ClaimCheck(text, None, values=bc, reason="no preferentially stable set with a split corner at this profile")
+    return ClaimCheck(text, sc["unstable"] == n, values=bc)

@@ -21,7 +21,7 @@ from .games import (NormalFormGame, averaging_game, averaging_set, classic_game,
 from .leakless import leakless_score
 from .preference import (arc_set, is_club, is_preferentially_stable, is_product, leaving_arcs, outside_mask,
                          preference_graph, preferential_margin, preferentially_stable_sets, product_sets,
-                         sink_equilibria, strict_pure_nash)
+                         sink_equilibria, split_corners, strict_pure_nash)
 from .stability import StabilityTask, sampled_protocol, search_stability
 
 STUDY_STREAMS = {"r1": 1, "r2": 2, "cx": 3, "leak": 4, "starts": 5}
@@ -308,10 +308,10 @@ def rate_study(cfg: PreferenceConfig, x10: float = 0.8, x20: float = 0.5, log_x3
     90% of the run, while it stays below 1e-3."""
     Gs = np.asarray(cfg.rate_G, float)
     T = cfg.rate_horizon
-    t_eval = np.linspace(0.0, T, 4001)
+    t_eval = np.linspace(0.0, T, 1501)
     Y0 = np.array([[np.log(x10), np.log(1 - x10), np.log(x20), np.log(1 - x20), 0.0, log_x3]] * len(Gs))
     P = np.stack([averaging_game(float(G), cfg.cx_h).payoffs for G in Gs])
-    out = integrate_rowwise(P, Y0, T, "entropic", batched=True, t_eval=t_eval, rtol=1e-10, atol=1e-12)
+    out = integrate_rowwise(P, Y0, T, "entropic", batched=True, t_eval=t_eval, rtol=1e-8, atol=1e-10)
     slopes, traces = [], {}
     for n, G in enumerate(Gs):
         lx = out.log_x[:, n, 5]
@@ -328,7 +328,7 @@ class LeakStudy:
     """Random non-product preferentially stable sets: the leaklessness score and the search's label.
 
     ``records``: dicts with ``shape, game, S, size, score`` (largest aggregate drift found),
-    ``certified`` (score < -margin), ``label``, ``eps``. ``controls``: random non-product sets that are
+    ``certified`` (score < -margin), ``label``, ``eps``, ``split_corner`` (:func:`.preference.split_corners`). ``controls``: random non-product sets that are
     *not* preferentially stable, with their label (claim 2 says none can be stable).
     """
 
@@ -347,6 +347,15 @@ class LeakStudy:
                     stable=sum(r["label"] == "stable" for r in self.records),
                     unstable=sum(r["label"] == "unstable" for r in self.records),
                     undecided=sum(r["label"] == "undecided" for r in self.records))
+
+    def by_corner(self) -> dict:
+        """Search labels of the sets with and without a split corner."""
+        out = {}
+        for has in (True, False):
+            rs = [r for r in self.records if r.get("split_corner") == has]
+            out["split corner" if has else "no split corner"] = {lab: sum(r["label"] == lab for r in rs)
+                                                                 for lab in ("stable", "unstable", "undecided")}
+        return out
 
 
 def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
@@ -373,14 +382,15 @@ def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
                 continue
             controls.append((k, g, S))
             found += 1
-    settings = cfg.random_search("entropic")
+    settings = cfg.leak_search
     tasks = [StabilityTask(g, S) for _, g, S in pairs] + [StabilityTask(g, S, "control") for _, g, S in controls]
     res = _labels(tasks, "entropic", settings, gen, cfg.rule, "leaklessness") if tasks else []
     records = []
     for (k, g, S), r in zip(pairs, res[:len(pairs)]):
         sc = leakless_score(g, S, gen, levels=cfg.leak_levels, n_random=cfg.leak_points)
         records.append(dict(shape=g.shape, game=k, S=S, size=len(S), score=sc.score,
-                            certified=sc.certified(cfg.leak_margin), label=r.label, eps=r.eps))
+                            certified=sc.certified(cfg.leak_margin), label=r.label, eps=r.eps,
+                            split_corner=bool(split_corners(g, S))))
     control_records = [dict(shape=g.shape, game=k, S=S, size=len(S), label=r.label, eps=r.eps,
                             leaving=leaving_arcs(g, S)) for (k, g, S), r in zip(controls, res[len(pairs):])]
     return LeakStudy(records, control_records, np.asarray(settings.levels), settings.horizon, cfg.leak_margin)
@@ -479,7 +489,7 @@ def finite_time_example(delta: float = 0.05, horizon: float = 6.0) -> tuple:
     out = []
     for reg in ("entropic", "euclidean"):
         res = integrate_rowwise(game.payoffs, scores_from_strategies(x0, game.offsets, reg), horizon, reg,
-                                t_eval=t, rtol=1e-10, atol=1e-12)
+                                t_eval=t, rtol=1e-8, atol=1e-10)
         out.append(game.joint(res.x[:, 0]) @ mask)
     pos = np.nonzero(out[1] > 0)[0]
     t_zero = float(t[pos[-1] + 1]) if len(pos) and pos[-1] + 1 < len(t) else float("nan")
@@ -494,7 +504,7 @@ def cube_traces(Gs: Sequence[float] = (1.0, 5.0), delta: float = 1e-3, horizon: 
         g = averaging_game(float(G))
         X0 = centre_start(np.array([delta]), x1, x2)
         res = integrate_rowwise(g.payoffs, scores_from_strategies(X0, g.offsets, "entropic"), horizon, "entropic",
-                                t_eval=np.linspace(0, horizon, 2400), rtol=1e-9, atol=1e-11)
+                                t_eval=np.linspace(0, horizon, 1200), rtol=1e-7, atol=1e-9)
         D = g.joint(res.x[:, 0]) @ outside_mask(g, averaging_set()).astype(float)
         out[f"G = {G:g} (largest outside mass {D.max():.2g})"] = res.x[:, 0]
     return out

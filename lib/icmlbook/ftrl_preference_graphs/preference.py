@@ -272,3 +272,30 @@ def is_club(game: NormalFormGame, factors: ProductFactors, rng: np.random.Genera
 def _einsum_spec(k: int) -> str:
     letters = "cdefgh"[:k]
     return letters + "," + ",".join(f"m{ch}" for ch in letters) + "->m"
+
+
+# -- split corners --------------------------------------------------------------------------------
+def split_corners(game: NormalFormGame, S) -> list[tuple[Profile, int, int, int, int]]:
+    """Vertices of ``S`` where two players each gain by a move that stays in ``S`` while their joint move leaves it.
+
+    Returns (alpha, i, b, j, c): at :math:`\\alpha\\in S`, :math:`u_i(b;\\alpha_{-i})>u_i(\\alpha)` and
+    :math:`u_j(c;\\alpha_{-j})>u_j(\\alpha)` with :math:`(b;\\alpha_{-i}),(c;\\alpha_{-j})\\in S` and
+    :math:`(b,c;\\alpha_{-ij})\\notin S`. Such a corner makes the span unstable whatever the payoffs'
+    sizes: two masses :math:`\\delta_i,\\delta_j` growing at the two gains, tuned so that they reach a
+    fixed size together, make the joint profile's mass of that size from :math:`D_S=\\delta_i\\delta_j`.
+    An ordinal pattern (signs of gains only) that preferential stability does not exclude.
+    """
+    S = game.check_set(S)
+    U = game.payoffs
+    out = []
+    for alpha in sorted(S):
+        moves = [(i, b) for i, beta in unilateral_neighbours(game, alpha)
+                 for b in [beta[i]] if beta in S and U[(i, *beta)] > U[(i, *alpha)]]
+        for (i, b), (j, c) in itertools.combinations(moves, 2):
+            if i == j:
+                continue
+            joint = list(alpha)
+            joint[i], joint[j] = b, c
+            if tuple(joint) not in S:
+                out.append((alpha, i, b, j, c))
+    return out

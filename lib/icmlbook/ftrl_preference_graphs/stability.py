@@ -100,6 +100,7 @@ class SearchSettings:
     log_span: float = 12.0
     sigma: float = 2.0
     n_seeds: int = 8
+    n_pair_seeds: int = 8
     rtol: float = 1e-7
     atol: float = 1e-9
 
@@ -120,7 +121,8 @@ class SearchSettings:
 
     @property
     def starts_per_level(self) -> int:
-        return self.n_random + self.n_seeds + self.n_rounds * (self.n_elite * self.n_children + len(self.levels) - 1)
+        return (self.n_random + self.n_seeds + self.n_pair_seeds
+                + self.n_rounds * (self.n_elite * self.n_children + 2 * (len(self.levels) - 1)))
 
     @property
     def starts_per_set(self) -> int:
@@ -253,6 +255,18 @@ def _random_starts(game: NormalFormGame, S, n: int, n_levels: int, log_span: flo
                 base[r, game.offsets[i] + f] = rng.dirichlet(np.ones(len(f)))
     lam = rng.uniform(-log_span, 0.0, size=(M, game.n_players))
     kappa = rng.uniform(-log_span, 0.0, size=(M, game.dim))
+    # half the restarts are sparse: a few players push, each towards one action, every other mass at the floor
+    # (an exit that competes with a faster move needs the other masses far below it)
+    for r in np.nonzero(rng.random(M) < 0.5)[0]:
+        k = int(rng.integers(1, min(game.n_players, 3) + 1))
+        pushed = rng.choice(game.n_players, size=k, replace=False)
+        keep = np.full(game.n_players, False)
+        keep[pushed] = True
+        lam[r, ~keep] = KAPPA_FLOOR
+        for i in pushed:
+            sl = slice(game.offsets[i], game.offsets[i + 1])
+            kappa[r, sl] = KAPPA_FLOOR
+            kappa[r, game.offsets[i] + rng.integers(game.shape[i])] = 0.0
     level = np.repeat(np.arange(n_levels), n)
     return _Starts(base, lam, kappa, level)
 
@@ -276,6 +290,30 @@ def _exit_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, rng: np.ra
     return _Starts(rep(base), rep(lam), rep(kappa), np.repeat(np.arange(n_levels), len(moves)))
 
 
+def _pair_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, log_span: float,
+                rng: np.random.Generator) -> _Starts | None:
+    """Two-move starts: a vertex of S and two players each pushed towards one other action, at independent
+    random scales (the evolution strategy then tunes their ratio), every other mass at the floor. Chosen
+    without looking at payoffs: every pair of unilateral moves of distinct players from every vertex of S,
+    at most ``n_seeds`` per level (a fresh draw per level)."""
+    pairs = [(alpha, i, b, j, c) for alpha in sorted(S)
+             for i in range(game.n_players) for b in range(game.shape[i]) if b != alpha[i]
+             for j in range(i + 1, game.n_players) for c in range(game.shape[j]) if c != alpha[j]]
+    if not pairs or n_seeds <= 0:
+        return None
+    parts = []
+    for lv in range(n_levels):
+        pick = pairs if len(pairs) <= n_seeds else [pairs[q] for q in rng.choice(len(pairs), size=n_seeds, replace=False)]
+        base = np.stack([game.vertex(p[0]) for p in pick])
+        lam = np.full((len(pick), game.n_players), KAPPA_FLOOR)
+        kappa = np.full((len(pick), game.dim), KAPPA_FLOOR)
+        for r, (_, i, b, j, c) in enumerate(pick):
+            lam[r, i], lam[r, j] = rng.uniform(-log_span, 0.0, size=2)
+            kappa[r, game.offsets[i] + b] = kappa[r, game.offsets[j] + c] = 0.0
+        parts.append(_Starts(base, lam, kappa, np.full(len(pick), lv)))
+    return _Starts.concat(parts)
+
+
 def _strategies(game: NormalFormGame, st: _Starts, shift: np.ndarray) -> np.ndarray:
     off = game.offsets
     x = np.empty_like(st.base)
@@ -290,6 +328,11 @@ def _strategies(game: NormalFormGame, st: _Starts, shift: np.ndarray) -> np.ndar
 
 def place_starts(game: NormalFormGame, S, st: _Starts, levels: np.ndarray, n_bisect: int = 60) -> np.ndarray:
     """Solve the common shift so that every start's outside mass equals its level; returns x0 (M, D)."""
+    return _place(game, S, st, levels, n_bisect)[0]
+
+
+def _place(game: NormalFormGame, S, st: _Starts, levels: np.ndarray, n_bisect: int = 60):
+    """:func:`place_starts` returning (x0, shift)."""
     mask = outside_mask(game, S).astype(float)
     target = np.log(np.asarray(levels, float)[st.level])
     hi = np.log10(0.5) - st.lam.max(-1)                        # largest shift: the biggest push is 1/2
@@ -306,7 +349,7 @@ def place_starts(game: NormalFormGame, S, st: _Starts, levels: np.ndarray, n_bis
         up = logD(mid) >= target
         hi = np.where(reach & up, mid, hi)
         lo = np.where(reach & ~up, mid, lo)
-    return _strategies(game, st, hi)
+    return _strategies(game, st, hi), hi
 
 
 # -- the search -----------------------------------------------------------------------------------
@@ -381,7 +424,9 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
         for k in new:
             by_shape.setdefault(tasks[k].game.shape, []).append(k)
         for shape, ks in by_shape.items():
-            placed = {k: place_starts(tasks[k].game, tasks[k].S, new[k], levels) for k in ks}
+            placed, shifts = {}, {}
+            for k in ks:
+                placed[k], shifts[k] = _place(tasks[k].game, tasks[k].S, new[k], levels)
             # integrate in chunks of whole tasks
             group, rows = [], 0
             groups = []
@@ -396,6 +441,7 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
             for grp in groups:
                 res = _integrate([(tasks[k], placed[k]) for k in grp], regulariser, settings)
                 for k, r in zip(grp, res):
+                    r["shift"] = shifts[k]
                     if k in params:
                         params[k] = _Starts.concat([params[k], new[k]])
                         x0s[k] = np.concatenate([x0s[k], placed[k]])
@@ -406,8 +452,12 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
     first = {}
     for k in live:
         parts = [_random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)]
-        seeds = _exit_seeds(tasks[k].game, frozenset(tasks[k].S), settings.n_seeds, K, rng)
-        first[k] = _Starts.concat(parts + ([seeds] if seeds is not None else []))
+        S = frozenset(tasks[k].S)
+        for seeds in (_exit_seeds(tasks[k].game, S, settings.n_seeds, K, rng),
+                      _pair_seeds(tasks[k].game, S, settings.n_pair_seeds, K, settings.log_span, rng)):
+            if seeds is not None:
+                parts.append(seeds)
+        first[k] = _Starts.concat(parts)
     run_round(first)
     n_rand = {k: len(params[k].level) for k in live}
     for rnd in range(settings.n_rounds):
@@ -425,11 +475,18 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
                 lam = par.lam + sigma * rng.standard_normal(par.lam.shape)
                 kap = np.clip(par.kappa + sigma * rng.standard_normal(par.kappa.shape), KAPPA_FLOOR, 0.0)
                 kids.append(_Starts(par.base, np.clip(lam, KAPPA_FLOOR, 0.0), kap, par.level))
-                # the best start of every other level, moved to this level (the shift is solved again)
+                # the best start of every other level, moved to this level: once as it is (the shift is
+                # solved again), once with its log-masses scaled by log d_j / log D_S(x0) (a tuning delta_a =
+                # delta_b^r, as in a split corner, is a power law and survives this scaling)
                 other = [best_of[i] for i in range(K) if i != j]
                 if other:
-                    moved = st.take(np.array(other))
-                    kids.append(_Starts(moved.base, moved.lam, moved.kappa, np.full(len(other), j)))
+                    o = np.array(other)
+                    moved = st.take(o)
+                    kids.append(_Starts(moved.base, moved.lam, moved.kappa, np.full(len(o), j)))
+                    mu = np.minimum(moved.lam + ev["shift"][o][:, None], np.log10(0.5))
+                    ratio = (np.log10(levels[j]) / np.log10(np.clip(ev["initial"][o], 1e-300, 0.5)))[:, None]
+                    lam_s = np.where(moved.lam > KAPPA_FLOOR + 1, np.clip(mu * ratio, KAPPA_FLOOR, 0.0), KAPPA_FLOOR)
+                    kids.append(_Starts(moved.base, lam_s, moved.kappa, np.full(len(o), j)))
             new[k] = _Starts.concat(kids)
         run_round(new)
     for k in live:
