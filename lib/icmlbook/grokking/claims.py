@@ -80,8 +80,7 @@ class Interval:
 
     def text(self, digits: int = 3) -> str:
         f = f"{{:.{digits}f}}"
-        return (f"{f.format(self.mean)} [{f.format(self.lo)}, {f.format(self.hi)}] "
-                f"(sd {f.format(self.sd)} over {self.n})")
+        return f"{f.format(self.mean)} [{f.format(self.lo)}, {f.format(self.hi)}] (sd {self.sd:.2g} over {self.n})"
 
 
 def seed_interval(values, level: float = _T["ci_level"]) -> Interval | None:
