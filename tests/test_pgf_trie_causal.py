@@ -493,6 +493,29 @@ def _c12_alt():
     return claims.claim12(_spurious_records(0.0, 0.0))
 
 
+@claim_case(SLUG, "C12", "not reproduced", alternative="the ablation with arrows dropped at random (spurious rate and recall fall together)")
+def _c12_thinned():
+    return claims.claim12(_thinned_records(0.6))
+
+
+def _thinned_records(keep: float, k: int = 12) -> list[dict]:
+    """The sufficient ablation, and 'ours' = the ablation keeping each arrow with probability ``keep``:
+    spurious rate and recall both scaled by ``keep`` (up to sampling noise)."""
+    abl_sp, abl_rec = 0.6 + _noise(k, 0.1, 4), 0.6 + _noise(k, 0.05, 5)
+    return _records({claims.SUFFICIENT: {"spurious_on_confounded": abl_sp, "directed_recall": abl_rec},
+                     claims.OURS: {"spurious_on_confounded": keep * abl_sp * (1 + _noise(k, 0.05, 8)),
+                                   "directed_recall": keep * abl_rec * (1 + _noise(k, 0.05, 9))}})
+
+
+def test_claim12_random_thinning_is_rejected_at_every_keep_rate():
+    """Before the excess-reduction condition, keeping 55-90 % of the ablation's arrows at random passed C12
+    (spurious rate down, recall >= 0.5x); now it fails at every such keep rate, and the claimed world still passes."""
+    for keep in (0.55, 0.6, 0.75, 0.9):
+        check = claims.claim12(_thinned_records(keep))
+        assert check.passed is False and check.values["diff"] > 0 and check.values["recall_ok"]
+    assert claims.claim12(_spurious_records(0.05, 0.5)).passed is True
+
+
 @claim_case(SLUG, "C3", "reproduced")
 def _c3_ok():
     return claims.claim3(ex.chain_blocking(SMALL, 0))
