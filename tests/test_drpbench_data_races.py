@@ -15,7 +15,7 @@ import pytest
 from icmlbook.drpbench_data_races import claims, config_for
 from icmlbook.drpbench_data_races.data import (DATA_DIR, Program, Race, annotation_consistency, load_benchmark,
                                                race_from_dict)
-from icmlbook.drpbench_data_races.experiments import PopulationStudy, generated_suite, stratum_of
+from icmlbook.drpbench_data_races.experiments import PopulationStudy, generated_suite, stratum_gap, stratum_of
 from icmlbook.drpbench_data_races.frontend import ParseError, analyse, constructs_of
 from icmlbook.drpbench_data_races.generator import PATTERNS, Instance, generate_program, generate_suite
 from icmlbook.drpbench_data_races.metrics import (Counts, aggregate_samples, bootstrap_f1, distraction, line_counts,
@@ -347,12 +347,19 @@ def _c5g_alt():
     return claims.claim5g(_c5_world(False), CFG, 0)
 
 
-def _c6_world(myopic: bool):
-    def pred(p):
-        if myopic and stratum_of(p) != "mutex only":
-            return [R("x", (1,), (2,))] + list(p.races[1:])
-        return list(p.races)
-    return _study({"lockset (mutex only)": pred})
+def _c6_world(myopic: bool, harder_stratum: bool = False):
+    """The full lockset analyser names every race, except (``harder_stratum``) on the non-mutex stratum, where
+    it misses the first race of each program; the mutex-only one does the same and, if ``myopic``, also
+    misses it there."""
+    def degraded(p):
+        return [R("x", (1,), (2,))] + list(p.races[1:])
+
+    def full(p):
+        return degraded(p) if harder_stratum and stratum_of(p) != "mutex only" else list(p.races)
+
+    def mutex_only(p):
+        return degraded(p) if (myopic or harder_stratum) and stratum_of(p) != "mutex only" else list(p.races)
+    return _study({"lockset (mutex only)": mutex_only, "lockset": full})
 
 
 @claim_case("drpbench_data_races", "C6", "reproduced")
@@ -363,6 +370,24 @@ def _c6_ok():
 @claim_case("drpbench_data_races", "C6", "not reproduced", alternative="the same F1 on both strata")
 def _c6_alt():
     return claims.claim6(_c6_world(False), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C6", "not reproduced",
+            alternative="a non-mutex stratum harder for every analyser (the full lockset loses as much)")
+def _c6_harder():
+    return claims.claim6(_c6_world(False, harder_stratum=True), CFG, 0)
+
+
+def test_claim6_stratum_difficulty_alone_is_rejected():
+    """Before the difference in differences, a stratum that is harder for every analyser passed C6 (the
+    mutex-only gap alone is positive); on the real benchmark the all-pairs predictor, which understands no
+    synchronisation, also shows a positive stratum gap, so the gap alone does not isolate the mutex-only view."""
+    st = _c6_world(False, harder_stratum=True)
+    g = stratum_gap(st, "lockset (mutex only)", 200, 0, reference="lockset")
+    assert g["lo"] > 0 and abs(g["did"]) < 1e-12 and g["did_lo"] <= 0
+    assert claims.claim6(st, CFG, 0).passed is False
+    g = stratum_gap(_c6_world(True), "lockset (mutex only)", 200, 0, reference="lockset")
+    assert g["ref_diff"] == 0 and g["did"] == g["diff"] > 0
 
 
 @claim_case("drpbench_data_races", "C6g", "reproduced")

@@ -111,23 +111,41 @@ def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed:
             "diff": diff, "lo": lo, "hi": hi, "protected_pairs": int(total)}
 
 
-def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line") -> dict[str, float]:
+def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line",
+                reference: str | None = None) -> dict[str, float]:
     """F1 of ``predictor`` on mutex-only programs minus its F1 on programs with non-mutex
-    synchronisation, with a 95% interval from resampling programs within each stratum."""
-    counts = study.counts(predictor, level)
-    groups = {s: [c for c, p in zip(counts, study.programs) if stratum_of(p) == s] for s in STRATA}
+    synchronisation, with a 95% interval from resampling programs within each stratum.
+
+    With ``reference`` (another predictor on the same programs), also the difference in differences:
+    ``predictor``'s gap minus ``reference``'s gap, resampled with the same program indices for both
+    (keys ``ref_*`` and ``did*``). It is 0 when the strata differ in difficulty for every analyser alike,
+    and > 0 only when ``predictor`` loses more than ``reference`` on the non-mutex stratum."""
+    from .metrics import _count_matrix, _f1_rows, _resample
+
+    def strata(name):
+        counts = study.counts(name, level)
+        return {s: [c for c, p in zip(counts, study.programs) if stratum_of(p) == s] for s in STRATA}
+
+    groups = strata(predictor)
     a, b = groups[STRATA[0]], groups[STRATA[1]]
     fa, la, ha = bootstrap_f1(a, n_boot=n_boot, seed=seed)
     fb, lb, hb = bootstrap_f1(b, n_boot=n_boot, seed=seed + 1)
-    from .metrics import _count_matrix, _f1_rows, _resample
-
     ma, mb = _count_matrix(a), _count_matrix(b)
     ia, ib = _resample(len(ma), n_boot, seed), _resample(len(mb), n_boot, seed + 1)
     d = _f1_rows(ma[ia].sum(1)) - _f1_rows(mb[ib].sum(1))
     lo, hi = np.nanquantile(d, [0.025, 0.975])
-    return {"f1_mutex": fa, "f1_mutex_ci": (la, ha), "f1_other": fb, "f1_other_ci": (lb, hb),
-            "diff": fa - fb, "lo": float(lo), "hi": float(hi), "n_mutex": len(a), "n_other": len(b),
-            "n_none": len(groups[STRATA[2]])}
+    out = {"f1_mutex": fa, "f1_mutex_ci": (la, ha), "f1_other": fb, "f1_other_ci": (lb, hb),
+           "diff": fa - fb, "lo": float(lo), "hi": float(hi), "n_mutex": len(a), "n_other": len(b),
+           "n_none": len(groups[STRATA[2]])}
+    if reference is not None:
+        ref = strata(reference)
+        ra, rb = _count_matrix(ref[STRATA[0]]), _count_matrix(ref[STRATA[1]])
+        rd = _f1_rows(ra[ia].sum(1)) - _f1_rows(rb[ib].sum(1))
+        rfa, rfb = float(_f1_rows(ra.sum(0))), float(_f1_rows(rb.sum(0)))
+        dlo, dhi = np.nanquantile(d - rd, [0.025, 0.975])
+        out.update({"reference": reference, "ref_f1_mutex": rfa, "ref_f1_other": rfb, "ref_diff": rfa - rfb,
+                    "did": (fa - fb) - (rfa - rfb), "did_lo": float(dlo), "did_hi": float(dhi)})
+    return out
 
 
 @dataclasses.dataclass
