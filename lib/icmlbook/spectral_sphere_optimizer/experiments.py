@@ -32,7 +32,8 @@ from ..training import ActivationStats, Callback, Evaluate, LossLogger, Trainer,
 from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
-           "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve"]
+           "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
+           "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -83,6 +84,7 @@ class TrainSpec:
     track_every: int = 10
     val_batches: int = 4
     keep_momenta: bool = False
+    solver: str = "illinois"
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
@@ -93,6 +95,8 @@ class TrainSpec:
             raise ValueError(f"radius={self.radius!r} is not allowed; it must be > 0")
         if self.width % self.d_head:
             raise ValueError(f"width={self.width} is not divisible by the head dimension d_head={self.d_head}")
+        if self.solver not in ("illinois", "bisect"):
+            raise ValueError(f"solver={self.solver!r} is not allowed; allowed values: illinois, bisect")
         if self.warmup >= self.steps:
             raise ValueError(f"warmup={self.warmup} must be shorter than steps={self.steps}")
 
@@ -118,6 +122,8 @@ class RunResult:
     seconds_per_step: float
     n_parameters: int
     momenta: dict | None = None                 # name -> the matrix optimiser's momentum at the end (keep_momenta)
+    max_abs_h: float = float("nan")             # SSO/MuonSphere: largest |h(lambda)| of the applied direction, all steps
+    solver_unconverged: int = 0                 # SSO: blocks left with |h| > tol after the solver's budget, summed
 
     def momentum_blocks(self) -> list[torch.Tensor]:
         """The momenta as the matrix optimiser orthogonalises them: q/k/v split into heads (d_head rows), the other
@@ -211,7 +217,8 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         g = torch.Generator().manual_seed(spec.seed + 1)
         for name, p in hidden:
             spectral_mup_init_(p, radius=spec.radius, block_rows=_block_rows(name, spec.d_head), generator=g)
-    opt = make_optimizer(model, spec.optimizer, spec.lr, weight_decay=spec.weight_decay, radius=spec.radius)
+    opt = make_optimizer(model, spec.optimizer, spec.lr, weight_decay=spec.weight_decay, radius=spec.radius,
+                         **({"solver": spec.solver} if on_sphere else {}))
     sphere = opt.optimizers[0] if on_sphere else None
     batches = MixtureSampler({"code": data.train}, constant_weights({"code": 1.0}), spec.batch, spec.seq_len,
                              seed=spec.seed, device=device)
@@ -223,11 +230,19 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
                  _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere)]
     calls: list[int] = []
     fallbacks: list[int] = []
+    abs_h: list[float] = []
+    unconverged: list[int] = []
     if sphere is not None:
         from ..training import LambdaCallback
 
-        callbacks.append(LambdaCallback(on_step_end=lambda tr: (calls.append(sphere.stats.get("msign_calls", 0)),
-                                                                 fallbacks.append(sphere.stats.get("fallbacks", 0)))))
+        def _solver_stats(tr) -> None:
+            st = sphere.stats
+            calls.append(st.get("msign_calls", 0))
+            fallbacks.append(st.get("fallbacks", 0))
+            abs_h.append(st.get("max_abs_h", float("nan")))
+            unconverged.append(st.get("unconverged", 0))
+
+        callbacks.append(LambdaCallback(on_step_end=_solver_stats))
     schedule = WarmupCosine(warmup=spec.warmup, total=spec.steps, final=spec.final_lr)
     trainer = Trainer(model, opt, lambda m, b: lm_loss(m(b[0]), b[1]), batches,
                       TrainerConfig(steps=spec.steps, schedule=schedule, device=device, threads=threads,
@@ -250,7 +265,8 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
         seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True),
         momenta={n: opt.optimizers[0].state[p]["momentum"].detach().cpu().clone() for n, p in hidden}
-        if spec.keep_momenta and spec.optimizer != "adamw" else None)
+        if spec.keep_momenta and spec.optimizer != "adamw" else None,
+        max_abs_h=float(np.max(abs_h)) if abs_h else float("nan"), solver_unconverged=int(sum(unconverged)))
 
 
 # -- sweeps and their summaries ------------------------------------------------------------------------------
@@ -338,3 +354,85 @@ def h_curve(G: torch.Tensor, W: torch.Tensor, lams) -> tuple[np.ndarray, np.ndar
     exact = [float(h_value(Gh, Theta, torch.tensor([float(l)], dtype=torch.float64), msign_fn=msign_svd))
              for l in lams]
     return np.array(ns), np.array(exact)
+
+
+def h_study(n_matrices: int, rows: int, cols: int, points: int, seed: int = 0, far: float = 100.0) -> dict:
+    r"""h(lambda) for ``n_matrices`` random pairs (G, W) with N(0, 0.02^2) entries of shape (rows, cols) (the
+    paper's Fig. 3 setting), on a grid of ``points`` multipliers spanning :math:`\pm 2\|\hat G\|_*` (the proved
+    bound on the root; :math:`\hat G = G/\|G\|_F`, the matrix the solver sees) plus the far ends
+    :math:`\pm` ``far`` :math:`\|\hat G\|_*`, with our msign and with the exact polar factor; and the root of the
+    exact h found by bisection in float64 (tolerance 1e-10). Returns arrays keyed ``lams`` (n, P), ``h_ns``,
+    ``h_exact`` (n, P), ``nuclear`` (n,), ``root`` (n,), ``h_root`` (n,)."""
+    from .linalg import msign_svd
+    from .solver import solve_lambda
+
+    if n_matrices < 1 or points < 3:
+        raise ValueError(f"n_matrices={n_matrices}, points={points}: need >= 1 matrix and >= 3 points")
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list] = {k: [] for k in ("lams", "h_ns", "h_exact", "nuclear", "root", "h_root")}
+    for _ in range(n_matrices):
+        G = torch.randn(rows, cols, generator=g, dtype=torch.float64) * 0.02
+        W = torch.randn(rows, cols, generator=g, dtype=torch.float64) * 0.02
+        Gh = G / G.norm()
+        nuc = float(torch.linalg.matrix_norm(Gh, ord="nuc"))
+        inner = np.linspace(-2 * nuc, 2 * nuc, points - 2)
+        lams = np.concatenate([[-far * nuc], inner, [far * nuc]])
+        ns, exact = h_curve(G, W, lams)
+        U, _, Vh = torch.linalg.svd(W)
+        Theta = (U[:, :1] @ Vh[:1]).unsqueeze(0)
+        sol = solve_lambda(Gh.unsqueeze(0), Theta, tol=1e-10, max_expand=40, max_bisect=80, method="bisect",
+                           msign_fn=msign_svd)
+        for k, v in (("lams", lams), ("h_ns", ns), ("h_exact", exact), ("nuclear", nuc),
+                     ("root", float(sol.lam[0])), ("h_root", float(sol.h[0]))):
+            out[k].append(v)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def activation_growth(run: RunResult, kind: Literal["rms", "absmax"] = "rms", sites: str = "") -> dict[str, float]:
+    """Per hook site (names containing ``sites``): the activation statistic at the last tracked step over its value
+    at the first tracked step after warm-up (1 = flat)."""
+    stats = run.act_rms if kind == "rms" else run.act_absmax
+    start = int(np.searchsorted(run.act_steps, run.spec.warmup))
+    start = min(start, run.act_steps.size - 1)
+    return {s: float(v[-1] / v[start]) for s, v in stats.items() if sites in s}
+
+
+def sigma_drift(run: RunResult) -> dict[str, float]:
+    """Per hidden matrix: |sigma_max at the end / sigma_max at the start - 1| (largest block)."""
+    return {n: float(abs(v[-1] / v[0] - 1)) for n, v in run.sigma_ratio.items()}
+
+
+def tuned_losses(results: list[RunResult]) -> dict[tuple[str, int], tuple[float, float]]:
+    """(optimizer, width) -> (best rate, final validation loss at it, mean over seeds)."""
+    best = best_learning_rates(results)
+    out = {}
+    for key, lr in best.items():
+        vals = [r.final_val_loss for r in results if (r.spec.optimizer, r.spec.width) == key and r.spec.lr == lr]
+        out[key] = (lr, float(np.mean(vals)))
+    return out
+
+
+def sweep_specs(cfg, seed: int = 0) -> list[TrainSpec]:
+    """The width sweep of a chapter config (:class:`.config.SSOConfig`): every optimiser on its learning-rate grid
+    at every width, ``cfg.seeds`` seeds from ``seed``; the SSO runs at the widest width keep their momenta."""
+    out = []
+    for opt in ("adamw", "muon", "muonsphere", "sso"):
+        for w in cfg.widths:
+            for lr in cfg.lrs(opt):
+                for s in range(cfg.seeds):
+                    out.append(_spec(cfg, opt, w, lr, seed + s, keep_momenta=(opt == "sso" and w == max(cfg.widths))))
+    return out
+
+
+def radius_specs(cfg, seed: int = 0) -> list[TrainSpec]:
+    """The radius sweep: SSO at ``cfg.radius_width`` and ``cfg.radius_lr`` for each c in ``cfg.radii`` (one seed)."""
+    return [_spec(cfg, "sso", cfg.radius_width, cfg.radius_lr, seed, radius=c,
+                  keep_momenta=(cfg.radius_width == max(cfg.widths) and cfg.radius_lr in cfg.lrs("sso") and c == 1.0))
+            for c in sorted(cfg.radii)]
+
+
+def _spec(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.0, keep_momenta: bool = False) -> TrainSpec:
+    return TrainSpec(optimizer=opt, width=width, lr=lr, n_layer=cfg.n_layer, d_head=cfg.d_head, seq_len=cfg.seq_len,
+                     batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius, seed=seed,
+                     track_every=cfg.track_every, val_batches=cfg.val_batches, keep_momenta=keep_momenta,
+                     solver=cfg.solver)
