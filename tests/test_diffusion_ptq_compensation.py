@@ -260,7 +260,7 @@ def _cell(gain_m1=0.5, gain_full=0.55, base=30.0, oracle=200.0, fd_base=0.02, fd
     gm0 = gain_m1 if gain_m0 is None else gain_m0
     return {"psnr": {"base": b, "tcec_m1": b + gain_m1 + noise(), "tcec_full": b + gain_full + noise(),
                      "tcec_m0": b + gm0 + noise(), "oracle": np.full(n, oracle), "ptqd": b},
-            "fd": {"fp": 0.005, "base": fd_base, "tcec_m1": fd_tcec},
+            "fd": {"fp": 0.005, "base": fd_base, "tcec_m1": fd_tcec}, "lambda": {"tcec_m1": 0.25, "tcec_full": 0.25},
             "err_curve": np.linspace(0, 1, 51) if curve is None else curve}
 
 
@@ -402,8 +402,25 @@ def test_claim_cases(make, expected):
     assert check.passed is expected, check.measured
 
 
+def test_claim6_undecided_when_the_carried_term_is_off():
+    r = make_result()
+    for c in r["cells"].values():
+        c["lambda"] = {"tcec_m1": 0.0, "tcec_full": 0.0}
+    assert claims.claim6(r, CFG).passed is None
+
+
 def test_claim9_undecided_without_svd_cells():
     r = make_result()
     r["cells"] = {k: v for k, v in r["cells"].items() if not k.endswith("/svd")}
     assert claims.claim9(r, CFG, 0).passed is None
 
+
+
+def test_a_pure_noise_jacobian_turns_the_carry_into_the_noise_ratio():
+    # the chapter's argument: with J = I/sigma_n (a network that knows nothing about x0), a + b/sigma = sigma'/sigma
+    ab = S.alphas_bar(1000)
+    ts = S.sampling_timesteps(1000, 20)
+    a, b = S.step_coefficients("ddim", ab, ts)
+    sig = np.sqrt(1 - ab[ts])
+    sig_next = np.sqrt(1 - np.append(ab[ts[1:]], 1.0))
+    np.testing.assert_allclose(a + b / sig, sig_next / sig, atol=1e-12)
