@@ -10,7 +10,7 @@ import time
 import numpy as np
 import torch
 
-from ..runtime.device import cpu_threads
+from ..runtime.device import cpu_threads, pick_device
 from ..runtime.progress import progress
 from . import metrics as ME
 from . import propagation as P
@@ -29,10 +29,19 @@ def train(cfg: TCECConfig, seed: int) -> dict:
     return train_denoiser(cfg.dataset, cfg.width, cfg.train_steps, cfg.batch, cfg.lr, ab, seed)
 
 
-def load_model(cfg: TCECConfig, trained: dict) -> torch.nn.Module:
+def load_model(cfg: TCECConfig, trained: dict, device: str = "auto") -> torch.nn.Module:
+    """The trained denoiser, in eval mode, on ``device`` (CUDA when present with "auto")."""
     m = make_model(cfg.dataset, cfg.width)
     m.load_state_dict(trained["state"])
-    return m.eval()
+    return m.eval().to(pick_device(device))
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def _device(model: torch.nn.Module) -> torch.device:
+    return next(model.parameters()).device
 
 
 def sampler_coefficients(cfg: TCECConfig, steps: int):
@@ -42,19 +51,21 @@ def sampler_coefficients(cfg: TCECConfig, steps: int):
     return ts, a, b
 
 
-def _noise(cfg: TCECConfig, n: int, seed: int) -> torch.Tensor:
+def _noise(cfg: TCECConfig, n: int, seed: int, device=None) -> torch.Tensor:
+    """Initial noise of ``n`` seeds, drawn on the CPU (the same numbers on every device), then moved."""
     shape = (2,) if cfg.dataset == "ring" else (1, 8, 8)
-    return torch.randn((n, *shape), generator=torch.Generator().manual_seed(seed))
+    return torch.randn((n, *shape), generator=torch.Generator().manual_seed(seed)).to(device or "cpu")
 
 
-def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512):
+def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512, device=None):
     """Noised training data at random timesteps: the inputs for SVDQuant-lite's smoothing statistics."""
     g = torch.Generator().manual_seed(seed + 7)
     x0 = load_data(cfg.dataset, seed=seed)
     x0 = x0[torch.randint(0, len(x0), (n,), generator=g)]
     t = torch.randint(0, cfg.T, (n,), generator=g)
     s = torch.tensor(S.alphas_bar(cfg.T), dtype=torch.float32)[t].view(-1, *([1] * (x0.dim() - 1)))
-    return s.sqrt() * x0 + (1 - s).sqrt() * torch.randn(x0.shape, generator=g), t
+    x = s.sqrt() * x0 + (1 - s).sqrt() * torch.randn(x0.shape, generator=g)
+    return x.to(device or "cpu"), t.to(device or "cpu")
 
 
 def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid) -> tuple[float, dict]:
@@ -79,7 +90,7 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats) -> dict:
     k_ptqd = TC.fit_ptqd(rc)
     x_fp = rec.x_fp[-1]
     rng_ = ME.DATA_RANGE[cfg.dataset]
-    out: dict = {"K": K.numpy()}
+    out: dict = {"K": _np(K)}
     outs = {"base": rec.x_q[-1], "tcec_m0": TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0)}
     lam = {}
     for name, m in (("tcec_m1", 1), ("tcec_full", None)):
@@ -91,9 +102,9 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats) -> dict:
     out["lambda"] = lam
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
                  (("fp", x_fp), ("base", outs["base"]), ("tcec_m1", outs["tcec_m1"]))}
-    out["err_curve"] = P.step_norms(rec.error).mean(1).numpy()
+    out["err_curve"] = _np(P.step_norms(rec.error).mean(1))
     comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"]), keep=True)
-    out["err_curve_tcec"] = P.step_norms(comp - rec.x_fp).mean(1).numpy()
+    out["err_curve_tcec"] = _np(P.step_norms(comp - rec.x_fp).mean(1))
     return out, rec, (ts, a, b), outs
 
 
@@ -109,22 +120,26 @@ def _theory(cfg, fp, rec, coeffs) -> dict:
     rel_lin = ((lin - sub.error[-1]).reshape(n, -1).norm(dim=1) / sub.error[-1].reshape(n, -1).norm(dim=1).clamp_min(1e-30))
     jr = P.jacobian_ratio(fp, sub, ts, a, b)
     vl = P.variance_law(rec, a, b)
-    return {"cos": P.cosine(pred, e).numpy(), "cos_fpdelta": P.cosine(pred_fp, e).numpy(),
-            "cos_lin": P.cosine(lin, sub.error[-1]).numpy(), "relerr": rel.numpy(), "relerr_lin": rel_lin.numpy(),
+    return {"cos": _np(P.cosine(pred, e)), "cos_fpdelta": _np(P.cosine(pred_fp, e)),
+            "cos_lin": _np(P.cosine(lin, sub.error[-1])), "relerr": _np(rel), "relerr_lin": _np(rel_lin),
             "jac_jvp": jr["jvp"], "jac_exact": jr["exact"], "var_measured": vl["measured"],
-            "var_independent": vl["independent"], "timesteps": ts, "e_norm": e.reshape(e.shape[0], -1).norm(dim=1).numpy(),
-            "pred_norm": pred.reshape(e.shape[0], -1).norm(dim=1).numpy()}
+            "var_independent": vl["independent"], "timesteps": ts, "e_norm": _np(e.reshape(e.shape[0], -1).norm(dim=1)),
+            "pred_norm": _np(pred.reshape(e.shape[0], -1).norm(dim=1))}
 
 
 def _overhead(cfg, q, K, xT, coeffs, lam) -> dict:
     ts, a, b = coeffs
     base, comp = [], []
+    sync = torch.cuda.synchronize if xT.is_cuda else (lambda: None)
     for _ in range(cfg.overhead_repeats):       # interleaved, so load changes hit both alike
+        sync()
         t0 = time.perf_counter()
         P.sample(q, xT, ts, a, b)
+        sync()
         base.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         TC.tcec_sample(q, xT, ts, a, b, K, 1, lam)
+        sync()
         comp.append(time.perf_counter() - t0)
     return {"base": np.array(base), "tcec": np.array(comp)}
 
@@ -132,7 +147,7 @@ def _overhead(cfg, q, K, xT, coeffs, lam) -> dict:
 @torch.no_grad()
 def _quantised(cfg, fp, bits, base, seed):
     w, ab = parse_bits(bits)
-    calib = calibration_inputs(cfg, seed) if base == "svd" else None
+    calib = calibration_inputs(cfg, seed, device=_device(fp)) if base == "svd" else None
     return Q.quantize_model(fp, w, ab, base, act_mode=cfg.act_mode, rank=cfg.svd_rank, alpha=cfg.svd_alpha, calib=calib)
 
 
@@ -141,14 +156,15 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
     the theory checks at the main step count, and the measured overhead."""
     with cpu_threads(1):
         fp = load_model(cfg, trained)
-        xT = _noise(cfg, cfg.n_eval, seed + 1000)
-        xc = _noise(cfg, cfg.n_cal, seed + 2000)           # calibration seeds, disjoint from the evaluation ones
+        dev = _device(fp)
+        xT = _noise(cfg, cfg.n_eval, seed + 1000, dev)
+        xc = _noise(cfg, cfg.n_cal, seed + 2000, dev)      # calibration seeds, disjoint from the evaluation ones
         if cfg.dataset == "digits":
             fe = ME.DigitsFeatures(seed=seed)
             feats, real = fe, fe(load_data("digits"))
         else:
             def feats(x):
-                return x.double().numpy()
+                return _np(x.double())
             real = load_data("ring", n=4096, seed=seed + 5).double().numpy()
         main = cfg.steps[-1]
         jobs = [(bits, st, "rtn") for bits in cfg.bits for st in cfg.steps] + [(bits, main, "svd") for bits in cfg.svd_bits]
@@ -160,12 +176,12 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
             if st == main and base == "rtn":
                 with torch.enable_grad():
                     theory[bits] = _theory(cfg, fp, rec, coeffs)
-                samples[bits] = {k: outs[k][:16].numpy() for k in ("base", "tcec_m1")}
-                samples["fp"] = rec.x_fp[-1][:16].numpy()
+                samples[bits] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")}
+                samples["fp"] = _np(rec.x_fp[-1][:16])
                 if bits == cfg.bits[-1]:
-                    overhead = _overhead(cfg, q, torch.tensor(cell["K"]), xT, coeffs, cell["lambda"]["tcec_m1"])
+                    overhead = _overhead(cfg, q, torch.tensor(cell["K"], device=dev), xT, coeffs, cell["lambda"]["tcec_m1"])
         if cfg.dataset == "ring":
-            samples["fp_all"] = P.sample(fp, xT, *sampler_coefficients(cfg, main)).numpy()
+            samples["fp_all"] = _np(P.sample(fp, xT, *sampler_coefficients(cfg, main)))
             samples["data"] = real[:2000]
         return {"cells": cells, "theory": theory, "samples": samples, "overhead": overhead,
                 "feature_accuracy": getattr(feats, "train_accuracy", None)}
@@ -177,12 +193,13 @@ def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base
     with cpu_threads(1):
         q = _quantised(cfg, fp, bits, base, seed)
         ts, a, b = sampler_coefficients(cfg, steps)
-        xc, xT = _noise(cfg, max(n, 16), seed + 2000), _noise(cfg, n, seed + 1000)
+        dev = _device(fp)
+        xc, xT = _noise(cfg, max(n, 16), seed + 2000, dev), _noise(cfg, n, seed + 1000, dev)
         rc = P.record(fp, q, xc, ts, a, b)
         K = TC.fit_K(rc, cfg.delta_on)
         x_fp = P.sample(fp, xT, ts, a, b)
         xb = P.sample(q, xT, ts, a, b)
         xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1)
         r = ME.DATA_RANGE[cfg.dataset]
-        return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": x_fp.numpy(), "x_base": xb.numpy(),
-                "x_tcec": xt.numpy()}
+        return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": _np(x_fp), "x_base": _np(xb),
+                "x_tcec": _np(xt)}

@@ -18,7 +18,7 @@ def psnr(x: torch.Tensor, ref: torch.Tensor, data_range: float) -> np.ndarray:
     if not (torch.isfinite(x).all() and torch.isfinite(ref).all()):
         raise ValueError("images contain NaN or inf")
     mse = (x - ref).reshape(x.shape[0], -1).double().pow(2).mean(1).clamp_min(1e-20)
-    return (10 * torch.log10(data_range ** 2 / mse)).numpy()
+    return (10 * torch.log10(data_range ** 2 / mse)).cpu().numpy()
 
 
 def bootstrap_mean(values: np.ndarray, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float, float]:
@@ -53,5 +53,5 @@ class DigitsFeatures:
 
     def __call__(self, images: torch.Tensor) -> np.ndarray:
         """(B, 1, 8, 8) images in [-1, 1] → (B, hidden) ReLU features."""
-        X = ((images.reshape(images.shape[0], -1).double().numpy() + 1) / 2).clip(0, 1)
+        X = ((images.reshape(images.shape[0], -1).double().cpu().numpy() + 1) / 2).clip(0, 1)
         return np.maximum(X @ self.clf.coefs_[0] + self.clf.intercepts_[0], 0)

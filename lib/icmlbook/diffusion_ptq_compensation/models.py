@@ -129,15 +129,15 @@ def train_denoiser(dataset: str, width: int, steps: int, batch: int, lr: float, 
 
     def loss_fn(m, b):
         x0, t, eps = b
-        s = ab[t].view(-1, *([1] * (x0.dim() - 1)))
+        s = ab.to(x0.device)[t].view(-1, *([1] * (x0.dim() - 1)))
         xt = s.sqrt() * x0 + (1 - s).sqrt() * eps
         return ((m(xt, t) - eps) ** 2).mean()
 
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     cfg = TrainerConfig(steps=steps, schedule=WarmupCosine(min(100, steps // 10), steps), grad_clip=1.0, seed=seed,
-                        device="cpu", threads=1, show_progress=show_progress, desc=f"training the {dataset} denoiser")
+                        device="auto", threads=1, show_progress=show_progress, desc=f"training the {dataset} denoiser")
     tr = Trainer(model, opt, loss_fn, batches, cfg, callbacks=[LossLogger(every=max(1, steps // 100))])
     tr.run()
     st, lv = tr.history("loss")
-    return {"state": {k: v.detach().clone() for k, v in model.state_dict().items()}, "loss": (st, lv),
+    return {"state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, "loss": (st, lv),
             "seconds": tr.seconds}

@@ -164,7 +164,7 @@ def variance_law(rec: Record, a: np.ndarray, b: np.ndarray, on: str = "quantised
     d = rec.delta(on)
     B = d.shape[1]
     dflat = d.reshape(d.shape[0], B, -1).double()
-    w = torch.tensor(propagation_weights(a, b)[-1], dtype=torch.float64)
+    w = torch.tensor(propagation_weights(a, b)[-1], dtype=torch.float64, device=d.device)
     measured = rec.error[-1].reshape(B, -1).double().pow(2).sum(1)
     independent = (w[:, None] ** 2 * dflat.pow(2).sum(2)).sum(0)
-    return {"measured": measured.numpy(), "independent": independent.numpy()}
+    return {"measured": measured.cpu().numpy(), "independent": independent.cpu().numpy()}

@@ -44,7 +44,7 @@ def fake_quant_weight(w: torch.Tensor, bits: int) -> torch.Tensor:
     q = _qmax(bits)
     flat = w.detach().reshape(w.shape[0], -1)
     scale = (flat.abs().amax(1) / q).clamp_min(1e-12).float()
-    zp = torch.zeros(w.shape[0], dtype=torch.int32)
+    zp = torch.zeros(w.shape[0], dtype=torch.int32, device=w.device)
     return torch.fake_quantize_per_channel_affine(w.detach().float(), scale, zp, 0, -q, q)
 
 
