@@ -28,7 +28,8 @@ def _(mo):
     correction along the constraints' normals that pulls the iterate back towards $\Sigma$ (the idea
     of landing methods for optimisation on manifolds [@ablin2022landing], made into a Langevin sampler
     in their earlier OLLA paper [@jeon2025olla]). They pair it with **underdamped** (kinetic) dynamics,
-    which mix faster, so that fewer steps, and fewer stored path points, are needed.
+    meant to mix faster, so that fewer steps, and fewer stored path points, are needed (claims 3 and 5
+    test this here).
 
     This chapter implements the method as the authors' code does it, trains the overdamped and
     underdamped models with landing and with projection on the sphere, a capped sphere with a

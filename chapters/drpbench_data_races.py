@@ -75,8 +75,8 @@ def _(dr, profile, seed, seed_everything, start_run):
 
 
 @app.cell
-def _(cfg, mo, run):
-    _which = "all 1,008 programs" if cfg.real_stride == 1 else f"every {cfg.real_stride}th racy and race-free program"
+def _(benchmark, cfg, mo, run):
+    _which = f"all {len(benchmark):,} programs" if cfg.real_stride == 1 else f"every {cfg.real_stride}th racy and race-free program"
     mo.md(f"""
     This page was computed with profile **{run.profile}** and seed **{run.seed}**: the real benchmark
     ({_which}), a generated suite of {cfg.n_generated} programs, {cfg.n_boot} bootstrap resamples per
@@ -448,16 +448,19 @@ def _(
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(benchmark, cfg, mo, run):
+    _races = sum(len(p.races) for p in benchmark)
+    _scale = ("all of the real programs" if cfg.real_stride == 1 else
+              f"every {cfg.real_stride}th real program (racy and race-free apart)")
+    mo.md(f"""
     ## How this chapter differs from the paper
 
     - **No LLMs.** The paper scores 15 language models; none runs offline here, so every model number
       is quoted as the paper's and marked not testable. The predictors are offline tools under their
       own names; none stands in for a model.
-    - **The benchmark.** DRDBench's 1,008 programs and 555 annotated races, normalised as its
-      annotations expect, not the paper's 1,003 programs and 557 races (its filter and its two extra
-      races were not reached). Race-free programs are part of the evaluation population, as the
+    - **The benchmark.** DRDBench's {len(benchmark):,} programs and {_races} annotated races, normalised
+      as its annotations expect, not the paper's {cfg.paper_programs:,} programs and {cfg.paper_races}
+      races (its filter and the difference in races were not reached). Race-free programs are part of the evaluation population, as the
       paper's count implies; DRDBench's own scripts score racy programs only.
     - **The variable-level rule** was not reached: both readings are reported.
     - **The generated suite** is ours: eight synchronisation patterns (mutex forgotten or mismatched,
@@ -465,9 +468,10 @@ def _(mo):
       flag), each with a minimal race-free twin, plus protected distractor variables. Condition
       variables, barriers and C11 atomics are not generated yet. Its numbers are never merged into the
       real benchmark's.
-    - **Thresholds** (2 % on the counts, 95 % consistency, a 0.1 F1 gap, 50 % of protected pairs) are
-      ours, fixed in the chapter's config before the runs.
-    - **Scale.** Profile `smoke` uses a quarter of the real programs; `default` all of them.
+    - **Thresholds** ({cfg.count_tolerance:.0%} on the counts, {cfg.consistency_min:.0%} consistency, a
+      {cfg.localisation_margin:g} F1 gap, {cfg.distraction_min:.0%} of protected pairs) are ours, fixed in
+      the chapter's config before the runs.
+    - **Scale.** This page (profile `{run.profile}`) uses {_scale}; profile `default` uses all of them.
     """)
     return
 

@@ -319,3 +319,11 @@ def test_earth_data_loads_with_checksums():
     assert x.shape == (827, 3) and torch.allclose(x.norm(dim=1), torch.ones(827, dtype=F64))
     with pytest.raises(ValueError, match="allowed values"):
         earth_data("moon")
+
+
+def test_drop_figure_title_states_the_worst_violation():
+    from icmlbook.constrained_diffusion_landing.plots import drop_figure
+
+    d = _drop(0.08)
+    d["rows"][-1]["OLLA_max_violation"] = 4.7
+    assert drop_figure(d).axes[1].get_title() == "Landing's worst violation: 4.7 at the largest step"

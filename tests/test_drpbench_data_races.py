@@ -410,3 +410,17 @@ def test_claim_worlds_are_what_they_say():
     d = distraction({p.name: list(p.races) + list(p.critical) for p in _SUITE}, _SUITE)
     assert d["false_positives"] == sum(len(p.critical) for p in _SUITE if p.racy)
     assert dataclasses.is_dataclass(st)
+
+
+def test_tsan_figure_title_states_the_measured_recall():
+    from icmlbook.drpbench_data_races.experiments import TSanStudy
+    from icmlbook.drpbench_data_races.plots import tsan_figure
+    from icmlbook.drpbench_data_races.tsan import TSanResult
+
+    racy = [p for p in _SUITE if p.racy][:2]
+    res = {p.name: TSanResult(p.name, True, 2, list(p.races), [[], list(p.races)] if k == 0 else [list(p.races), []])
+           for k, p in enumerate(racy)}
+    fig = tsan_figure(TSanStudy(True, res, {}, racy, []), runs=2)
+    title = fig.axes[0].get_title()
+    n0 = len(racy[1].races) / (len(racy[0].races) + len(racy[1].races))
+    assert f"generated suite {n0:.0%} after 1 run, 100% after 2" in title

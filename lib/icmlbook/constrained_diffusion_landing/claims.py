@@ -64,7 +64,7 @@ def claim2(drop: dict, quality: QualityStudy) -> ClaimCheck:
             rule="at the largest N, the MMD permutation test does not reject uniformity (p >= 0.05) for OLLA and ULLA; at "
                  "the smallest N, ULLA's MMD^2 to the uniform law is below OLLA's",
             rejects="a forward marginal that stays distinguishable from uniform (p < 0.05)",
-            paper="faster mixing of the underdamped dynamics (abstract's efficiency argument; no number given)")
+            paper="not reached (the abstract claims fewer function evaluations, not a mixing rate)")
 def claim3(prior: dict, cfg: LandingConfig) -> ClaimCheck:
     rows = prior["rows"]
     last, first = rows[-1], rows[0]

@@ -121,6 +121,7 @@ def tsan_figure(tsan, runs: int):
     fig, ax = new_figure(1, 1, width=6.4, height=3.6)
     from .metrics import line_counts
 
+    finals = []
     for j, (label, results, progs) in enumerate((("generated suite", tsan.generated, tsan.generated_programs),
                                                  ("real benchmark", tsan.real, tsan.real_programs))):
         racy = [p for p in progs if p.racy and results[p.name].compiled]
@@ -135,8 +136,9 @@ def tsan_figure(tsan, runs: int):
                 tp, fn = tp + c.tp, fn + c.fn
             curve.append(tp / (tp + fn) if tp + fn else np.nan)
         ax.plot(np.arange(1, runs + 1), curve, "o-", color=PALETTE[j], label=f"{label} ({len(racy)} racy programs)")
+        finals.append(f"{label} {curve[0]:.0%} after 1 run, {curve[-1]:.0%} after {runs}")
     ax.set(xlabel="runs of the instrumented program", ylabel="annotated races reported (recall)", ylim=(0, 1.05),
-           title="ThreadSanitizer finds what the runs happen to interleave")
+           title="ThreadSanitizer recall: " + ("; ".join(finals) if finals else "no racy program compiled"))
     ax.set_xticks(np.arange(1, runs + 1))
     ax.legend(fontsize=8)
     return fig
