@@ -424,3 +424,35 @@ def test_a_pure_noise_jacobian_turns_the_carry_into_the_noise_ratio():
     sig = np.sqrt(1 - ab[ts])
     sig_next = np.sqrt(1 - np.append(ab[ts[1:]], 1.0))
     np.testing.assert_allclose(a + b / sig, sig_next / sig, atol=1e-12)
+
+
+@pytest.mark.parametrize("steps", [10, 50])
+def test_steps_match_diffusers_schedulers(steps):
+    diffusers = pytest.importorskip("diffusers")
+    kw = dict(num_train_timesteps=1000, beta_start=1e-4, beta_end=0.02, beta_schedule="linear")
+    ab = S.alphas_bar(1000)
+    ts = S.sampling_timesteps(1000, steps)
+    a, b = S.step_coefficients("ddim", ab, ts)
+    ddim = diffusers.DDIMScheduler(**kw, set_alpha_to_one=True, steps_offset=0, clip_sample=False,
+                                   timestep_spacing="leading")
+    ddim.set_timesteps(steps)
+    np.testing.assert_array_equal(ddim.timesteps.numpy(), ts)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 2, generator=g, dtype=torch.float64)
+    for n, t in enumerate(ts):
+        eps = torch.randn(3, 2, generator=g, dtype=torch.float64)
+        ref = ddim.step(eps, int(t), x, eta=0.0).prev_sample   # the last step goes to alpha_prod = 1, as ours
+        torch.testing.assert_close(a[n] * x + b[n] * eps, ref, atol=1e-6, rtol=1e-6)
+        x = ref
+    # DPM-Solver++ first order (data prediction, the same visited timesteps)
+    dpm = diffusers.DPMSolverMultistepScheduler(**kw, solver_order=1, algorithm_type="dpmsolver++",
+                                                timestep_spacing="leading", steps_offset=0, final_sigmas_type="zero",
+                                                lower_order_final=True)
+    dpm.set_timesteps(steps)
+    a2, b2 = S.step_coefficients("dpmpp1", ab, dpm.timesteps.numpy())
+    x = torch.randn(3, 2, generator=g, dtype=torch.float64)
+    for n, t in enumerate(dpm.timesteps):
+        eps = torch.randn(3, 2, generator=g, dtype=torch.float64)
+        ref = dpm.step(eps, t, x).prev_sample
+        torch.testing.assert_close(a2[n] * x + b2[n] * eps, ref.to(torch.float64), atol=1e-5, rtol=1e-5)
+        x = ref.to(torch.float64)
