@@ -165,14 +165,15 @@ def _(mo):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(benchmark, mo):
+    _free = sum(not p.racy for p in benchmark) / len(benchmark)
+    mo.md(f"""
     ## The predictors
 
     Every predictor reads only the C text, through a real parser (tree-sitter's C grammar); none sees
     an annotation or the generator's metadata.
 
-    - **empty**: always "race-free" (the floor, and a reminder that 78 % of the benchmark is race-free).
+    - **empty**: always "race-free" (the floor, and a reminder that {_free:.0%} of the benchmark is race-free).
     - **all pairs**: every conflicting pair (same object, a write among the two, two threads, or one
       thread function started twice), ignoring synchronisation: the recall ceiling of our front end.
     - **lockset**: the Eraser idea [@savage1997eraser] statically: the locks held at each access (mutexes,

@@ -908,7 +908,8 @@ def _(mo):
     * **Monomial equivalence made testable.** The paper speaks of local PGFs. We read the support
       through signs of zero-conditioned factorial cumulants ("dominance queries") with delta-method
       p-values; claim 10 shows how many classes the queries of degree 4 and 3 separate. The learner
-      uses degree ≤ 3, because degree-4 tests have almost no power at these sample sizes.
+      uses degree ≤ 3, a choice made before the runs (degree-4 cumulants are products of more thinning
+      probabilities; this page does not measure their tests' power).
     * **Our condition, not the paper's.** The graphical condition of claim 10 (path counts in the
       graph with one variable deleted) is ours; we could not read the paper's statement of it.
     * **Generator.** We use thinning $U(0.3,0.7)$ and rates $U(0.1,0.5)$ (latents $U(0.5,1)$)
