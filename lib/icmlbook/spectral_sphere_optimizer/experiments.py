@@ -33,7 +33,7 @@ from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
            "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
-           "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs"]
+           "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -420,18 +420,19 @@ def sweep_specs(cfg, seed: int = 0) -> list[TrainSpec]:
         for w in cfg.widths:
             for lr in cfg.lrs(opt):
                 for s in range(cfg.seeds):
-                    out.append(_spec(cfg, opt, w, lr, seed + s, keep_momenta=(opt == "sso" and w == max(cfg.widths))))
+                    out.append(spec_for(cfg, opt, w, lr, seed + s, keep_momenta=(opt == "sso" and w == max(cfg.widths))))
     return out
 
 
 def radius_specs(cfg, seed: int = 0) -> list[TrainSpec]:
     """The radius sweep: SSO at ``cfg.radius_width`` and ``cfg.radius_lr`` for each c in ``cfg.radii`` (one seed)."""
-    return [_spec(cfg, "sso", cfg.radius_width, cfg.radius_lr, seed, radius=c,
+    return [spec_for(cfg, "sso", cfg.radius_width, cfg.radius_lr, seed, radius=c,
                   keep_momenta=(cfg.radius_width == max(cfg.widths) and cfg.radius_lr in cfg.lrs("sso") and c == 1.0))
             for c in sorted(cfg.radii)]
 
 
-def _spec(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.0, keep_momenta: bool = False) -> TrainSpec:
+def spec_for(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.0, keep_momenta: bool = False) -> TrainSpec:
+    """The TrainSpec of one run under a chapter config's protocol."""
     return TrainSpec(optimizer=opt, width=width, lr=lr, n_layer=cfg.n_layer, d_head=cfg.d_head, seq_len=cfg.seq_len,
                      batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius, seed=seed,
                      track_every=cfg.track_every, val_batches=cfg.val_batches, keep_momenta=keep_momenta,
