@@ -110,8 +110,8 @@ def claim5(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
                       bool(ok), {"upper": up})
 
 
-@claim_rule("C6", statement="A landing step costs one small linear solve, far less than a Newton projection, as the "
-            "number of constraints grows.",
+@claim_rule("C6", statement="A landing step costs one small linear solve, less than a Newton projection, on SO(n) "
+            "with tens of constraints.",
             rule="at the largest SO(n) of the study, Newton's per-step time over landing's >= 2",
             rejects="a Newton projection that converges in about one iteration (no cost advantage)",
             paper="not reached (the abstract's efficiency argument)", timed=True)
