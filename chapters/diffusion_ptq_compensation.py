@@ -343,7 +343,7 @@ def _(cfg, claims, mo, result):
     ## Overhead (claim 8)
 
     TCEC adds one multiply-add per step and keeps the previous estimate. We time the quantised
-    sampler with and without it, interleaved, {cfg.overhead_repeats} times each.
+    sampler with and without it, interleaved, {cfg.overhead_repeats} times each, and compare the fastest runs.
 
     {check8.sentence("Claim 8")}
     """)

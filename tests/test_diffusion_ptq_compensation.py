@@ -456,3 +456,28 @@ def test_steps_match_diffusers_schedulers(steps):
         ref = dpm.step(eps, t, x).prev_sample
         torch.testing.assert_close(a2[n] * x + b2[n] * eps, ref.to(torch.float64), atol=1e-5, rtol=1e-5)
         x = ref.to(torch.float64)
+
+
+def test_fused_one_window_path_equals_the_general_sum():
+    ts, a, b = _coeffs(8)
+    g = torch.Generator().manual_seed(3)
+    K = torch.rand(8, 2, generator=g) * 0.2
+    eps = [torch.randn(4, 2, generator=g) for _ in range(8)]
+    fused = TC.TCEC(K, a, b, m=1, lambda1=0.6)
+    general = TC.TCEC(K, a, b, m=2, lambda1=0.6)
+    general.m = 1                                     # force the general loop with a window of one
+    general.__class__ = type("General", (TC.TCEC,), {"__call__": _general_call})
+    for n in range(8):
+        torch.testing.assert_close(fused(n, eps[n], None), general(n, eps[n], None), atol=1e-6, rtol=1e-5)
+
+
+def _general_call(self, n, eps, x):
+    if n == 0:
+        self.history = []
+    dh = self.K[n].view(1, -1) * eps
+    out = eps - dh
+    lo = max(0, n - self.m)
+    e_hat = sum((float(np.prod(self.a[i + 1:n]) * self.b[i]) * self.history[i] for i in range(lo, n)), torch.zeros_like(eps))
+    out = out - self.lambda1 * float(self.a[n] / self.b[n]) * e_hat
+    self.history.append(dh)
+    return out

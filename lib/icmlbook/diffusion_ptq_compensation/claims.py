@@ -165,15 +165,18 @@ def claim7(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
 
 
 @claim_rule("C8", statement="TCEC adds under 1% to the sampling time.", timed=True,
-            rule="median over interleaved repeats of (t_TCEC − t_base)/t_base < 1% (lowest bit width, main steps)",
+            rule="(fastest t_TCEC − fastest t_base)/fastest t_base < 1% over interleaved repeats (lowest bit width, "
+                 "main steps; the fastest of each is the least disturbed by other load)",
             rejects="an overhead of a few percent (the correction costing as much as a small layer)",
             paper="< 0.5% time overhead (abstract; measured on Flux.1-dev, as the reviews describe)")
 def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
     o = result["overhead"]
-    rel = (o["tcec"] - o["base"]) / o["base"]
-    med = float(np.median(rel))
-    return ClaimCheck(f"median overhead {med:+.2%} over {len(rel)} repeats (base {np.median(o['base']) * 1e3:.1f} ms per "
-                      f"batch)", bool(med < cfg.overhead_max), {"median": med, "rel": rel})
+    tb, tt = float(np.min(o["base"])), float(np.min(o["tcec"]))
+    rel = (tt - tb) / tb
+    med = float(np.median((o["tcec"] - o["base"]) / o["base"]))
+    return ClaimCheck(f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
+                      f"per batch; median of the paired ratios {med:+.2%})", bool(rel < cfg.overhead_max),
+                      {"overhead": rel, "median": med})
 
 
 @claim_rule("C9", statement="The gain also appears on top of a stronger base PTQ (SVDQuant-lite).",

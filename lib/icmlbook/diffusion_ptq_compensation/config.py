@@ -73,7 +73,7 @@ class TCECConfig(ProfileConfig):
 
 PRESETS: dict[str, TCECConfig] = {
     "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
-                        n_boot=400, overhead_repeats=5),
+                        n_boot=400, overhead_repeats=10),
     "default": TCECConfig(),
     "full": TCECConfig(width=64, train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),

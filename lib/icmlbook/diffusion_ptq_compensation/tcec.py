@@ -83,12 +83,29 @@ class TCEC:
             raise ValueError(f"K has {K.shape[0]} steps but the sampler has {len(a)}")
         self.history: list[torch.Tensor] = []
 
+        # the one-window rule in two fused ops per step: ε(1 − K_n) − c_n ⊙ ε_{n−1}, with
+        # c_n = λ₁ (a_n/b_n) b_{n−1} K_{n−1} precomputed (m = 0 or λ₁ = 0: c = 0)
+        self.keep = 1 - K
+        self.coef = torch.zeros_like(K)
+        if self.lambda1 > 0 and self.m != 0:
+            ratio = torch.tensor(self.a[1:] / self.b[1:] * self.b[:-1], dtype=K.dtype, device=K.device)
+            self.coef[1:] = self.lambda1 * ratio[:, None] * K[:-1]
+        self.prev: torch.Tensor | None = None
+
     def __call__(self, n: int, eps: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        if self.m is not None and self.m <= 1 or self.lambda1 == 0:
+            if n == 0:
+                self.prev = None
+            out = eps * _broadcast(self.keep[n], eps)
+            if self.prev is not None and self.lambda1 > 0 and self.m != 0:
+                out = out.addcmul_(_broadcast(self.coef[n], eps), self.prev, value=-1)
+            self.prev = eps
+            return out
         if n == 0:
             self.history = []
         dh = _broadcast(self.K[n], eps) * eps
         out = eps - dh
-        if self.lambda1 > 0 and self.m != 0 and self.history:
+        if self.history:
             lo = 0 if self.m is None else max(0, n - self.m)
             e_hat = torch.zeros_like(eps)
             for i in range(lo, n):
