@@ -601,3 +601,12 @@ def test_every_rule_is_tested_both_ways_here():
     assert len(rules) == 10
     for rule in rules:
         assert registry.case_problems(rule) == []
+
+
+def test_solver_comparison_reaches_the_tolerance_with_both_methods():
+    from icmlbook.spectral_sphere_optimizer.experiments import solver_comparison
+
+    out = solver_comparison(3, 16, 24, seed=1, tol=1e-4)
+    for method in ("bisect", "illinois"):
+        assert out[method]["max_abs_h"] <= 1e-4 and out[method]["fallbacks"] == 0
+        assert out[method]["evaluations"] >= 3 * 2            # at least the start and one bracketing step each

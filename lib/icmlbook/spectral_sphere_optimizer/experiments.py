@@ -33,7 +33,8 @@ from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
            "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
-           "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for"]
+           "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for",
+           "solver_comparison"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -437,3 +438,23 @@ def spec_for(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.
                      batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius, seed=seed,
                      track_every=cfg.track_every, val_batches=cfg.val_batches, keep_momenta=keep_momenta,
                      solver=cfg.solver)
+
+
+def solver_comparison(n_matrices: int, rows: int, cols: int, seed: int = 0, tol: float = 1e-4) -> dict[str, dict]:
+    """The released bisection and our Illinois false position on the same random pairs (G, W) (N(0, 0.02^2)
+    entries; Theta from W's SVD; our Newton–Schulz msign; cold start at lambda = 0): per method, the per-matrix
+    msign evaluations (summed), the batched msign calls, the largest |h| reached and the fallbacks."""
+    from .solver import solve_lambda
+
+    g = torch.Generator().manual_seed(seed + 7)
+    G = torch.randn(n_matrices, rows, cols, generator=g) * 0.02
+    W = torch.randn(n_matrices, rows, cols, generator=g) * 0.02
+    U, _, Vh = torch.linalg.svd(W)
+    Theta = U[:, :, :1] @ Vh[:, :1, :]
+    Gh = G / torch.linalg.vector_norm(G, dim=(-2, -1), keepdim=True)
+    out = {}
+    for method in ("bisect", "illinois"):
+        sol = solve_lambda(Gh, Theta, tol=tol, method=method)
+        out[method] = {"evaluations": sol.evaluations, "calls": sol.msign_calls, "max_abs_h": float(sol.h.abs().max()),
+                       "fallbacks": sol.fallbacks, "unconverged": sol.unconverged}
+    return out
