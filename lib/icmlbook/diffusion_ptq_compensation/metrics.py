@@ -32,11 +32,13 @@ def bootstrap_mean(values: np.ndarray, n_boot: int, seed: int, level: float = 0.
 
 
 def frechet_distance(f1: np.ndarray, f2: np.ndarray) -> float:
-    """‖μ1−μ2‖² + tr(Σ1 + Σ2 − 2(Σ1Σ2)^{1/2}) between Gaussian fits of two feature sets (rows = samples)."""
+    """‖μ1−μ2‖² + tr(Σ1 + Σ2 − 2(Σ1Σ2)^{1/2}) between Gaussian fits of two feature sets (rows = samples),
+    with a 1e-6 ridge on both covariances inside the square root."""
     mu1, mu2 = f1.mean(0), f2.mean(0)
     s1, s2 = np.atleast_2d(np.cov(f1, rowvar=False)), np.atleast_2d(np.cov(f2, rowvar=False))
-    covmean = linalg.sqrtm(s1 @ s2)
-    covmean = np.real(covmean)
+    # dead ReLU features make the covariances singular; a 1e-6 ridge on both keeps sqrtm well defined
+    ridge = 1e-6 * np.eye(s1.shape[0])
+    covmean = np.real(linalg.sqrtm((s1 + ridge) @ (s2 + ridge)))
     return float(((mu1 - mu2) ** 2).sum() + np.trace(s1 + s2 - 2 * covmean))
 
 
