@@ -460,11 +460,12 @@ def _(benchmark, cfg, mo, run):
       races (its filter and the difference in races were not reached). Race-free programs are part of the evaluation population, as the
       paper's count implies; DRDBench's own scripts score racy programs only.
     - **The variable-level rule** was not reached: both readings are reported.
-    - **The generated suite** is ours: eight synchronisation patterns (mutex forgotten or mismatched,
-      atomic blocks, atomic functions, join order, a thread started twice, a semaphore, a busy-wait
-      flag), each with a minimal race-free twin, plus protected distractor variables. Condition
-      variables, barriers and C11 atomics are not generated yet. Its numbers are never merged into the
-      real benchmark's.
+    - **The generated suite** is ours: twelve synchronisation patterns (a mutex forgotten or mismatched,
+      atomic blocks, atomic functions, join order, a thread started twice, a semaphore, a busy-wait flag,
+      a condition variable with its predicate, a barrier, GCC atomic builtins, a helper called from two
+      sites with list-valued annotation lines), each with a minimal race-free twin, plus protected
+      distractor variables. Peterson-style protocols and pointer or struct-field lvalues are not generated
+      yet. Its numbers are never merged into the real benchmark's.
     - **Thresholds** ({cfg.count_tolerance:.0%} on the counts, {cfg.consistency_min:.0%} consistency, a
       {cfg.localisation_margin:g} F1 gap, {cfg.distraction_min:.0%} of protected pairs) are ours, fixed in
       the chapter's config before the runs.

@@ -405,7 +405,7 @@ def test_generated_suite_checks_pin_the_generator():
     cfg = config_for("smoke", cv_folds=2, gb_iterations=20, n_boot=200)
     study = population_study(generate_suite(40, seed=4), cfg, 0, "generated suite")
     dis = claims.GENERATED_CHECKS["distraction"](study, cfg, 0).values
-    assert dis["rate_a"] == 1.0 and dis["rate_b"] < 0.2   # what it flags: the safe busy-wait pattern (myopia)
+    assert dis["rate_a"] >= 0.9 and dis["rate_b"] < 0.2   # what it flags: the safe busy-wait pattern (myopia)
     s = study.scores()["lockset"]
     assert s["line_f1"] > 0.7 and abs(s["program_f1"] - s["line_f1"]) < 0.1
     assert claims.GENERATED_CHECKS["myopia"](study, cfg, 0).passed

@@ -37,6 +37,10 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "loop_spawn": ("multiplicity", "the thread started twice updates without the lock"),
     "semaphore": ("semaphore", "main skips sem_wait/sem_post"),
     "busy_wait": ("busy_wait", "the flag is raised before the data is written"),
+    "condvar": ("condvar", "the thread writes the data after releasing the mutex it signals under"),
+    "barrier": ("barrier", "main reads before its barrier wait instead of after"),
+    "gcc_atomic": ("c11_atomic", "main updates with a plain write instead of an atomic read-modify-write"),
+    "helper_sites": ("mutex", "main calls the shared helper without the lock (list-valued annotation lines)"),
 }
 
 
@@ -140,6 +144,43 @@ def _emit(parts: _Parts, inst: Instance) -> None:
             parts.races.append((v, T, M))
         else:
             parts.critical.append((v, T, M))
+    elif p == "condvar":
+        parts.globals += [(f"int {v} = 0;", None), (f"int ready{k} = 0;", None),
+                          (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None),
+                          (f"pthread_cond_t c{k} = PTHREAD_COND_INITIALIZER;", None)]
+        write = (f"{v} = 1;", T)
+        locked = [(f"pthread_mutex_lock(&m{k});", None), (f"ready{k} = 1;", None),
+                  (f"pthread_cond_signal(&c{k});", None), (f"pthread_mutex_unlock(&m{k});", None)]
+        parts.worker += (locked + [write]) if racy else ([locked[0], write] + locked[1:])
+        parts.main_conc += [(f"pthread_mutex_lock(&m{k});", None), (f"while (!ready{k})", None), ("{", None),
+                            (f"pthread_cond_wait(&c{k}, &m{k});", None), ("}", None), (f"int r{k} = {v};", M),
+                            (f"pthread_mutex_unlock(&m{k});", None)]
+        (parts.races if racy else parts.critical).append((v, T, M))
+    elif p == "barrier":
+        parts.globals += [(f"int {v} = 0;", None), (f"pthread_barrier_t b{k};", None)]
+        parts.main_pre.append((f"pthread_barrier_init(&b{k}, NULL, 2);", None))
+        parts.worker += [(f"{v} = 1;", T), (f"pthread_barrier_wait(&b{k});", None)]
+        read = (f"int r{k} = {v};", M)
+        wait = (f"pthread_barrier_wait(&b{k});", None)
+        parts.main_conc += [read, wait] if racy else [wait, read]
+        (parts.races if racy else parts.critical).append((v, T, M))
+    elif p == "gcc_atomic":
+        parts.globals.append((f"int {v} = 0;", None))
+        parts.worker.append((f"__atomic_fetch_add(&{v}, 1, __ATOMIC_SEQ_CST);", T))
+        if racy:
+            parts.main_conc.append((f"{v} = {v} + 2;", M))
+            parts.races.append((v, T, M))
+        else:
+            parts.main_conc.append((f"__atomic_fetch_add(&{v}, 2, __ATOMIC_SEQ_CST);", M))
+            parts.critical.append((v, T, M))
+    elif p == "helper_sites":
+        parts.globals += [(f"int {v} = 0;", None), (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
+        parts.helpers += [(f"void bump{k}(void)", None), ("{", None), (f"{v} = {v} + 1;", f"H{k}"), ("}", None)]
+        parts.worker += [(f"pthread_mutex_lock(&m{k});", None), (f"bump{k}();", T), (f"pthread_mutex_unlock(&m{k});", None)]
+        call = (f"bump{k}();", M)
+        parts.main_conc += [call] if racy else [(f"pthread_mutex_lock(&m{k});", None), call, (f"pthread_mutex_unlock(&m{k});", None)]
+        # the access is the helper's line, attributable to either call site: list-valued endpoints
+        (parts.races if racy else parts.critical).append((v, (f"H{k}", T), (f"H{k}", M)))
     else:  # pragma: no cover - guarded by generate_program
         raise ValueError(p)
 
@@ -201,8 +242,11 @@ def generate_program(instances: Sequence[Instance], name: str = "generated/p.c")
         _emit(parts, inst)
     text, tags = _render(parts)
 
+    def lines(tag):
+        return tuple(tags[t] for t in tag) if isinstance(tag, tuple) else (tags[tag],)
+
     def races(items):
-        return tuple(Race(var, (tags[a],), (tags[b],)) for var, a, b in items)
+        return tuple(Race(var, lines(a), lines(b)) for var, a, b in items)
 
     constructs = tuple(dict.fromkeys(inst.pattern for inst in instances))
     return Program(name=name, text=text, racy=bool(parts.races), races=races(parts.races),
