@@ -610,3 +610,15 @@ def test_solver_comparison_reaches_the_tolerance_with_both_methods():
     for method in ("bisect", "illinois"):
         assert out[method]["max_abs_h"] <= 1e-4 and out[method]["fallbacks"] == 0
         assert out[method]["evaluations"] >= 3 * 2            # at least the start and one bracketing step each
+
+
+def test_figures_carry_computed_titles():
+    from icmlbook.spectral_sphere_optimizer import plots
+    from icmlbook.spectral_sphere_optimizer.experiments import h_study
+
+    fig = plots.training_figure(_act_world(adamw_growth=3.0))
+    assert "AdamW 3" in fig.axes[0].get_title()
+    st = h_study(2, 8, 12, 21)
+    assert "bound: 2" in plots.h_figure(st).axes[0].get_title()
+    sweep = plots.width_sweep_plotly(_transfer_world({64: 1e-2, 128: 1e-2}))
+    assert "MuonSphere 0.01/0.01" in sweep.layout.title.text

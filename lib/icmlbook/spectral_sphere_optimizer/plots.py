@@ -62,8 +62,9 @@ def h_figure(study: dict, show: int = 4):
         ax.axvline(study["root"][i] / study["nuclear"][i], color=PALETTE[i], lw=0.6, ls=":")
     ax.axhline(0, color="black", lw=0.5)
     worst = float(np.max(np.abs(study["root"]) / study["nuclear"]))
+    drop = max(float(np.max(-np.diff(study["h_exact"], axis=1))), 0.0)
     ax.set(xlabel=r"$\lambda / \|\hat G\|_*$", ylabel=r"$h(\lambda)=\langle\Theta,\mathrm{msign}(\hat G+\lambda\Theta)\rangle$",
-           title=f"h is monotone; largest root |λ*| = {worst:.1e} ||Ĝ||_* (bound: 2)")
+           title=f"Largest decrease of h {drop:.0e}; largest root |λ*| = {worst:.1e} ||Ĝ||_* (bound: 2)")
     return fig
 
 
@@ -74,7 +75,7 @@ def _mean_site(stats: dict, key: str) -> np.ndarray:
 def training_figure(runs: dict[str, RunResult]):
     """Over training, each optimiser at its tuned rate: MLP-output RMS and attention-output AbsMax (mean over
     layers), and the largest sigma_max / sqrt(d_out/d_in) over hidden matrices."""
-    fig, axes = new_figure(1, 3, width=12.5, height=3.5)
+    fig, axes = new_figure(1, 3, width=14.5, height=3.7)
     for opt, r in runs.items():
         kw = dict(color=COLORS[opt], label=f"{NAMES[opt]} (lr {r.spec.lr:g})")
         axes[0].plot(r.act_steps, _mean_site(r.act_rms, "mlp_out"), **kw)
@@ -83,9 +84,12 @@ def training_figure(runs: dict[str, RunResult]):
     end = {o: float(_mean_site(r.act_rms, "mlp_out")[-1]) for o, r in runs.items()}
     axes[0].set(yscale="log", xlabel="update", ylabel="MLP output RMS", title="RMS at the end: " +
                 ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in end.items()))
-    axes[1].set(yscale="log", xlabel="update", ylabel="attention output AbsMax", title="Outliers (AbsMax)")
+    amax = {o: float(_mean_site(r.act_absmax, "attn_out")[-1]) for o, r in runs.items()}
+    sig = {o: float(np.max([v[-1] for v in r.sigma_ratio.values()])) for o, r in runs.items()}
+    axes[1].set(yscale="log", xlabel="update", ylabel="attention output AbsMax",
+                title="AbsMax at the end: " + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in amax.items()))
     axes[2].set(yscale="log", xlabel="update", ylabel=r"max $\sigma_\max/\sqrt{d_{out}/d_{in}}$",
-                title="Weight spectral norm over its μP scale")
+                title="σ_max / μP scale at the end: " + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in sig.items()))
     axes[0].legend(fontsize=7)
     return fig
 
