@@ -92,7 +92,7 @@ PRESETS: dict[str, LandingConfig] = {
     "smoke": LandingConfig(n_train=500, n_test=2000, n_seeds=2, epochs=60, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
                            prior_points=300, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300, sweep_N=30),
-    "default": LandingConfig(n_train=1000, epochs=150, batch_size=1000),
+    "default": LandingConfig(n_train=1000, epochs=100, batch_size=1000),
     "full": LandingConfig(n_train=8000, n_test=5000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
                           cost_points=4096, prior_points=2000),
 }
