@@ -147,9 +147,11 @@ def _(mo):
 
     **Line level** (DRDBench's definition, the reference). A prediction $p$ matches an annotated race
     $g$ when the unordered line pairs match,
+
     $$
     \mathrm{match}(p,g)=\big(p_A\in g_A\wedge p_B\in g_B\big)\ \vee\ \big(p_A\in g_B\wedge p_B\in g_A\big),
     $$
+
     with an integer line read as a one-element set and **the variable not checked**. Per program,
     $TP$ counts the annotated races matched by some prediction, $FN=|G|-TP$, and $FP$ the predictions
     matching no race; the counts are summed over programs before precision, recall and F1 are formed
