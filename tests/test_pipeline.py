@@ -373,3 +373,11 @@ def test_gpu_declaration_and_dask_cli_errors(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
                            "--backend", "ray"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and "allowed values: local, dask" in proc.stderr
+
+
+def test_display_math_is_separated_from_prose():
+    from icmlbook.pipeline.export import separate_display_math
+
+    text = "A match,\n$$\nx = 1,\n$$\nwith text after.\n\n$$\ny\n$$\n"
+    assert separate_display_math(text) == "A match,\n\n$$\nx = 1,\n$$\n\nwith text after.\n\n$$\ny\n$$\n"
+    assert separate_display_math("inline $x$ and $$x$$ stay") == "inline $x$ and $$x$$ stay"

@@ -30,6 +30,30 @@ SETUP_SOURCE = "%matplotlib inline\nfrom icmlbook.pipeline.kernel import setup_k
 _CITE = re.compile(r"\[(@[\w:.\-]+(?:\s*;\s*@[\w:.\-]+)*)\]")
 
 
+def separate_display_math(text: str) -> str:
+    """Put a blank line before a ``$$`` block that follows text and after one that text follows: MyST reads
+    ``$$`` inside a paragraph as inline math, which swallows the prose after it."""
+    lines = text.split("\n")
+    out: list[str] = []
+    inside = False
+    for i, line in enumerate(lines):
+        fence = line.strip() == "$$"
+        if fence and not inside:
+            if out and out[-1].strip():
+                out.append("")
+            out.append(line)
+            inside = True
+            continue
+        if fence and inside:
+            out.append(line)
+            inside = False
+            if i + 1 < len(lines) and lines[i + 1].strip():
+                out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def citations_to_myst(text: str) -> str:
     """``[@a]`` -> ``{cite}`a` `` and ``[@a; @b]`` -> ``{cite}`a,b` ``."""
     def repl(m: re.Match) -> str:
@@ -88,7 +112,7 @@ def prepare_notebook(nb: nbformat.NotebookNode, slug: str) -> nbformat.NotebookN
     for i, cell in enumerate(nb.cells):
         name = cell.metadata.get("marimo", {}).get("name")
         if cell.cell_type == "markdown":
-            cell.source = citations_to_myst(cell.source)
+            cell.source = separate_display_math(citations_to_myst(cell.source))
             if title_index is None and re.search(r"^#\s+\S", cell.source, flags=re.M):
                 title_index = i
             continue

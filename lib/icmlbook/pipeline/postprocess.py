@@ -79,6 +79,10 @@ def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 text = data["text/html"]
                 text = "".join(text) if isinstance(text, list) else text
                 if "text/markdown" in data and _MARIMO_MD.match(text):
+                    from .export import separate_display_math
+
+                    md = data["text/markdown"]
+                    data["text/markdown"] = separate_display_math("".join(md) if isinstance(md, list) else md)
                     data.pop("text/html")
                     kept.append(out)
                     continue
