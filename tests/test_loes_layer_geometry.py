@@ -595,3 +595,45 @@ def test_every_rule_names_its_alternative_and_paper_column():
     for cid, r in rules.items():
         assert r.paper and (r.rejects or not r.testable) and (r.reason or r.testable), cid
         assert registry.case_problems(r) == [], cid
+
+
+def test_digit_backbone_pretraining_on_the_trainer_matches_the_former_loop():
+    """The rotation-pretext pretraining moved onto icmlbook.training: bit for bit the hand-written loop it
+    replaced (same permutations, AdamW + cosine, last shorter batch)."""
+    import torch
+    from torch import nn
+
+    from icmlbook.loes_layer_geometry.backbones import ResidualMLP, digits_rotation_batch, train_digits_backbone
+
+    rng = np.random.default_rng(3)
+    images = rng.random((60, 8, 8)).astype(np.float32)
+    depth, width, epochs, lr, bs, seed = 2, 16, 3, 2e-3, 32, 5
+    got = train_digits_backbone(images, depth, width=width, epochs=epochs, lr=lr, batch_size=bs, seed=seed)
+
+    g = np.random.default_rng(np.random.SeedSequence([seed, depth, 17]))
+    order = g.permutation(len(images))
+    n_hold = max(1, len(images) // 10)
+    xtr, ytr = digits_rotation_batch(images[order[n_hold:]])
+    torch.manual_seed(seed * 1000 + depth)
+    model = ResidualMLP(depth, width)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * -(-len(xtr) // bs)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=1e-6)
+    X, Y = torch.as_tensor(xtr), torch.as_tensor(ytr)
+    gen = torch.Generator().manual_seed(seed)
+    from icmlbook.runtime import cpu_threads
+
+    with cpu_threads(1):
+        for _ in range(epochs):
+            perm = torch.randperm(len(X), generator=gen)
+            for i in range(0, len(X), bs):
+                idx = perm[i:i + bs]
+                loss = nn.functional.cross_entropy(model(X[idx]), Y[idx])
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                sched.step()
+    ref = model.state_dict()
+    assert set(ref) == set(got.state)
+    for k in ref:
+        assert torch.equal(ref[k], got.state[k]), k

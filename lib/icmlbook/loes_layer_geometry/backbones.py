@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from ..runtime.device import cpu_threads
+from ..training import ShuffledBatches, Trainer, TrainerConfig
 
 __all__ = ["extract_layer_embeddings", "find_blocks", "ResidualMLP", "digits_data", "digits_rotation_batch",
            "train_digits_backbone", "DigitsBackbone", "load_text_encoder", "TextEncoder", "embed_texts",
@@ -197,19 +198,17 @@ def _train_digits_backbone(images, depth, width, epochs, lr, batch_size, seed) -
     torch.manual_seed(seed * 1000 + depth)
     model = ResidualMLP(depth, width)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * -(-len(xtr) // batch_size)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=1e-6)
     X, Y = torch.as_tensor(xtr), torch.as_tensor(ytr)
-    gen = torch.Generator().manual_seed(seed)
-    for _ in range(epochs):
-        perm = torch.randperm(len(X), generator=gen)
-        for i in range(0, len(X), batch_size):
-            idx = perm[i:i + batch_size]
-            loss = nn.functional.cross_entropy(model(X[idx]), Y[idx])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
+    batches = ShuffledBatches(len(X), batch_size, seed=seed, tensors=(X, Y))   # a fresh permutation per epoch
+    steps = epochs * batches.steps_per_epoch
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=1e-6)
+
+    def loss_fn(m, batch):
+        xb, yb = batch
+        return nn.functional.cross_entropy(m(xb), yb)
+
+    Trainer(model, opt, loss_fn, batches, TrainerConfig(steps=steps, schedule=None, device="cpu", show_progress=False),
+            scheduler=sched).run()
     model.eval()
     with torch.no_grad():
         acc = float((model(torch.as_tensor(xho)).argmax(1).numpy() == yho).mean())
