@@ -631,3 +631,57 @@ def test_not_testable_rows_and_bad_declarations():
 
     with pytest.raises(ValueError, match="without a reason"):
         undecided()
+
+
+# ---------------------------------------------------------------------------------------------- stats
+@pytest.mark.parametrize("n, level", [(2, 0.95), (5, 0.9), (12, 0.95), (40, 0.99)])
+def test_mean_t_bound_is_scipys_one_sided_paired_bound(n, level):
+    from scipy import stats
+
+    from icmlbook.runtime import mean_t_bound
+
+    rng = np.random.default_rng(n)
+    a, b = rng.normal(0.3, 1.0, n), rng.normal(0.0, 1.0, n)
+    mean, up = mean_t_bound(a - b, level)
+    ci_up = stats.ttest_rel(a, b, alternative="less").confidence_interval(level)
+    assert np.isclose(mean, np.mean(a - b), rtol=0, atol=1e-15)
+    assert np.isneginf(ci_up.low) and np.isclose(up, ci_up.high, rtol=1e-12, atol=1e-14)
+    mean_lo, lo = mean_t_bound(a - b, level, side="lower")
+    ci_lo = stats.ttest_rel(a, b, alternative="greater").confidence_interval(level)
+    assert mean_lo == mean and np.isposinf(ci_lo.high) and np.isclose(lo, ci_lo.low, rtol=1e-12, atol=1e-14)
+    # the two one-sided bounds at level are the two-sided interval at 2*level - 1
+    two = stats.t.interval(2 * level - 1, n - 1, loc=mean, scale=np.std(a - b, ddof=1) / np.sqrt(n))
+    assert np.allclose([lo, up], two, rtol=1e-12, atol=1e-14)
+
+
+def test_mean_t_bound_is_bit_for_bit_the_landing_chapters_former_helper():
+    """The landing chapter's claims had this private helper; the shared one gives the same floats."""
+    from scipy import stats
+
+    from icmlbook.runtime import mean_t_bound
+
+    def former_upper(diffs, level=0.95):
+        d = np.asarray(diffs, dtype=float)
+        if len(d) < 2:
+            return float(d.mean()), float("inf")
+        se = d.std(ddof=1) / np.sqrt(len(d))
+        return float(d.mean()), float(d.mean() + stats.t.ppf(level, len(d) - 1) * se)
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 8, 30):
+        d = rng.normal(0.01, 0.02, n)
+        assert mean_t_bound(d) == former_upper(d)
+
+
+def test_mean_t_bound_refuses_bad_arguments_and_is_uninformative_below_two_values():
+    from icmlbook.runtime import mean_t_bound
+
+    assert mean_t_bound([0.5]) == (0.5, float("inf"))
+    assert mean_t_bound([0.5], side="lower") == (0.5, float("-inf"))
+    with pytest.raises(ValueError, match="side"):
+        mean_t_bound([1.0, 2.0], side="two-sided")
+    for level in (0.0, 1.0, 1.5, True):
+        with pytest.raises(ValueError, match="level"):
+            mean_t_bound([1.0, 2.0], level=level)
+    with pytest.raises(ValueError, match="no numbers"):
+        mean_t_bound([])

@@ -9,20 +9,11 @@ not read, so the paper column never holds a number. Thresholds are in the config
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ..runtime.stats import mean_t_bound
 from .config import LandingConfig
 from .experiments import QualityStudy
-
-
-def _upper(diffs: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Mean of paired differences and the one-sided upper ``level`` t-bound."""
-    d = np.asarray(diffs, dtype=float)
-    if len(d) < 2:
-        return float(d.mean()), float("inf")
-    se = d.std(ddof=1) / np.sqrt(len(d))
-    return float(d.mean()), float(d.mean() + stats.t.ppf(level, len(d) - 1) * se)
 
 
 @claim_rule("C1", statement="Landing keeps forward and backward paths near the feasible set without projecting, and "
@@ -83,7 +74,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
     base = quality.values("OLLA", "jsd")
     parts, ok = [], True
     for m in ("ULLA", "OLLA-P", "ULLA-P"):
-        mean, up = _upper(quality.values(m, "jsd") - base)
+        mean, up = mean_t_bound(quality.values(m, "jsd") - base)
         parts.append(f"{m} − OLLA {mean:+.4f} (upper {up:+.4f})")
         ok &= up <= cfg.parity_margin
     unif = np.asarray(quality.uniform_jsd)
@@ -100,7 +91,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
             rejects="ULLA needing OLLA's number of steps for the same quality (worse by > 0.02 JSD at N/2)",
             paper="substantially fewer function evaluations, lower memory (abstract; no number given)", timed=True)
 def claim5(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
-    mean, up = _upper(quality.values("ULLA", "jsd") - quality.values("OLLA", "jsd"))
+    mean, up = mean_t_bound(quality.values("ULLA", "jsd") - quality.values("OLLA", "jsd"))
     to, tu = quality.values("OLLA", "train_seconds"), quality.values("ULLA", "train_seconds")
     mo, mu = quality.values("OLLA", "path_megabytes"), quality.values("ULLA", "path_megabytes")
     nfe_o, nfe_u = quality.values("OLLA", "nfe")[0], quality.values("ULLA", "nfe")[0]

@@ -1,5 +1,5 @@
 """The shared runtime every chapter uses: profiles, device, seeding, progress, cache, claims ledger,
-figure style, run records and display helpers."""
+figure style, run records, display helpers and the claim rules' small statistics."""
 
 from .cache import cached, cache_key, CorruptEntry
 from .claims import (Claim, ClaimCheck, ClaimRule, ClaimsLedger, VERDICTS, abstract_sentence, claim_case, claim_rule,
@@ -13,6 +13,7 @@ from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntG
 from .progress import progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
+from .stats import mean_t_bound
 from .style import PALETTE, apply_style, new_figure
 
 __all__ = [
@@ -23,5 +24,5 @@ __all__ = [
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
     "progress", "Run", "start_run", "rng",
-    "seed_everything", "PALETTE", "apply_style", "new_figure",
+    "seed_everything", "mean_t_bound", "PALETTE", "apply_style", "new_figure",
 ]
