@@ -327,3 +327,56 @@ def test_drop_figure_title_states_the_worst_violation():
     d = _drop(0.08)
     d["rows"][-1]["OLLA_max_violation"] = 4.7
     assert drop_figure(d).axes[1].get_title() == "Landing's worst violation: 4.7 at the largest step"
+
+
+def _tiny_trained(method="OLLA"):
+    from icmlbook.constrained_diffusion_landing.model import train_model
+    s = Sphere()
+    data = s.uniform(64, gen(11))
+    sch = Schedule("linear", 0.1, 1.0, 1.0)
+    tm = train_model(s, data, method, sch, 5, epochs=3, batch_size=32, width=8, depth=1, lr=1e-2, seed=3, ema=0.5)
+    return s, sch, tm
+
+
+def test_sampling_uses_the_ema_weights_and_restores_the_live_ones():
+    """``sample`` swaps the EMA weights in through ``EMA.applied``: the samples are those of a network holding
+    the averaged weights, and the live weights are back afterwards, bit for bit."""
+    import copy
+
+    from icmlbook.constrained_diffusion_landing.model import sample
+    from icmlbook.constrained_diffusion_landing.sde import backward_sample
+
+    s, sch, tm = _tiny_trained()
+    live = copy.deepcopy(tm.net.state_dict())
+    assert any(not torch.equal(p, e) for p, e in zip(tm.net.parameters(), tm.ema.shadow))   # they differ
+    out = sample(tm, s, 50, sch, 5, seed=4)
+    for k, v in tm.net.state_dict().items():
+        assert torch.equal(v, live[k]), k
+    averaged = copy.deepcopy(tm.net)                          # an independent network holding the EMA weights
+    with torch.no_grad():
+        for p, e in zip(averaged.parameters(), tm.ema.shadow):
+            p.copy_(e)
+    g = gen(4)
+    ref = backward_sample(s, averaged, s.uniform(50, g), sch, 5, "OLLA", g)
+    assert torch.equal(out["samples"], ref["samples"])
+
+
+def test_sampling_restores_the_live_weights_after_an_error(monkeypatch):
+    import copy
+
+    from icmlbook.constrained_diffusion_landing import model as landing_model
+
+    s, sch, tm = _tiny_trained()
+    live = copy.deepcopy(tm.net.state_dict())
+    seen = {}
+
+    def failing(cs, net, *args, **kw):
+        seen["ema_in"] = all(torch.equal(p, e) for p, e in zip(net.parameters(), tm.ema.shadow))
+        raise RuntimeError("sampler failed")
+
+    monkeypatch.setattr(landing_model, "backward_sample", failing)
+    with pytest.raises(RuntimeError, match="sampler failed"):
+        landing_model.sample(tm, s, 50, sch, 5, seed=4)
+    assert seen["ema_in"]
+    for k, v in tm.net.state_dict().items():
+        assert torch.equal(v, live[k]), k

@@ -110,7 +110,7 @@ class PathSource:
 class TrainedModel:
     method: str
     net: DriftNet
-    ema_shadow: list
+    ema: EMA                 # the run's EMA callback: its averaged weights, swapped in by ``ema.applied(net)``
     losses: list
     train_seconds: float
     path_seconds: float
@@ -143,7 +143,7 @@ def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Sc
     trainer.run()
     _, loss = trainer.history("loss")
     path_bytes = src.paths.element_size() * src.paths.numel() if src.paths is not None else 0
-    return TrainedModel(method, net, [s.clone() for s in ema_cb.shadow], loss.tolist(), trainer.seconds - src.path_seconds,
+    return TrainedModel(method, net, ema_cb, loss.tolist(), trainer.seconds - src.path_seconds,
                         src.path_seconds, src.dropped_total, src.generated, int(path_bytes))
 
 
@@ -151,17 +151,8 @@ def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N
     """Generate ``n`` points with the model's EMA weights from the uniform prior on the set."""
     gen = torch.Generator().manual_seed(seed)
     prior = cs.uniform(n, gen)
-    net = model.net
-    live = [p.detach().clone() for p in net.parameters()]
-    with torch.no_grad():
-        for p, s in zip(net.parameters(), model.ema_shadow):
-            p.copy_(s)
-    try:
+    with model.ema.applied(model.net) as net:        # the live weights come back even if sampling fails
         t0 = time.perf_counter()
         out = backward_sample(cs, net, prior, schedule, N, model.method, gen, **kw)
         out["seconds"] = time.perf_counter() - t0
-    finally:
-        with torch.no_grad():
-            for p, v in zip(net.parameters(), live):
-                p.copy_(v)
     return out
