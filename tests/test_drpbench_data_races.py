@@ -460,3 +460,94 @@ def test_llm_predictor_against_a_local_stub(tmp_path):
         parse_answer('{"races": [{"shared_variable": "x", "lineA": 1, "lineB": 99}]}', n_lines=20)
     with pytest.raises(AnswerError, match="one integer"):
         parse_answer('{"races": [{"shared_variable": "x", "lineA": [1, 2], "lineB": 3}]}')
+
+
+def test_f1_replicates_are_the_bootstrap_resamples_of_micro_f1():
+    """The public resampling API against a direct computation: replicate b is the micro F1 of the programs
+    drawn by numpy's generator with that seed; counts over the same number of programs are drawn alike."""
+    from icmlbook.drpbench_data_races.metrics import f1_replicates, micro_f1
+
+    rng = np.random.default_rng(5)
+    counts = [Counts(*map(int, rng.integers(0, 4, 3))) for _ in range(17)]
+    other = [Counts(c.fp, c.tp, c.fn) for c in counts]
+    reps = f1_replicates(counts, n_boot=50, seed=9)
+    draws = np.random.default_rng(9).integers(0, len(counts), size=(50, len(counts)))
+    direct = [micro(counts[i] for i in row).f1 for row in draws]
+    assert reps.shape == (50,) and np.allclose(reps, direct, rtol=0, atol=1e-15)
+    assert np.allclose(f1_replicates(other, 50, 9), [micro(other[i] for i in row).f1 for row in draws], atol=1e-15)
+    assert micro_f1(counts) == pytest.approx(micro(counts).f1, abs=1e-15)
+    assert np.isnan(micro_f1([Counts(0, 0, 0)]))
+    f, lo, hi = bootstrap_f1(counts, n_boot=50, seed=9)
+    assert (lo, hi) == tuple(np.nanquantile(reps, [(1 - 0.95) / 2, (1 + 0.95) / 2])) and f == micro_f1(counts)
+    with pytest.raises(ValueError, match="no programs"):
+        f1_replicates([], 10, 0)
+
+
+def test_stratum_gap_on_the_public_api_equals_the_former_private_helpers():
+    """stratum_gap reached into metrics' private helpers; on the public API (f1_replicates, micro_f1, and
+    bootstrap_f1 now built on them) it gives the same numbers, bit for bit (the former bodies are written out
+    here as the reference)."""
+    from icmlbook.drpbench_data_races.experiments import STRATA
+
+    def former(study, predictor, n_boot, seed, level="line", reference=None):
+        def count_matrix(counts):
+            return np.array([[c.tp, c.fp, c.fn] for c in counts], dtype=float).reshape(-1, 3)
+
+        def f1_rows(summed):
+            tp, fp, fn = summed[..., 0], summed[..., 1], summed[..., 2]
+            d = 2 * tp + fp + fn
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(d > 0, 2 * tp / np.where(d > 0, d, 1), np.nan)
+
+        def resample(n, seed_):
+            return np.random.default_rng(seed_).integers(0, n, size=(n_boot, n))
+
+        def former_bootstrap_f1(counts, seed_, level=0.95):
+            m = count_matrix(counts)
+            point = float(f1_rows(m.sum(0)))
+            if len(m) == 0:
+                return float("nan"), float("nan"), float("nan")
+            f = f1_rows(m[resample(len(m), seed_)].sum(1))
+            lo, hi = np.nanquantile(f, [(1 - level) / 2, (1 + level) / 2])
+            return point, float(lo), float(hi)
+
+        def strata(name):
+            counts = study.counts(name, level)
+            return {s: [c for c, p in zip(counts, study.programs) if stratum_of(p) == s] for s in STRATA}
+
+        groups = strata(predictor)
+        a, b = groups[STRATA[0]], groups[STRATA[1]]
+        fa, la, ha = former_bootstrap_f1(a, seed)
+        fb, lb, hb = former_bootstrap_f1(b, seed + 1)
+        ma, mb = count_matrix(a), count_matrix(b)
+        ia, ib = resample(len(ma), seed), resample(len(mb), seed + 1)
+        d = f1_rows(ma[ia].sum(1)) - f1_rows(mb[ib].sum(1))
+        # the numbers the former body put in its result (the rest are sums and differences of these)
+        out = dict(zip(("f1_mutex", "f1_mutex_ci", "f1_other", "f1_other_ci"), (fa, (la, ha), fb, (lb, hb))))
+        out["lo"], out["hi"] = map(float, np.nanquantile(d, [0.025, 0.975]))
+        if reference is not None:
+            ref = strata(reference)
+            ra, rb = count_matrix(ref[STRATA[0]]), count_matrix(ref[STRATA[1]])
+            rd = f1_rows(ra[ia].sum(1)) - f1_rows(rb[ib].sum(1))
+            out["ref_f1_mutex"], out["ref_f1_other"] = float(f1_rows(ra.sum(0))), float(f1_rows(rb.sum(0)))
+            out["did_lo"], out["did_hi"] = map(float, np.nanquantile(d - rd, [0.025, 0.975]))
+        return out
+
+    rng = np.random.default_rng(2)
+    keep = {p.name: rng.random(8) for p in _SUITE}
+
+    def noisy(share):       # names each race with probability share, plus a spurious pair on some programs
+        def predict(p):
+            out = [r for r, u in zip(p.races, keep[p.name]) if u < share]
+            return out + ([R("x", (1,), (2,))] if keep[p.name][-1] < 0.3 else [])
+        return predict
+
+    st = _study({"lockset (mutex only)": noisy(0.6), "lockset": noisy(0.85)})
+    for reference in (None, "lockset"):
+        got = stratum_gap(st, "lockset (mutex only)", 300, 4, reference=reference)
+        ref = former(st, "lockset (mutex only)", 300, 4, reference=reference)
+        assert len(ref) == (10 if reference else 6)
+        for k in ref:
+            assert got[k] == ref[k] or (np.isnan(got[k]) and np.isnan(ref[k])), k
+        assert got["diff"] == got["f1_mutex"] - got["f1_other"]
+    assert 0 < got["f1_mutex"] < 1 and got["lo"] < got["hi"]          # a world with spread, not a degenerate one

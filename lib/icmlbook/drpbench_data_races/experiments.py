@@ -13,7 +13,7 @@ from .config import DRPBenchConfig
 from .data import Program, Race, annotation_consistency, load_benchmark
 from .frontend import constructs_of
 from .generator import generate_suite
-from .metrics import (Counts, bootstrap_f1, match, paired_bootstrap, per_program, score)
+from .metrics import (Counts, bootstrap_f1, f1_replicates, match, micro_f1, paired_bootstrap, per_program, score)
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
@@ -120,8 +120,6 @@ def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, 
     ``predictor``'s gap minus ``reference``'s gap, resampled with the same program indices for both
     (keys ``ref_*`` and ``did*``). It is 0 when the strata differ in difficulty for every analyser alike,
     and > 0 only when ``predictor`` loses more than ``reference`` on the non-mutex stratum."""
-    from .metrics import _count_matrix, _f1_rows, _resample
-
     def strata(name):
         counts = study.counts(name, level)
         return {s: [c for c, p in zip(counts, study.programs) if stratum_of(p) == s] for s in STRATA}
@@ -130,18 +128,16 @@ def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, 
     a, b = groups[STRATA[0]], groups[STRATA[1]]
     fa, la, ha = bootstrap_f1(a, n_boot=n_boot, seed=seed)
     fb, lb, hb = bootstrap_f1(b, n_boot=n_boot, seed=seed + 1)
-    ma, mb = _count_matrix(a), _count_matrix(b)
-    ia, ib = _resample(len(ma), n_boot, seed), _resample(len(mb), n_boot, seed + 1)
-    d = _f1_rows(ma[ia].sum(1)) - _f1_rows(mb[ib].sum(1))
+    d = f1_replicates(a, n_boot, seed) - f1_replicates(b, n_boot, seed + 1)     # each stratum resampled on its own
     lo, hi = np.nanquantile(d, [0.025, 0.975])
     out = {"f1_mutex": fa, "f1_mutex_ci": (la, ha), "f1_other": fb, "f1_other_ci": (lb, hb),
            "diff": fa - fb, "lo": float(lo), "hi": float(hi), "n_mutex": len(a), "n_other": len(b),
            "n_none": len(groups[STRATA[2]])}
     if reference is not None:
         ref = strata(reference)
-        ra, rb = _count_matrix(ref[STRATA[0]]), _count_matrix(ref[STRATA[1]])
-        rd = _f1_rows(ra[ia].sum(1)) - _f1_rows(rb[ib].sum(1))
-        rfa, rfb = float(_f1_rows(ra.sum(0))), float(_f1_rows(rb.sum(0)))
+        ra, rb = ref[STRATA[0]], ref[STRATA[1]]
+        rd = f1_replicates(ra, n_boot, seed) - f1_replicates(rb, n_boot, seed + 1)   # the same programs drawn
+        rfa, rfb = micro_f1(ra), micro_f1(rb)
         dlo, dhi = np.nanquantile(d - rd, [0.025, 0.975])
         out.update({"reference": reference, "ref_f1_mutex": rfa, "ref_f1_other": rfb, "ref_diff": rfa - rfb,
                     "did": (fa - fb) - (rfa - rfb), "did_lo": float(dlo), "did_hi": float(dhi)})

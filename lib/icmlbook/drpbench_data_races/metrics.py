@@ -25,7 +25,7 @@ import numpy as np
 from .data import Program, Race
 
 __all__ = ["Counts", "match", "line_counts", "variable_counts", "program_counts", "score", "micro",
-           "macro_f1", "bootstrap_f1", "paired_bootstrap", "aggregate_samples", "distraction",
+           "macro_f1", "micro_f1", "f1_replicates", "bootstrap_f1", "paired_bootstrap", "aggregate_samples", "distraction",
            "normalise_variable", "pass_at_k", "per_program", "LEVELS"]
 
 
@@ -150,16 +150,31 @@ def _resample(n: int, n_boot: int, seed: int) -> np.ndarray:
     return rng.integers(0, n, size=(n_boot, n))
 
 
-def bootstrap_f1(counts: Sequence[Counts], n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float, float]:
-    """Micro F1 and its percentile bootstrap interval, resampling programs."""
+def micro_f1(counts: Sequence[Counts]) -> float:
+    """Micro F1 of the summed counts, 2TP / (2TP + FP + FN) (NaN when the sum is empty)."""
+    return float(_f1_rows(_count_matrix(counts).sum(0)))
+
+
+def f1_replicates(counts: Sequence[Counts], n_boot: int = 1000, seed: int = 0) -> np.ndarray:
+    """Micro F1 of each of ``n_boot`` bootstrap resamples of the programs (the entries of ``counts``),
+    ``(n_boot,)`` (NaN for a resample with nothing to find and nothing predicted).
+
+    The resampled indices depend only on ``(len(counts), n_boot, seed)``: two predictors' counts over the
+    same programs with the same seed are resampled alike (a paired bootstrap; their replicates can be
+    subtracted), and :func:`bootstrap_f1` with the same seed takes its interval from these replicates."""
     m = _count_matrix(counts)
-    point = float(_f1_rows(m.sum(0)))
     if len(m) == 0:
+        raise ValueError("counts holds no programs; there is nothing to resample")
+    return _f1_rows(m[_resample(len(m), n_boot, seed)].sum(1))
+
+
+def bootstrap_f1(counts: Sequence[Counts], n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float, float]:
+    """Micro F1 and its percentile bootstrap interval, resampling programs (:func:`f1_replicates`)."""
+    if len(counts) == 0:
         return float("nan"), float("nan"), float("nan")
-    idx = _resample(len(m), n_boot, seed)
-    f = _f1_rows(m[idx].sum(1))
+    f = f1_replicates(counts, n_boot, seed)
     lo, hi = np.nanquantile(f, [(1 - level) / 2, (1 + level) / 2])
-    return point, float(lo), float(hi)
+    return micro_f1(counts), float(lo), float(hi)
 
 
 def paired_bootstrap(a: Sequence[Counts], b: Sequence[Counts], n_boot: int = 1000, seed: int = 0,
