@@ -648,3 +648,122 @@ def _c8_alt():
 def test_claim_rule_both_ways(rule):
     from icmlbook.runtime.claims import case_problems
     assert case_problems(rule) == []
+
+
+# ------------------------------------------------------------------------------------- on the shared trainer
+def _former_optimise(model, items, merit, agreement, logits_fn, yy, U_init, U_true, track_every, seed, n_thr):
+    """The ideal-point fit's former private Adam loop, written out as the reference for the trainer path (it
+    stands in for ``IdealPointModel._optimise``, so it gets the same items, merit, agreement, logits and
+    labels, and starts from the model's own, unchanged, ``_start``). Leaves (U, beta, flip, thresholds,
+    losses, track steps, track errors) in ``model.former_``."""
+    torch.manual_seed(seed)
+    tu, selfx, U0, _ = model._start(items, merit, agreement, U_init)
+    # ---- the former loop, as it was
+    U = U0.clone().requires_grad_(True)
+    with torch.no_grad():
+        d0 = model._raw(items, U0[None], tu) - selfx
+        spread = float(d0.std()) if items.n > 1 else 1.0
+    log_beta = torch.tensor(np.log(4.0 / max(spread, 1e-6)), dtype=model.dtype, requires_grad=True)
+    params = [U, log_beta]
+    thr = None
+    if n_thr is not None:
+        thr = torch.full((n_thr,), float(torch.median(d0 - model._self_ideal(U0[None], tu).detach())),
+                         dtype=model.dtype, requires_grad=True)
+        params.append(thr)
+    flip_logit = None
+    if model.flip_rate == "learn":
+        flip_logit = torch.tensor(np.log(0.25), dtype=model.dtype, requires_grad=True)
+        params.append(flip_logit)
+    elif model.flip_rate:
+        flip_fixed = torch.tensor(model.flip_rate, dtype=model.dtype)
+    opt = torch.optim.Adam(params, lr=model.lr)
+    losses, t_steps, t_err = [], [], []
+    Ut = None if U_true is None else np.asarray(U_true, float).reshape(-1, items.p)
+    for step in range(model.steps):
+        opt.zero_grad()
+        d = model._raw(items, U[None], tu) - selfx - model._self_ideal(U[None], tu)
+        z = logits_fn(d, log_beta, thr)
+        flip = (0.5 * torch.sigmoid(flip_logit) if flip_logit is not None else
+                flip_fixed if model.flip_rate else None)
+        loss = model._nll(z, yy, flip)
+        if model.rho > 0:
+            loss = loss + model.rho * ((U[1:] - U[:-1]) ** 2).sum()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        if Ut is not None and (step % track_every == 0 or step == model.steps - 1):
+            t_steps.append(step)
+            t_err.append(model.ideal_error(U.detach().numpy(), Ut))
+    flip_ = float(0.5 * torch.sigmoid(flip_logit.detach())) if flip_logit is not None else model.flip_rate or None
+    model.former_ = (U.detach().numpy().astype(float), float(torch.exp(log_beta.detach())), flip_,
+                     None if thr is None else thr.detach().numpy().astype(float), np.array(losses), np.array(t_steps),
+                     np.array(t_err))
+    return model
+
+
+@pytest.mark.parametrize("case", ["comparisons", "tracked-rho-flip", "fixed-flip", "labels", "labels-per-annotator"])
+def test_ideal_point_fit_on_the_trainer_is_bit_for_bit_the_former_loop(case, monkeypatch):
+    """The fit moved onto icmlbook.training (a parameter module, the closure loss, LossLogger and Evaluate for
+    the tracked error that claim C7 reads): the same ideal, sharpness, flip rate, thresholds, loss curve and
+    tracked errors, to the bit, as the hand-written Adam loop it replaced."""
+    r = np.random.default_rng(8)
+    s = D.warped_family(24, 12, r, noise=0.05, warp=0.2, shift=0.08)
+    kw = dict(steps=13, lr=0.08)
+    fit_kw: dict = {}
+    if case == "tracked-rho-flip":
+        kw.update(rho=0.05, flip_rate="learn")
+        fit_kw = dict(U_true=s.ideal, track_every=4)
+    elif case == "fixed-flip":
+        kw.update(flip_rate=0.1, distance="softtwed")
+    distance = kw.pop("distance", "softdtw")
+    model, former = IdealPointModel(distance, **kw), IdealPointModel(distance, **kw)
+    if case.startswith("labels"):
+        labels = D.pointwise_labels(s.score, 150, r, np.array([0.4, 0.6]), beta=12.0)
+        model.fit_labels(s.X, labels, per_annotator=case.endswith("annotator"), seed=2)
+        monkeypatch.setattr(IdealPointModel, "_optimise", _former_optimise)
+        former.fit_labels(s.X, labels, per_annotator=case.endswith("annotator"), seed=2)
+    else:
+        comp = D.simulate_comparisons(s.score, 200, r)
+        model.fit(s.X, comp, seed=2, **fit_kw)
+        monkeypatch.setattr(IdealPointModel, "_optimise", _former_optimise)
+        former.fit(s.X, comp, seed=2, **fit_kw)
+    ref = former.former_
+    U, beta, flip, thr, losses, t_steps, t_err = ref
+    f = model.fit_
+    np.testing.assert_array_equal(model.U_, U)
+    assert model.beta_ == beta and f.beta == beta and model.flip_ == flip and f.flip_rate == flip
+    assert (thr is None and f.thresholds is None) or np.array_equal(f.thresholds, thr)
+    np.testing.assert_array_equal(f.loss, losses)
+    assert f.loss.shape == (13,) and f.track_steps.dtype == t_steps.dtype
+    np.testing.assert_array_equal(f.track_steps, t_steps)
+    np.testing.assert_array_equal(f.track_error, t_err)
+    if case == "tracked-rho-flip":
+        assert list(f.track_steps) == [0, 4, 8, 12] and np.all(np.isfinite(f.track_error))
+
+
+def test_ranknet_on_the_trainer_is_bit_for_bit_the_former_loop():
+    import torch.nn.functional as F
+
+    from icmlbook.ts_pairwise_ranking.baselines import RankNet
+
+    r = np.random.default_rng(9)
+    s = D.warped_family(30, 12, r)
+    comp = D.simulate_comparisons(s.score, 150, r)
+    got = RankNet(hidden=8, steps=25, lr=1e-2, wd=1e-3).fit(s.X, comp, seed=4)
+    X = torch.as_tensor(np.asarray(s.X, np.float32))
+    torch.manual_seed(4)
+    net = torch.nn.Sequential(torch.nn.Linear(X.shape[1], 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2, weight_decay=1e-3)
+    ii, jj = torch.as_tensor(comp.i), torch.as_tensor(comp.j)
+    yy = torch.as_tensor(comp.y, dtype=torch.float32)
+    for _ in range(25):
+        opt.zero_grad()
+        f = net(X)[:, 0]
+        loss = F.binary_cross_entropy_with_logits(f[ii] - f[jj], yy)
+        loss.backward()
+        opt.step()
+    ref = net.state_dict()
+    for k, v in got.net_.state_dict().items():
+        assert torch.equal(v, ref[k]), k
+    with torch.no_grad():
+        np.testing.assert_array_equal(got.score(s.X), net(X)[:, 0].numpy().astype(float))

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..training import Trainer, TrainerConfig, full_batch
 from .data import Comparisons
 
 __all__ = ["bradley_terry_scores", "rank_centrality_scores", "RankNet", "noisy_label_classifier_scores"]
@@ -41,7 +42,8 @@ def rank_centrality_scores(comp: Comparisons, n_items: int, alpha: float = 0.01)
 
 class RankNet:
     """RankNet-style pairwise learner on raw series ``(N, T)``: an MLP ``T -> hidden -> 1`` trained with
-    the pairwise logistic loss on the comparisons (Adam, weight decay ``wd``)."""
+    the pairwise logistic loss on the comparisons (Adam, weight decay ``wd``, full batch, on the shared
+    trainer)."""
 
     def __init__(self, hidden: int = 32, steps: int = 300, lr: float = 1e-2, wd: float = 1e-3):
         self.hidden, self.steps, self.lr, self.wd = hidden, steps, lr, wd
@@ -55,12 +57,14 @@ class RankNet:
         opt = torch.optim.Adam(self.net_.parameters(), lr=self.lr, weight_decay=self.wd)
         ii, jj = torch.as_tensor(comp.i), torch.as_tensor(comp.j)
         yy = torch.as_tensor(comp.y, dtype=torch.float32)
-        for _ in range(self.steps):
-            opt.zero_grad()
-            f = self.net_(X)[:, 0]
-            loss = F.binary_cross_entropy_with_logits(f[ii] - f[jj], yy)
-            loss.backward()
-            opt.step()
+
+        def loss_fn(net, batch):
+            xb, ib, jb, yb = batch
+            f = net(xb)[:, 0]
+            return F.binary_cross_entropy_with_logits(f[ib] - f[jb], yb)
+
+        Trainer(self.net_, opt, loss_fn, full_batch(X, ii, jj, yy),       # full batch; on the CPU, as before
+                TrainerConfig(steps=self.steps, schedule=None, device="cpu", show_progress=False)).run()
         return self
 
     def score(self, X: np.ndarray) -> np.ndarray:

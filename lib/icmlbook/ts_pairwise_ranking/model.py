@@ -35,7 +35,9 @@ import dataclasses
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
+from ..training import Evaluate, LossLogger, Trainer, TrainerConfig
 from . import distances as dist
 from .data import Comparisons, PointLabels, borda_scores
 
@@ -109,6 +111,20 @@ class _Items:
                 m = int(hit[0, 0])
                 return Xg[m], (None if st is None else st[m])
         raise IndexError(k)
+
+
+class _IdealPointParameters(nn.Module):
+    """What the fit optimises, as one module for the shared trainer: the ideal ``U`` ``(T_U, p)``,
+    :math:`\\log\\beta`, and, when the fit has them, the thresholds ``thr`` and the flip logit
+    :math:`\\theta` (:math:`\\epsilon=\\tfrac12\\sigma(\\theta)`); absent ones are ``None``."""
+
+    def __init__(self, U0: torch.Tensor, log_beta: torch.Tensor, thr: torch.Tensor | None,
+                 flip_logit: torch.Tensor | None):
+        super().__init__()
+        self.U = nn.Parameter(U0.detach().clone())
+        self.log_beta = nn.Parameter(log_beta)
+        self.register_parameter("thr", None if thr is None else nn.Parameter(thr))
+        self.register_parameter("flip_logit", None if flip_logit is None else nn.Parameter(flip_logit))
 
 
 class IdealPointModel:
@@ -351,10 +367,9 @@ class IdealPointModel:
 
         return self._optimise(items, merit, agreement, logits, yy, U_init, None, 10, seed, n_thr)
 
-    def _optimise(self, items, merit, agreement, logits_fn, yy, U_init, U_true, track_every, seed, n_thr):
-        if isinstance(track_every, bool) or int(track_every) != track_every or track_every < 1:
-            raise ValueError(f"track_every={track_every!r} is not allowed; it must be an integer >= 1")
-        torch.manual_seed(seed)
+    def _start(self, items, merit, agreement, U_init) -> tuple:
+        """What the optimisation starts from: the ideal's stamps ``tu``, the items' self-terms, the starting
+        ideal ``U0`` ``(T_U, p)`` (``U_init`` or :meth:`_initial_ideal`) and its agreement."""
         T_U = self._ideal_length(items)
         if self.distance == "euclidean" and (not items.rectangular or T_U != int(items.lengths[0])):
             raise ValueError(f"ideal_length={T_U} must equal the items' length {int(items.lengths[0])} for the "
@@ -368,47 +383,55 @@ class IdealPointModel:
             with torch.no_grad():
                 d = self._raw(items, U0[None], tu) - selfx - self._self_ideal(U0[None], tu)
             agree0 = float(agreement(d.numpy().astype(float)))
-        U = U0.clone().requires_grad_(True)
+        return tu, selfx, U0, agree0
+
+    def _optimise(self, items, merit, agreement, logits_fn, yy, U_init, U_true, track_every, seed, n_thr):
+        if isinstance(track_every, bool) or int(track_every) != track_every or track_every < 1:
+            raise ValueError(f"track_every={track_every!r} is not allowed; it must be an integer >= 1")
+        torch.manual_seed(seed)
+        tu, selfx, U0, agree0 = self._start(items, merit, agreement, U_init)
         with torch.no_grad():
             d0 = self._raw(items, U0[None], tu) - selfx
             spread = float(d0.std()) if items.n > 1 else 1.0
-        log_beta = torch.tensor(np.log(4.0 / max(spread, 1e-6)), dtype=self.dtype, requires_grad=True)
-        params = [U, log_beta]
+        log_beta = torch.tensor(np.log(4.0 / max(spread, 1e-6)), dtype=self.dtype)
         thr = None
         if n_thr is not None:
             thr = torch.full((n_thr,), float(torch.median(d0 - self._self_ideal(U0[None], tu).detach())),
-                             dtype=self.dtype, requires_grad=True)
-            params.append(thr)
-        flip_logit = None
-        if self.flip_rate == "learn":
-            flip_logit = torch.tensor(np.log(0.25), dtype=self.dtype, requires_grad=True)   # 0.5 sigma = 0.1
-            params.append(flip_logit)
-        elif self.flip_rate:
-            flip_fixed = torch.tensor(self.flip_rate, dtype=self.dtype)
-        opt = torch.optim.Adam(params, lr=self.lr)
-        losses, t_steps, t_err = [], [], []
-        Ut = None if U_true is None else np.asarray(U_true, float).reshape(-1, items.p)
-        for step in range(self.steps):
-            opt.zero_grad()
-            d = self._raw(items, U[None], tu) - selfx - self._self_ideal(U[None], tu)
-            z = logits_fn(d, log_beta, thr)
-            flip = (0.5 * torch.sigmoid(flip_logit) if flip_logit is not None else
-                    flip_fixed if self.flip_rate else None)
+                             dtype=self.dtype)
+        learn_flip = self.flip_rate == "learn"
+        flip_logit = torch.tensor(np.log(0.25), dtype=self.dtype) if learn_flip else None   # 0.5 sigma = 0.1
+        flip_fixed = torch.tensor(self.flip_rate, dtype=self.dtype) if self.flip_rate and not learn_flip else None
+        params = _IdealPointParameters(U0, log_beta, thr, flip_logit)
+
+        def loss_fn(m: _IdealPointParameters, batch) -> torch.Tensor:   # the data live in the closure
+            d = self._raw(items, m.U[None], tu) - selfx - self._self_ideal(m.U[None], tu)
+            z = logits_fn(d, m.log_beta, m.thr)
+            flip = 0.5 * torch.sigmoid(m.flip_logit) if m.flip_logit is not None else flip_fixed
             loss = self._nll(z, yy, flip)
             if self.rho > 0:
-                loss = loss + self.rho * ((U[1:] - U[:-1]) ** 2).sum()
-            loss.backward()
-            opt.step()
-            losses.append(float(loss.detach()))
-            if Ut is not None and (step % track_every == 0 or step == self.steps - 1):
-                t_steps.append(step)
-                t_err.append(self.ideal_error(U.detach().numpy(), Ut))
+                loss = loss + self.rho * ((m.U[1:] - m.U[:-1]) ** 2).sum()
+            return loss
+
+        callbacks: list = [LossLogger()]
+        Ut = None if U_true is None else np.asarray(U_true, float).reshape(-1, items.p)
+        if Ut is not None:      # d(U_k, U*) after updates k = 0, track_every, 2 track_every, ... and the last
+            tracked = [k + 1 for k in range(self.steps) if k % track_every == 0 or k == self.steps - 1]
+            callbacks.append(Evaluate(lambda m: {"ideal_error": self.ideal_error(m.U.detach().numpy(), Ut)},
+                                      at=tracked))
+        trainer = Trainer(params, torch.optim.Adam(params.parameters(), lr=self.lr), loss_fn, None,
+                          TrainerConfig(steps=self.steps, schedule=None, device="cpu", show_progress=False),
+                          callbacks=callbacks)
+        trainer.run()
+        _, losses = trainer.history("loss")
+        t_steps, t_err = trainer.history("ideal_error") if Ut is not None else (np.array([]), np.array([]))
+        t_steps = t_steps - 1                   # recorded after update k (the trainer's step k + 1): update k
+        U, log_beta, thr, flip_logit = params.U, params.log_beta, params.thr, params.flip_logit
         self.U_ = U.detach().numpy().astype(float)
         self.tu_ = tu
         self.beta_ = float(torch.exp(log_beta.detach()))
         self.flip_ = (float(0.5 * torch.sigmoid(flip_logit.detach())) if flip_logit is not None else
                       self.flip_rate if self.flip_rate else None)
-        self.fit_ = IdealPointFit(self.U_, self.beta_, np.array(losses), np.array(t_steps), np.array(t_err),
+        self.fit_ = IdealPointFit(self.U_, self.beta_, losses, t_steps, t_err,
                                   self.flip_, U0.detach().numpy().astype(float), agree0,
                                   None if thr is None else thr.detach().numpy().astype(float))
         return self
