@@ -1,0 +1,509 @@
+"""Tests of the dnaHNet chapter: the chunking mechanism against closed forms and plain loops, causality through
+chunking, the FLOP counter against parameter counts, the data against their planted truth and pyrodigal, bad
+input, and every claim rule both ways."""
+
+from __future__ import annotations
+
+import gzip
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from icmlbook.dnahnet_chunking import claims, config_for
+from icmlbook.dnahnet_chunking import analysis as an
+from icmlbook.dnahnet_chunking import data as dd
+from icmlbook.dnahnet_chunking import experiments as ex
+from icmlbook.dnahnet_chunking.chunking import (RoutingModule, RoutingOutput, chunk, fixed_stride_routing, ratio_loss,
+                                                smooth_loop, smooth_scan, ste, upsample)
+from icmlbook.dnahnet_chunking.flops import hnet_forward_flops, transformer_forward_flops
+from icmlbook.dnahnet_chunking.model import DnaHNet, GatedConvBlock, HNetConfig, NucleotideTransformer
+from icmlbook.runtime.claims import claim_case
+
+SLUG = "dnahnet_chunking"
+
+
+# -- the ratio loss -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("N", [2.0, 2.5, 3.0, 4.0])
+def test_ratio_loss_is_one_at_the_target_and_minimal_along_the_diagonal(N):
+    def value(f, g):
+        return float(ratio_loss(torch.tensor([f]), torch.tensor([g]), N))
+    assert value(1 / N, 1 / N) == pytest.approx(1.0, abs=1e-6)
+    grid = np.linspace(0.01, 0.99, 981)
+    diag = np.array([N / (N - 1) * ((N - 1) * f * f + (1 - f) ** 2) for f in grid])
+    assert grid[np.argmin(diag)] == pytest.approx(1 / N, abs=1e-3)
+    for f in (0.1, 0.37, 0.8):                                      # the closed form, off the diagonal too
+        assert value(f, 0.6) == pytest.approx(N / (N - 1) * ((N - 1) * f * 0.6 + (1 - f) * 0.4), rel=1e-5)
+
+
+@pytest.mark.parametrize("N", [2.0, 3.0])
+def test_ratio_loss_gradient_in_G_changes_sign_at_F_equal_1_over_N(N):
+    L = 60
+    grads = []
+    for n_boundaries in range(1, L):
+        b = torch.zeros(L, dtype=torch.bool)
+        b[:n_boundaries] = True
+        p = torch.full((L,), 0.3, requires_grad=True)
+        ratio_loss(b, p, N).backward()
+        F = n_boundaries / L
+        expected = N / (N - 1) * (N * F - 1) / L                     # dL/dp_t = (1/L) dL/dG, F held fixed
+        assert torch.allclose(p.grad, torch.full((L,), expected), atol=1e-7)
+        grads.append((F, float(p.grad[0])))
+    below = [g for F, g in grads if F < 1 / N - 1e-9]
+    above = [g for F, g in grads if F > 1 / N + 1e-9]
+    assert max(below) < 0 < min(above)
+
+
+def test_ratio_loss_masks_padding_and_refuses_N_at_most_one():
+    b = torch.tensor([[True, False, False, True, True]])
+    p = torch.tensor([[0.9, 0.1, 0.2, 0.7, 0.99]])
+    m = torch.tensor([[True, True, True, False, False]])
+    assert float(ratio_loss(b, p, 3.0, m)) == pytest.approx(float(ratio_loss(b[:, :3], p[:, :3], 3.0)))
+    for bad in (1.0, 0.5):
+        with pytest.raises(ValueError, match="N=.* target ratio must be > 1"):
+            ratio_loss(b, p, bad)
+
+
+# -- routing, chunking, smoothing, upsampling, STE ------------------------------------------------------------------
+def test_router_is_identity_initialised_and_matches_the_cosine_formula():
+    torch.manual_seed(0)
+    r = RoutingModule(8)
+    assert torch.equal(r.q.weight, torch.eye(8)) and torch.equal(r.k.weight, torch.eye(8))
+    x = torch.randn(2, 7, 8)
+    with torch.no_grad():
+        out = r(x)
+    for i in range(2):
+        assert out.prob[i, 0] == 1 and out.boundary[i, 0]
+        for t in range(1, 7):
+            cos = float(torch.dot(x[i, t - 1], x[i, t]) / (x[i, t - 1].norm() * x[i, t].norm()))
+            assert float(out.prob[i, t]) == pytest.approx(0.5 * (1 - cos), abs=1e-6)
+    assert torch.equal(out.boundary, out.prob >= 0.5)
+    assert torch.allclose(out.confidence, torch.maximum(out.prob, 1 - out.prob))
+    same = r(torch.ones(1, 4, 8)).prob                               # identical neighbours: never a boundary
+    assert torch.allclose(same[0, 1:], torch.zeros(3), atol=1e-6)
+    alt = torch.ones(1, 4, 8) * torch.tensor([1.0, -1.0, 1.0, -1.0])[None, :, None]
+    assert torch.allclose(r(alt).prob[0, 1:], torch.ones(3), atol=1e-6)
+
+
+def _routing_from(b: torch.Tensor) -> RoutingOutput:
+    p = torch.where(b, 0.8, 0.2)
+    return RoutingOutput(prob=p, boundary=b, confidence=torch.maximum(p, 1 - p))
+
+
+def test_chunk_keeps_boundary_positions_in_order_with_a_mask():
+    g = torch.Generator().manual_seed(1)
+    b = torch.rand(4, 23, generator=g) < 0.35
+    b[:, 0] = True
+    x = torch.randn(4, 23, 5, generator=g)
+    out = chunk(x, _routing_from(b))
+    assert out.x.shape[1] == int(b.sum(1).max())
+    for i in range(4):
+        idx = [t for t in range(23) if b[i, t]]
+        assert out.mask[i].sum() == len(idx)
+        assert out.index[i, :len(idx)].tolist() == idx
+        assert torch.equal(out.x[i, :len(idx)], x[i, idx])
+
+
+@pytest.mark.parametrize("M", [1, 2, 7, 64, 333])
+def test_smoothing_scan_equals_the_plain_loop_values_and_gradients(M):
+    g = torch.Generator().manual_seed(M)
+    z = torch.randn(3, M, 4, generator=g, dtype=torch.float64, requires_grad=True)
+    P = torch.rand(3, M, generator=g, dtype=torch.float64).clamp(1e-4, 1 - 1e-4).requires_grad_(True)
+    a, b = smooth_scan(z, P), smooth_loop(z, P)
+    assert torch.allclose(a, b, atol=1e-12)
+    w = torch.randn(3, M, 4, generator=g, dtype=torch.float64)
+    ga = torch.autograd.grad((a * w).sum(), (z, P))
+    gb = torch.autograd.grad((b * w).sum(), (z, P))
+    for x, y in zip(ga, gb):
+        assert torch.allclose(x, y, atol=1e-10)
+
+
+def test_smoothing_scan_is_stable_with_P_at_the_clamp():
+    M = 4096
+    z = torch.randn(1, M, 2)
+    P = torch.full((1, M), 1e-4)
+    out = smooth_scan(z, P)
+    assert torch.isfinite(out).all()
+    assert torch.allclose(out, smooth_loop(z, P), atol=1e-5)
+
+
+def test_upsample_reads_the_chunk_each_position_belongs_to():
+    b = torch.tensor([[1, 0, 0, 1, 1, 0, 1, 0]], dtype=torch.bool)
+    zbar = torch.arange(4, dtype=torch.float32).view(1, 4, 1)
+    assert upsample(zbar, b)[0, :, 0].tolist() == [0, 0, 0, 1, 2, 2, 3, 3]
+
+
+def test_ste_is_one_forward_and_identity_backward():
+    c = torch.tensor([0.6, 0.9, 0.51], requires_grad=True)
+    y = ste(c)
+    assert torch.equal(y, torch.ones(3))
+    (y * torch.tensor([2.0, -1.0, 0.5])).sum().backward()
+    assert torch.equal(c.grad, torch.tensor([2.0, -1.0, 0.5]))
+
+
+def test_fixed_stride_routing():
+    r = fixed_stride_routing(2, 10, 3)
+    assert r.boundary[0].tolist() == [t % 3 == 0 for t in range(10)]
+    assert torch.equal(r.confidence, torch.ones(2, 10))
+    with pytest.raises(ValueError, match="stride"):
+        fixed_stride_routing(1, 5, 0)
+
+
+# -- the model ------------------------------------------------------------------------------------------------------
+def _small(stages: int, **kw) -> HNetConfig:
+    if stages == 1:
+        return HNetConfig(widths=(16, 32), ratios=(3.0,), n_enc=(1,), n_dec=(1,), n_main=1, d_head=16, **kw)
+    return HNetConfig(widths=(16, 24, 32), ratios=(3.0, 2.0), n_enc=(1, 1), n_dec=(1, 1), n_main=1, d_head=16, **kw)
+
+
+@pytest.mark.parametrize("stages,router", [(1, "learned"), (2, "learned"), (1, "stride")])
+def test_no_leakage_from_later_nucleotides_through_chunking(stages, router):
+    torch.manual_seed(0)
+    m = DnaHNet(_small(stages, router=router)).eval()
+    with torch.no_grad():                                             # a trained-looking residual and router
+        for p in m.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    g = torch.Generator().manual_seed(2)
+    x = torch.randint(0, 4, (3, 120), generator=g)
+    for t0 in (1, 37, 90):
+        y = x.clone()
+        y[:, t0:] = torch.randint(0, 4, (3, 120 - t0), generator=g)
+        with torch.no_grad():
+            a, b = m(x)[0], m(y)[0]
+        assert torch.allclose(a[:, :t0], b[:, :t0], atol=1e-5), f"logits before {t0} moved"
+        assert not torch.allclose(a[:, t0:], b[:, t0:], atol=1e-3)   # the test can fail: later logits do move
+
+
+def test_residual_is_zero_fp32_and_pad_vector_appears_when_width_grows():
+    m = DnaHNet(_small(2))
+    st0, st1 = m.body, m.body.inner
+    assert st0.residual.weight.dtype == torch.float32 and not st0.residual.weight.any()
+    assert st0.pad is not None and st0.pad.numel() == 8 and st1.pad.numel() == 8
+    same = DnaHNet(HNetConfig(widths=(32, 32), n_enc=(1,), n_dec=(1,), n_main=1, d_head=16))
+    assert same.body.pad is None
+
+
+def test_param_groups_carry_the_stage_multipliers():
+    m = DnaHNet(_small(2))
+    groups = m.param_groups(1e-3, (3.0, 1.7, 0.9))
+    assert {round(g["lr"], 6) for g in groups} == {3e-3, 1.7e-3, 0.9e-3}
+    n = sum(p.numel() for g in groups for p in g["params"])
+    assert n == sum(p.numel() for p in m.parameters())
+    stage = m.stage_of()
+    assert stage["body.router.q.weight"] == 0 and stage["body.inner.router.q.weight"] == 1
+    assert stage["body.inner.inner.blocks.0.attn.q.weight"] == 2
+    with pytest.raises(ValueError, match="multipliers"):
+        m.param_groups(1e-3, (1.0, 1.0))
+
+
+def test_hnet_config_refuses_bad_values():
+    with pytest.raises(ValueError, match="ratios=.*must be > 1"):
+        HNetConfig(ratios=(1.0,))
+    with pytest.raises(ValueError, match="router="):
+        HNetConfig(router="random")
+    with pytest.raises(ValueError, match="needs 2 entries"):
+        HNetConfig(widths=(16, 24, 32), ratios=(3.0,), n_enc=(1, 1), n_dec=(1, 1), d_head=16)
+
+
+def test_gated_conv_block_is_causal():
+    torch.manual_seed(0)
+    blk = GatedConvBlock(8)
+    x = torch.randn(1, 20, 8)
+    y = x.clone()
+    y[:, 12:] += 1
+    assert torch.allclose(blk(x)[:, :12], blk(y)[:, :12], atol=1e-6)
+
+
+# -- FLOP counter ---------------------------------------------------------------------------------------------------
+def test_transformer_flops_are_twice_the_matrix_parameters_plus_attention():
+    d, n, L = 64, 3, 500
+    m = NucleotideTransformer(d, n, 32, L)
+    mats = sum(p.numel() for name, p in m.named_parameters() if p.dim() == 2 and not name.endswith("tok.weight"))
+    assert transformer_forward_flops(d, n, L) == pytest.approx(2 * mats * L + n * 2 * L * d * L)
+
+
+def test_hnet_flops_match_parameter_counts_per_token():
+    cfg = _small(1)
+    m = DnaHNet(cfg)
+    L, N = 300, cfg.ratios[0]
+    outer = sum(p.numel() for name, p in m.named_parameters()
+                if p.dim() >= 2 and not name.startswith("body.inner") and not name.startswith("emb")
+                and "conv" not in name)
+    conv = sum(p.numel() for name, p in m.named_parameters() if "conv.weight" in name)
+    main = sum(p.numel() for name, p in m.named_parameters() if p.dim() == 2 and name.startswith("body.inner"))
+    expected = 2 * (outer + conv) * L + 2 * main * (L / N) + cfg.n_main * 2 * (L / N) * cfg.widths[-1] * (L / N)
+    assert hnet_forward_flops(cfg, L) == pytest.approx(expected)
+
+
+# -- data -----------------------------------------------------------------------------------------------------------
+def test_encode_names_letters_outside_acgtn():
+    assert dd.encode("ACGTNacgtn").tolist() == [0, 1, 2, 3, 4] * 2
+    with pytest.raises(ValueError, match=r"outside ACGTN: 'R', 'X'"):
+        dd.encode("ACGXTR")
+
+
+def test_read_fasta_plain_gzip_empty_and_unreadable():
+    text = ">a one\nACGT\nAC\n>b\nGG\n"
+    assert dd.read_fasta(text) == [("a one", "ACGTAC"), ("b", "GG")]
+    assert dd.read_fasta(gzip.compress(text.encode())) == [("a one", "ACGTAC"), ("b", "GG")]
+    for bad, msg in (("", "empty FASTA"), (">x\n", "empty FASTA"), ("ACGT\n>x\nA", "before the first"),
+                     (b"\x1f\x8bnot gzip", "unreadable gzip")):
+        with pytest.raises(ValueError, match=msg):
+            dd.read_fasta(bad)
+
+
+def test_gene_call_outside_its_sequence_is_refused():
+    g = dd.Genome("x", dd.encode("ATG" * 10), [dd.Gene(0, 33, 1)], "test")
+    with pytest.raises(ValueError, match=r"outside the sequence \[0, 30\)"):
+        dd.check_genes(g)
+
+
+def test_synthetic_genes_translate_to_the_planted_proteins_and_pyrodigal_finds_them():
+    g = dd.synthetic_genome(110_000, seed=3)
+    dd.check_genes(g)
+    assert len(g.genes) > 30 and {x.strand for x in g.genes} == {1, -1}
+    for gene, prot in zip(g.genes, g.proteins):
+        cds = g.seq[gene.begin:gene.end] if gene.strand == 1 else dd.revcomp(g.seq[gene.begin:gene.end])
+        assert dd.translate(cds) == "M" + prot + "*"
+    for gene, m in zip(g.genes, g.motifs):
+        motif = g.seq[m:m + 6] if gene.strand == 1 else dd.revcomp(g.seq[m:m + 6])
+        assert dd.decode(motif) == "AGGAGG"
+    called = dd.call_genes(g)
+    stops = lambda gs: {(x.end if x.strand == 1 else x.begin, x.strand) for x in gs}    # noqa: E731
+    assert len(stops(g.genes) & stops(called.genes)) >= 0.9 * len(g.genes)
+
+
+def test_wheel_genome_checksum_and_gene_calls():
+    g = dd.wheel_genome()
+    assert len(g) == 2_463_666 and g.sha256 == dd.WHEEL_FILES["GCF_001457455.1_NCTC11397_genomic.fna.gz"][1]
+    part = dd.call_genes(g.region(0, 110_000))
+    dd.check_genes(part)
+    assert len(part.genes) > 30
+    starts = [dd.decode(part.seq[x.begin:x.begin + 3] if x.strand == 1 else dd.revcomp(part.seq[x.end - 3:x.end]))
+              for x in part.genes]
+    assert sum(s in ("ATG", "GTG", "TTG") for s in starts) == len(starts)
+    with pytest.raises(ValueError, match="name="):
+        dd.wheel_genome("nope.fna.gz")
+
+
+def test_snv_classes_from_the_genetic_code():
+    assert an.snv_class("TTT", 2, "C") == "synonymous"         # Phe -> Phe
+    assert an.snv_class("TGG", 2, "A") == "nonsense"           # Trp -> stop
+    assert an.snv_class("ATG", 0, "C") == "missense"           # Met -> Leu
+    assert an.snv_class("CTG", 0, "T") == "synonymous"         # Leu -> Leu (TTG)
+    assert set(dd.STOPS) == {"TAA", "TAG", "TGA"} and len(dd.CODON_TABLE) == 61
+
+
+def test_knockout_and_snv_sites_are_where_they_say():
+    g = dd.synthetic_genome(40_000, seed=5)
+    ko = an.knockout_sites(g, 10, 128, seed=0)
+    assert set(ko.label) == {"coding", "intergenic"}
+    for w, v in zip(ko.wt, ko.variant):
+        assert dd.decode(v[64:79]) == an.CASSETTE and (w != v).sum() <= 15
+    coding = ko.wt[ko.label == "coding"]
+    assert all(dd.decode(w[64 - 15:64 - 12]) == "ATG" for w in coding)   # the start codon 12 nt before
+    snv = an.snv_sites(g, 8, 96, seed=1)
+    assert {k: int((snv.label == k).sum()) for k in an.SNV_CLASSES} == {k: 8 for k in an.SNV_CLASSES}
+    for w, v in zip(snv.wt, snv.variant):
+        assert (w != v).sum() == 1 and np.flatnonzero(w != v)[0] == 48
+
+
+def test_phase_counts_and_auroc_against_references():
+    from sklearn.metrics import roc_auc_score
+    b = np.zeros(30, bool)
+    b[[3, 6, 9, 10, 20]] = True
+    valid = np.ones(30, bool)
+    counts = an.phase_counts(b, valid, [dd.Gene(0, 30, 1)])           # inner positions 3..26
+    assert counts[:, 0].tolist() == [3, 1, 1] and counts.sum() == 24
+    rng = np.random.default_rng(0)
+    pos, neg = rng.normal(1, 1, 50), rng.normal(0, 1, 70)
+    truth = roc_auc_score(np.r_[np.ones(50), np.zeros(70)], np.r_[pos, neg])
+    assert an.auroc(pos, neg) == pytest.approx(truth)
+
+
+def test_config_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="context=.*total compression"):
+        config_for("smoke", context=32, ratios2=(4.0, 3.0))
+    with pytest.raises(ValueError, match="ratio=1.0"):
+        config_for("smoke", ratio=1.0)
+    with pytest.raises(ValueError, match="profile"):
+        config_for("huge")
+
+
+def test_training_is_deterministic_and_goes_through_the_trainer():
+    cfg = config_for("smoke", steps=3, batch=2, context=64, eval_windows=2, evals=2, synthetic_length=20_000)
+    corpus = ex.prepare_corpus(cfg, 0)
+    a = ex.train_arm(cfg, corpus, "dnahnet", 7)
+    b = ex.train_arm(cfg, corpus, "dnahnet", 7)
+    assert a.bpn == b.bpn and a.steps == 3 and len(a.curve["bpn"]) >= 2
+    t = ex.train_arm(cfg, corpus, "transformer", 7)
+    assert t.steps >= 1 and t.compression == []
+
+
+# -- claims, both ways ----------------------------------------------------------------------------------------------
+CFG = config_for("default")
+
+
+def _arm(bpn, comp=(3.0,)):
+    return SimpleNamespace(bpn=bpn, compression=list(comp))
+
+
+def _arms(dn=(1.90, 1.91, 1.92), tf=(1.95, 1.96, 1.97), stride=(1.93, 1.94, 1.95), abl=0.02, comp=(3.05, 2.95, 3.1),
+          comp2=((3.0, 2.0), (2.9, 2.1))):
+    arms = {"dnahnet": [_arm(b, (c,)) for b, c in zip(dn, comp)], "transformer": [_arm(b, ()) for b in tf],
+            "stride": [_arm(b) for b in stride], "two_stage": [_arm(1.9, c) for c in comp2]}
+    for a in claims.ABLATIONS:
+        arms[a] = [_arm(b + abl) for b in dn[:2]]
+    return arms
+
+
+@claim_case(SLUG, "C1", "reproduced")
+def _c1_ok():
+    return claims.claim1(_arms(), CFG)
+
+
+@claim_case(SLUG, "C1", "not reproduced", alternative="a router left alone: L/L' near 2 for N = 3")
+def _c1_alt():
+    return claims.claim1(_arms(comp=(2.1, 2.0, 2.2)), CFG)
+
+
+@claim_case(SLUG, "C1b", "reproduced")
+def _c1b_ok():
+    return claims.claim1b(_arms(), CFG)
+
+
+@claim_case(SLUG, "C1b", "not reproduced", alternative="the inner stage collapses to no compression")
+def _c1b_alt():
+    return claims.claim1b(_arms(comp2=((3.0, 1.1), (3.0, 1.2))), CFG)
+
+
+@claim_case(SLUG, "C2", "reproduced")
+def _c2_ok():
+    return claims.claim2(_arms(), CFG)
+
+
+@claim_case(SLUG, "C2", "not reproduced", alternative="ablations as good as the full model")
+def _c2_alt():
+    arms = _arms(abl=0.0)
+    arms["no_ste"] = [_arm(1.895), _arm(1.912)]
+    return claims.claim2(arms, CFG)
+
+
+@claim_case(SLUG, "C3", "reproduced")
+def _c3_ok():
+    return claims.claim3(_arms(), CFG)
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="fixed stride as good as learned boundaries")
+def _c3_alt():
+    return claims.claim3(_arms(stride=(1.899, 1.912, 1.918)), CFG)
+
+
+def _timing(ratio):
+    ks = list(CFG.timing_lengths)
+    return SimpleNamespace(log2_lengths=ks, seconds={"dnahnet": [1.0] * len(ks), "transformer": list(ratio)})
+
+
+@claim_case(SLUG, "C4", "reproduced")
+def _c4_ok():
+    return claims.claim4(_timing([0.8, 1.1, 1.6, 2.5, 4.0]), CFG)
+
+
+@claim_case(SLUG, "C4", "not reproduced", alternative="chunking overhead dominates: no speed-up at long L")
+def _c4_alt():
+    return claims.claim4(_timing([0.5, 0.6, 0.7, 0.8, 0.9]), CFG)
+
+
+@claim_case(SLUG, "C5", "reproduced")
+def _c5_ok():
+    return claims.claim5(_arms(), CFG)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="the Transformer better at equal FLOPs")
+def _c5_alt():
+    return claims.claim5(_arms(tf=(1.88, 1.90, 1.93)), CFG)
+
+
+def _analyses(phase_rates=(0.2, 0.3, 0.5), n=30000, enrich=(1.5, 1.3), ko_shift=1.0, snv=(0.0, 0.5, 1.5),
+              tf_ko_shift=0.2, tf_snv=(0.0, 0.2, 0.4), seed=0):
+    rng = np.random.default_rng(seed)
+    counts = np.array([[int(r * n), n - int(r * n)] for r in phase_rates])
+    e = {"base": 0.3, **{k: {"ratio": v, "lo": v - 0.1, "hi": v + 0.1, "n": 100} for k, v in zip(("start", "stop"), enrich)}}
+    ko_labels = np.array(["coding"] * 150 + ["intergenic"] * 150)
+    noise = rng.normal(0, 1, 300)
+    snv_labels = np.repeat(an.SNV_CLASSES, 150)
+    sn = rng.normal(0, 1, 450)
+    return SimpleNamespace(
+        phase=an.phase_test(counts), n_genes=100, enrichment=e, ko_labels=ko_labels,
+        ko_scores={"dnahnet": noise + ko_shift * (ko_labels == "coding"),
+                   "transformer": noise + tf_ko_shift * (ko_labels == "coding")},
+        snv_labels=snv_labels,
+        snv_scores={"dnahnet": sn + np.repeat(snv, 150), "transformer": sn + np.repeat(tf_snv, 150)})
+
+
+@claim_case(SLUG, "C6", "reproduced")
+def _c6_ok():
+    return claims.claim6(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C6", "not reproduced", alternative="boundaries independent of the reading frame")
+def _c6_alt():
+    return claims.claim6(_analyses(phase_rates=(0.33, 0.335, 0.33)), CFG)
+
+
+@claim_case(SLUG, "C6b", "reproduced")
+def _c6b_ok():
+    return claims.claim6b(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C6b", "not reproduced", alternative="no enrichment at gene edges")
+def _c6b_alt():
+    return claims.claim6b(_analyses(enrich=(1.02, 0.98)), CFG)
+
+
+@claim_case(SLUG, "C7", "reproduced")
+def _c7_ok():
+    return claims.claim7(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="a model blind to coding context (AUROC 0.5)")
+def _c7_alt():
+    return claims.claim7(_analyses(ko_shift=0.0), CFG)
+
+
+@claim_case(SLUG, "C7b", "reproduced")
+def _c7b_ok():
+    return claims.claim7b(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C7b", "not reproduced", alternative="the Transformer as good on the same sites")
+def _c7b_alt():
+    return claims.claim7b(_analyses(tf_ko_shift=1.0), CFG)
+
+
+@claim_case(SLUG, "C8", "reproduced")
+def _c8_ok():
+    return claims.claim8(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="missense and nonsense drops equal")
+def _c8_alt():
+    return claims.claim8(_analyses(snv=(0.0, 0.8, 0.8)), CFG)
+
+
+@claim_case(SLUG, "C8b", "reproduced")
+def _c8b_ok():
+    return claims.claim8b(_analyses(), CFG)
+
+
+@claim_case(SLUG, "C8b", "not reproduced", alternative="the Transformer separates the classes as well")
+def _c8b_alt():
+    return claims.claim8b(_analyses(tf_snv=(0.0, 0.5, 1.5)), CFG)
+
+
+@pytest.mark.parametrize("case", ["ok", "alt"])
+@pytest.mark.parametrize("cid", ["c1", "c1b", "c2", "c3", "c4", "c5", "c6", "c6b", "c7", "c7b", "c8", "c8b"])
+def test_claim_rules_both_ways(cid, case):
+    check = globals()[f"_{cid}_{case}"]()
+    assert check.passed is (case == "ok"), check.measured
