@@ -1,0 +1,126 @@
+"""Sizes and decision thresholds of the IRNO chapter, per profile.
+
+Every threshold of the claims is fixed here, before any run, and never moved to turn a row green.
+
+Sizing (one thread on the shared 2-core machine): the solver advances 40 trajectories of 64^2 by 800 steps in
+about 8 s; an unrolled IRNO update (U-Net base 8, depth 2, K = 4, batch 16) costs about 0.25 s at 32^2 and
+0.14 s at 24^2; a base FNO update (width 24, 4 layers) a few tens of ms. So ``smoke`` runs 24^2 fields (simulated
+at 48^2) with a few epochs, ``default`` 32^2 fields (simulated at 64^2), ``full`` (a GPU) 128^2 fields with the
+paper's U-Net (base 16, depth 4), K = 6 and 150 epochs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.profiles import (Float, Int, IntGrid, NonNegativeFloat, PositiveFloat, PositiveInt, ProfileConfig,
+                                profile_config)
+
+__all__ = ["IRNOConfig", "PRESETS", "config_for", "VARIANTS", "BASES"]
+
+#: the IRNO variants trained on the main (FNO) base: the method and its ablations
+VARIANTS = ("irno", "no_spectral", "const_lambda", "no_fp", "k1", "unshared")
+#: the base operators: few-mode FNO, few-mode TFNO, many-mode FNO, and the larger FNO at equal extra budget
+BASES = ("fno", "tfno", "fno_many", "fno_large")
+
+
+@profile_config
+class IRNOConfig(ProfileConfig):
+    """Every knob of the chapter.
+
+    n, n_sim : grid of the fields and of the simulation (the fields are its Fourier truncation).
+    train_traj, test_traj, frames, history : trajectories (independent initial fields), frames kept per
+        trajectory, and input frames per sample (4 past frames -> the next).
+    nu, drag, forcing_amp, forcing_k, dt, dt_frame, spinup : the Navier–Stokes run (Kolmogorov forcing).
+    base_modes, base_width, base_layers, many_modes, tfno_rank, large_width : the base operators.
+    base_epochs, base_lr : their training (MSE, Adam, cosine).
+    unet_base, unet_depth, K, alpha, eval_steps : the refinement network and the iteration (eval to eval_steps).
+    irno_epochs, irno_lr, batch, beta_spec, lam_start, lam_end, beta_fp, fp_warmup_frac :
+        IRNO training (fp warm-up as a fraction of the updates); every variant trains the same epochs.
+    seeds : replicates of the main comparison (fresh data, base and refiner per seed).
+    lip_samples, lip_iters : the Lipschitz estimate (test samples, power iterations).
+    monotone_tol : claim 1, allowed rise of mean VRMSE between consecutive steps 0..K (relative).
+    extrap_tol : claim 2, max VRMSE over K+1..2K allowed above VRMSE_K (relative).
+    gain_min : claim 3, the lower 95 % bound of the relative VRMSE gain at K that counts as substantial.
+    lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it.
+    n_boot : bootstrap resamples of every paired interval.
+    """
+
+    n: Int(ge=16) = 32
+    n_sim: Int(ge=16) = 64
+    train_traj: PositiveInt = 48
+    test_traj: PositiveInt = 16
+    frames: Int(ge=6) = 12
+    history: PositiveInt = 4
+    nu: PositiveFloat = 1e-3
+    drag: NonNegativeFloat = 0.1
+    forcing_amp: NonNegativeFloat = 1.0
+    forcing_k: PositiveInt = 4
+    dt: PositiveFloat = 0.01
+    dt_frame: PositiveFloat = 0.25
+    spinup: PositiveFloat = 5.0
+    base_modes: PositiveInt = 6
+    base_width: PositiveInt = 24
+    base_layers: PositiveInt = 4
+    many_modes: PositiveInt = 12
+    tfno_rank: Float(gt=0, le=1) = 0.5
+    large_width: PositiveInt = 32
+    base_epochs: PositiveInt = 20
+    base_lr: PositiveFloat = 2e-3
+    unet_base: PositiveInt = 8
+    unet_depth: PositiveInt = 2
+    K: PositiveInt = 4
+    alpha: PositiveFloat = 0.2
+    eval_steps: PositiveInt = 8
+    irno_epochs: PositiveInt = 8
+    irno_lr: PositiveFloat = 2e-3
+    batch: PositiveInt = 16
+    beta_spec: NonNegativeFloat = 1.0
+    lam_start: Float(ge=0) = 1.0
+    lam_end: Float(ge=0) = 2.0
+    beta_fp: NonNegativeFloat = 0.01
+    fp_warmup_frac: Float(gt=0, le=1) = 0.1
+    seeds: IntGrid(ge=0, min_len=1) = (0, 1)
+    lip_samples: PositiveInt = 16
+    lip_iters: PositiveInt = 30
+    monotone_tol: NonNegativeFloat = 0.0
+    extrap_tol: PositiveFloat = 0.05
+    gain_min: Float(ge=0, lt=1) = 0.10
+    lip_max: PositiveFloat = 1.0
+    lip_share: Float(gt=0, le=1) = 0.9
+    n_boot: Int(ge=100) = 2000
+
+    def validate(self) -> None:
+        if self.n_sim < self.n:
+            raise ValueError(f"n_sim={self.n_sim!r} is not allowed; it must be >= n={self.n}")
+        if self.n % 2 ** self.unet_depth:
+            raise ValueError(f"n={self.n} is not divisible by 2**unet_depth = {2 ** self.unet_depth}; "
+                             "choose a grid that is a multiple of it or a smaller unet_depth")
+        for name in ("base_modes", "many_modes"):
+            if 2 * getattr(self, name) > self.n:
+                raise ValueError(f"{name}={getattr(self, name)} is not allowed; it must be <= n/2 = {self.n // 2}")
+        if self.many_modes <= self.base_modes:
+            raise ValueError(f"many_modes={self.many_modes} must be > base_modes={self.base_modes}")
+        if self.frames <= self.history:
+            raise ValueError(f"frames={self.frames} must be > history={self.history}")
+        if self.eval_steps < 2 * self.K:
+            raise ValueError(f"eval_steps={self.eval_steps} must be >= 2K = {2 * self.K} (extrapolation to 2K)")
+        if self.K < 2:
+            raise ValueError(f"K={self.K} is not allowed here; the chapter compares K against K = 1, so K >= 2")
+
+
+PRESETS: dict[str, IRNOConfig] = {
+    "smoke": IRNOConfig(n=24, n_sim=48, train_traj=16, test_traj=8, frames=12, spinup=4.0, base_modes=4,
+                        base_width=16, base_layers=3, many_modes=8, large_width=24, base_epochs=6, K=4,
+                        eval_steps=8, irno_epochs=3, seeds=(0,), lip_samples=4, lip_iters=10, n_boot=500),
+    "default": IRNOConfig(train_traj=32, test_traj=12, seeds=(0,)),
+    "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=32, frames=16, base_modes=16, base_width=32,
+                       many_modes=48, large_width=48, base_epochs=100, unet_base=16, unet_depth=4, K=6,
+                       eval_steps=12, irno_epochs=150, irno_lr=3e-4, dt=0.005,
+                       seeds=(0, 1, 2), lip_samples=16, lip_iters=40, fp_warmup_frac=5 / 150),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> IRNOConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return IRNOConfig.for_profile(profile, PRESETS, **overrides)

@@ -1,0 +1,294 @@
+"""The chapter's experiments: the Navier–Stokes task, the frozen bases, the IRNO variants, and their evaluation.
+
+Every function returns plain data (tensors, dicts, dataclasses of them) so the notebook can cache it with
+``run.cached``; models travel as ``state_dict``s and are rebuilt by :func:`load_base` / :func:`load_irno`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+import torch
+
+from ..runtime.device import pick_device
+from . import metrics
+from .config import BASES, VARIANTS, IRNOConfig
+from .irno import IRNO, LossSpec, make_refiner, train_base, train_irno
+from .ns2d import make_windows, simulate_dataset
+from .operators import FNO2d, count_parameters
+
+__all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base", "variant_spec",
+           "train_variant", "load_irno", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
+           "paired_difference", "decay_ratio", "run_seed", "study", "STUDY_RUNS", "solver_checks"]
+
+
+@dataclasses.dataclass
+class Task:
+    """Normalised (z-score with the training mean and standard deviation) windows: inputs ``(N, history, n, n)``,
+    targets ``(N, 1, n, n)``; ``test_traj_id`` is the trajectory of each test sample (for cluster bootstraps);
+    ``test_frames`` the normalised test trajectories ``(T, frames, n, n)``."""
+
+    x_train: torch.Tensor
+    y_train: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+    test_traj_id: torch.Tensor
+    test_frames: torch.Tensor
+    mean: float
+    std: float
+    n: int
+    n_sim: int
+    seconds: float
+
+
+def make_task(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> Task:
+    """Simulate ``train_traj + test_traj`` independent Kolmogorov flows (seeded by ``seed``) and cut windows."""
+    t0 = time.perf_counter()
+    data = simulate_dataset(cfg.train_traj + cfg.test_traj, cfg.frames, cfg.n, n_sim=cfg.n_sim, nu=cfg.nu,
+                            drag=cfg.drag, forcing_amp=cfg.forcing_amp, forcing_k=cfg.forcing_k, dt=cfg.dt,
+                            dt_frame=cfg.dt_frame, spinup=cfg.spinup, seed=1000 + seed,
+                            device=pick_device("auto"), show_progress=show_progress)
+    f = data.frames
+    train, test = f[:cfg.train_traj], f[cfg.train_traj:]
+    mean, std = float(train.mean()), float(train.std())
+    train, test = (train - mean) / std, (test - mean) / std
+    xtr, ytr = make_windows(train, cfg.history)
+    xte, yte = make_windows(test, cfg.history)
+    ids = torch.arange(xte.shape[0]) % cfg.test_traj
+    return Task(xtr, ytr, xte, yte, ids, test, mean, std, cfg.n, cfg.n_sim, time.perf_counter() - t0)
+
+
+def base_kwargs(cfg: IRNOConfig, kind: str) -> dict:
+    """Constructor arguments of base ``kind`` (see :data:`.config.BASES`)."""
+    common = dict(in_channels=cfg.history, out_channels=1, layers=cfg.base_layers)
+    if kind == "fno":
+        return dict(common, width=cfg.base_width, modes=cfg.base_modes, factorization="dense")
+    if kind == "tfno":
+        return dict(common, width=cfg.base_width, modes=cfg.base_modes, factorization="tucker", rank=cfg.tfno_rank)
+    if kind == "fno_many":
+        return dict(common, width=cfg.base_width, modes=cfg.many_modes, factorization="dense")
+    if kind == "fno_large":
+        return dict(common, width=cfg.large_width, modes=cfg.base_modes, factorization="dense")
+    raise ValueError(f"kind={kind!r} is not allowed; allowed values: {', '.join(BASES)}")
+
+
+def train_base_operator(cfg: IRNOConfig, task: Task, kind: str, seed: int, show_progress: bool = True) -> dict:
+    """Train base ``kind`` on the task by MSE. ``fno_large`` trains ``base_epochs + irno_epochs`` epochs (the
+    extra budget IRNO gets), the others ``base_epochs``."""
+    torch.manual_seed(10_000 + seed * 10 + BASES.index(kind))
+    kw = base_kwargs(cfg, kind)
+    model = FNO2d(**kw)
+    epochs = cfg.base_epochs + (cfg.irno_epochs if kind == "fno_large" else 0)
+    t0 = time.perf_counter()
+    tr = train_base(model, task.x_train, task.y_train, epochs=epochs, batch=cfg.batch, lr=cfg.base_lr, seed=seed,
+                    desc=f"base {kind}", show_progress=show_progress)
+    _, loss = tr.history("loss")
+    return {"kind": kind, "kwargs": kw, "state": {k: v.cpu() for k, v in model.state_dict().items()},
+            "seconds": time.perf_counter() - t0, "params": count_parameters(model), "epochs": epochs,
+            "loss": loss}
+
+
+def load_base(rec: dict) -> FNO2d:
+    """The frozen base of a :func:`train_base_operator` record (eval mode, no gradients)."""
+    model = FNO2d(**rec["kwargs"])
+    model.load_state_dict(rec["state"])
+    return model.requires_grad_(False).eval()
+
+
+def variant_spec(cfg: IRNOConfig, variant: str) -> tuple[LossSpec, int, int]:
+    """``(loss spec, number of refiners, epochs)`` of an IRNO variant (see :data:`.config.VARIANTS`)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant={variant!r} is not allowed; allowed values: {', '.join(VARIANTS)}")
+    K = 1 if variant == "k1" else cfg.K
+    steps = cfg.irno_epochs * math.ceil(cfg.train_traj * (cfg.frames - cfg.history) / cfg.batch)
+    spec = LossSpec(K=K, beta_spec=0.0 if variant == "no_spectral" else cfg.beta_spec, lam_start=cfg.lam_start,
+                    lam_end=cfg.lam_start if variant == "const_lambda" else cfg.lam_end,
+                    beta_fp=0.0 if variant == "no_fp" else cfg.beta_fp,
+                    fp_warmup=max(1, round(cfg.fp_warmup_frac * steps)))
+    return spec, (cfg.K if variant == "unshared" else 1), cfg.irno_epochs
+
+
+def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, seed: int,
+                  show_progress: bool = True) -> dict:
+    """Train IRNO ``variant`` on the frozen base of ``base_rec``."""
+    spec, n_ref, epochs = variant_spec(cfg, variant)
+    torch.manual_seed(20_000 + seed * 100 + BASES.index(base_rec["kind"]))     # one init for every variant
+    refiners = [make_refiner(cfg.history, 1, cfg.unet_base, cfg.unet_depth) for _ in range(n_ref)]
+    model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha)
+    t0 = time.perf_counter()
+    tr = train_irno(model, task.x_train, task.y_train, spec, epochs=epochs, batch=cfg.batch, lr=cfg.irno_lr,
+                    seed=seed, desc=f"IRNO {variant} on {base_rec['kind']}", show_progress=show_progress)
+    _, loss = tr.history("loss")
+    return {"variant": variant, "base": base_rec["kind"], "spec": dataclasses.asdict(spec), "n_refiners": n_ref,
+            "epochs": epochs, "state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},
+            "seconds": time.perf_counter() - t0, "params": count_parameters(model.refiners), "loss": loss}
+
+
+def load_irno(cfg: IRNOConfig, base_rec: dict, rec: dict, alpha: float | None = None) -> IRNO:
+    refiners = [make_refiner(cfg.history, 1, cfg.unet_base, cfg.unet_depth) for _ in range(rec["n_refiners"])]
+    model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha if alpha is None else alpha)
+    model.refiners.load_state_dict(rec["state"])
+    return model.requires_grad_(False).eval()
+
+
+@dataclasses.dataclass
+class Evaluation:
+    """Test metrics of one model along the iteration ``k = 0..steps`` (``k = 0``: the base alone).
+
+    vrmse : ``(steps+1, B)``.  shell : ``(steps+1, B, R)`` shell errors E_k(r).  diffs : ``(steps, B)``
+    ``||h_{k+1} - h_k||`` (RMS over the grid).  err : ``(steps+1, B)`` ``||h_k - y||`` (RMS).
+    phi_y : ``(B,)`` RMS of Phi([x; y]).  lipschitz : ``{k: (L,)}`` the Lipschitz constant of F_x at h_k for the
+    first ``lip_samples`` samples.  traj_id : ``(B,)``.  n : grid.  K : training horizon.
+    """
+
+    vrmse: np.ndarray
+    shell: np.ndarray
+    diffs: np.ndarray
+    err: np.ndarray
+    phi_y: np.ndarray
+    lipschitz: dict
+    traj_id: np.ndarray
+    n: int
+    K: int
+
+    def band(self, k: int) -> dict[str, np.ndarray]:
+        """Per-sample band ratios E_k/E_0 (see :func:`.metrics.band_ratios`)."""
+        out = metrics.band_ratios(torch.from_numpy(self.shell[k]), torch.from_numpy(self.shell[0]), self.n)
+        return {b: v.numpy() for b, v in out.items()}
+
+    def shell_ratio(self, k: int) -> np.ndarray:
+        """Median over samples of E_k(r)/E_0(r), per shell ``r``."""
+        return np.median(self.shell[k] / np.maximum(self.shell[0], 1e-300), axis=0)
+
+
+@torch.no_grad()
+def _iterate(model, x, steps):
+    return model(x, steps)
+
+
+def evaluate(cfg: IRNOConfig, task: Task, model: IRNO | None, steps: int, *, base: torch.nn.Module | None = None,
+             K: int | None = None, lip_at: tuple[int, ...] = (), seed: int = 0) -> Evaluation:
+    """Evaluate ``model`` (or a ``base`` alone, ``steps`` = 0) on the test windows."""
+    x, y = task.x_test, task.y_test
+    if model is None:
+        with torch.no_grad():
+            hs = [base(x)]
+        steps = 0
+    else:
+        hs = _iterate(model, x, steps)
+    v = torch.stack([metrics.vrmse(h, y)[:, 0] for h in hs]).numpy()
+    sh = torch.stack([metrics.shell_errors(h, y) for h in hs]).numpy()
+    err = torch.stack([(h - y).pow(2).mean((1, 2, 3)).sqrt() for h in hs]).numpy()
+    diffs = (torch.stack([(hs[k + 1] - hs[k]).pow(2).mean((1, 2, 3)).sqrt() for k in range(steps)]).numpy()
+             if steps else np.zeros((0, x.shape[0])))
+    phi_y = np.zeros(x.shape[0])
+    lips = {}
+    if model is not None:
+        with torch.no_grad():
+            phi_y = model.phi(x, y).pow(2).mean((1, 2, 3)).sqrt().numpy()
+        m = min(cfg.lip_samples, x.shape[0])
+        g = torch.Generator().manual_seed(seed)
+        for k in lip_at:
+            xs = x[:m]
+            lips[k] = metrics.lipschitz_power(lambda h: model.update(xs, h, k), hs[k][:m].clone(),
+                                              iters=cfg.lip_iters, generator=g).numpy()
+    return Evaluation(v, sh, diffs, err, phi_y, lips, task.test_traj_id.numpy(), task.n,
+                      K if K is not None else cfg.K)
+
+
+# -- statistics ------------------------------------------------------------------------------------------
+def cluster_bootstrap(stat, arrays: list[np.ndarray], clusters: np.ndarray, n_boot: int, seed: int = 0
+                      ) -> tuple[float, float, float]:
+    """``stat(*arrays)`` and its 95 % percentile interval, resampling whole trajectories (clusters) with
+    replacement (windows of one trajectory are correlated)."""
+    ids = np.unique(clusters)
+    members = [np.flatnonzero(clusters == c) for c in ids]
+    rng = np.random.default_rng(seed)
+    point = float(stat(*arrays))
+    boots = np.empty(n_boot)
+    for b in range(n_boot):
+        pick = np.concatenate([members[i] for i in rng.integers(0, len(ids), len(ids))])
+        boots[b] = stat(*[a[..., pick] for a in arrays])
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return point, float(lo), float(hi)
+
+
+def relative_gain(v0: np.ndarray, vk: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int = 0):
+    """``1 - mean(vk)/mean(v0)`` (the paper's improvement) with its cluster-bootstrap 95 % interval."""
+    return cluster_bootstrap(lambda a, b: 1.0 - b.mean() / a.mean(), [v0, vk], clusters, n_boot, seed)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int = 0):
+    """``mean(a - b)`` with its cluster-bootstrap 95 % interval (paired: the same test samples)."""
+    return cluster_bootstrap(lambda u, w: (u - w).mean(), [a, b], clusters, n_boot, seed)
+
+
+def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int = 0):
+    """Geometric rate of ``||h_{k+1} - h_k||``: ``exp`` of the least-squares slope of ``log mean_b diffs[k]`` on
+    ``k``, with its cluster-bootstrap interval."""
+    k = np.arange(diffs.shape[0])
+
+    def stat(d):
+        return float(np.exp(np.polyfit(k, np.log(np.maximum(d.mean(-1), 1e-30)), 1)[0]))
+
+    return cluster_bootstrap(stat, [diffs], clusters, n_boot, seed)
+
+
+def run_seed(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
+    """One replicate of the main comparison (fresh data, base FNO and IRNO for ``seed``): the evaluations of the
+    base alone along the IRNO iteration."""
+    task = make_task(cfg, seed, show_progress)
+    base = train_base_operator(cfg, task, "fno", seed, show_progress)
+    rec = train_variant(cfg, task, base, "irno", seed, show_progress)
+    ev = evaluate(cfg, task, load_irno(cfg, base, rec), cfg.eval_steps, lip_at=(cfg.K,), seed=seed)
+    return {"seed": seed, "eval": ev, "base_seconds": base["seconds"], "irno_seconds": rec["seconds"]}
+
+
+#: the IRNO runs of the main study: (variant, base)
+STUDY_RUNS = tuple((v, "fno") for v in VARIANTS) + (("irno", "tfno"), ("irno", "fno_many"))
+
+
+def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
+    """The main study on one seed: the task, the four bases, IRNO and its ablations on the FNO base, IRNO on the
+    TFNO and many-mode bases, and every evaluation (k = 0..eval_steps; Lipschitz at k = 0, K, 2K for IRNO)."""
+    task = make_task(cfg, seed, show_progress)
+    bases = {k: train_base_operator(cfg, task, k, seed, show_progress) for k in BASES}
+    runs = {(v, b): train_variant(cfg, task, bases[b], v, seed, show_progress) for v, b in STUDY_RUNS}
+    evals = {}
+    for (v, b), rec in runs.items():
+        model = load_irno(cfg, bases[b], rec)
+        lip = (0, cfg.K, 2 * cfg.K) if (v, b) == ("irno", "fno") else ()
+        evals[(v, b)] = evaluate(cfg, task, model, cfg.eval_steps, K=1 if v == "k1" else cfg.K, lip_at=lip,
+                                 seed=seed)
+    alone = {k: evaluate(cfg, task, None, 0, base=load_base(bases[k])) for k in BASES}
+    return {"seed": seed, "task": task, "bases": bases, "runs": runs, "evals": evals, "alone": alone}
+
+
+def solver_checks(n: int = 32) -> dict:
+    """The solver against what is known exactly (float64, a second): the Taylor–Green vortex's viscous decay
+    (error at dt and dt/2, so the order shows), energy and enstrophy of an unforced inviscid run (relative drift),
+    and the 2/3-rule nonlinear term against its closed form for omega = cos x + cos 2y."""
+    from .ns2d import NSSolver, energy, enstrophy, random_vorticity, taylor_green
+
+    nu, t_end = 0.05, 1.0
+    w = taylor_green(n)
+    tg = {}
+    for dt in (0.02, 0.01):
+        s = NSSolver(n, nu=nu, dt=dt)
+        out = s.run(w, round(t_end / dt))
+        tg[dt] = float((out - w * math.exp(-2 * nu * t_end)).abs().max() / w.abs().max())
+    s = NSSolver(n, nu=0.0, dt=0.005)
+    w0 = s.to_grid(s.to_hat(random_vorticity(2, n, torch.Generator().manual_seed(0))))
+    w1 = s.run(w0, 100)
+    e_drift = float((energy(w1) / energy(w0) - 1).abs().max())
+    z_drift = float((enstrophy(w1) / enstrophy(w0) - 1).abs().max())
+    x = torch.arange(n, dtype=torch.float64) * (2 * math.pi / n)
+    X, Y = x.reshape(n, 1), x.reshape(1, n)
+    s = NSSolver(n, nu=0.0, dt=0.01)
+    nl = s.to_grid(s.nonlinear(s.to_hat(torch.cos(X) + torch.cos(2 * Y))))
+    nl_err = float((nl - 1.5 * torch.sin(X) * torch.sin(2 * Y)).abs().max())
+    return {"tg_error": tg, "tg_order": math.log2(tg[0.02] / tg[0.01]), "energy_drift": e_drift,
+            "enstrophy_drift": z_drift, "nonlinear_error": nl_err, "n": n, "nu": nu}

@@ -1,0 +1,444 @@
+"""Tests of the IRNO library: the Navier–Stokes solver against exact solutions and invariants, the Fourier layer
+against its known multiplier, the U-Net's contract, the losses against closed forms and finite differences, the
+metrics against direct formulas and the dense Jacobian, the Banach bound on a linear map, bad input, and every
+claim rule both ways."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from icmlbook.irno_neural_operator import claims
+from icmlbook.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, RefinementUNet, SpectralConv2d,
+                                           TuckerSpectralConv2d, band_ratios, banach_bound, config_for, energy,
+                                           enstrophy, irno_loss, lambda_schedule, lipschitz_dense, lipschitz_power,
+                                           make_windows, random_vorticity, shell_errors, simulate_dataset,
+                                           spectral_loss, spectral_resample, spectral_weights, taylor_green,
+                                           train_irno, vrmse)
+from icmlbook.irno_neural_operator.experiments import Evaluation, decay_ratio, relative_gain
+from icmlbook.irno_neural_operator.ns2d import rfft_weights
+from icmlbook.runtime import cpu_threads
+from icmlbook.runtime.claims import claim_case
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with cpu_threads(1):
+        yield
+
+
+def grid(n):
+    x = torch.arange(n, dtype=torch.float64) * (2 * math.pi / n)
+    return x.reshape(n, 1), x.reshape(1, n)
+
+
+# -- the solver --------------------------------------------------------------------------------------------
+def test_taylor_green_decays_at_the_exact_viscous_rate_with_second_order_in_dt():
+    n, nu, T = 32, 0.1, 1.0
+    w = taylor_green(n, amplitude=1.5)
+    errs = []
+    for dt in (0.04, 0.02, 0.01):
+        out = NSSolver(n, nu=nu, dt=dt).run(w, round(T / dt))
+        errs.append(float((out - w * math.exp(-2 * nu * T)).abs().max() / w.abs().max()))
+    assert errs[-1] < 1e-6
+    assert 3.7 < errs[0] / errs[1] < 4.3 and 3.7 < errs[1] / errs[2] < 4.3
+
+
+def test_advection_term_matches_its_closed_form():
+    n = 32
+    X, Y = grid(n)
+    s = NSSolver(n, nu=0.0, dt=0.01)
+    w = torch.cos(X) + torch.cos(2 * Y)          # psi = cos x + cos(2y)/4, u = -sin(2y)/2, v = sin x
+    nl = s.to_grid(s.nonlinear(s.to_hat(w)))
+    torch.testing.assert_close(nl, 1.5 * torch.sin(X) * torch.sin(2 * Y), atol=1e-12, rtol=0)
+
+
+def test_inviscid_run_conserves_energy_and_enstrophy_to_time_step_accuracy():
+    n = 32
+    g = torch.Generator().manual_seed(0)
+    drifts = []
+    for dt in (0.01, 0.005):
+        s = NSSolver(n, nu=0.0, dt=dt)
+        w0 = s.to_grid(s.to_hat(random_vorticity(2, n, g.manual_seed(0))))
+        w1 = s.run(w0, round(0.5 / dt))
+        drifts.append((float((energy(w1) / energy(w0) - 1).abs().max()),
+                       float((enstrophy(w1) / enstrophy(w0) - 1).abs().max())))
+    assert drifts[1][0] < 1e-6 and drifts[1][1] < 1e-5
+    assert drifts[0][1] / drifts[1][1] > 3.0                 # the drift is the integrator's, O(dt^2)
+
+
+def test_convergence_with_resolution_on_a_forced_viscous_flow():
+    g = torch.Generator().manual_seed(1)
+    w0 = spectral_resample(random_vorticity(1, 12, g, rms=1.0), 64)      # the same smooth start on every grid
+    ref = NSSolver(64, nu=0.02, dt=0.01, forcing_amp=0.5).run(w0, 100)
+    errs = []
+    for n in (16, 24, 32, 48):
+        out = NSSolver(n, nu=0.02, dt=0.01, forcing_amp=0.5).run(spectral_resample(w0, n), 100)
+        errs.append(float((spectral_resample(out, 64) - ref).pow(2).mean().sqrt() / ref.pow(2).mean().sqrt()))
+    assert errs[0] > 2 * errs[1] > 4 * errs[2] > 8 * errs[3]           # faster than any fixed power
+    assert errs[3] < 1e-3
+
+
+def test_batched_solve_equals_one_trajectory_at_a_time():
+    g = torch.Generator().manual_seed(2)
+    w = random_vorticity(3, 24, g)
+    s = NSSolver(24, nu=1e-3, dt=0.01, drag=0.1, forcing_amp=1.0)
+    together = s.run(w, 20)
+    alone = torch.stack([s.run(w[i], 20) for i in range(3)])
+    torch.testing.assert_close(together, alone, atol=1e-12, rtol=0)
+
+
+def test_parseval_with_the_rfft_multiplicities_and_exact_resampling():
+    g = torch.Generator().manual_seed(3)
+    f = torch.randn(2, 16, 16, generator=g, dtype=torch.float64)
+    fh = torch.fft.rfft2(f, norm="ortho")
+    torch.testing.assert_close((rfft_weights(16) * fh.abs() ** 2).sum((-2, -1)), f.pow(2).sum((-2, -1)))
+    torch.testing.assert_close(shell_errors(f.unsqueeze(1), torch.zeros_like(f.unsqueeze(1))).sum(-1),
+                               f.pow(2).sum((-2, -1)))
+    coarse = spectral_resample(f, 8)
+    torch.testing.assert_close(spectral_resample(spectral_resample(coarse, 32), 8), coarse)
+
+
+def test_dataset_windows_and_bad_solver_input():
+    d = simulate_dataset(2, 6, 16, n_sim=32, nu=1e-3, drag=0.1, forcing_amp=1.0, forcing_k=4, dt=0.01,
+                         dt_frame=0.05, spinup=0.1, seed=0, show_progress=False)
+    assert d.frames.shape == (2, 6, 16, 16) and torch.isfinite(d.frames).all()
+    x, y = make_windows(d.frames, 4)
+    assert x.shape == (4, 4, 16, 16) and y.shape == (4, 1, 16, 16)
+    torch.testing.assert_close(y[2, 0], d.frames[0, 5])       # window s=1 of trajectory 0
+    with pytest.raises(ValueError, match="n=15"):
+        NSSolver(15, nu=0.1, dt=0.1)
+    with pytest.raises(ValueError, match="dt=0"):
+        NSSolver(16, nu=0.1, dt=0.0)
+    with pytest.raises(ValueError, match="dt_frame"):
+        simulate_dataset(1, 6, 16, n_sim=32, nu=1e-3, drag=0.1, forcing_amp=1.0, forcing_k=4, dt=0.01,
+                         dt_frame=0.015, spinup=0.1, seed=0, show_progress=False)
+
+
+# -- operators ---------------------------------------------------------------------------------------------
+def test_fourier_layer_acts_on_a_single_mode_as_its_known_complex_multiplier():
+    n = 16
+    X, Y = grid(n)
+    layer = SpectralConv2d(1, 1, modes=4)
+    w = torch.zeros(1, 1, 8, 4, dtype=torch.cdouble)
+    w[0, 0, 2, 3] = 0.7 * complex(math.cos(0.4), math.sin(0.4))                 # k = (2, 3)
+    layer.weight = torch.nn.Parameter(w)
+    v = torch.cos(2 * X + 3 * Y).reshape(1, 1, n, n)
+    out = layer(v.to(torch.float64))
+    torch.testing.assert_close(out[0, 0], 0.7 * torch.cos(2 * X + 3 * Y + 0.4), atol=1e-12, rtol=0)
+    # a mode outside the kept block is removed
+    torch.testing.assert_close(layer(torch.cos(5 * X + 0 * Y).reshape(1, 1, n, n)), torch.zeros(1, 1, n, n,
+                               dtype=torch.float64), atol=1e-12, rtol=0)
+
+
+def test_tucker_layer_uses_the_tucker_product_and_fewer_parameters():
+    layer = TuckerSpectralConv2d(8, 8, modes=4, rank=0.5)
+    a, b, c, d = layer.factors
+    W = layer._scale * torch.einsum("pqrs,ip,oq,xr,ys->ioxy", layer.core, a, b, c, d)
+    torch.testing.assert_close(layer.full_weight(), W)
+    assert sum(p.numel() for p in layer.parameters()) < 8 * 8 * 8 * 4
+
+
+def test_unet_contract_small_start_and_per_sample_action():
+    net = RefinementUNet(3, 1, base=4, depth=2)
+    x = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(0))
+    out = net(x)
+    assert out.shape == (2, 1, 16, 16)
+    assert float(out.detach().std()) < 0.3                               # gain-0.1 output layer: small corrections
+    x2 = x.clone()
+    x2[1] += 1.0
+    torch.testing.assert_close(net(x2)[0], out[0])              # no coupling across the batch
+    with pytest.raises(ValueError, match="not divisible by 2\\*\\*depth = 4"):
+        net(torch.randn(1, 3, 18, 18))
+    with pytest.raises(ValueError, match="expects 3 input channels"):
+        net(torch.randn(1, 2, 16, 16))
+
+
+# -- IRNO ----------------------------------------------------------------------------------------------------
+def small_irno(alpha=0.2):
+    torch.manual_seed(0)
+    base = FNO2d(2, 1, width=8, modes=3, layers=2).requires_grad_(False)
+    return IRNO(base, RefinementUNet(3, 1, base=4, depth=2), alpha=alpha)
+
+
+def test_iteration_is_the_damped_fixed_point_update():
+    m = small_irno()
+    x = torch.randn(2, 2, 16, 16, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        hs = m(x, 3)
+        h = m.base(x)
+        for _ in range(3):
+            h = h + 0.2 * m.refiners[0](torch.cat([x, h], 1))
+    torch.testing.assert_close(hs[-1], h)
+    assert len(hs) == 4
+
+
+def test_bad_input_names_the_problem():
+    base = FNO2d(2, 1, width=8, modes=3, layers=2)
+    with pytest.raises(ValueError, match="base operator must be frozen"):
+        IRNO(base, RefinementUNet(3, 1, base=4, depth=2))
+    base.requires_grad_(False)
+    with pytest.raises(ValueError, match="alpha=0"):
+        IRNO(base, RefinementUNet(3, 1, base=4, depth=2), alpha=0.0)
+    with pytest.raises(ValueError, match="c_x \\+ c_h = 3"):
+        IRNO(base, RefinementUNet(4, 1, base=4, depth=2))
+    with pytest.raises(ValueError, match="K=0"):
+        LossSpec(K=0)
+    m = IRNO(base, RefinementUNet(3, 1, base=4, depth=2))
+    x = torch.randn(1, 2, 16, 16)
+    x[0, 0, 3, 3] = float("nan")
+    with pytest.raises(ValueError, match="NaN"):
+        m(x, 2)
+    with pytest.raises(ValueError, match="n=20 is not divisible"):
+        config_for("smoke", n=20, n_sim=40, unet_depth=3)
+    with pytest.raises(ValueError, match="eval_steps"):
+        config_for("smoke", eval_steps=5)
+
+
+def test_spectral_weights_loss_and_schedule():
+    for lam in (0.0, 1.0, 2.0):
+        assert abs(float(spectral_weights(16, 16, lam, dtype=torch.float64).mean()) - 1) < 1e-12
+    w = spectral_weights(16, 16, 2.0, dtype=torch.float64)
+    assert float(w[8, 8]) > float(w[1, 1]) > float(w[0, 0])       # heavier at high frequency
+    g = torch.Generator().manual_seed(0)
+    y = torch.randn(2, 1, 16, 16, generator=g, dtype=torch.float64)
+    assert float(spectral_loss(torch.roll(y, (3, 5), (-2, -1)), y, 1.5)) < 1e-20   # amplitude only
+    assert float(spectral_loss(0.5 * y, y, 1.5)) > 0
+    assert lambda_schedule(4, 1.0, 2.0) == [1.0, 1 + 1 / 3, 1 + 2 / 3, 2.0]
+    assert lambda_schedule(1, 1.0, 2.0) == [1.0]
+
+
+def test_loss_gradients_match_finite_differences():
+    g = torch.Generator().manual_seed(1)
+    y = torch.randn(1, 1, 8, 8, generator=g, dtype=torch.float64)
+    h = torch.randn(1, 1, 8, 8, generator=g, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda z: spectral_loss(z, y, 1.7), (h,))
+    m = small_irno().double()
+    x = torch.randn(1, 2, 16, 16, generator=g, dtype=torch.float64)
+    yy = torch.randn(1, 1, 16, 16, generator=g, dtype=torch.float64)
+    p = m.refiners[0].out.bias
+
+    def f(b):
+        with torch.no_grad():
+            p.copy_(b)
+        return irno_loss(m, x, yy, LossSpec(K=2), step=5)[0]
+
+    b0 = p.detach().clone()
+    f(b0).backward()
+    grad = p.grad.clone()
+    eps = 1e-6
+    fd = (f(b0 + eps) - f(b0 - eps)).item() / (2 * eps)
+    assert abs(grad.item() - fd) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_training_moves_the_refiner_and_never_the_base():
+    m = small_irno()
+    before = {k: v.clone() for k, v in m.base.state_dict().items()}
+    r0 = m.refiners[0].out.weight.detach().clone()
+    x = torch.randn(8, 2, 16, 16, generator=torch.Generator().manual_seed(2))
+    y = torch.randn(8, 1, 16, 16, generator=torch.Generator().manual_seed(3))
+    train_irno(m, x, y, LossSpec(K=2, fp_warmup=2), epochs=1, batch=4, lr=1e-3, seed=0, show_progress=False)
+    for k, v in m.base.state_dict().items():
+        torch.testing.assert_close(v, before[k])
+    assert not torch.equal(r0, m.refiners[0].out.weight.detach())
+    m.base.proj2.weight.requires_grad_(True)
+    with pytest.raises(ValueError, match="trainable"):
+        train_irno(m, x, y, LossSpec(K=2), epochs=1, batch=4, lr=1e-3, seed=0, show_progress=False)
+
+
+# -- metrics -------------------------------------------------------------------------------------------------
+def test_vrmse_against_the_direct_formula_and_band_ratios():
+    g = torch.Generator().manual_seed(4)
+    y = torch.randn(3, 2, 8, 8, generator=g, dtype=torch.float64)
+    p = y + 0.3 * torch.randn(3, 2, 8, 8, generator=g, dtype=torch.float64)
+    yn, pn = y.numpy(), p.numpy()
+    direct = np.sqrt(((pn - yn) ** 2).mean((-2, -1)) / (yn.var(axis=(-2, -1)) + 1e-7))
+    np.testing.assert_allclose(vrmse(p, y).numpy(), direct, rtol=1e-12)
+    E = shell_errors(p, y)
+    for v in band_ratios(E, E, 8).values():
+        torch.testing.assert_close(v, torch.ones(3, dtype=torch.float64))
+    half = band_ratios(0.25 * E, E, 8)
+    torch.testing.assert_close(half["high"], torch.full((3,), 0.25, dtype=torch.float64))
+
+
+def test_lipschitz_power_iteration_matches_the_dense_jacobian_on_16x16():
+    m = small_irno().double()
+    x = torch.randn(2, 2, 16, 16, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    with torch.no_grad():
+        h = m.base(x) + 0.1
+    f = lambda z: m.update(x, z)  # noqa: E731
+    dense = lipschitz_dense(f, h)
+    power = lipschitz_power(f, h, iters=300, generator=torch.Generator().manual_seed(0))
+    torch.testing.assert_close(power, dense, rtol=1e-4, atol=0)
+    # a linear map with a known norm
+    A = torch.diag(torch.tensor([0.9, 0.5, 0.3], dtype=torch.float64))
+    L = lipschitz_power(lambda z: z @ A, torch.ones(4, 3, dtype=torch.float64), iters=50)
+    torch.testing.assert_close(L, torch.full((4,), 0.9, dtype=torch.float64))
+
+
+def test_iterates_of_a_linear_contraction_stay_within_the_derived_bound():
+    g = torch.Generator().manual_seed(6)
+    d, alpha, q = 20, 0.2, 0.8
+    Q = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64)).Q
+    M = Q @ torch.diag(torch.linspace(-q, q, d, dtype=torch.float64)) @ Q.T    # ||I + alpha A|| = q
+    A = (M - torch.eye(d, dtype=torch.float64)) / alpha
+    b = torch.randn(d, generator=g, dtype=torch.float64)
+    y = torch.randn(d, generator=g, dtype=torch.float64)
+    phi = lambda h: A @ h + b  # noqa: E731
+    h_star = torch.linalg.solve(A, -b)
+    h = torch.randn(d, generator=g, dtype=torch.float64) * 5
+    d0 = float((h - h_star).norm())
+    for k in range(30):
+        assert float((h - y).norm()) <= banach_bound(q, d0, float(phi(y).norm()), alpha, k) + 1e-12
+        assert float((h - h_star).norm()) <= q ** k * d0 + 1e-12
+        h = h + alpha * phi(h)
+    with pytest.raises(ValueError, match="contraction"):
+        banach_bound(1.0, 1.0, 1.0, 0.2, 1)
+
+
+# -- claims both ways ----------------------------------------------------------------------------------------
+def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rate=0.8, B=24, n=24, seed=0):
+    """An Evaluation whose mean VRMSE follows ``curve`` (k = 0..2K), whose band ratios at every k >= 1 are
+    ``bands`` (low, mid, high) and whose corrections shrink at ``diff_rate``."""
+    rng = np.random.default_rng(seed)
+    curve = np.asarray(curve, dtype=float)
+    steps = len(curve) - 1
+    v = curve[:, None] * (1 + 0.02 * rng.standard_normal((1, B)))
+    R = int(round(n / math.sqrt(2))) + 2
+    r = np.arange(R)
+    E0 = np.ones((B, R)) * (1 + 0.1 * rng.random((B, R)))
+    shell = np.empty((steps + 1, B, R))
+    fac = np.ones(R)
+    fac[(r > 0) & (r <= n / 6)] = bands[0]
+    fac[(r > n / 6) & (r <= n / 3)] = bands[1]
+    fac[(r > n / 3) & (r <= n / 2)] = bands[2]
+    for k in range(steps + 1):
+        shell[k] = E0 * (fac if k else 1.0) * (1 + 0.01 * rng.standard_normal((B, R)))
+    diffs = 0.1 * diff_rate ** np.arange(steps)[:, None] * (1 + 0.05 * rng.random((steps, B)))
+    return Evaluation(v, shell, diffs, v * 0.5, np.full(B, phi) * (1 + 0.05 * rng.random(B)),
+                      {K: np.full(8, lip) + 0.01 * rng.standard_normal(8)}, np.arange(B) % 8, n, K)
+
+
+CFG = config_for("smoke", n_boot=300)
+GOOD = [0.40, 0.34, 0.30, 0.28, 0.27, 0.268, 0.267, 0.267, 0.267]
+OVERSHOOT = [0.40, 0.34, 0.30, 0.31, 0.33, 0.36, 0.40, 0.45, 0.50]
+DIVERGE = [0.40, 0.34, 0.30, 0.28, 0.27, 0.29, 0.31, 0.34, 0.38]
+POLISH = [0.40, 0.39, 0.38, 0.375, 0.37, 0.37, 0.37, 0.37, 0.37]
+
+
+@claim_case("irno_neural_operator", "C1", "reproduced")
+def _c1_ok():
+    return claims.claim1([make_eval(GOOD), make_eval(GOOD, seed=1)], CFG)
+
+
+@claim_case("irno_neural_operator", "C1", "not reproduced", alternative="an overshooting corrector")
+def _c1_alt():
+    return claims.claim1([make_eval(GOOD), make_eval(OVERSHOOT, seed=1)], CFG)
+
+
+@claim_case("irno_neural_operator", "C2", "reproduced")
+def _c2_ok():
+    return claims.claim2([make_eval(GOOD)], CFG)
+
+
+@claim_case("irno_neural_operator", "C2", "not reproduced", alternative="divergence past K")
+def _c2_alt():
+    return claims.claim2([make_eval(DIVERGE)], CFG)
+
+
+@claim_case("irno_neural_operator", "C3", "reproduced")
+def _c3_ok():
+    return claims.claim3([make_eval(GOOD)], CFG)
+
+
+@claim_case("irno_neural_operator", "C3", "not reproduced", alternative="a refiner that only polishes (7 %)")
+def _c3_alt():
+    return claims.claim3([make_eval(POLISH)], CFG)
+
+
+@claim_case("irno_neural_operator", "C4", "reproduced")
+def _c4_ok():
+    return claims.claim4(make_eval(GOOD), CFG)
+
+
+@claim_case("irno_neural_operator", "C4", "not reproduced", alternative="a low-band-biased reduction")
+def _c4_alt():
+    return claims.claim4(make_eval(GOOD, bands=(0.3, 0.6, 0.9)), CFG)
+
+
+@claim_case("irno_neural_operator", "C5", "reproduced")
+def _c5_ok():
+    return claims.claim5(make_eval(GOOD), make_eval(GOOD, bands=(0.6, 0.35, 0.3), seed=1),
+                         make_eval(GOOD, bands=(0.6, 0.32, 0.2), seed=2), CFG)
+
+
+@claim_case("irno_neural_operator", "C5", "not reproduced", alternative="a constant exponent as good")
+def _c5_alt():
+    return claims.claim5(make_eval(GOOD), make_eval(GOOD, bands=(0.6, 0.35, 0.3), seed=1),
+                         make_eval(GOOD, bands=(0.6, 0.3, 0.1), seed=2), CFG)
+
+
+@claim_case("irno_neural_operator", "C6", "reproduced")
+def _c6_ok():
+    return claims.claim6(make_eval(GOOD, phi=0.05), make_eval(DIVERGE, phi=0.2, seed=1), CFG)
+
+
+@claim_case("irno_neural_operator", "C6", "not reproduced", alternative="no fixed-point term, as stable")
+def _c6_alt():
+    return claims.claim6(make_eval(GOOD, phi=0.05), make_eval(GOOD, phi=0.2, seed=1), CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "reproduced")
+def _c7_ok():
+    return claims.claim7(make_eval(GOOD, lip=0.95, diff_rate=0.8), CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced", alternative="an expansive update (Lipschitz 1.03)")
+def _c7_alt():
+    return claims.claim7(make_eval(GOOD, lip=1.03, diff_rate=0.999), CFG)
+
+
+@claim_case("irno_neural_operator", "C8", "reproduced")
+def _c8_ok():
+    return claims.claim8({"fno": make_eval(GOOD), "tfno": make_eval(POLISH, seed=1)}, CFG)
+
+
+@claim_case("irno_neural_operator", "C8", "not reproduced", alternative="no gain on the second base")
+def _c8_alt():
+    flat = [0.40] * 9
+    return claims.claim8({"fno": make_eval(GOOD), "tfno": make_eval(flat, seed=1)}, CFG)
+
+
+@claim_case("irno_neural_operator", "C9", "reproduced")
+def _c9_ok():
+    k1 = make_eval([0.40, 0.33, 0.31, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36], K=1, seed=1)
+    large = make_eval([0.30] * 1, seed=2)
+    return claims.claim9(make_eval(GOOD), k1, large, CFG)
+
+
+@claim_case("irno_neural_operator", "C9", "not reproduced", alternative="a larger base as good")
+def _c9_alt():
+    k1 = make_eval([0.40, 0.33, 0.31, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36], K=1, seed=1)
+    large = make_eval([0.25] * 1, seed=2)
+    return claims.claim9(make_eval(GOOD), k1, large, CFG)
+
+
+@pytest.mark.parametrize("case,expected", [
+    (_c1_ok, True), (_c1_alt, False), (_c2_ok, True), (_c2_alt, False), (_c3_ok, True), (_c3_alt, False),
+    (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c6_ok, True), (_c6_alt, False),
+    (_c7_ok, True), (_c7_alt, False), (_c8_ok, True), (_c8_alt, False), (_c9_ok, True), (_c9_alt, False)])
+def test_claim_rules_both_ways(case, expected):
+    assert case().passed is expected
+
+
+def test_statistics_helpers():
+    rng = np.random.default_rng(0)
+    v0 = 1 + 0.1 * rng.random(40)
+    g, lo, hi = relative_gain(v0, 0.5 * v0, np.arange(40) % 8, 200)
+    assert abs(g - 0.5) < 1e-12 and lo <= g <= hi
+    diffs = 0.7 ** np.arange(6)[:, None] * np.ones((6, 40))
+    r, lo, hi = decay_ratio(diffs, np.arange(40) % 8, 100)
+    assert abs(r - 0.7) < 1e-9
