@@ -35,34 +35,50 @@ def claim1(forward: dict, quality: QualityStudy, cfg: LandingConfig) -> ClaimChe
 
 
 @claim_rule("C2", statement="Landing never fails, while projection-based variants drop trajectories when steps are large.",
-            rule="landing variants drop no trajectory (training paths, samples and every step size of the torus study), "
-                 "and OLLA-P drops some at the largest step of the torus study",
-            rejects="projections that never fail on the set (no failure for landing to avoid)",
+            rule="no landing trajectory has a failed projection anywhere along it (every intermediate iterate's projection, "
+                 "tried on the side, and the terminal one; OLLA on every step size of the torus study, OLLA and ULLA "
+                 "training paths and samples on S²), and OLLA-P drops some at the largest step of the torus study",
+            rejects="projections that never fail on the set (no failure for landing to avoid), or landing iterates that "
+                    "drift where the set's projection fails before the terminal step",
             paper="no projection failures (abstract)")
 def claim2(drop: dict, quality: QualityStudy) -> ClaimCheck:
     rows = drop["rows"]
-    land_drops = sum(r["OLLA_drop_rate"] for r in rows) + sum(
-        r["dropped_samples"] + r["dropped_paths"] for r in quality.records if not r["method"].endswith("-P"))
+    land = [r for r in quality.records if r["method"] in ("OLLA", "ULLA")]
+    torus_fail = sum(r["OLLA_drop_rate"] for r in rows)
+    s2_fail = sum(r["failed_along_paths"] + r["failed_along_samples"] for r in land)
     proj_last = rows[-1]["OLLA-P_drop_rate"]
-    ok = land_drops == 0 and proj_last > 0
-    return ClaimCheck(f"landing drops {land_drops:g}; OLLA-P drop rate " + ", ".join(
+    ok = torus_fail == 0 and s2_fail == 0 and proj_last > 0
+    return ClaimCheck("landing trajectories with a failed projection along the path: torus " + ", ".join(
+        f"{r['OLLA_drop_rate']:.1%}" for r in rows) + f", S² {s2_fail:g}; OLLA-P drop rate " + ", ".join(
         f"{r['OLLA-P_drop_rate']:.1%} at Δtσ²={r['dt_sigma2']:.3g}" for r in rows) + "; landing's worst violation "
-        + ", ".join(f"{r['OLLA_max_violation']:.2g}" for r in rows), bool(ok), {"rows": rows})
+        + ", ".join(f"{r['OLLA_max_violation']:.2g}" for r in rows), bool(ok),
+        {"rows": rows, "torus_fail": torus_fail, "s2_fail": s2_fail})
 
 
 @claim_rule("C3", statement="The forward process reaches the prior (uniform on the set), and the underdamped one gets "
             "there in fewer steps.",
-            rule="at the largest N, the MMD permutation test does not reject uniformity (p >= 0.05) for OLLA and ULLA; at "
-                 "the smallest N, ULLA's MMD^2 to the uniform law is below OLLA's",
-            rejects="a forward marginal that stays distinguishable from uniform (p < 0.05)",
+            rule="at the largest N, no seed's MMD permutation test rejects uniformity for OLLA or ULLA at the Bonferroni "
+                 "level 0.05 / (2 × seeds); at the smallest N, the one-sided 95 % upper t-bound of the paired difference "
+                 "MMD²(ULLA) − MMD²(OLLA) over seeds is below 0",
+            rejects="a forward marginal that stays distinguishable from uniform, or ULLA no closer to uniform than OLLA "
+                    "at few steps (paired difference >= 0 within its interval)",
             paper="not reached (the abstract claims fewer function evaluations, not a mixing rate)")
 def claim3(prior: dict, cfg: LandingConfig) -> ClaimCheck:
     rows = prior["rows"]
-    last, first = rows[-1], rows[0]
-    ok = last["OLLA_p"] >= cfg.prior_alpha and last["ULLA_p"] >= cfg.prior_alpha and first["ULLA_mmd2"] < first["OLLA_mmd2"]
-    return ClaimCheck(f"on the {prior['set']}: at N={last['N']}, OLLA MMD²={last['OLLA_mmd2']:.4f} (p={last['OLLA_p']:.3f}), "
-                      f"ULLA {last['ULLA_mmd2']:.4f} (p={last['ULLA_p']:.3f}); at N={first['N']}, ULLA {first['ULLA_mmd2']:.4f} "
-                      f"vs OLLA {first['OLLA_mmd2']:.4f} (data at t=0: {prior['start_mmd2']:.4f})", bool(ok), {"rows": rows})
+    Ns = sorted({r["N"] for r in rows})
+    last = [r for r in rows if r["N"] == Ns[-1]]
+    first = [r for r in rows if r["N"] == Ns[0]]
+    bonf = cfg.prior_alpha / (2 * len(last))
+    p_min = {m: min(r[f"{m}_p"] for r in last) for m in ("OLLA", "ULLA")}
+    diff = np.array([r["ULLA_mmd2"] - r["OLLA_mmd2"] for r in first])
+    mean, up = mean_t_bound(diff, cfg.level)
+    ok = min(p_min.values()) >= bonf and up < 0
+    mm = {m: float(np.mean([r[f"{m}_mmd2"] for r in last])) for m in ("OLLA", "ULLA")}
+    return ClaimCheck(f"on the {prior['set']}, {len(last)} seeds: at N={Ns[-1]}, smallest p OLLA {p_min['OLLA']:.3f}, "
+                      f"ULLA {p_min['ULLA']:.3f} (Bonferroni level {bonf:.4f}; mean MMD² {mm['OLLA']:.4f}, "
+                      f"{mm['ULLA']:.4f}); at N={Ns[0]}, MMD²(ULLA) − MMD²(OLLA) {mean:+.4f} (upper {up:+.4f}) "
+                      f"(data at t=0: {prior['start_mmd2']:.4f})", bool(ok),
+                     {"p_min": p_min, "diff_mean": mean, "diff_upper": up, "bonferroni": bonf})
 
 
 @claim_rule("C4", statement="Sample quality is comparable across the landing and projection variants.",
@@ -74,7 +90,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
     base = quality.values("OLLA", "jsd")
     parts, ok = [], True
     for m in ("ULLA", "OLLA-P", "ULLA-P"):
-        mean, up = mean_t_bound(quality.values(m, "jsd") - base)
+        mean, up = mean_t_bound(quality.values(m, "jsd") - base, cfg.level)
         parts.append(f"{m} − OLLA {mean:+.4f} (upper {up:+.4f})")
         ok &= up <= cfg.parity_margin
     unif = np.asarray(quality.uniform_jsd)
@@ -91,7 +107,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
             rejects="ULLA needing OLLA's number of steps for the same quality (worse by > 0.02 JSD at N/2)",
             paper="substantially fewer function evaluations, lower memory (abstract; no number given)", timed=True)
 def claim5(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
-    mean, up = mean_t_bound(quality.values("ULLA", "jsd") - quality.values("OLLA", "jsd"))
+    mean, up = mean_t_bound(quality.values("ULLA", "jsd") - quality.values("OLLA", "jsd"), cfg.level)
     to, tu = quality.values("OLLA", "train_seconds"), quality.values("ULLA", "train_seconds")
     mo, mu = quality.values("OLLA", "path_megabytes"), quality.values("ULLA", "path_megabytes")
     nfe_o, nfe_u = quality.values("OLLA", "nfe")[0], quality.values("ULLA", "nfe")[0]
@@ -103,16 +119,17 @@ def claim5(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
 
 @claim_rule("C6", statement="A landing step costs one small linear solve, less than a Newton projection, on SO(n) "
             "with tens of constraints.",
-            rule="at the largest SO(n) of the study, Newton's per-step time over landing's >= 2",
-            rejects="a Newton projection that converges in about one iteration (no cost advantage)",
+            rule="at every SO(n) of the study, Newton's per-step time over landing's >= 2",
+            rejects="a Newton projection that converges in about one iteration (no cost advantage), at any n of the sweep",
             paper="not reached (the abstract's efficiency argument)", timed=True)
 def claim6(cost: dict, cfg: LandingConfig) -> ClaimCheck:
     rows = cost["rows"]
-    last = rows[-1]
-    ratio = last["newton_seconds"] / last["landing_seconds"]
+    ratios = {r["n"]: r["newton_seconds"] / r["landing_seconds"] for r in rows}
+    worst = min(ratios, key=ratios.get)
     return ClaimCheck("Newton / landing time per step: " + ", ".join(
-        f"SO({r['n']}) {r['newton_seconds'] / r['landing_seconds']:.1f}× ({r['newton_iterations_mean']:.1f} iterations)"
-        for r in rows), bool(ratio >= cfg.cost_ratio), {"ratio": ratio})
+        f"SO({r['n']}) {ratios[r['n']]:.1f}× ({r['newton_iterations_mean']:.1f} iterations)" for r in rows)
+        + f"; smallest at SO({worst})", bool(min(ratios.values()) >= cfg.cost_ratio),
+        {"ratios": ratios, "worst_n": worst})
 
 
 @claim_rule("C7", statement="Equality and inequality constraints are handled together on a nonconvex set: samples "
@@ -160,17 +177,37 @@ def claim4e(earth: dict | None, cfg: LandingConfig) -> ClaimCheck:
                       f"(NFE {earth['OLLA']['nfe']}), ULLA {u:.4f} (NFE {earth['ULLA']['nfe']}), uniform {un:.4f}", bool(ok))
 
 
+@claim_rule("C9", statement="Landing's sample quality is comparable to a Riemannian score-based model that uses the "
+            "sphere's exact exponential map (the same network, trainer, loss family, schedule and N as OLLA).",
+            rule="for OLLA and ULLA, the one-sided 95 % upper t-bound of the paired JSD difference to RSGM over seeds is "
+                 "<= 0.02, and RSGM's JSD is below the uniform law's on every seed",
+            rejects="landing worse than exact geodesic steps by more than 0.02 JSD (the price of leaving the set between "
+                    "corrections), or a reference model that did not learn",
+            paper="comparable sample quality to state-of-the-art baselines (abstract; the baselines' list and numbers "
+                  "not reached)")
+def claim9(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
+    ref = quality.values("RSGM", "jsd")
+    parts, ok = [], True
+    for m in ("OLLA", "ULLA"):
+        mean, up = mean_t_bound(quality.values(m, "jsd") - ref, cfg.level)
+        parts.append(f"{m} − RSGM {mean:+.4f} (upper {up:+.4f})")
+        ok &= up <= cfg.parity_margin
+    unif = np.asarray(quality.uniform_jsd)
+    learned = bool((ref < unif).all())
+    amb = quality.values("Ambient", "jsd")
+    extra = f"; ambient diffusion + final projection {amb.mean():.4f}" if len(amb) else ""
+    return ClaimCheck(f"JSD RSGM {ref.mean():.4f} over {len(ref)} seeds (uniform law {unif.mean():.4f}); "
+                      + "; ".join(parts) + extra, bool(ok and learned), {"learned": learned})
+
+
 not_testable("P1", statement="Mesh surfaces (Stanford bunny, Spot) with learned signed-distance constraints.",
              paper="part of the paper's benchmark (configs)", reason="needs the repository's learned SDF networks (pickles), not vendored")
 not_testable("P2", statement="SO(10) mixtures, the alanine dipeptide (mixed constraints) and the 7-DOF robot arm.",
              paper="part of the paper's benchmark (configs)",
              reason="not run in this chapter yet (data vendored for the dipeptide and the arm; SO(n) appears only in the cost study)")
-not_testable("P3", statement="Comparable quality to state-of-the-art constrained diffusion baselines (Riemannian / "
-             "reflected / projected models).", paper="comparable (abstract; the baselines' list was not reached)",
-             reason="only the paper's own projection ablations (-P) are implemented here")
 
 abstract_sentence("Landing keeps iterates feasible on nonconvex sets with equality and inequality constraints, without "
                   "projection failures.", "C1", "C2", "C7")
-abstract_sentence("Comparable sample quality to state-of-the-art baselines.", "C4", "C4e", "P3")
+abstract_sentence("Comparable sample quality to state-of-the-art baselines.", "C4", "C4e", "C9")
 abstract_sentence("Substantially fewer function evaluations and lower memory in training and inference.", "C5", "C6")
 abstract_sentence("Benchmarks: S² earth data, mesh surfaces, SO(10), a dipeptide and a robot arm.", "C4e", "P1", "P2")

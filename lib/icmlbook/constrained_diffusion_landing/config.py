@@ -26,17 +26,23 @@ class LandingConfig(ProfileConfig):
         olla_N, olla_sigma_min, olla_sigma_max, olla_T : the overdamped schedule; ulla_* the underdamped one;
         gamma : ULLA friction; alpha : landing gain; landing : implicit or explicit.
         earth : run the volcano catalogue too (the paper's own S² data).
+        ambient_sigma_min, ambient_sigma_max, ambient_T : the ambient baseline's variance-preserving schedule
+            (beta = sigma^2; its integral, about 7, brings the law to N(0, I)); it runs olla_N steps. The
+            Riemannian baseline (RSGM) uses OLLA's schedule and N.
+        nfe_Ns : sampling steps of the NFE-quality curve (the trained models resampled, not retrained).
     Studies
         drop_sigmas : σ_max of the projection-failure study on the torus; drop_points, drop_N.
-        prior_Ns : steps of the forward-to-prior study (torus); prior_points.
+        prior_Ns : steps of the forward-to-prior study (torus); prior_points; prior_seeds independent draws.
         cost_ns : SO(n) sizes of the per-step cost study; cost_points.
         landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2); sweep_points, sweep_N.
     Thresholds
         feas_mean_h : claim 1: mean |h| along every path below this (dossier: 1e-3 on S²).
         terminal_tol : claim 1: violation after the terminal projection.
         parity_margin : claims 4/5: JSD difference tolerated (upper 95% bound).
-        prior_alpha : claim 3: level of the MMD permutation test against the uniform law.
-        cost_ratio : claim 6: Newton's per-step time over landing's at the largest n.
+        prior_alpha : claim 3: family-wise level of the MMD permutation tests against the uniform law
+            (Bonferroni over seeds and the two processes).
+        cost_ratio : claim 6: Newton's per-step time over landing's, required at every n of cost_ns.
+        level : one-sided confidence level of the paired t-bounds (claims 3, 4, 5, 9).
     """
 
     n_train: PositiveInt = 2000
@@ -62,11 +68,16 @@ class LandingConfig(ProfileConfig):
     alpha: PositiveFloat = 50.0
     landing: OneOf("implicit", "explicit") = "implicit"
     earth: bool = True
+    ambient_sigma_min: PositiveFloat = 0.3
+    ambient_sigma_max: PositiveFloat = 4.5
+    ambient_T: PositiveFloat = 1.0
+    nfe_Ns: IntGrid(ge=2, min_len=2) = (10, 20, 50, 100)
     drop_sigmas: Grid(gt=0, min_len=2) = (0.25, 0.5, 1.0, 2.0)
     drop_points: PositiveInt = 1000
     drop_N: PositiveInt = 50
     prior_Ns: IntGrid(ge=2, min_len=2) = (10, 20, 50, 100)
     prior_points: Int(ge=50) = 600
+    prior_seeds: Int(ge=2) = 5
     cost_ns: IntGrid(ge=2, min_len=2) = (3, 4, 6, 8, 10)
     cost_points: PositiveInt = 2048
     landing_scales: Grid(gt=0, lt=2, min_len=3) = (0.01, 0.1, 1.0, 1.9)
@@ -77,6 +88,7 @@ class LandingConfig(ProfileConfig):
     parity_margin: PositiveFloat = 0.02
     prior_alpha: Probability = 0.05
     cost_ratio: PositiveFloat = 2.0
+    level: Float(gt=0.5, lt=1) = 0.95
 
     def validate(self) -> None:
         if self.ulla_N >= self.olla_N:
@@ -91,7 +103,8 @@ class LandingConfig(ProfileConfig):
 PRESETS: dict[str, LandingConfig] = {
     "smoke": LandingConfig(n_train=500, n_test=2000, n_seeds=2, epochs=60, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
-                           prior_points=300, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300, sweep_N=30),
+                           prior_points=300, prior_seeds=3, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300,
+                           sweep_N=30, nfe_Ns=(5, 15, 30)),
     "default": LandingConfig(n_train=1000, epochs=100, batch_size=1000),
     "full": LandingConfig(n_train=8000, n_test=5000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
                           cost_points=4096, prior_points=2000),

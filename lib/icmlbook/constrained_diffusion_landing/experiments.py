@@ -14,17 +14,21 @@ from .config import LandingConfig
 from .constraints import CappedSphere, Sphere, SpecialOrthogonal, Torus
 from .data import capped_vmf_mixture, earth_data, rotation_mixture, split, torus_mixture, vmf_mixture
 from .metrics import histogram_jsd, mmd2, sliced_wasserstein
-from .model import sample, train_model
-from .sde import METHODS, Schedule, forward_paths
+from .model import ALL_METHODS, sample, train_model
+from .sde import Schedule, forward_paths
 
-__all__ = ["schedules", "QualityStudy", "quality_study", "drop_study", "prior_study", "cost_study", "mixed_study",
-           "landing_sweep", "mmd_permutation_test", "forward_feasibility", "earth_study"]
+__all__ = ["schedules", "QualityStudy", "train_variants", "quality_study", "nfe_curve", "resample", "drop_study",
+           "prior_study", "cost_study", "mixed_study", "landing_sweep", "mmd_permutation_test", "forward_feasibility",
+           "earth_study"]
 
 
 def schedules(cfg: LandingConfig) -> dict[str, tuple[Schedule, int]]:
+    """Schedule and number of steps per variant: the -P ablations and RSGM share their landing twin's."""
     so = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
     su = Schedule("linear", cfg.ulla_sigma_min, cfg.ulla_sigma_max, cfg.ulla_T)
-    return {"OLLA": (so, cfg.olla_N), "OLLA-P": (so, cfg.olla_N), "ULLA": (su, cfg.ulla_N), "ULLA-P": (su, cfg.ulla_N)}
+    sa = Schedule("linear", cfg.ambient_sigma_min, cfg.ambient_sigma_max, cfg.ambient_T)
+    return {"OLLA": (so, cfg.olla_N), "OLLA-P": (so, cfg.olla_N), "ULLA": (su, cfg.ulla_N), "ULLA-P": (su, cfg.ulla_N),
+            "RSGM": (so, cfg.olla_N), "Ambient": (sa, cfg.olla_N)}
 
 
 def _train_kw(cfg: LandingConfig) -> dict:
@@ -43,30 +47,52 @@ class QualityStudy:
         return np.array([r[key] for r in self.records if r["method"] == method], dtype=float)
 
 
-def quality_study(cfg: LandingConfig, seed: int, methods: Sequence[str] = METHODS) -> QualityStudy:
-    """Every variant trained on the same data per seed (fresh data and initialisation per seed), sampled, and
-    scored against held-out points of the same mixture."""
+def train_variants(cfg: LandingConfig, seed: int, methods: Sequence[str] = ALL_METHODS) -> list[dict]:
+    """Every variant trained on the same data per seed (fresh data and initialisation per seed): a list over
+    seeds of ``{"seed", "train", "test", "models": {method: TrainedModel}}`` (the notebook caches it; the
+    quality table, the NFE curve and the live resampling all sample from these models)."""
     cs = Sphere(eps=0.1)
     sch = schedules(cfg)
-    records, traces, unif, globe = [], {}, [], ()
+    out = []
     for s in progress(range(cfg.n_seeds), desc="quality: seeds"):
         data = vmf_mixture(cfg.n_train + cfg.n_test, seed=1000 * seed + s, k=cfg.vmf_components)
         train, test = data[: cfg.n_train], data[cfg.n_train:]
-        unif.append(histogram_jsd(cs.uniform(cfg.n_test, torch.Generator().manual_seed(7 + s)), test))
+        models = {}
         for m in methods:
             schedule, N = sch[m]
-            tm = train_model(cs, train, m, schedule, N, seed=100 * s + 1, desc=f"seed {s}: {m}", **_train_kw(cfg))
+            models[m] = train_model(cs, train, m, schedule, N, seed=100 * s + 1, desc=f"seed {s}: {m}",
+                                    check_projection=True, **_train_kw(cfg))
+        out.append({"seed": s, "train": train, "test": test, "models": models})
+    return out
+
+
+def _score(gen: torch.Tensor, test: torch.Tensor) -> dict:
+    return {"jsd": histogram_jsd(gen, test), "mmd2": mmd2(gen, test),
+            "sw": sliced_wasserstein(gen[: len(test)], test[: len(gen)])}
+
+
+def quality_study(cfg: LandingConfig, seed: int, trained: list[dict]) -> QualityStudy:
+    """Sample every trained model at its own N and score it against the held-out points of its seed."""
+    cs = Sphere(eps=0.1)
+    sch = schedules(cfg)
+    records, traces, unif, globe = [], {}, [], ()
+    for entry in trained:
+        s, test = entry["seed"], entry["test"]
+        unif.append(histogram_jsd(cs.uniform(cfg.n_test, torch.Generator().manual_seed(7 + s)), test))
+        for m, tm in entry["models"].items():
+            schedule, N = sch[m]
             out = sample(tm, cs, cfg.n_test, schedule, N, seed=100 * s + 2, alpha=cfg.alpha, landing=cfg.landing,
-                         gamma=cfg.gamma)
+                         gamma=cfg.gamma, check_projection=True)
             gen = out["samples"]
             ok = ~out["dropped"]
             viol = out["violation"]
-            rec = {"seed": s, "method": m, "N": N, "nfe": out["nfe"], "jsd": histogram_jsd(gen[ok], test),
-                   "mmd2": mmd2(gen[ok], test), "sw": sliced_wasserstein(gen[ok][: len(test)], test[: int(ok.sum())]),
+            rec = {"seed": s, "method": m, "N": N, "nfe": out["nfe"], **_score(gen[ok], test),
                    "dropped_samples": int(out["dropped"].sum()), "dropped_paths": tm.dropped_paths,
+                   "failed_along_samples": int(out["path_failed"].sum()), "failed_along_paths": tm.failed_along_paths,
                    "generated_paths": tm.generated_paths, "train_seconds": tm.train_seconds,
                    "path_seconds": tm.path_seconds, "sample_seconds": out["seconds"], "path_megabytes": tm.peak_path_bytes / 2**20,
                    "max_mean_violation_backward": float(torch.nan_to_num(viol, posinf=1e9).mean(1).max()),
+                   "before_terminal_violation": float(cs.violations(out["before_terminal"])["max_abs_h"]),
                    "terminal_violation": float(cs.violations(gen)["max_abs_h"]), "final_loss": tm.losses[-1]}
             records.append(rec)
             if s == 0:
@@ -74,6 +100,42 @@ def quality_study(cfg: LandingConfig, seed: int, methods: Sequence[str] = METHOD
                 if m == "OLLA":
                     globe = (gen.numpy(), test.numpy())
     return QualityStudy(records, traces, unif, globe)
+
+
+def nfe_curve(cfg: LandingConfig, trained: list[dict], Ns: Sequence[int] | None = None) -> dict:
+    """JSD to the held-out points when each trained model is sampled with N steps, N in ``Ns`` (default
+    ``cfg.nfe_Ns``): one network evaluation per step, so N is the NFE. Models are reused, not retrained
+    (a model trained on N-step paths, evaluated at other step sizes: its network is a function of t)."""
+    cs = Sphere(eps=0.1)
+    sch = schedules(cfg)
+    Ns = tuple(cfg.nfe_Ns if Ns is None else Ns)
+    rows = []
+    for entry in progress(trained, desc="NFE-quality curve"):
+        s, test = entry["seed"], entry["test"]
+        for m, tm in entry["models"].items():
+            schedule, N_train = sch[m]
+            for N in Ns:
+                out = sample(tm, cs, cfg.n_test, schedule, int(N), seed=100 * s + 3, alpha=cfg.alpha,
+                             landing=cfg.landing, gamma=cfg.gamma)
+                ok = ~out["dropped"]
+                rows.append({"seed": s, "method": m, "N": int(N), "N_train": N_train, "nfe": out["nfe"],
+                             "jsd": histogram_jsd(out["samples"][ok], test), "seconds": out["seconds"]})
+    return {"Ns": Ns, "rows": rows}
+
+
+def resample(cfg: LandingConfig, trained: list[dict], method: str, N: int, seed: int, n: int = 2000,
+             index: int = 0) -> dict:
+    """One fresh batch from a cached model (seed ``index`` of ``trained``): samples, held-out points, JSD."""
+    entry = trained[index]
+    if method not in entry["models"]:
+        raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(entry['models'])}")
+    cs = Sphere(eps=0.1)
+    schedule = schedules(cfg)[method][0]
+    out = sample(entry["models"][method], cs, n, schedule, int(N), seed=seed, alpha=cfg.alpha, landing=cfg.landing,
+                 gamma=cfg.gamma)
+    gen = out["samples"][~out["dropped"]]
+    return {"samples": gen.numpy(), "test": entry["test"].numpy(), "jsd": histogram_jsd(gen, entry["test"]),
+            "nfe": out["nfe"], "seconds": out["seconds"], "method": method}
 
 
 def forward_feasibility(cfg: LandingConfig, seed: int) -> dict:
@@ -92,7 +154,9 @@ def forward_feasibility(cfg: LandingConfig, seed: int) -> dict:
 
 def drop_study(cfg: LandingConfig, seed: int) -> dict:
     """Projection failures against step size on the torus cut by a half-space (nonconvex, with a boundary,
-    and with an axis where the constraint's gradient blows up): OLLA (landing) and OLLA-P (Newton)."""
+    and with an axis where the constraint's gradient blows up): OLLA (landing) and OLLA-P (Newton). A
+    trajectory counts as failed when a projection fails anywhere along it: OLLA-P's own step projections,
+    the terminal projection, and for OLLA a projection of every intermediate iterate tried on the side."""
     cs = Torus(1.0, 0.4, halfspace=0.6, eps=0.05)
     x0 = torus_mixture(cfg.drop_points, seed, cs)
     rows = []
@@ -102,48 +166,63 @@ def drop_study(cfg: LandingConfig, seed: int) -> dict:
         row = {"sigma_max": sig, "dt_sigma2": dt * sig * sig}
         for m in ("OLLA", "OLLA-P"):
             fp = forward_paths(cs, x0, schedule, cfg.drop_N, m, torch.Generator().manual_seed(seed), alpha=cfg.alpha,
-                               landing="implicit", terminal=True)
-            bad = fp.dropped | fp.terminal_failed | ~torch.isfinite(fp.x[-1]).all(1)
+                               landing="implicit", terminal=True, check_projection=True)
+            bad = fp.path_failed | ~torch.isfinite(fp.x[-1]).all(1)
             row[f"{m}_drop_rate"] = float(bad.float().mean())
+            row[f"{m}_terminal_failed"] = int(fp.terminal_failed.sum())
             row[f"{m}_max_violation"] = float(torch.nan_to_num(fp.violation[:, ~bad], posinf=1e9).max()) if (~bad).any() else float("nan")
         rows.append(row)
     return {"rows": rows, "set": cs.name}
 
 
 def mmd_permutation_test(x: torch.Tensor, y: torch.Tensor, n_perm: int, seed: int) -> tuple[float, float]:
-    """MMD² and its permutation p-value (pooled samples relabelled ``n_perm`` times)."""
-    stat = mmd2(x, y)
-    pooled = torch.cat([x, y])
+    """MMD² (Gaussian kernel, bandwidth the median pooled distance) and its permutation p-value (the pooled
+    samples relabelled ``n_perm`` times). The kernel matrix is built once and every relabelling's unbiased
+    MMD² is read off it with indicator vectors (equal to :func:`metrics.mmd2` on the relabelled sets)."""
+    pooled = torch.cat([x, y]).to(torch.float64)
+    m, n = len(x), len(y)
     g = torch.Generator().manual_seed(seed)
     d = torch.cdist(pooled, pooled)
     h = float(d[torch.triu(torch.ones_like(d, dtype=torch.bool), 1)].median())
     stat = mmd2(x, y, h)
-    count = 0
-    for _ in range(n_perm):
-        p = torch.randperm(len(pooled), generator=g)
-        count += mmd2(pooled[p[: len(x)]], pooled[p[len(x):]], h) >= stat
+    K = torch.exp(-(d * d) / (2 * h * h))
+    perms = torch.stack([torch.randperm(m + n, generator=g) for _ in range(n_perm)], 1)   # (m+n, n_perm)
+    A = torch.zeros((m + n, n_perm), dtype=torch.float64)
+    A.scatter_(0, perms[:m], 1.0)                   # column j: indicator of the first group under relabelling j
+    Bm = 1.0 - A
+    KA, KB = K @ A, K @ Bm
+    diag = K.diagonal().unsqueeze(1)
+    sxx = ((KA * A).sum(0) - (diag * A).sum(0)) / (m * (m - 1))
+    syy = ((KB * Bm).sum(0) - (diag * Bm).sum(0)) / (n * (n - 1))
+    sxy = (KA * Bm).sum(0) / (m * n)
+    null = sxx + syy - 2 * sxy
+    count = int((null >= stat - 1e-12).sum())
     return stat, (count + 1) / (n_perm + 1)
 
 
-def prior_study(cfg: LandingConfig, seed: int, n_perm: int = 200) -> dict:
+def prior_study(cfg: LandingConfig, seed: int, n_perm: int = 500) -> dict:
     """Does the forward marginal at T reach the uniform law on the torus (where, unlike S², no symmetry makes
-    it uniform for free), and how fast in N, OLLA against ULLA."""
+    it uniform for free), and how fast in N, OLLA against ULLA: ``prior_seeds`` independent data draws,
+    reference draws and noises; the two processes share the data of a seed (paired)."""
     cs = Torus(1.0, 0.4, eps=0.05)
-    x0 = torus_mixture(cfg.prior_points, seed, cs)
-    ref = cs.uniform(cfg.prior_points, torch.Generator().manual_seed(seed + 99))
-    start = {"mmd2": mmd_permutation_test(x0, ref, n_perm, seed)[0]}
-    rows = []
-    for N in progress(cfg.prior_Ns, desc="forward to the prior"):
-        row = {"N": N}
-        for m in ("OLLA", "ULLA"):
-            schedule = schedules(cfg)[m][0]
-            fp = forward_paths(cs, x0, schedule, N, m, torch.Generator().manual_seed(seed + N), alpha=cfg.alpha,
-                               landing="implicit", gamma=cfg.gamma)
-            ok = torch.isfinite(fp.x[-1]).all(1) & ~fp.terminal_failed
-            stat, p = mmd_permutation_test(fp.x[-1][ok], ref, n_perm, seed + N)
-            row[f"{m}_mmd2"], row[f"{m}_p"], row[f"{m}_lost"] = stat, p, int((~ok).sum())
-        rows.append(row)
-    return {"rows": rows, "start_mmd2": start["mmd2"], "set": cs.name}
+    rows, starts = [], []
+    for r in progress(range(cfg.prior_seeds), desc="forward to the prior: seeds"):
+        sd = 1000 * seed + r
+        x0 = torus_mixture(cfg.prior_points, sd, cs)
+        ref = cs.uniform(cfg.prior_points, torch.Generator().manual_seed(sd + 99))
+        starts.append(mmd_permutation_test(x0, ref, 1, sd)[0])
+        for N in cfg.prior_Ns:
+            row = {"seed": r, "N": N}
+            for m in ("OLLA", "ULLA"):
+                schedule = schedules(cfg)[m][0]
+                fp = forward_paths(cs, x0, schedule, N, m, torch.Generator().manual_seed(sd + N), alpha=cfg.alpha,
+                                   landing="implicit", gamma=cfg.gamma)
+                ok = torch.isfinite(fp.x[-1]).all(1) & ~fp.terminal_failed
+                stat, p = mmd_permutation_test(fp.x[-1][ok], ref, n_perm, sd + N)
+                row[f"{m}_mmd2"], row[f"{m}_p"], row[f"{m}_lost"] = stat, p, int((~ok).sum())
+            rows.append(row)
+    return {"rows": rows, "Ns": tuple(cfg.prior_Ns), "seeds": cfg.prior_seeds, "start_mmd2": float(np.mean(starts)),
+            "set": cs.name}
 
 
 def _best_time(fn, repeat: int = 3) -> float:

@@ -3,7 +3,9 @@
 ``DriftNet`` maps ``[x, (v), time features]`` to a vector of the ambient dimension: twice the score in the
 overdamped convention (§3.6), the velocity drift in the underdamped one. Training regenerates the forward
 paths from the data every ``regen_every`` epochs with fresh noise (``PathSource``); "-P" variants train on the
-paths whose projections all succeeded. Adam, global-norm clipping, EMA weights (the samplers use them).
+paths whose projections all succeeded. Adam, global-norm clipping, EMA weights (the samplers use them). The
+baselines (``baselines.BASELINES``: RSGM with exact geodesics, Ambient with a final projection) go through the
+same network, source and trainer with their own forward paths and loss.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import torch
 from torch import nn
 
 from ..training import EMA, LossLogger, Trainer, TrainerConfig
+from .baselines import BASELINES, ambient_loss, baseline_forward_paths, baseline_sample, riemannian_loss
 from .constraints import ConstraintSet
 from .losses import overdamped_loss, underdamped_loss
-from .sde import Schedule, backward_sample, forward_paths
+from .sde import METHODS, Schedule, backward_sample, forward_paths
 
-__all__ = ["DriftNet", "PathSource", "TrainedModel", "train_model", "sample"]
+__all__ = ["DriftNet", "PathSource", "TrainedModel", "train_model", "sample", "ALL_METHODS"]
+
+ALL_METHODS = METHODS + BASELINES
 
 
 class DriftNet(nn.Module):
@@ -73,7 +78,9 @@ class PathSource:
         self.paths: torch.Tensor | None = None
         self.perm: torch.Tensor | None = None
         self.dropped_total = 0
+        self.failed_along = 0
         self.generated = 0
+        self._forward = baseline_forward_paths if method in BASELINES else forward_paths
         self.path_seconds = 0.0
 
     def __call__(self, index: int, generator=None):
@@ -81,10 +88,12 @@ class PathSource:
         block = epoch // self.regen_every
         if block != self._block:
             t0 = time.perf_counter()
-            fp = forward_paths(self.cs, self.data, self.schedule, self.N, self.method, self.generator, **self.kw)
+            fp = self._forward(self.cs, self.data, self.schedule, self.N, self.method, self.generator, **self.kw)
             self.path_seconds += time.perf_counter() - t0
             keep = ~fp.dropped & ~fp.terminal_failed
             self.dropped_total += int((~keep).sum())
+            if fp.path_failed is not None:
+                self.failed_along += int(fp.path_failed.sum())
             self.generated += len(keep)
             self.paths = fp.x[:, keep]
             self._block = block
@@ -117,19 +126,31 @@ class TrainedModel:
     dropped_paths: int
     generated_paths: int
     peak_path_bytes: int
+    failed_along_paths: int = 0      # training paths with a failed projection anywhere (see sde.forward_paths)
 
 
 def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Schedule, N: int, *, epochs: int,
                 batch_size: int, width: int, depth: int, lr: float, seed: int, gamma: float = 5.0, alpha: float = 50.0,
                 landing: str = "implicit", regen_every: int = 1, ema: float = 0.99, grad_clip: float = 10.0,
-                desc: str | None = None) -> TrainedModel:
-    """Train one variant (METHODS) on ``data`` (n, d) and return the EMA network and its costs."""
+                desc: str | None = None, check_projection: bool = False) -> TrainedModel:
+    """Train one variant (ALL_METHODS) on ``data`` (n, d) and return the EMA network and its costs."""
+    if method not in ALL_METHODS:
+        raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(ALL_METHODS)}")
     torch.manual_seed(seed)
     under = method.startswith("ULLA")
     net = DriftNet(cs.dim, width, depth, underdamped=under, T=schedule.T)
-    src = PathSource(cs, data, schedule, N, method, batch_size, seed + 1, regen_every, alpha=alpha, landing=landing, gamma=gamma)
+    kw = dict(alpha=alpha, landing=landing, gamma=gamma)
+    if check_projection:
+        kw["check_projection"] = True
+    src = PathSource(cs, data, schedule, N, method, batch_size, seed + 1, regen_every, **kw)
     gen = torch.Generator().manual_seed(seed + 2)
-    if under:
+    if method == "RSGM":
+        def loss_fn(model, batch):
+            return riemannian_loss(model, cs, batch, schedule)
+    elif method == "Ambient":
+        def loss_fn(model, batch):
+            return ambient_loss(model, cs, batch, schedule)
+    elif under:
         def loss_fn(model, batch):
             return underdamped_loss(model, cs, batch, schedule, gamma, generator=gen)
     else:
@@ -144,15 +165,19 @@ def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Sc
     _, loss = trainer.history("loss")
     path_bytes = src.paths.element_size() * src.paths.numel() if src.paths is not None else 0
     return TrainedModel(method, net, ema_cb, loss.tolist(), trainer.seconds - src.path_seconds,
-                        src.path_seconds, src.dropped_total, src.generated, int(path_bytes))
+                        src.path_seconds, src.dropped_total, src.generated, int(path_bytes), src.failed_along)
 
 
 def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N: int, seed: int, **kw) -> dict:
-    """Generate ``n`` points with the model's EMA weights from the uniform prior on the set."""
+    """Generate ``n`` points with the model's EMA weights from the uniform prior on the set (the baselines from
+    their own priors; ``kw`` is for the landing samplers)."""
     gen = torch.Generator().manual_seed(seed)
-    prior = cs.uniform(n, gen)
+    prior = None if model.method in BASELINES else cs.uniform(n, gen)
     with model.ema.applied(model.net) as net:        # the live weights come back even if sampling fails
         t0 = time.perf_counter()
-        out = backward_sample(cs, net, prior, schedule, N, model.method, gen, **kw)
+        if prior is None:
+            out = baseline_sample(cs, net, n, schedule, N, model.method, gen)
+        else:
+            out = backward_sample(cs, net, prior, schedule, N, model.method, gen, **kw)
         out["seconds"] = time.perf_counter() - t0
     return out

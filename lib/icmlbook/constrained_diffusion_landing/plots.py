@@ -10,9 +10,11 @@ from .constraints import Sphere
 from .data import xyz_to_latlon
 
 __all__ = ["landing_vs_projection_figure", "feasibility_figure", "drop_figure", "prior_figure", "quality_figure",
-           "globe_plotly", "cost_figure", "sweep_figure", "mixed_figure"]
+           "globe_plotly", "cost_figure", "sweep_figure", "mixed_figure", "nfe_figure", "fewest_steps"]
 
-COLORS = {"OLLA": PALETTE[0], "ULLA": PALETTE[1], "OLLA-P": PALETTE[2], "ULLA-P": PALETTE[3]}
+COLORS = {"OLLA": PALETTE[0], "ULLA": PALETTE[1], "OLLA-P": PALETTE[2], "ULLA-P": PALETTE[3], "RSGM": PALETTE[4],
+          "Ambient": PALETTE[5]}
+ORDER = ("OLLA", "ULLA", "OLLA-P", "ULLA-P", "RSGM", "Ambient")
 
 
 def landing_vs_projection_figure(step: float = 0.9, seed: int = 0):
@@ -43,7 +45,7 @@ def feasibility_figure(forward: dict, backward: dict):
     for m, r in forward.items():
         ax[0].semilogy(np.maximum(r["trace"], 1e-17), color=COLORS[m], label=m)
     for m, tr in backward.items():
-        if not m.endswith("-P"):
+        if m in ("OLLA", "ULLA"):
             ax[1].semilogy(np.maximum(tr, 1e-17), color=COLORS[m], label=m)
     ax[0].set(xlabel="forward step k", ylabel="mean |h| over paths", title="Forward paths (training data)")
     ax[1].set(xlabel="backward step", ylabel="mean |h| over samples", title="Backward paths (generation)")
@@ -70,10 +72,13 @@ def drop_figure(drop: dict):
 
 def prior_figure(prior: dict):
     rows = prior["rows"]
-    N = [r["N"] for r in rows]
+    Ns = sorted({r["N"] for r in rows})
     fig, ax = new_figure(1, 1, width=6, height=3.6)
     for m in ("OLLA", "ULLA"):
-        ax.plot(N, [r[f"{m}_mmd2"] for r in rows], "o-", color=COLORS[m], label=m)
+        per = [[r[f"{m}_mmd2"] for r in rows if r["N"] == n] for n in Ns]
+        ax.plot(Ns, [np.mean(v) for v in per], "o-", color=COLORS[m], label=f"{m} (mean; dots: seeds)")
+        for n, v in zip(Ns, per):
+            ax.scatter(np.full(len(v), n), v, color=COLORS[m], s=8, alpha=0.6)
     ax.axhline(prior["start_mmd2"], color="0.5", ls=":", label="the data (t = 0)")
     ax.set(xscale="log", xlabel="steps N", ylabel="MMD² to the uniform law", title=f"Forward marginal at T on the {prior['set']}")
     ax.legend(fontsize=8)
@@ -81,23 +86,25 @@ def prior_figure(prior: dict):
 
 
 def quality_figure(quality):
-    methods = ["OLLA", "ULLA", "OLLA-P", "ULLA-P"]
-    fig, ax = new_figure(1, 2, width=10, height=3.6)
+    present = {r["method"] for r in quality.records}
+    methods = [m for m in ORDER if m in present]
+    k = len(methods)
+    fig, ax = new_figure(1, 2, width=11, height=3.8)
     j = [quality.values(m, "jsd") for m in methods]
-    ax[0].bar(range(4), [v.mean() for v in j], yerr=[v.std(ddof=1) if len(v) > 1 else 0 for v in j],
+    ax[0].bar(range(k), [v.mean() for v in j], yerr=[v.std(ddof=1) if len(v) > 1 else 0 for v in j],
               color=[COLORS[m] for m in methods], capsize=3)
     for i, v in enumerate(j):
         ax[0].scatter(np.full(len(v), i), v, color="black", s=8, zorder=3)
     ax[0].axhline(np.mean(quality.uniform_jsd), color="0.5", ls=":", label="uniform law")
-    ax[0].set_xticks(range(4), methods)
+    ax[0].set_xticks(range(k), methods, fontsize=8)
     ax[0].set(ylabel="JSD to held-out data (30×30 lat/lon bins)", title="Sample quality (dots: seeds)")
     ax[0].legend(fontsize=8)
     t = [quality.values(m, "train_seconds").mean() for m in methods]
     nfe = [quality.values(m, "nfe")[0] for m in methods]
-    ax[1].bar(range(4), t, color=[COLORS[m] for m in methods])
+    ax[1].bar(range(k), t, color=[COLORS[m] for m in methods])
     for i, (tt, n) in enumerate(zip(t, nfe)):
         ax[1].text(i, tt, f"NFE {n:.0f}", ha="center", va="bottom", fontsize=8)
-    ax[1].set_xticks(range(4), methods)
+    ax[1].set_xticks(range(k), methods, fontsize=8)
     ax[1].set(ylabel="training time per run (s, wall clock)", title="Cost")
     return fig
 
@@ -149,4 +156,34 @@ def mixed_figure(mixed: dict, cap: float = 0.8):
             a.axhspan(s * lim, s * 90, color=PALETTE[3], alpha=0.08)
         a.set(xlabel="longitude (°)", title=name, xlim=(-180, 180), ylim=(-90, 90))
     ax[0].set_ylabel("latitude (°)")
+    return fig
+
+
+def fewest_steps(nfe: dict, margin: float) -> dict:
+    """Per method: the smallest N of the curve whose mean JSD over seeds is within ``margin`` of the mean JSD at
+    the largest N (how far the step count can drop before the quality does)."""
+    Ns = sorted(nfe["Ns"])
+    out = {}
+    present = {r["method"] for r in nfe["rows"]}
+    for m in (m for m in ORDER if m in present):
+        means = {n: np.mean([r["jsd"] for r in nfe["rows"] if r["method"] == m and r["N"] == n]) for n in Ns}
+        out[m] = next(n for n in Ns if means[n] <= means[Ns[-1]] + margin)
+    return out
+
+
+def nfe_figure(nfe: dict, margin: float = 0.02):
+    """JSD against the number of sampling steps (= NFE) for every trained model, mean over seeds."""
+    Ns = sorted(nfe["Ns"])
+    fig, ax = new_figure(1, 1, width=7, height=4)
+    for m in ORDER:
+        per = [[r["jsd"] for r in nfe["rows"] if r["method"] == m and r["N"] == n] for n in Ns]
+        if not per[0]:
+            continue
+        ax.plot(Ns, [np.mean(v) for v in per], "o-", color=COLORS[m], label=m)
+    few = fewest_steps(nfe, margin)
+    ax.set(xscale="log", xlabel="sampling steps N (= NFE)", ylabel="JSD to held-out data",
+           title="Fewest steps within %.2g JSD of N=%d: " % (margin, Ns[-1])
+           + ", ".join(f"{m} {n}" for m, n in few.items() if m in ("OLLA", "ULLA", "RSGM")))
+    ax.set_xticks(Ns, [str(n) for n in Ns])
+    ax.legend(fontsize=8)
     return fig

@@ -72,12 +72,18 @@ class ForwardPaths:
     terminal_failed: torch.Tensor  # (B,) the terminal projection failed
     method: str
     nfe: int = 0
+    path_failed: torch.Tensor | None = None  # (B,) a projection failed at some step or at the end (see check_projection)
 
 
 def _step(cs: ConstraintSet, x: torch.Tensor, y: torch.Tensor, method: str, landing: str, scale: float):
     if method.endswith("-P"):
         return cs.project(y)
     return cs.land(y, x, mode=landing, scale=scale), torch.zeros(x.shape[0], dtype=torch.bool)
+
+
+def _projection_fails(cs: ConstraintSet, x: torch.Tensor) -> torch.Tensor:
+    """(B,) whether the set's projection of each point fails (a diagnostic: the point is left as it is)."""
+    return cs.project(torch.nan_to_num(x))[1] | ~torch.isfinite(x).all(1)
 
 
 def _violation(cs: ConstraintSet, x: torch.Tensor) -> torch.Tensor:
@@ -87,8 +93,14 @@ def _violation(cs: ConstraintSet, x: torch.Tensor) -> torch.Tensor:
 
 
 def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: int, method: str, generator: torch.Generator,
-                  *, alpha: float = 50.0, landing: str = "implicit", gamma: float = 5.0, terminal: bool = True) -> ForwardPaths:
-    """Whole forward paths from the data points ``x0`` (B, d) with one of METHODS."""
+                  *, alpha: float = 50.0, landing: str = "implicit", gamma: float = 5.0, terminal: bool = True,
+                  check_projection: bool = False) -> ForwardPaths:
+    """Whole forward paths from the data points ``x0`` (B, d) with one of METHODS.
+
+    ``path_failed`` marks the trajectories where a projection failed anywhere along the path: for "-P" the
+    step's own projection, for every variant the terminal one, and, with ``check_projection``, for landing a
+    projection of each intermediate iterate tried on the side (a diagnostic that leaves the path unchanged:
+    would the iterate still be projectable onto the set?)."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}")
     if not alpha > 0:
@@ -98,6 +110,7 @@ def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: in
     xs = [x0]
     viol = [_violation(cs, x0)]
     dropped = torch.zeros(B, dtype=torch.bool)
+    along = torch.zeros(B, dtype=torch.bool)
     x = x0
     under = method.startswith("ULLA")
     if under:
@@ -113,6 +126,8 @@ def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: in
             y = x + cs.project_tangent(x, s * math.sqrt(dt) * z)
         x_new, failed = _step(cs, x, y, method, landing, alpha * s * s * dt)
         dropped = dropped | failed
+        if check_projection and not method.endswith("-P"):
+            along = along | _projection_fails(cs, x_new)
         if under:
             v = cs.project_tangent(x_new, (x_new - x) / (s * s * dt))
         x = x_new
@@ -122,24 +137,27 @@ def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: in
     if terminal:
         xT, term_failed = cs.project(x)
         xs[-1] = xT
-    return ForwardPaths(torch.stack(xs), dropped, torch.stack(viol), term_failed, method)
+    return ForwardPaths(torch.stack(xs), dropped, torch.stack(viol), term_failed, method,
+                        path_failed=dropped | along | term_failed)
 
 
 @torch.no_grad()
 def backward_sample(cs: ConstraintSet, net: Callable, prior: torch.Tensor, schedule: Schedule, N: int, method: str,
                     generator: torch.Generator, *, alpha: float = 50.0, landing: str = "implicit", gamma: float = 5.0,
-                    terminal: bool = True, record: bool = False) -> dict:
+                    terminal: bool = True, record: bool = False, check_projection: bool = False) -> dict:
     """Generate from the prior points (B, d) by the backward integrator with the network's drift.
 
     ``net(x, t)`` (overdamped) or ``net(x, v, t)`` (underdamped) returns (B, d): twice the score in the
     overdamped convention. Returns the samples before and after the terminal projection, the per-step
-    violation trace, the dropped mask ("-P": a projection failed) and the NFE."""
+    violation trace, the dropped mask ("-P": a projection failed), ``path_failed`` (as in
+    :func:`forward_paths`, with ``check_projection`` for landing's intermediate iterates) and the NFE."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}")
     t, sig, dt = schedule.grid(N)
     x = prior.clone()
     B, d = x.shape
     dropped = torch.zeros(B, dtype=torch.bool)
+    along = torch.zeros(B, dtype=torch.bool)
     viol = [_violation(cs, x)]
     under = method.startswith("ULLA")
     x_prev = None
@@ -161,6 +179,8 @@ def backward_sample(cs: ConstraintSet, net: Callable, prior: torch.Tensor, sched
         nfe += 1
         x_new, failed = _step(cs, x, y, method, landing, alpha * s * s * dt)
         dropped = dropped | failed
+        if check_projection and not method.endswith("-P"):
+            along = along | _projection_fails(cs, x_new)
         x_prev, x = x, x_new
         viol.append(_violation(cs, x))
     before = x.clone()
@@ -168,4 +188,4 @@ def backward_sample(cs: ConstraintSet, net: Callable, prior: torch.Tensor, sched
     if terminal:
         x, term_failed = cs.project(x)
     return {"samples": x, "before_terminal": before, "violation": torch.stack(viol), "dropped": dropped,
-            "terminal_failed": term_failed, "nfe": nfe}
+            "terminal_failed": term_failed, "path_failed": dropped | along | term_failed, "nfe": nfe}
