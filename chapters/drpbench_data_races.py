@@ -173,7 +173,15 @@ def _(benchmark, mo):
     ## The predictors
 
     Every predictor reads only the C text, through a real parser (tree-sitter's C grammar); none sees
-    an annotation or the generator's metadata.
+    an annotation or the generator's metadata. Before parsing, the program's own `#define`s (object-like
+    and function-like) are expanded and its `#if`/`#ifdef` branches resolved, line for line, so that an
+    access written through a macro is seen on the line that uses it. Shared memory is what the globals,
+    the locals handed to `pthread_create`, and the pointers the front end resolves designate: a thread's
+    start argument, a parameter bound at an inlined call, a local assigned `&x` or a pointer loaded from
+    shared data (`n = q->head` makes `n->next` the object `q->head->next`). `*p`, `p[i]` and `p->f` are
+    one dereference, array indices are folded, and distinct fields never alias. **The aliasing
+    assumption:** a pointer the front end cannot resolve (a `malloc` result, a pointer copied through
+    another global) points to memory no other thread reaches, so its dereferences are not counted.
 
     - **empty**: always "race-free" (the floor, and a reminder that {_free:.0%} of the benchmark is race-free).
     - **all pairs**: every conflicting pair (same object, a write among the two, two threads, or one
@@ -210,7 +218,8 @@ def _(cfg, ex, gen_study, mo, real_study, run):
 
     *Table: micro-averaged scores (line F1 with its bootstrap 95 % interval).* {_unp} of the
     {len(real_study.programs)} real programs use syntax tree-sitter reads only with error recovery
-    (GNU extensions, unexpanded macros); the static predictors analyse the recovered tree of those.
+    (GNU extensions, macros from headers the front end does not see); the static predictors analyse the
+    recovered tree of those.
     """)
     return
 
@@ -285,7 +294,9 @@ def _(cfg, claim_sentence, claims, ex, gen_study, mo, real_study, run):
 
     Why all pairs leaves protected pairs unflagged on the real benchmark: of its {_ntot:,} protected
     pairs, {_cov['line not extracted']:,} have a line on which our front end extracts no access at all
-    (accesses inside macro bodies, which it does not expand, or through pointers it cannot resolve), and
+    (accesses through pointers it does not resolve, macros from headers, accesses the annotators place on
+    a macro's definition or a wrapper's body where the front end places them at the use, lines in
+    `#else` branches the program's own `#define`s leave out), and
     {_cov['extracted, not paired']:,} have accesses on both lines that it did not pair (thread structure it
     did not see); {_cov['flagged']:,} are flagged.
 

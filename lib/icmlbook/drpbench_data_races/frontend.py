@@ -1,22 +1,40 @@
 """A static front end for pthread C programs, on a real C parser (tree-sitter with tree-sitter-c).
 
-It reads only the C text. From it, it extracts what a lockset / happens-before race analysis needs:
+It reads only the C text. The program's own macros are expanded first, line for line
+(:mod:`.preprocess`), so that an access written through a macro is seen where the macro is used. From
+the parsed text it extracts what a lockset / happens-before race analysis needs:
 
-- the shared data: global variables (not the synchronisation objects), and the objects a thread reaches
-  through its start argument (``pthread_create(&t, 0, f, &x)`` makes ``*arg`` in ``f`` an alias of ``x``,
-  also through local pointer copies such as ``int *p = (int *)arg``);
-- every access to shared data: the lvalue as written, its object key (base variable and field path, with
-  array indices folded), the line (1-based), read or write;
+- the shared data: global variables (not the synchronisation objects), locals whose address or pointer
+  value ``main`` or a thread passes to ``pthread_create``, and everything reached from them through
+  pointers the front end resolves (below);
+- every access to shared data: the lvalue as written, its object key (base object and a canonical
+  accessor path: ``*p``, ``p[i]`` and ``p->`` are all one dereference ``[]``, array indices folded, so
+  ``p->f``, ``(*p).f`` and ``p[0].f`` name one object), the line (1-based), read or write;
 - the thread contexts: ``main`` and one per ``pthread_create`` start function, with a flag for functions
   started more than once (in a loop, or at two call sites), so that their accesses race with themselves;
 - the lockset held at each access (mutexes, spin locks, ``__VERIFIER_atomic_begin/end`` blocks, functions
-  whose name starts with ``__VERIFIER_atomic``, and optionally semaphores used as locks), walking each
-  function in textual order and inlining calls up to a bounded depth;
+  whose name starts with ``__VERIFIER_atomic``, C11/GCC atomic builtins, and optionally semaphores used as
+  locks), walking each function in textual order and inlining calls up to a bounded depth;
 - the create/join order of ``main``: accesses before its first ``pthread_create`` and after its joins.
 
-This is a syntactic analysis with the usual approximations (no path sensitivity, textual lock order,
-bounded inlining, array elements folded): a baseline of the kind the paper's LLMs compete with, not a
-verifier.
+**The aliasing assumption.** A pointer designates shared memory only when the front end resolves it: a
+thread's start argument (``pthread_create(&t, 0, f, &x)`` makes ``*arg`` in ``f`` the object ``x``), a
+parameter bound at an inlined call (``g(&s.f)``, ``g(p)``), or a local assigned from one of those or from
+shared data (``int *p = &x;``, ``Node *n = q->head;``: ``n->next`` is ``q->head->next``), accumulated
+over the function in textual order (may-alias: a pointer keeps every target it was given). A pointer the
+front end cannot resolve (``malloc``'s result, a global pointer copied into another global, arithmetic
+beyond ``p + k``) is assumed to point to memory no other thread reaches: its dereferences are not shared
+accesses. Two lvalues alias iff their base objects and canonical paths are equal; distinct globals never
+alias. This is a syntactic analysis with the usual approximations (no path sensitivity, textual lock
+order, bounded inlining, array elements folded): a baseline of the kind the paper's LLMs compete with,
+not a verifier.
+
+**Where an access is placed.** At its own line, except that an access a callee makes through a pointer
+parameter whose argument was ``&lvalue`` at a call site is placed at that call site when the callee is
+an atomic function (``__VERIFIER_atomic*``) or a wrapper of at most ``WRAPPER_STATEMENTS`` statements
+(``readV(&q.tail)``), as the benchmark's annotators do (``Options.call_sites``). A call to a function the
+program does not define (``scanf("%d", &x)``) that receives ``&lvalue`` writes it at the call line, and a
+C11/GCC atomic builtin (``__atomic_fetch_add(&v, 1, ...)``) accesses it atomically there.
 """
 
 from __future__ import annotations
@@ -26,7 +44,10 @@ import functools
 import re
 from typing import Iterator
 
-__all__ = ["Access", "Analysis", "Options", "analyse", "parse", "constructs_of", "CONSTRUCTS", "ParseError"]
+from .preprocess import preprocess
+
+__all__ = ["Access", "Analysis", "Options", "Target", "Frame", "analyse", "parse", "constructs_of", "CONSTRUCTS",
+           "ParseError"]
 
 MUTEX_LOCK = {"pthread_mutex_lock", "pthread_spin_lock", "pthread_rwlock_wrlock", "pthread_rwlock_rdlock",
               "pthread_mutex_trylock"}
@@ -34,8 +55,14 @@ MUTEX_UNLOCK = {"pthread_mutex_unlock", "pthread_spin_unlock", "pthread_rwlock_u
 SEM_WAIT, SEM_POST = {"sem_wait"}, {"sem_post"}
 SYNC_TYPES = re.compile(r"\b(pthread_mutex_t|pthread_spinlock_t|pthread_rwlock_t|pthread_cond_t|"
                         r"pthread_barrier_t|sem_t|pthread_t|pthread_attr_t|pthread_mutexattr_t)\b")
+#: calls whose ``&x`` arguments are synchronisation objects or thread handles, never data accesses
+API = re.compile(r"^(pthread_\w+|sem_\w+|__VERIFIER_atomic_begin|__VERIFIER_atomic_end|__VERIFIER_assume|"
+                 r"assume_abort_if_not|free|printf|fprintf|sprintf|puts|memcmp|strlen|sizeof)$")
+ATOMIC_BUILTIN = re.compile(r"^(atomic_\w+|__atomic_\w+|__sync_\w+|__c11_atomic_\w+)$")
 LOOPS = {"for_statement", "while_statement", "do_statement"}
 MAX_INLINE = 6
+WRAPPER_STATEMENTS = 3
+NO_LINE = 10**9
 
 
 class ParseError(ValueError):
@@ -96,11 +123,19 @@ def _strip(node):
     return node
 
 
+def _is_addr(node) -> bool:
+    return node is not None and node.type == "pointer_expression" and _text(node).startswith("&")
+
+
+def _is_deref(node) -> bool:
+    return node is not None and node.type == "pointer_expression" and _text(node).startswith("*")
+
+
 @dataclasses.dataclass(frozen=True)
 class Access:
     """One access to shared data in one thread context."""
 
-    key: tuple[str, str]     # (base shared variable, field path with indices folded to [])
+    key: tuple[str, str]     # (base shared object, canonical accessor path)
     variable: str            # the lvalue as written
     line: int                # 1-based line in the program
     write: bool
@@ -124,10 +159,55 @@ class Analysis:
 class Options:
     """What the analysis honours (the ablations of the myopia study switch these off)."""
 
-    atomic: bool = True          # SV-COMP atomic blocks and __VERIFIER_atomic* functions
+    atomic: bool = True          # SV-COMP atomic blocks, __VERIFIER_atomic* functions, C11/GCC atomic builtins
     semaphores: bool = True      # sem_wait/sem_post pairs as a lock
     create_join: bool = True     # main's accesses before the first create / after the joins
     multiplicity: bool = True    # a start function run twice races with itself
+    macros: bool = True          # expand the program's own #defines (and its #if branches) before parsing
+    call_sites: bool = True      # accesses through &lvalue arguments of wrappers/atomic functions at the call line
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What a pointer may designate. ``addr``: it holds the address of the object ``base`` + ``path``
+    (``p = &s.f``); otherwise it holds the *value* of that lvalue, itself a pointer (``n = q->head``).
+    ``site``: the call-site line its dereferences are placed at (None: their own line)."""
+
+    base: str
+    path: str
+    addr: bool
+    site: int | None = None
+
+    def resolve(self, path: str) -> tuple[str, str] | None:
+        """The object that the lvalue ``<pointer><path>`` designates, or None for the pointer itself."""
+        if not path:
+            return None
+        if self.addr:
+            return (self.base, self.path + path[2:]) if path.startswith("[]") else None
+        return self.base, self.path + path
+
+
+@dataclasses.dataclass(frozen=True)
+class Frame:
+    """The explicit walking state of one function body (immutable; a call makes a new frame).
+
+    ``anchor`` is the line in ``main`` of the outermost call being inlined (an inlined helper's accesses
+    take main's create/join phase from their call site); None while walking main's own body or a thread."""
+
+    function: str
+    context: str
+    multi: bool
+    depth: int = 0
+    anchor: int | None = None
+
+
+@dataclasses.dataclass
+class _Env:
+    """The mutable part of walking one function body: locks held, pointer targets, shadowed names."""
+
+    held: set
+    aliases: dict       # local name -> frozenset[Target]
+    shadow: set         # locals and unbound parameters (they hide globals of the same name)
 
 
 def _functions(root) -> dict[str, object]:
@@ -174,6 +254,12 @@ def _globals(root) -> set[str]:
     return names
 
 
+def _statements(fn) -> int:
+    body = fn.child_by_field_name("body")
+    return sum(1 for n in _walk(body) if n.type.endswith("_statement") and n.type != "compound_statement"
+               or n.type == "declaration")
+
+
 def _callee(call) -> str | None:
     f = _strip(call.child_by_field_name("function"))
     return _text(f) if f is not None and f.type == "identifier" else None
@@ -185,7 +271,7 @@ def _args(call) -> list:
 
 def _lock_name(arg) -> str:
     a = _strip(arg)
-    if a is not None and a.type == "pointer_expression" and _text(a).startswith("&"):
+    if _is_addr(a):
         a = a.child_by_field_name("argument")
     return re.sub(r"\[[^\]]*\]", "[]", re.sub(r"\s+", "", _text(a))) if a is not None else "?"
 
@@ -199,48 +285,59 @@ def _in_loop(node) -> bool:
     return False
 
 
+def _is_declared_name(ident) -> bool:
+    """``ident`` is the name a declaration or parameter declares (not a use)."""
+    n, p = ident, ident.parent
+    while p is not None and p.type.endswith("_declarator") and p.type != "init_declarator" \
+            and p.child_by_field_name("declarator") == n:
+        n, p = p, p.parent
+    if p is None:
+        return False
+    if p.type == "init_declarator":
+        return p.child_by_field_name("declarator") == n
+    return p.type in ("declaration", "parameter_declaration", "field_declaration") and n in p.children_by_field_name("declarator")
+
+
 def _lvalue_chain(ident):
     """The largest lvalue expression rooted at ``ident`` (through *, ->, ., [] and parentheses)."""
     node = ident
     while node.parent is not None:
         par = node.parent
-        if par.type == "field_expression" and par.child_by_field_name("argument") == node:
+        if par.type in ("field_expression", "subscript_expression") and par.child_by_field_name("argument") == node:
             node = par
-        elif par.type == "subscript_expression" and par.child_by_field_name("argument") == node:
-            node = par
-        elif par.type == "pointer_expression" and _text(par).startswith("*"):
-            node = par
-        elif par.type in ("parenthesized_expression",):
+        elif _is_deref(par) or par.type == "parenthesized_expression":
             node = par
         elif par.type == "cast_expression" and par.child_by_field_name("value") == node:
             node = par
         else:
             break
+    while node.type == "parenthesized_expression" and node.named_children:  # (x) in if (x) is x
+        node = node.named_children[0]
     return node
 
 
-def _path(lv, base) -> str:
-    """The field path of lvalue ``lv`` relative to its base identifier, indices folded to []."""
+def _root_and_path(lv):
+    """The root identifier of lvalue ``lv`` and its canonical accessor path (``*``, ``[i]`` and the
+    dereference of ``->`` all ``[]``; ``.f`` and ``->f`` keep the field): (identifier node, path) or None."""
     parts = []
     node = lv
-    while node is not None and node != base:
+    while node is not None:
+        if node.type == "identifier":
+            return node, "".join(reversed(parts))
         if node.type == "field_expression":
             op = _text(node.child_by_field_name("operator"))
-            parts.append(op + _text(node.child_by_field_name("field")))
+            parts.append(("[]." if op == "->" else ".") + _text(node.child_by_field_name("field")))
             node = node.child_by_field_name("argument")
-        elif node.type == "subscript_expression":
+        elif node.type == "subscript_expression" or _is_deref(node):
             parts.append("[]")
             node = node.child_by_field_name("argument")
-        elif node.type == "pointer_expression":
-            parts.append("*")
-            node = node.child_by_field_name("argument")
         elif node.type == "parenthesized_expression":
-            node = node.named_children[0]
+            node = node.named_children[0] if node.named_children else None
         elif node.type == "cast_expression":
             node = node.child_by_field_name("value")
         else:
-            break
-    return "".join(reversed(parts))
+            return None
+    return None
 
 
 def _is_write(lv) -> bool:
@@ -251,22 +348,21 @@ def _is_write(lv) -> bool:
         return False
     if par.type == "assignment_expression" and par.child_by_field_name("left") == lv:
         return True
-    if par.type == "update_expression":
-        return True
-    return False
-
-
-def _address_taken(lv) -> bool:
-    par = lv.parent
-    return par is not None and par.type == "pointer_expression" and _text(par).startswith("&")
+    return par.type == "update_expression"
 
 
 class _Walker:
+    """Walks every thread context of one program and collects its shared accesses. All state that
+    varies along the walk is explicit: an immutable :class:`Frame` per inlined function and an
+    :class:`_Env` per function body, passed down the calls; the walker itself holds only what the whole
+    program determines (functions, globals, thread structure) and the output."""
+
     def __init__(self, text: str, options: Options, strict: bool = True):
-        self.tree = parse(text, strict=strict)
+        self.opts = options
+        source = preprocess(text) if options.macros else text
+        self.tree = parse(source, strict=strict)
         self.recovered = self.tree.root_node.has_error
         root = self.tree.root_node
-        self.opts = options
         self.funcs = _functions(root)
         self.globals = _globals(root)
         self.calls: dict[str, list] = {}
@@ -283,11 +379,13 @@ class _Walker:
                             local.add(n)
             self.calls[name], self.locals[name] = calls, local
         self.params = {name: _params(fn) for name, fn in self.funcs.items()}
+        self.wrappers = {name for name, fn in self.funcs.items()
+                         if name.startswith("__VERIFIER_atomic") or _statements(fn) <= WRAPPER_STATEMENTS}
         self.accesses: list[Access] = []
-        self._anchor: int | None = None
         self.threads: dict[str, bool] = {}
-        self.thread_args: dict[str, list[str]] = {}
-        self.escaped: dict[str, set[str]] = {}   # locals whose address a function passes to pthread_create
+        self.thread_args: dict[str, set] = {}       # start function -> targets of its argument, bound as created
+        self.escaped: dict[str, set[str]] = {}      # function -> locals whose address it passes to pthread_create
+        self.escaped_value: dict[str, set[str]] = {}  # function -> local pointers whose value it passes
         self._find_threads()
         self.main_first_create, self.main_last_join = self._main_order()
 
@@ -296,123 +394,146 @@ class _Walker:
         counts: dict[str, int] = {}
         for fname in self.funcs:
             for callee, node in self.calls[fname]:
-                if callee == "pthread_create":
-                    args = _args(node)
-                    if len(args) < 3:
-                        continue
-                    start = _strip(args[2])
-                    if start is not None and start.type == "pointer_expression":
-                        start = _strip(start.child_by_field_name("argument"))
-                    if start is None or start.type != "identifier" or _text(start) not in self.funcs:
-                        continue
-                    name = _text(start)
-                    counts[name] = counts.get(name, 0) + (2 if _in_loop(node) else 1)
-                    if len(args) >= 4:
-                        target = self._arg_target(args[3])
-                        self.thread_args.setdefault(name, []).append(target)
-                        if target.startswith("&") and target[1:] in self.locals[fname]:
-                            self.escaped.setdefault(fname, set()).add(target[1:])
+                if callee != "pthread_create":
+                    continue
+                args = _args(node)
+                name = self._start_function(args)
+                if name is None:
+                    continue
+                counts[name] = counts.get(name, 0) + (2 if _in_loop(node) else 1)
+                if len(args) >= 4:
+                    a = _strip(args[3])
+                    if _is_addr(a):
+                        rp = _root_and_path(a.child_by_field_name("argument"))
+                        if rp is not None and _text(rp[0]) in self.locals[fname]:
+                            self.escaped.setdefault(fname, set()).add(_text(rp[0]))
+                    elif a is not None and a.type == "identifier" and _text(a) in self.locals[fname]:
+                        self.escaped_value.setdefault(fname, set()).add(_text(a))
         self.threads = {n: c > 1 for n, c in counts.items()}
 
-    def _arg_target(self, arg) -> str:
-        """What a start argument points at, as an alias prefix: "&x" -> "x", "x" -> "*x"-style pointer."""
-        a = _strip(arg)
-        if a is None:
-            return ""
-        if a.type == "pointer_expression" and _text(a).startswith("&"):
-            inner = _strip(a.child_by_field_name("argument"))
-            base = inner
-            while base is not None and base.type in ("subscript_expression", "field_expression"):
-                base = base.child_by_field_name("argument")
-            return "&" + (_text(base) if base is not None and base.type == "identifier" else "")
-        if a.type == "identifier":
-            return "*" + _text(a)
-        return ""
+    def _start_function(self, args) -> str | None:
+        if len(args) < 3:
+            return None
+        start = _strip(args[2])
+        if _is_addr(start):
+            start = _strip(start.child_by_field_name("argument"))
+        if start is None or start.type != "identifier" or _text(start) not in self.funcs:
+            return None
+        return _text(start)
 
     def _main_order(self) -> tuple[int, int]:
         main = self.funcs.get("main")
         if main is None:
-            return 0, 10**9
+            return 0, NO_LINE
         create_nodes = [n for c, n in self.calls["main"] if c == "pthread_create"]
         joins = [n for c, n in self.calls["main"] if c == "pthread_join"]
-        first = min(n.start_point[0] + 1 for n in create_nodes) if create_nodes else 10**9
+        first = min(n.start_point[0] + 1 for n in create_nodes) if create_nodes else NO_LINE
         # "after the joins" only when main joins at least as many threads as it creates (loops count alike)
         n_create = sum(2 if _in_loop(n) else 1 for n in create_nodes)
         n_join = sum(2 if _in_loop(n) else 1 for n in joins)
-        last = max(n.end_point[0] + 1 for n in joins) if joins and n_join >= n_create else 10**9
+        last = max(n.end_point[0] + 1 for n in joins) if joins and n_join >= n_create else NO_LINE
         return first, last
+
+    # -- names and targets -------------------------------------------------------------------------
+    def _base(self, name: str, frame: Frame, env: _Env) -> str | None:
+        """The shared object an identifier names directly (a global, or an escaped local), or None."""
+        if name in self.escaped.get(frame.function, ()) or name in self.escaped_value.get(frame.function, ()):
+            return f"{frame.function}:{name}"
+        if name in self.globals and name not in env.shadow:
+            return name
+        return None
+
+    def _objects(self, lv, frame: Frame, env: _Env) -> list[tuple[str, str, int | None]]:
+        """The shared objects lvalue ``lv`` may designate: (base, path, site line or None)."""
+        rp = _root_and_path(lv)
+        if rp is None:
+            return []
+        ident, path = rp
+        name = _text(ident)
+        if name in env.aliases:
+            return [(obj[0], obj[1], t.site) for t in env.aliases[name] if (obj := t.resolve(path)) is not None]
+        base = self._base(name, frame, env)
+        if base is None or (not path and name in self.escaped_value.get(frame.function, ())):
+            return []   # a local pointer whose value escaped: only what it points to is shared
+        return [(base, path, None)]
+
+    def _targets(self, expr, frame: Frame, env: _Env) -> frozenset:
+        """What the value of ``expr`` may point to (see the module's aliasing assumption)."""
+        e = _strip(expr)
+        if e is None:
+            return frozenset()
+        if _is_addr(e):
+            return frozenset(Target(b, p, True, s) for b, p, s in self._objects(e.child_by_field_name("argument"), frame, env))
+        if e.type == "conditional_expression":
+            return (self._targets(e.child_by_field_name("consequence"), frame, env)
+                    | self._targets(e.child_by_field_name("alternative"), frame, env))
+        if e.type == "binary_expression" and _text(e.child_by_field_name("operator")) in ("+", "-"):
+            return self._targets(e.child_by_field_name("left"), frame, env)   # p + k: the same (folded) array
+        if e.type == "assignment_expression":
+            return self._targets(e.child_by_field_name("right"), frame, env)
+        rp = _root_and_path(e)
+        if rp is None:
+            return frozenset()
+        ident, path = rp
+        name = _text(ident)
+        if name in env.aliases and not path:
+            return env.aliases[name]        # a copy of a pointer
+        if name in self.escaped_value.get(frame.function, ()) and not path:
+            return frozenset({Target(f"{frame.function}:{name}", "", False)})
+        return frozenset(Target(b, p, False, s) for b, p, s in self._objects(e, frame, env))
+
+    def _bind(self, name: str, targets: frozenset, env: _Env) -> None:
+        if targets:
+            env.aliases[name] = env.aliases.get(name, frozenset()) | targets
+            env.shadow.discard(name)
 
     # -- accesses ----------------------------------------------------------------------------------
     def run(self) -> None:
         if "main" in self.funcs:
-            self._visit_function("main", "main", False, frozenset(), {}, 0)
+            self._visit("main", Frame("main", "main", False), frozenset(), {})
         for t, multi in self.threads.items():
-            aliases = {}
-            targets = set(self.thread_args.get(t, []))
             params = self.params.get(t, [])
-            if params and len(targets) == 1 and next(iter(targets)):
-                aliases[params[0]] = next(iter(targets))
-            self._visit_function(t, t, multi and self.opts.multiplicity, frozenset(), aliases, 0)
+            aliases = {params[0]: frozenset(self.thread_args[t])} if params and self.thread_args.get(t) else {}
+            self._visit(t, Frame(t, t, multi and self.opts.multiplicity), frozenset(), aliases)
 
-    def _visit_function(self, fname: str, ctx: str, multi: bool, locks: frozenset, aliases: dict, depth: int,
-                        anchor: int | None = None) -> None:
-        """Walk ``fname`` in thread context ``ctx``; ``anchor`` is the line in main of the outermost call
-        (main's create/join phase of an inlined helper's accesses is that of its call site)."""
-        self._anchor = anchor
+    def _visit(self, fname: str, frame: Frame, locks: frozenset, aliases: dict) -> None:
         fn = self.funcs[fname]
         held = set(locks)
         if self.opts.atomic and fname.startswith("__VERIFIER_atomic"):
             held.add("atomic")
-        local_alias = dict(aliases)
-        escaped = self.escaped.get(fname, set())
+        escaped = self.escaped.get(fname, set()) | self.escaped_value.get(fname, set())
         shadow = (self.locals[fname] - escaped) | (set(self.params[fname]) - set(aliases))
-        self._walk_body(fn.child_by_field_name("body"), fname, ctx, multi, held, local_alias, shadow, depth)
+        env = _Env(held, dict(aliases), shadow)
+        self._walk_body(fn.child_by_field_name("body"), frame, env)
 
-    def _walk_body(self, node, fname, ctx, multi, held: set, aliases: dict, shadow: set, depth: int) -> None:
+    def _walk_body(self, node, frame: Frame, env: _Env) -> None:
         # statements in textual order; a call updates the held set before later statements are seen
         if node.type == "call_expression":
-            name = _callee(node)
             args = _args(node)
             for a in args:  # the arguments are evaluated first
-                self._walk_body(a, fname, ctx, multi, held, aliases, shadow, depth)
-            self._call(node, name, args, fname, ctx, multi, held, aliases, depth)
+                self._walk_body(a, frame, env)
+            self._call(node, _callee(node), args, frame, env)
             return
-        if node.type == "declaration":
-            self._alias_from_declaration(node, aliases, shadow)
-        if node.type == "assignment_expression":
-            self._alias_from_assignment(node, aliases, shadow)
         if node.type == "identifier":
-            self._access(node, fname, ctx, multi, held, aliases, shadow)
+            self._access(node, frame, env)
             return
         for c in node.children:
-            self._walk_body(c, fname, ctx, multi, held, aliases, shadow, depth)
+            self._walk_body(c, frame, env)
+        # bindings take effect after the initialiser / right-hand side was read
+        if node.type == "init_declarator":
+            name = _declared_name(node)
+            if name:
+                self._bind(name, self._targets(node.child_by_field_name("value"), frame, env), env)
+        elif node.type == "assignment_expression":
+            left = _strip(node.child_by_field_name("left"))
+            if left is not None and left.type == "identifier" and self._base(_text(left), frame, env) is None:
+                self._bind(_text(left), self._targets(node.child_by_field_name("right"), frame, env), env)
 
-    def _alias_target(self, expr, aliases) -> str | None:
-        e = _strip(expr)
-        if e is not None and e.type == "identifier" and _text(e) in aliases:
-            return aliases[_text(e)]
-        return None
-
-    def _alias_from_declaration(self, node, aliases, shadow) -> None:
-        for d in node.children_by_field_name("declarator"):
-            if d.type == "init_declarator":
-                name = _declared_name(d)
-                tgt = self._alias_target(d.child_by_field_name("value"), aliases)
-                if name and tgt:
-                    aliases[name] = tgt
-                    shadow.discard(name)
-
-    def _alias_from_assignment(self, node, aliases, shadow) -> None:
-        left = _strip(node.child_by_field_name("left"))
-        if left is not None and left.type == "identifier":
-            tgt = self._alias_target(node.child_by_field_name("right"), aliases)
-            if tgt:
-                aliases[_text(left)] = tgt
-                shadow.discard(_text(left))
-
-    def _call(self, node, name, args, fname, ctx, multi, held: set, aliases, depth) -> None:
+    def _call(self, node, name, args, frame: Frame, env: _Env) -> None:
         if name is None:
             return
+        held = env.held
+        line = node.start_point[0] + 1
         if name in MUTEX_LOCK and args:
             held.add(_lock_name(args[0]))
         elif name in MUTEX_UNLOCK and args:
@@ -425,55 +546,58 @@ class _Walker:
             held.add("sem:" + _lock_name(args[0]))
         elif name in SEM_POST and args and self.opts.semaphores:
             held.discard("sem:" + _lock_name(args[0]))
-        elif name in self.funcs and name != "main" and name not in self.threads and depth < MAX_INLINE:
+        elif name == "pthread_create":
+            start = self._start_function(args)
+            if start is not None and len(args) >= 4:
+                self.thread_args.setdefault(start, set()).update(self._targets(args[3], frame, env))
+        elif name in self.funcs:
+            if name == "main" or name in self.threads or frame.depth >= MAX_INLINE:
+                return
+            wrapper = self.opts.call_sites and name in self.wrappers
             callee_aliases = {}
-            params = self.params.get(name, [])
-            for p, a in zip(params, args):
-                tgt = self._alias_target(a, aliases) or self._arg_target(a)
-                if tgt and (tgt.lstrip("&*") in self.globals or tgt.lstrip("&*") in aliases.values()
-                            or tgt in aliases.values()):
-                    callee_aliases[p] = tgt
-            anchor = self._anchor if self._anchor is not None else node.start_point[0] + 1
-            self._visit_function(name, ctx, multi, frozenset(held), callee_aliases, depth + 1, anchor)
-            self._anchor = None if depth == 0 else anchor
+            for p, a in zip(self.params.get(name, []), args):
+                tg = self._targets(a, frame, env)
+                if wrapper and _is_addr(_strip(a)):
+                    tg = frozenset(dataclasses.replace(t, site=t.site or line) for t in tg)
+                if tg:
+                    callee_aliases[p] = tg
+            anchor = frame.anchor if frame.anchor is not None else (line if frame.context == "main" else None)
+            self._visit(name, Frame(name, frame.context, frame.multi, frame.depth + 1, anchor), frozenset(held),
+                        callee_aliases)
+        elif not API.match(name):
+            atomic = bool(ATOMIC_BUILTIN.match(name))
+            for a in args:  # an undefined function or an atomic builtin handed &lvalue accesses it here
+                a = _strip(a)
+                if _is_addr(a):
+                    lv = a.child_by_field_name("argument")
+                    locks = held | {"atomic"} if atomic and self.opts.atomic else held
+                    for base, path, site in self._objects(lv, frame, env):
+                        self._record(base, path, lv, site or line, not atomic or _text(node).find("load") < 0,
+                                     frame, locks)
 
-    def _access(self, ident, fname, ctx, multi, held, aliases, shadow) -> None:
-        name = _text(ident)
+    def _access(self, ident, frame: Frame, env: _Env) -> None:
         par = ident.parent
         if par is not None and par.type == "call_expression" and par.child_by_field_name("function") == ident:
             return
-        if name in aliases:
-            target = aliases[name]
-            base_name = target.lstrip("&*")
-            if not base_name:
-                return
-            lv = _lvalue_chain(ident)
-            path = _path(lv, ident)
-            if not path:  # the pointer itself (a copy of the argument), not shared data
-                return
-            if target.startswith("&"):  # p == &x: *p is x, p->f is x.f
-                path = path[1:] if path.startswith("*") else ("." + path[2:] if path.startswith("->") else path)
-            else:
-                path = path  # p == x (a pointer): *p is *x
-        elif (name in self.globals or name in self.escaped.get(fname, ())) and name not in shadow:
-            base_name = name
-            lv = _lvalue_chain(ident)
-            path = _path(lv, ident)
-        else:
+        if _is_declared_name(ident):
             return
-        if _address_taken(lv):
+        lv = _lvalue_chain(ident)
+        if _is_addr(lv.parent):
             return  # &x passes the object on; the access happens where it is dereferenced
-        line = ident.start_point[0] + 1
+        for base, path, site in self._objects(lv, frame, env):
+            self._record(base, path, lv, site or ident.start_point[0] + 1, _is_write(lv), frame, env.held)
+
+    def _record(self, base, path, lv, line, write, frame: Frame, held) -> None:
         phase = ""
-        if ctx == "main" and self.opts.create_join:
-            where = self._anchor if self._anchor is not None else line
+        if frame.context == "main" and self.opts.create_join:
+            where = frame.anchor if frame.anchor is not None else line
             if where < self.main_first_create:
                 phase = "pre"
             elif where > self.main_last_join:
                 phase = "post"
-        self.accesses.append(Access(key=(base_name, path), variable=re.sub(r"\s+", "", _text(lv)), line=line,
-                                    write=_is_write(lv), context=ctx, multi=multi, locks=frozenset(held),
-                                    phase=phase, function=fname))
+        self.accesses.append(Access(key=(base, path), variable=re.sub(r"\s+", "", _text(lv)), line=line,
+                                    write=write, context=frame.context, multi=frame.multi,
+                                    locks=frozenset(held), phase=phase, function=frame.function))
 
 
 def analyse(text: str, options: Options | None = None, *, strict: bool = True) -> Analysis:
