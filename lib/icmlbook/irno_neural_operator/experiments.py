@@ -193,8 +193,8 @@ def evaluate(cfg: IRNOConfig, task: Task, model: IRNO | None, steps: int, *, bas
         g = torch.Generator().manual_seed(seed)
         for k in lip_at:
             xs = x[:m]
-            lips[k] = metrics.lipschitz_power(lambda h: model.update(xs, h, k), hs[k][:m].clone(),
-                                              iters=cfg.lip_iters, generator=g).numpy()
+            lips[k] = metrics.lipschitz_lanczos(lambda h: model.update(xs, h, k), hs[k][:m].clone(),
+                                                steps=cfg.lip_iters, generator=g).numpy()
     return Evaluation(v, sh, diffs, err, phi_y, lips, task.test_traj_id.numpy(), task.n,
                       K if K is not None else cfg.K)
 
