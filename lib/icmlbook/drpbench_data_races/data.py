@@ -67,6 +67,7 @@ class Program:
     plain: tuple[Race, ...] = ()      # other non-racing access pairs
     source: str = "drdbench"          # "drdbench" or "generated"
     constructs: tuple[str, ...] = ()  # generated programs: the patterns they were composed from
+    line_patterns: tuple[str, ...] = ()  # generated programs: per line, the pattern (or "distractor") it belongs to
 
     @property
     def category(self) -> str:

@@ -18,7 +18,8 @@ from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, p
 from .tsan import run_many, tsan_available
 
 __all__ = ["playground", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
-           "localisation_gap", "distraction_rates", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS"]
+           "localisation_gap", "distraction_rates", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
+           "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
 RULE_PREDICTORS = ("all pairs", "lockset", "lockset (mutex only)")
 #: program strata of the myopia study, from the constructs detected in the text
@@ -265,3 +266,75 @@ def protected_pair_coverage(study: PopulationStudy, predictor: str = "all pairs"
             else:
                 out["extracted, not paired"] += 1
     return out
+
+
+#: per-construct buckets that are not patterns: a prediction whose lines belong to different instances
+#: (or to the program's scaffolding), and the protected distractor variables
+ACROSS, DISTRACTOR = "across instances", "distractor"
+
+
+def construct_counts(predictions: dict[str, list[Race]], programs: Sequence[Program]) -> dict[str, list[Counts]]:
+    """Line-level counts per construct on generated programs, from the generator's line ownership
+    (``Program.line_patterns``; the predictors never see it). An annotated race belongs to the pattern
+    instance that wrote its lines; a false positive to the pattern owning both its lines, else to
+    ``ACROSS`` (or ``DISTRACTOR`` when it falls on a distractor). Every program that contains a construct
+    contributes one Counts to it (zero when it got nothing there), so resampling programs is well defined."""
+    out: dict[str, list[Counts]] = {}
+    for prog in programs:
+        if not prog.line_patterns:
+            raise ValueError(f"construct_counts needs generated programs (line ownership); {prog.name!r} has none")
+        lp = prog.line_patterns
+
+        def owner(r: Race) -> str:
+            pats = {lp[ln - 1] if 0 < ln <= len(lp) else "" for ln in (*r.a, *r.b)}
+            return pats.pop() if len(pats) == 1 and "" not in pats else ACROSS
+
+        per: dict[str, Counts] = {c: Counts() for c in set(lp) - {""}}
+        pred = predictions[prog.name]
+        for g in prog.races:
+            hit = any(match(p, g) for p in pred)
+            c = owner(g)
+            per[c] = per.get(c, Counts()) + Counts(tp=int(hit), fn=int(not hit))
+        for p in pred:
+            if not any(match(p, g) for g in prog.races):
+                c = owner(p)
+                per[c] = per.get(c, Counts()) + Counts(fp=1)
+        for c, counts in per.items():
+            out.setdefault(c, []).append(counts)
+    return out
+
+
+def construct_scores(study: PopulationStudy, predictors: Sequence[str], n_boot: int, seed: int) -> dict:
+    """Per predictor and construct: line F1 with its bootstrap 95% interval (programs containing the
+    construct resampled), the number of such programs and the summed counts. Constructs with no annotated
+    race (the distractors, predictions across instances) have no F1; their false positives are kept."""
+    out: dict[str, dict[str, dict]] = {}
+    for name in predictors:
+        rows = {}
+        for c, counts in sorted(construct_counts(study.predictions[name], study.programs).items()):
+            total = sum(counts, Counts())
+            f, lo, hi = bootstrap_f1(counts, n_boot=n_boot, seed=seed) if total.tp + total.fn else (float("nan"),) * 3
+            rows[c] = {"f1": f, "lo": lo, "hi": hi, "programs": len(counts), "tp": total.tp, "fp": total.fp,
+                       "fn": total.fn}
+        out[name] = rows
+    return out
+
+
+def construct_table(scores: dict, predictors: Sequence[str]) -> str:
+    """A markdown table of :func:`construct_scores`: one row per construct, F1 [95% CI] per predictor."""
+    constructs = sorted({c for name in predictors for c in scores[name]} - {ACROSS, DISTRACTOR})
+    head = "| construct | programs | " + " | ".join(predictors) + " |"
+    rows = [head, "|" + "---|" * (len(predictors) + 2)]
+
+    def cell(r):
+        return "—" if r["f1"] != r["f1"] else f"{r['f1']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]"
+
+    for c in constructs:
+        first = next(scores[n][c] for n in predictors if c in scores[n])
+        rows.append(f"| {c} | {first['programs']} | " + " | ".join(cell(scores[n][c]) if c in scores[n] else "—"
+                                                               for n in predictors) + " |")
+    for c in (DISTRACTOR, ACROSS):
+        if any(c in scores[n] for n in predictors):
+            rows.append(f"| {c} (false positives) | {max(scores[n].get(c, {'programs': 0})['programs'] for n in predictors)} | "
+                        + " | ".join(str(scores[n].get(c, {"fp": 0})["fp"]) for n in predictors) + " |")
+    return "\n".join(rows)

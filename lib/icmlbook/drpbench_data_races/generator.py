@@ -41,6 +41,7 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "barrier": ("barrier", "main reads before its barrier wait instead of after"),
     "gcc_atomic": ("c11_atomic", "main updates with a plain write instead of an atomic read-modify-write"),
     "helper_sites": ("mutex", "main calls the shared helper without the lock (list-valued annotation lines)"),
+    "peterson": ("peterson", "main sets turn before raising its flag (Peterson's two stores swapped)"),
 }
 
 
@@ -49,6 +50,7 @@ class Instance:
     pattern: str
     racy: bool
     k: int  # index: names are suffixed with it
+    distractor: bool = False  # a protected variable added for the shared-variable distraction
 
 
 @dataclasses.dataclass
@@ -181,8 +183,57 @@ def _emit(parts: _Parts, inst: Instance) -> None:
         parts.main_conc += [call] if racy else [(f"pthread_mutex_lock(&m{k});", None), call, (f"pthread_mutex_unlock(&m{k});", None)]
         # the access is the helper's line, attributable to either call site: list-valued endpoints
         (parts.races if racy else parts.critical).append((v, (f"H{k}", T), (f"H{k}", M)))
+    elif p == "peterson":
+        # Peterson's protocol between the worker (thread 1) and main (thread 0). Flags and turn are read and
+        # written only through SV-COMP atomic functions (so they never race, and ThreadSanitizer sees the
+        # order through its stub mutex); under sequential consistency the protocol alone excludes the two
+        # updates of v. Swapping main's two entry stores (turn before flag) breaks mutual exclusion: the
+        # worker can raise its flag, set turn and enter while main's flag is still down, then main raises
+        # its flag and enters because turn names the worker.
+        want0, want1, turn = f"want0_{k}", f"want1_{k}", f"turn{k}"
+        store, load = f"__VERIFIER_atomic_store{k}", f"__VERIFIER_atomic_load{k}"
+        parts.globals += [(f"int {v} = 0;", None), (f"int {want0} = 0;", None), (f"int {want1} = 0;", None),
+                          (f"int {turn} = 0;", None)]
+        parts.helpers += [(f"void {store}(int *p, int x)", None), ("{", None), ("*p = x;", None), ("}", None),
+                          (f"int {load}(int *p)", None), ("{", None), ("return *p;", None), ("}", None)]
+        parts.worker += [(f"{store}(&{want1}, 1);", None), (f"{store}(&{turn}, 0);", None),
+                         (f"while ({load}(&{want0}) == 1 && {load}(&{turn}) == 0)", None), ("{", None), ("}", None),
+                         (f"{v} = {v} + 1;", T), (f"{store}(&{want1}, 0);", None)]
+        entry = [(f"{store}(&{want0}, 1);", None), (f"{store}(&{turn}, 1);", None)]
+        parts.main_conc += (entry[::-1] if racy else entry) + [
+            (f"while ({load}(&{want1}) == 1 && {load}(&{turn}) == 1)", None), ("{", None), ("}", None),
+            (f"{v} = {v} + 2;", M), (f"{store}(&{want0}, 0);", None)]
+        (parts.races if racy else parts.critical).append((v, T, M))
     else:  # pragma: no cover - guarded by generate_program
         raise ValueError(p)
+
+
+_LISTS = ("globals", "helpers", "worker", "main_pre", "main_conc", "main_post")
+
+
+def _lengths(parts: _Parts) -> dict:
+    out = {name: len(getattr(parts, name)) for name in _LISTS}
+    out["extra_threads"] = len(parts.extra_threads)
+    return out
+
+
+def _own(parts: _Parts, before: dict, k: int) -> None:
+    """Tag every line instance ``k`` just emitted (untagged ones get ``("own", k, i)``), so that each line
+    of the rendered program knows the instance it belongs to (for the per-construct scores)."""
+    counter = [0]
+
+    def tag(entries, start):
+        for i in range(start, len(entries)):
+            line, t = entries[i]
+            if t is None and line not in ("{", "}"):
+                counter[0] += 1
+                entries[i] = (line, ("own", k, counter[0]))
+
+    for name in _LISTS:
+        tag(getattr(parts, name), before[name])
+    for j in range(before["extra_threads"], len(parts.extra_threads)):
+        tname, lines, loop = parts.extra_threads[j]
+        tag(lines, 0)
 
 
 def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
@@ -239,8 +290,16 @@ def generate_program(instances: Sequence[Instance], name: str = "generated/p.c")
     for inst in instances:
         if inst.pattern not in PATTERNS:
             raise ValueError(f"unknown construct {inst.pattern!r}; allowed values: {', '.join(PATTERNS)}")
+        before = _lengths(parts)
         _emit(parts, inst)
+        _own(parts, before, inst.k)
     text, tags = _render(parts)
+    role = {inst.k: ("distractor" if inst.distractor else inst.pattern) for inst in instances}
+    n_lines = len(text.splitlines())
+    line_patterns = [""] * n_lines
+    for tag, line in tags.items():
+        k = tag[1] if isinstance(tag, tuple) else int(tag[1:])
+        line_patterns[line - 1] = role[k]
 
     def lines(tag):
         return tuple(tags[t] for t in tag) if isinstance(tag, tuple) else (tags[tag],)
@@ -250,7 +309,8 @@ def generate_program(instances: Sequence[Instance], name: str = "generated/p.c")
 
     constructs = tuple(dict.fromkeys(inst.pattern for inst in instances))
     return Program(name=name, text=text, racy=bool(parts.races), races=races(parts.races),
-                   critical=races(parts.critical), source="generated", constructs=constructs)
+                   critical=races(parts.critical), source="generated", constructs=constructs,
+                   line_patterns=tuple(line_patterns))
 
 
 def generate_suite(n: int, seed: int, *, constructs: Sequence[str] | None = None, per_program: tuple[int, int] = (1, 3),
@@ -277,7 +337,7 @@ def generate_suite(n: int, seed: int, *, constructs: Sequence[str] | None = None
             flags[int(rng.integers(0, m))] = True
         insts = [Instance(p, bool(f), k) for k, (p, f) in enumerate(zip(pats, flags))]
         n_dis = int(rng.integers(distractors[0], distractors[1] + 1))
-        insts += [Instance("mutex_missing", False, m + d) for d in range(n_dis)]
+        insts += [Instance("mutex_missing", False, m + d, distractor=True) for d in range(n_dis)]
         order = rng.permutation(len(insts))
         insts = [insts[j] for j in order]
         out.append(generate_program(insts, name=f"generated/racy_{i:04d}.c"))

@@ -9,11 +9,11 @@ import numpy as np
 
 from ..runtime import PALETTE, new_figure
 from .data import Program, Race
-from .experiments import STRATA, PopulationStudy, stratum_of
+from .experiments import ACROSS, DISTRACTOR, STRATA, PopulationStudy, stratum_of
 from .metrics import bootstrap_f1, match, per_program
 
 __all__ = ["listing_figure", "granularity_figure", "distraction_figure", "construct_figure", "tsan_figure",
-           "listing_text"]
+           "listing_text", "per_construct_figure"]
 
 
 def listing_text(program: Program, predicted: Sequence[Race] = (), width: int = 70) -> str:
@@ -141,4 +141,29 @@ def tsan_figure(tsan, runs: int):
            title="ThreadSanitizer recall: " + ("; ".join(finals) if finals else "no racy program compiled"))
     ax.set_xticks(np.arange(1, runs + 1))
     ax.legend(fontsize=8)
+    return fig
+
+
+def per_construct_figure(scores: dict, predictors: Sequence[str], population: str = "generated suite",
+                         focus: str = "lockset"):
+    """Line F1 per construct (one group of bars per pattern, one bar per predictor, bootstrap 95% CIs),
+    from :func:`experiments.construct_scores`. The title names the constructs where ``focus`` does worst."""
+    constructs = sorted({c for n in predictors for c, r in scores[n].items() if r["f1"] == r["f1"]} - {ACROSS, DISTRACTOR})
+    fig, ax = new_figure(1, 1, width=7.5, height=0.42 * len(constructs) + 1.6)
+    y = np.arange(len(constructs))
+    h = 0.8 / len(predictors)
+    for j, name in enumerate(predictors):
+        rows = [scores[name].get(c, {"f1": np.nan, "lo": np.nan, "hi": np.nan}) for c in constructs]
+        f = np.array([r["f1"] for r in rows])
+        err = np.array([[r["f1"] - r["lo"], r["hi"] - r["f1"]] for r in rows]).T
+        ax.barh(y + (j - (len(predictors) - 1) / 2) * h, np.nan_to_num(f), h, xerr=np.nan_to_num(err), capsize=1.5,
+                label=name, color=PALETTE[j])
+    n = [max(scores[p].get(c, {"programs": 0})["programs"] for p in predictors) for c in constructs]
+    ax.set_yticks(y, [f"{c} ({k})" for c, k in zip(constructs, n)], fontsize=8)
+    ax.invert_yaxis()
+    ax.set(xlabel="line-level F1 on the programs holding the construct (95% CI)", xlim=(0, 1.05))
+    ranked = sorted(((scores[focus][c]["f1"], c) for c in constructs if c in scores[focus]))
+    worst = ", ".join(f"{c} ({f:.2f})" for f, c in ranked[:2])
+    ax.set_title(f"F1 per construct, {population}: {focus} lowest on {worst}", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
