@@ -128,6 +128,39 @@ def test_smoothing_scan_is_stable_with_P_at_the_clamp():
     assert torch.allclose(out, smooth_loop(z, P), atol=1e-5)
 
 
+def test_against_h_net_dynamic_chunking_where_the_semantics_match():
+    """lucidrains' MIT package (its soft straight-through F off). It takes the query from position t and the key
+    from t - 1 (H-Net's code: the query from t - 1), so its query matrix is our W_k and its key matrix our W_q; its
+    first position is compared with a learned start key, set here so that p_1 = 1 as in H-Net; it thresholds with
+    p > 0.5 (ties have probability zero here); its loss is averaged per row (one row here)."""
+    hdc = pytest.importorskip("h_net_dynamic_chunking")
+    torch.manual_seed(0)
+    d, L = 12, 40
+    ours = RoutingModule(d)
+    with torch.no_grad():
+        ours.q.weight.copy_(torch.randn(d, d) / d ** 0.5 + torch.eye(d))
+        ours.k.weight.copy_(torch.randn(d, d) / d ** 0.5 + torch.eye(d))
+    ref = hdc.DynamicSequenceChunker(d, target_avg_token_length=3.0, straight_through_frac_vecs=False,
+                                     handle_residual_proj=False)
+    x = torch.randn(1, L, d)
+    with torch.no_grad():
+        ref.to_queries_keys.weight.copy_(torch.cat([ours.k.weight, ours.q.weight], 0))
+        ref.start_key_token.copy_(-(x[0, 0] @ ours.k.weight.T))          # cos = -1 at t = 1: p_1 = 1
+    with torch.no_grad():
+        r = ours(x)
+    xg = x.clone().requires_grad_(True)
+    out, inter = ref(xg, return_intermediates=True)
+    assert torch.allclose(r.prob, inter.probs.detach(), atol=1e-6)
+    assert torch.equal(r.boundary, inter.boundary_mask)
+    assert float(ratio_loss(r.boundary, r.prob, 3.0)) == pytest.approx(float(inter.aux_ratio_loss.detach()), abs=1e-6)
+    with torch.no_grad():
+        out, inter = ref(x, return_intermediates=True)
+        theirs = out.upsample_fn(out.downsampled)                          # identity main network
+        ch = chunk(x, r)
+        mine = upsample(smooth_scan(ch.x, ch.prob), r.boundary)          # it does not clamp P (H-Net does)
+    assert torch.allclose(mine, theirs, atol=1e-5)
+
+
 def test_upsample_reads_the_chunk_each_position_belongs_to():
     b = torch.tensor([[1, 0, 0, 1, 1, 0, 1, 0]], dtype=torch.bool)
     zbar = torch.arange(4, dtype=torch.float32).view(1, 4, 1)
