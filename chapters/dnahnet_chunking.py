@@ -354,24 +354,32 @@ def _(mo):
 
 
 @app.cell
-def _(corpus, mo):
+def _(cfg, corpus, mo):
     model_pick = mo.ui.dropdown(options=["dnahnet", "two_stage (outer)", "two_stage (inner)", "fixed_router",
-                                         "no_smoothing", "no_ste"], value="dnahnet", label="model")
+                                         "no_smoothing", "no_ste", "stride"], value="dnahnet", label="model")
+    ratio_pick = mo.ui.dropdown(options=[str(n) for n in sorted({2.0, cfg.ratio, 4.0, 6.0})], value=str(cfg.ratio),
+                                label="target N (dnahnet; another value trains a model, cached)")
     start_slider = mo.ui.slider(start=0, stop=max(0, len(corpus.heldout.seq) - 600), step=300, value=0,
                                 label="region start (nt)")
-    mo.hstack([model_pick, start_slider])
-    return model_pick, start_slider
+    mo.vstack([mo.hstack([model_pick, ratio_pick]), start_slider])
+    return model_pick, ratio_pick, start_slider
 
 
 @app.cell
-def _(arms, cfg, corpus, ex, model_pick, plots, start_slider):
+def _(arms, cfg, corpus, ex, model_pick, plots, ratio_pick, run, start_slider):
+    import dataclasses as _dc
     _name = model_pick.value.split(" ")[0]
     _stage = 1 if "inner" in model_pick.value else 0
+    _N = float(ratio_pick.value)
+    _cfg, _res = cfg, arms[_name][0]
+    if _name == "dnahnet" and _N != cfg.ratio:
+        _cfg = _dc.replace(cfg, ratio=_N)
+        _res = run.cached("dnahnet-ratio", ex.train_for_ratio, cfg, run.seed, _N)
     _lo = int(start_slider.value)
     _seq = corpus.heldout.seq[_lo:_lo + 600 + cfg.context]
-    _p, _b = ex.track_of(cfg, arms[_name][0], _seq, _stage)
+    _p, _b = ex.track_of(_cfg, _res, _seq, _stage)
     _genes = [type(g)(g.begin - _lo, g.end - _lo, g.strand) for g in corpus.heldout.genes]
-    plots.track_figure(_p, _b, _genes, 0, min(600, len(_p)), f" — {model_pick.value}")
+    plots.track_figure(_p, _b, _genes, 0, min(600, len(_p)), f" — {model_pick.value}, N = {_N:g}")
     return
 
 
@@ -413,7 +421,7 @@ def _(
 
 
 @app.cell
-def _(corpus, mo):
+def _(cfg, corpus, mo):
     _src = "; ".join(f"{s['name']} ({s['source']}, SHA-256 {s['sha256'][:16]}…)" if s["sha256"] else
                      f"{s['name']} ({s['source']})" for s in corpus.sources)
     mo.md(f"""
@@ -429,7 +437,10 @@ def _(corpus, mo):
     - **Ties.** We place a boundary at $p_t\\ge\\tfrac12$ as the dossier writes; H-Net's code takes the
       argmax of $(1-p, p)$, which puts no boundary at exactly $\\tfrac12$ (a measure-zero event).
     - **Baselines**: a nucleotide Transformer and fixed-stride chunking at matched training FLOPs
-      (analytic), not StripedHyena2.
+      (analytic), not StripedHyena2. With the target N = {cfg.ratio:g}, "every 3 nt" and "every N nt" are the
+      same baseline{"" if cfg.ratio == 3 else " here only when N = 3"}.
+    - **Replicates** share the genome and the held-out windows; they differ in initialisation and in the
+      training windows drawn. The boundary and zero-shot analyses read the first replicate.
     - **Zero-shot tasks are proxies**: a coding-knockout proxy (cassette in genes against intergenic
       gaps) and SNV classes, in windows of a few hundred nt instead of 8,192; not DEG essentiality, not
       MaveDB fitness.

@@ -21,7 +21,7 @@ from .flops import hnet_forward_flops, transformer_forward_flops
 from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
-           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of"]
+           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of", "train_for_ratio"]
 
 LN2 = float(np.log(2))
 
@@ -307,3 +307,9 @@ def track_of(cfg: DnaHNetConfig, res: ArmResult, seq: np.ndarray, stage: int = 0
             b.scatter_(1, src, inner.boundary & valid)
             ps.append(p), bs.append(b)
     return torch.cat(ps).reshape(-1).numpy(), torch.cat(bs).reshape(-1).numpy()
+
+
+def train_for_ratio(cfg: DnaHNetConfig, seed: int, ratio: float) -> ArmResult:
+    """The one-stage dnaHNet-mini trained with another target ratio N (the playground's control; first replicate)."""
+    c = dataclasses.replace(cfg, ratio=float(ratio))
+    return train_arm(c, prepare_corpus(c, seed), "dnahnet", 1000 * seed)

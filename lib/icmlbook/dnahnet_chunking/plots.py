@@ -81,7 +81,8 @@ def curves_figure(arms: dict):
     final = {}
     for i, arm in enumerate(("dnahnet", "transformer", "stride")):
         for j, r in enumerate(arms[arm]):
-            ax.plot(r.curve["flops"], r.curve["bpn"], color=PALETTE[i], alpha=0.8, marker="o", ms=3,
+            pos = r.curve["flops"] > 0                                   # the log axis leaves out the start
+            ax.plot(r.curve["flops"][pos], r.curve["bpn"][pos], color=PALETTE[i], alpha=0.8, marker="o", ms=3,
                     label=NAMES[arm] if j == 0 else None)
         final[arm] = np.mean([r.bpn for r in arms[arm]])
     ax.set_xscale("log")
