@@ -187,10 +187,11 @@ def _(benchmark, mo):
     - **all pairs**: every conflicting pair (same object, a write among the two, two threads, or one
       thread function started twice), ignoring synchronisation: the recall ceiling of our front end.
     - **lockset**: the Eraser idea [@savage1997eraser] statically: the locks held at each access (mutexes,
-      spin locks, SV-COMP atomic blocks and atomic functions, semaphores used as locks, walking each
-      function in textual order and inlining calls), and main's create/join order; a pair is reported
-      when the two locksets are disjoint and neither access is before main's first `pthread_create` or
-      after its joins.
+      spin locks, SV-COMP atomic blocks and atomic functions, GCC/C11 atomic builtins, custom flag locks
+      built from atomic functions such as `assume(m == 0); m = 1;`, semaphores used as locks, walking
+      each function in textual order and inlining calls), and main's create/join order (followed into the
+      helpers main calls); a pair is reported when the two locksets are disjoint and neither access is
+      before main starts its first thread or after it has joined them all.
     - **lockset (mutex only)**: the same analysis that understands nothing but mutexes (the *myopic*
       analyser of the myopia study).
     - **learned pairs (CV)**: gradient boosting on static features of the candidate pairs (common locks,

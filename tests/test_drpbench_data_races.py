@@ -378,7 +378,139 @@ int main()
     assert _races_of(text) == []           # every main access is before the create or after the join
     assert ((5,), (10,)) in _races_of(text, create_join=False)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        Frame("main", "main", False).anchor = 3
+        Frame("main", "main", False).depth = 3
+
+
+CONTAINER = """#include <pthread.h>
+#include <stddef.h>
+#define container_of(ptr, type, member) \\
+    ({ \\
+        const typeof(((type *)0)->member) *__mptr = (ptr); \\
+        (type *)((char *)__mptr - offsetof(type, member)); \\
+    })
+pthread_t t1, t2;
+struct dev
+{
+    int id;
+};
+struct data
+{
+    pthread_mutex_t lock;
+    struct dev d;
+    int a;
+    int b;
+};
+void *callback(void *arg)
+{
+    struct dev *d = (struct dev *)arg;
+    struct data *x = container_of(d, struct data, d);
+    x->a = 1;
+    pthread_mutex_lock(&x->lock);
+    x->b = x->b + 1;
+    pthread_mutex_unlock(&x->lock);
+    return 0;
+}
+int probe(struct data *x)
+{
+    x->a = 0;
+    pthread_create(&t1, NULL, callback, (void *)&x->d);
+    pthread_create(&t2, NULL, callback, (void *)&x->d);
+    return 0;
+}
+void disconnect(void)
+{
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+}
+int main(void)
+{
+    struct data s;
+    probe(&s);
+    s.b = 5;
+    disconnect();
+    s.a = -1;
+    return 0;
+}
+"""
+
+
+def test_container_of_and_threads_started_by_helpers_of_main():
+    """By hand (the kernel driver idiom of ldv-races): each callback thread reaches main's local s through
+    container_of(&s.d, struct data, d); x->a = 1 races with itself (two threads) but not with probe's
+    x->a = 0 (before the first create, inside the helper that creates) nor with s.a = -1 (after disconnect
+    joined both); x->b is locked in the threads, and main's s.b = 5 between probe and disconnect races with it."""
+    assert _races_of(CONTAINER) == [((24,), (24,)), ((26,), (46,))]
+    an = analyse(CONTAINER)
+    phases = {(a.line, a.phase) for a in an.accesses if a.context == "main"}
+    assert phases == {(32, "pre"), (46, ""), (48, "post")}
+    assert {a.key for a in an.accesses if a.line == 24} == {("main:s", ".a")}
+    # the same program without the macro expansion does not parse around container_of's statement expression
+    assert analyse(CONTAINER, Options(macros=False), strict=False).recovered
+
+
+FLAG_LOCKS = """#include <pthread.h>
+void assume_abort_if_not(int cond);
+int MTX = 0;
+int m2 = 0;
+int x = 0;
+int y = 0;
+void __VERIFIER_atomic_acquire(void)
+{
+    assume_abort_if_not(MTX == 0);
+    MTX = 1;
+}
+void __VERIFIER_atomic_release(void)
+{
+    MTX = 0;
+}
+void __VERIFIER_atomic_lock(int *m)
+{
+    assume_abort_if_not(*m == 0);
+    *m = 1;
+}
+void __VERIFIER_atomic_unlock(int *m)
+{
+    assume_abort_if_not(*m == 1);
+    *m = 0;
+}
+void *worker(void *arg)
+{
+    __VERIFIER_atomic_acquire();
+    x = x + 1;
+    __VERIFIER_atomic_release();
+    __VERIFIER_atomic_lock(&m2);
+    y = y + 1;
+    __VERIFIER_atomic_unlock(&m2);
+    return 0;
+}
+int main()
+{
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    __VERIFIER_atomic_acquire();
+    x = 2;
+    if (MTX == 1)
+        x = 3;
+    __VERIFIER_atomic_release();
+    __VERIFIER_atomic_lock(&m2);
+    y = 2;
+    __VERIFIER_atomic_unlock(&m2);
+    x = 4;
+    pthread_join(t, NULL);
+    return 0;
+}
+"""
+
+
+def test_custom_flag_locks_from_atomic_functions():
+    """By hand: acquire waits for MTX == 0 and sets it, release clears it (and the same through a pointer
+    parameter for m2): x and y are protected except main's x = 4 (line 48); reading MTX while holding it
+    (line 42) races with nothing. The mutex-only analyser sees none of it."""
+    assert _races_of(FLAG_LOCKS) == [((29,), (48,))]
+    mutex_only = _races_of(FLAG_LOCKS, "lockset (mutex only)")
+    assert {((29,), (41,)), ((32,), (46,)), ((29,), (48,))} <= set(mutex_only)
+    locks = {a.line: a.locks for a in analyse(FLAG_LOCKS).accesses if a.context == "main"}
+    assert locks[42] >= {"flag:MTX"} and locks[46] >= {"flag:m2"} and "flag:MTX" not in locks[48]
 
 
 def test_atomic_builtins_and_external_calls_handed_an_address():

@@ -5,22 +5,25 @@ It reads only the C text. The program's own macros are expanded first, line for 
 the parsed text it extracts what a lockset / happens-before race analysis needs:
 
 - the shared data: global variables (not the synchronisation objects), locals whose address or pointer
-  value ``main`` or a thread passes to ``pthread_create``, and everything reached from them through
-  pointers the front end resolves (below);
+  value a function passes to ``pthread_create``, locals of ``main`` whose address it takes, and everything
+  reached from them through pointers the front end resolves (below);
 - every access to shared data: the lvalue as written, its object key (base object and a canonical
   accessor path: ``*p``, ``p[i]`` and ``p->`` are all one dereference ``[]``, array indices folded, so
   ``p->f``, ``(*p).f`` and ``p[0].f`` name one object), the line (1-based), read or write;
 - the thread contexts: ``main`` and one per ``pthread_create`` start function, with a flag for functions
   started more than once (in a loop, or at two call sites), so that their accesses race with themselves;
 - the lockset held at each access (mutexes, spin locks, ``__VERIFIER_atomic_begin/end`` blocks, functions
-  whose name starts with ``__VERIFIER_atomic``, C11/GCC atomic builtins, and optionally semaphores used as
-  locks), walking each function in textual order and inlining calls up to a bounded depth;
+  whose name starts with ``__VERIFIER_atomic``, C11/GCC atomic builtins, custom flag locks built from
+  atomic functions (``assume(m == 0); m = 1;`` acquires ``m``, ``m = 0;`` releases it), and optionally
+  semaphores used as locks), walking each function in textual order and inlining calls up to a bounded
+  depth;
 - the create/join order of ``main``: accesses before its first ``pthread_create`` and after its joins.
 
 **The aliasing assumption.** A pointer designates shared memory only when the front end resolves it: a
 thread's start argument (``pthread_create(&t, 0, f, &x)`` makes ``*arg`` in ``f`` the object ``x``), a
 parameter bound at an inlined call (``g(&s.f)``, ``g(p)``), or a local assigned from one of those or from
-shared data (``int *p = &x;``, ``Node *n = q->head;``: ``n->next`` is ``q->head->next``), accumulated
+shared data (``int *p = &x;``, ``Node *n = q->head;``: ``n->next`` is ``q->head->next``; the kernel's
+``container_of(&s.member, type, member)`` is ``&s``), accumulated
 over the function in textual order (may-alias: a pointer keeps every target it was given). A pointer the
 front end cannot resolve (``malloc``'s result, a global pointer copied into another global, arithmetic
 beyond ``p + k``) is assumed to point to memory no other thread reaches: its dereferences are not shared
@@ -56,13 +59,12 @@ SEM_WAIT, SEM_POST = {"sem_wait"}, {"sem_post"}
 SYNC_TYPES = re.compile(r"\b(pthread_mutex_t|pthread_spinlock_t|pthread_rwlock_t|pthread_cond_t|"
                         r"pthread_barrier_t|sem_t|pthread_t|pthread_attr_t|pthread_mutexattr_t)\b")
 #: calls whose ``&x`` arguments are synchronisation objects or thread handles, never data accesses
-API = re.compile(r"^(pthread_\w+|sem_\w+|__VERIFIER_atomic_begin|__VERIFIER_atomic_end|__VERIFIER_assume|"
+API = re.compile(r"^(pthread_\w+|sem_\w+|container_of|__VERIFIER_atomic_begin|__VERIFIER_atomic_end|__VERIFIER_assume|"
                  r"assume_abort_if_not|free|printf|fprintf|sprintf|puts|memcmp|strlen|sizeof)$")
 ATOMIC_BUILTIN = re.compile(r"^(atomic_\w+|__atomic_\w+|__sync_\w+|__c11_atomic_\w+)$")
 LOOPS = {"for_statement", "while_statement", "do_statement"}
 MAX_INLINE = 6
 WRAPPER_STATEMENTS = 3
-NO_LINE = 10**9
 
 
 class ParseError(ValueError):
@@ -187,18 +189,36 @@ class Target:
         return self.base, self.path + path
 
 
+@dataclasses.dataclass
+class MainOrder:
+    """main's progress along its walk (textual order, helpers inlined): the threads it has started and
+    joined so far, each call weighted by the loops around it and around the calls that lead to it.
+    ``total`` is what the whole of main starts. An access of main is ``pre`` while nothing was started,
+    ``post`` once at least ``total`` joins were passed."""
+
+    total: int
+    created: int = 0
+    joined: int = 0
+
+    def phase(self) -> str:
+        if self.created == 0:
+            return "pre"
+        return "post" if self.joined >= self.total > 0 else ""
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
     """The explicit walking state of one function body (immutable; a call makes a new frame).
 
-    ``anchor`` is the line in ``main`` of the outermost call being inlined (an inlined helper's accesses
-    take main's create/join phase from their call site); None while walking main's own body or a thread."""
+    ``weight`` is the product of 2 for every call in a loop on the way from the thread's start function
+    to this body; ``order`` is main's progress (shared by the frames of main's context, None elsewhere)."""
 
     function: str
     context: str
     multi: bool
     depth: int = 0
-    anchor: int | None = None
+    weight: int = 1
+    order: MainOrder | None = dataclasses.field(default=None, compare=False)
 
 
 @dataclasses.dataclass
@@ -340,6 +360,38 @@ def _root_and_path(lv):
     return None
 
 
+ASSUME = {"assume", "assume_abort_if_not", "__VERIFIER_assume"}
+
+
+def _flag_lock_role(fn):
+    """("acquire", lvalue) for an atomic function that waits for a flag to be 0 and sets it to 1
+    (``assume(m == 0); m = 1;``: SV-COMP's custom spin locks), ("release", lvalue) for one that sets it
+    back to 0 without setting it to 1, None otherwise. The lvalue node is the flag as the body writes it."""
+    stores: dict[str, tuple[set, object]] = {}
+    waits_free: set[str] = set()
+    for n in _walk(fn.child_by_field_name("body")):
+        if n.type == "assignment_expression" and _text(n.child_by_field_name("operator")) == "=":
+            right = _strip(n.child_by_field_name("right"))
+            if right is not None and _text(right) in ("0", "1", "true", "false"):
+                left = _strip(n.child_by_field_name("left"))
+                key = re.sub(r"\s+", "", _text(left))
+                stores.setdefault(key, (set(), left))[0].add(_text(right) in ("1", "true"))
+        elif n.type == "call_expression" and _callee(n) in ASSUME and _args(n):
+            c = _strip(_args(n)[0])
+            if c is not None and c.type == "binary_expression" and _text(c.child_by_field_name("operator")) == "==" \
+                    and _text(_strip(c.child_by_field_name("right"))) in ("0", "false"):
+                waits_free.add(re.sub(r"\s+", "", _text(_strip(c.child_by_field_name("left")))))
+            elif c is not None and c.type == "unary_expression" and _text(c).startswith("!"):
+                waits_free.add(re.sub(r"\s+", "", _text(_strip(c.child_by_field_name("argument")))))
+    for key, (values, node) in stores.items():
+        if key in waits_free and True in values:
+            return "acquire", node
+    for key, (values, node) in stores.items():
+        if values == {False}:
+            return "release", node
+    return None
+
+
 def _is_write(lv) -> bool:
     par = lv.parent
     while par is not None and par.type == "parenthesized_expression":
@@ -367,18 +419,24 @@ class _Walker:
         self.globals = _globals(root)
         self.calls: dict[str, list] = {}
         self.locals: dict[str, set[str]] = {}
+        self.sync_locals: dict[str, set[str]] = {}    # locals of synchronisation types (thread handles, ...)
         for name, fn in self.funcs.items():
             calls, local = [], set()
             for node in _walk(fn.child_by_field_name("body")):
                 if node.type == "call_expression":
                     calls.append((_callee(node), node))
                 elif node.type == "declaration":
+                    sync = bool(SYNC_TYPES.search(_text(node.child_by_field_name("type") or node)))
                     for d in node.children_by_field_name("declarator"):
                         n = _declared_name(d)
                         if n:
                             local.add(n)
+                            if sync:
+                                self.sync_locals.setdefault(name, set()).add(n)
             self.calls[name], self.locals[name] = calls, local
         self.params = {name: _params(fn) for name, fn in self.funcs.items()}
+        self.flag_roles = {name: role for name, fn in self.funcs.items()
+                           if name.startswith("__VERIFIER_atomic") and (role := _flag_lock_role(fn)) is not None}
         self.wrappers = {name for name, fn in self.funcs.items()
                          if name.startswith("__VERIFIER_atomic") or _statements(fn) <= WRAPPER_STATEMENTS}
         self.accesses: list[Access] = []
@@ -387,7 +445,7 @@ class _Walker:
         self.escaped: dict[str, set[str]] = {}      # function -> locals whose address it passes to pthread_create
         self.escaped_value: dict[str, set[str]] = {}  # function -> local pointers whose value it passes
         self._find_threads()
-        self.main_first_create, self.main_last_join = self._main_order()
+        self.main_creates = self._spawns("main", "pthread_create") if "main" in self.funcs else 0
 
     # -- thread structure --------------------------------------------------------------------------
     def _find_threads(self) -> None:
@@ -410,6 +468,15 @@ class _Walker:
                     elif a is not None and a.type == "identifier" and _text(a) in self.locals[fname]:
                         self.escaped_value.setdefault(fname, set()).add(_text(a))
         self.threads = {n: c > 1 for n, c in counts.items()}
+        # main runs once: a local of main whose address it takes (hands to a helper that starts the
+        # threads, to a thread, to a wrapper) is one object that the pointers resolved from it designate
+        if "main" in self.funcs:
+            for node in _walk(self.funcs["main"].child_by_field_name("body")):
+                if _is_addr(node):
+                    rp = _root_and_path(node.child_by_field_name("argument"))
+                    name = _text(rp[0]) if rp is not None else ""
+                    if name in self.locals["main"] and name not in self.sync_locals.get("main", ()):
+                        self.escaped.setdefault("main", set()).add(name)
 
     def _start_function(self, args) -> str | None:
         if len(args) < 3:
@@ -421,18 +488,18 @@ class _Walker:
             return None
         return _text(start)
 
-    def _main_order(self) -> tuple[int, int]:
-        main = self.funcs.get("main")
-        if main is None:
-            return 0, NO_LINE
-        create_nodes = [n for c, n in self.calls["main"] if c == "pthread_create"]
-        joins = [n for c, n in self.calls["main"] if c == "pthread_join"]
-        first = min(n.start_point[0] + 1 for n in create_nodes) if create_nodes else NO_LINE
-        # "after the joins" only when main joins at least as many threads as it creates (loops count alike)
-        n_create = sum(2 if _in_loop(n) else 1 for n in create_nodes)
-        n_join = sum(2 if _in_loop(n) else 1 for n in joins)
-        last = max(n.end_point[0] + 1 for n in joins) if joins and n_join >= n_create else NO_LINE
-        return first, last
+    def _spawns(self, fname: str, api: str, stack: tuple = ()) -> int:
+        """How many ``api`` calls (pthread_create or pthread_join) a call of ``fname`` makes, through the
+        functions it calls (a call in a loop counts twice)."""
+        if fname in stack or len(stack) > MAX_INLINE:
+            return 0
+        total = 0
+        for callee, node in self.calls[fname]:
+            k = 1 if callee == api else (self._spawns(callee, api, stack + (fname,))
+                                         if callee in self.funcs and callee not in self.threads else 0)
+            total += 2 * k if _in_loop(node) else k
+        return total
+
 
     # -- names and targets -------------------------------------------------------------------------
     def _base(self, name: str, frame: Frame, env: _Env) -> str | None:
@@ -471,6 +538,11 @@ class _Walker:
             return self._targets(e.child_by_field_name("left"), frame, env)   # p + k: the same (folded) array
         if e.type == "assignment_expression":
             return self._targets(e.child_by_field_name("right"), frame, env)
+        if e.type == "call_expression" and _callee(e) == "container_of" and len(_args(e)) == 2:
+            ptr, member = _args(e)   # the preprocessor's container_of(ptr, member): &s.member -> &s
+            suffix = "." + _text(member).strip()
+            return frozenset(Target(t.base, t.path[: -len(suffix)], True, t.site)
+                             for t in self._targets(ptr, frame, env) if t.addr and t.path.endswith(suffix))
         rp = _root_and_path(e)
         if rp is None:
             return frozenset()
@@ -490,13 +562,16 @@ class _Walker:
     # -- accesses ----------------------------------------------------------------------------------
     def run(self) -> None:
         if "main" in self.funcs:
-            self._visit("main", Frame("main", "main", False), frozenset(), {})
+            order = MainOrder(self.main_creates) if self.opts.create_join else None
+            self._visit("main", Frame("main", "main", False, order=order), frozenset(), {})
         for t, multi in self.threads.items():
             params = self.params.get(t, [])
             aliases = {params[0]: frozenset(self.thread_args[t])} if params and self.thread_args.get(t) else {}
             self._visit(t, Frame(t, t, multi and self.opts.multiplicity), frozenset(), aliases)
 
-    def _visit(self, fname: str, frame: Frame, locks: frozenset, aliases: dict) -> None:
+    def _visit(self, fname: str, frame: Frame, locks: frozenset, aliases: dict) -> set[str]:
+        """Walk one function body; returns the flag locks it acquires or releases (a custom lock's
+        atomic function, see :func:`_flag_lock_role`), for the caller to update its lockset."""
         fn = self.funcs[fname]
         held = set(locks)
         if self.opts.atomic and fname.startswith("__VERIFIER_atomic"):
@@ -504,12 +579,19 @@ class _Walker:
         escaped = self.escaped.get(fname, set()) | self.escaped_value.get(fname, set())
         shadow = (self.locals[fname] - escaped) | (set(self.params[fname]) - set(aliases))
         env = _Env(held, dict(aliases), shadow)
+        flags: set[str] = set()
+        if self.opts.atomic and fname in self.flag_roles:
+            flags = {f"flag:{b}{p}" for b, p, _ in self._objects(self.flag_roles[fname][1], frame, env)}
+            held |= flags        # the lock variable's own accesses in its acquire/release are the lock's
         self._walk_body(fn.child_by_field_name("body"), frame, env)
+        return flags
 
     def _walk_body(self, node, frame: Frame, env: _Env) -> None:
         # statements in textual order; a call updates the held set before later statements are seen
         if node.type == "call_expression":
             args = _args(node)
+            if _callee(node) == "container_of":
+                args = args[:1]     # its second argument names a member, not a value
             for a in args:  # the arguments are evaluated first
                 self._walk_body(a, frame, env)
             self._call(node, _callee(node), args, frame, env)
@@ -534,6 +616,12 @@ class _Walker:
             return
         held = env.held
         line = node.start_point[0] + 1
+        if name in ("pthread_create", "pthread_join") and frame.order is not None:
+            k = frame.weight * (2 if _in_loop(node) else 1)   # main (or a helper of main) starts/joins threads
+            if name == "pthread_create":
+                frame.order.created += k
+            else:
+                frame.order.joined += k
         if name in MUTEX_LOCK and args:
             held.add(_lock_name(args[0]))
         elif name in MUTEX_UNLOCK and args:
@@ -561,9 +649,13 @@ class _Walker:
                     tg = frozenset(dataclasses.replace(t, site=t.site or line) for t in tg)
                 if tg:
                     callee_aliases[p] = tg
-            anchor = frame.anchor if frame.anchor is not None else (line if frame.context == "main" else None)
-            self._visit(name, Frame(name, frame.context, frame.multi, frame.depth + 1, anchor), frozenset(held),
-                        callee_aliases)
+            weight = frame.weight * (2 if _in_loop(node) else 1)
+            flags = self._visit(name, Frame(name, frame.context, frame.multi, frame.depth + 1, weight, frame.order),
+                                frozenset(held), callee_aliases)
+            if flags and self.flag_roles[name][0] == "acquire":
+                held |= flags
+            elif flags:
+                held -= flags
         elif not API.match(name):
             atomic = bool(ATOMIC_BUILTIN.match(name))
             for a in args:  # an undefined function or an atomic builtin handed &lvalue accesses it here
@@ -588,13 +680,7 @@ class _Walker:
             self._record(base, path, lv, site or ident.start_point[0] + 1, _is_write(lv), frame, env.held)
 
     def _record(self, base, path, lv, line, write, frame: Frame, held) -> None:
-        phase = ""
-        if frame.context == "main" and self.opts.create_join:
-            where = frame.anchor if frame.anchor is not None else line
-            if where < self.main_first_create:
-                phase = "pre"
-            elif where > self.main_last_join:
-                phase = "post"
+        phase = frame.order.phase() if frame.order is not None else ""
         self.accesses.append(Access(key=(base, path), variable=re.sub(r"\s+", "", _text(lv)), line=line,
                                     write=write, context=frame.context, multi=frame.multi,
                                     locks=frozenset(held), phase=phase, function=frame.function))

@@ -10,7 +10,8 @@ program's own macros before parsing:
   can evaluate: ``defined``, integer arithmetic and comparisons, identifiers the program does not define
   read as 0 (as C does); an ``#if`` it cannot evaluate keeps its first branch.
 
-Macros from headers (``assert`` from ``<assert.h>``, ...) are not known and stay as written. Every
+Macros from headers (``assert`` from ``<assert.h>``, ...) are not known and stay as written; the
+kernel idiom ``container_of`` is kept for the front end to model (``MODELLED``). Every
 directive line (and its backslash continuations) becomes an empty line, and an expansion stays on the
 line of its invocation (the newlines of an invocation spread over several lines follow it), so the
 output has exactly the lines of the input and line numbers keep their meaning.
@@ -130,6 +131,12 @@ def _substitute(m: Macro, args: list[str], macros: dict[str, Macro], hide: froze
     return "".join(out)
 
 
+#: macros the front end models itself instead of expanding them (when the program defines them): the
+#: kernel's ``container_of(ptr, type, member)`` becomes ``container_of(ptr, member)`` (its GNU statement
+#: expression does not parse, and the front end resolves the pointer: ptr = &s.member gives &s)
+MODELLED = ("container_of",)
+
+
 def _expand(s: str, macros: dict[str, Macro], hide: frozenset = frozenset(), depth: int = 0) -> str:
     if depth > MAX_DEPTH or not macros or not any(name in s for name in macros):
         return s
@@ -153,8 +160,12 @@ def _expand(s: str, macros: dict[str, Macro], hide: frozenset = frozenset(), dep
         args, end = inv
         newlines = s.count("\n", t.start(), end)
         args = [a.replace("\n", " ") for a in args]
-        body = _substitute(m, args, macros, hide | {tok}, depth)
         out.append(s[pos:t.start()])
+        if tok in MODELLED and len(args) == 3:
+            out.append(f"{tok}({_expand(args[0], macros, hide, depth + 1)}, {args[2].strip()})" + "\n" * newlines)
+            pos = end
+            continue
+        body = _substitute(m, args, macros, hide | {tok}, depth)
         out.append(" " + _expand(body, macros, hide | {tok}, depth + 1).replace("\n", " ") + " " + "\n" * newlines)
         pos = end
     out.append(s[pos:])
