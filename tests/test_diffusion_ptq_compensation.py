@@ -392,8 +392,42 @@ def _c9_alt():
     return claims.claim9(make_result(svd_gain=0.0), CFG, 0)
 
 
-CASES = [(f, True) for f in (_c1_ok, _c1b_ok, _c2_ok, _c3_ok, _c4_ok, _c5_ok, _c6_ok, _c7_ok, _c8_ok, _c9_ok)] + \
-        [(f, False) for f in (_c1_alt, _c1b_alt, _c2_alt, _c3_alt, _c4_alt, _c5_alt, _c6_alt, _c7_alt, _c8_alt, _c9_alt)]
+def make_solver_result(*, gains=None, cos=0.95, rel=0.2):
+    """Other-sampler cells: ``gains`` maps a solver to its TCEC gain (dB) at every bit width of CFG.solver_bits."""
+    gains = gains or {"dpmpp2m": 0.5, "flow_euler": 0.8}
+    cells, closed = {}, {}
+    for i, (solver, g) in enumerate(gains.items()):
+        for j, bits in enumerate(CFG.solver_bits):
+            key = cell_key(bits, CFG.steps[-1], "rtn", solver)
+            cells[key] = _cell(gain_m1=g, seed=20 + 3 * i + j)
+            closed[key] = {"cos": np.full(64, cos), "relerr": np.full(64, rel)}
+    return {"cells": cells, "closed": closed, "samples": {}}
+
+
+@claim_case(SLUG, "C2b", "reproduced")
+def _c2b_ok():
+    return claims.claim2b(make_solver_result(cos=0.96, rel=0.15), CFG)
+
+
+@claim_case(SLUG, "C2b", "not reproduced", alternative="the two-step closed form overshoots 30-fold (Jacobian damping)")
+def _c2b_alt():
+    return claims.claim2b(make_solver_result(cos=0.85, rel=30.0), CFG)
+
+
+@claim_case(SLUG, "C10", "reproduced")
+def _c10_ok():
+    return claims.claim10(make_solver_result(gains={"dpmpp2m": 0.4, "flow_euler": 1.0}), CFG, 0)
+
+
+@claim_case(SLUG, "C10", "not reproduced", alternative="a gain on flow Euler but none on DPM-Solver++(2M)")
+def _c10_alt():
+    return claims.claim10(make_solver_result(gains={"dpmpp2m": 0.0, "flow_euler": 1.0}), CFG, 0)
+
+
+CASES = [(f, True) for f in (_c1_ok, _c1b_ok, _c2_ok, _c3_ok, _c4_ok, _c5_ok, _c6_ok, _c7_ok, _c8_ok, _c9_ok, _c2b_ok,
+                             _c10_ok)] + \
+        [(f, False) for f in (_c1_alt, _c1b_alt, _c2_alt, _c3_alt, _c4_alt, _c5_alt, _c6_alt, _c7_alt, _c8_alt, _c9_alt,
+                              _c2b_alt, _c10_alt)]
 
 
 @pytest.mark.parametrize("make, expected", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -407,6 +441,11 @@ def test_claim6_undecided_when_the_carried_term_is_off():
     for c in r["cells"].values():
         c["lambda"] = {"tcec_m1": 0.0, "tcec_full": 0.0}
     assert claims.claim6(r, CFG).passed is None
+
+
+def test_solver_claims_undecided_without_other_samplers():
+    empty = {"cells": {}, "closed": {}, "samples": {}}
+    assert claims.claim2b(empty, CFG).passed is None and claims.claim10(empty, CFG, 0).passed is None
 
 
 def test_claim9_undecided_without_svd_cells():
@@ -481,3 +520,126 @@ def _general_call(self, n, eps, x):
     out = out - self.lambda1 * float(self.a[n] / self.b[n]) * e_hat
     self.history.append(dh)
     return out
+
+
+# -- second-order DPM-Solver++ and flow-matching Euler --------------------------------------------------
+@pytest.mark.parametrize("steps", [10, 50])
+def test_dpmpp2m_and_flow_euler_match_diffusers(steps):
+    diffusers = pytest.importorskip("diffusers")
+    kw = dict(num_train_timesteps=1000, beta_start=1e-4, beta_end=0.02, beta_schedule="linear")
+    dpm = diffusers.DPMSolverMultistepScheduler(**kw, solver_order=2, algorithm_type="dpmsolver++",
+                                                solver_type="midpoint", timestep_spacing="leading", steps_offset=0,
+                                                final_sigmas_type="zero", lower_order_final=True)
+    dpm.set_timesteps(steps)
+    a, b, c, d = S.multistep_coefficients("dpmpp2m", S.alphas_bar(1000), dpm.timesteps.numpy())
+    assert c[0] == d[0] == c[-1] == d[-1] == 0 and np.all(c[1:-1] != 0)   # first order at both ends only
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 2, generator=g, dtype=torch.float64)
+    x_prev = e_prev = None
+    for n, t in enumerate(dpm.timesteps):
+        eps = torch.randn(3, 2, generator=g, dtype=torch.float64)
+        ref = dpm.step(eps, t, x).prev_sample.to(torch.float64)
+        ours = a[n] * x + b[n] * eps + (c[n] * x_prev + d[n] * e_prev if n else 0)
+        torch.testing.assert_close(ours, ref, atol=1e-5, rtol=1e-5)
+        x_prev, e_prev, x = x, eps, ref
+    for shift in (1.0, 3.0):
+        fm = diffusers.FlowMatchEulerDiscreteScheduler(num_train_timesteps=1000, shift=shift)
+        fm.set_timesteps(steps)
+        co = S.solver_coefficients("flow_euler", 1000, steps, shift=shift)
+        np.testing.assert_allclose(co.timesteps, fm.timesteps.numpy(), rtol=1e-6)
+        x = torch.randn(3, 2, generator=g)
+        for n, t in enumerate(fm.timesteps):
+            v = torch.randn(3, 2, generator=g)
+            ref = fm.step(v, t, x).prev_sample
+            torch.testing.assert_close(float(co.a[n]) * x + float(co.b[n]) * v, ref, atol=1e-6, rtol=1e-6)
+            x = ref
+
+
+def test_dpmpp2m_is_second_order_and_flow_euler_first_order_on_a_gaussian():
+    from icmlbook.diffusion_ptq_compensation import gaussian as G
+    mu, s = 0.5, 0.3
+    xT = torch.randn(500, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def ddpm_err(solver, steps):                  # steps uniform in λ = log(α/σ) from −3 to 3
+        ab = 1 / (1 + np.exp(-2 * np.linspace(-3, 3, steps)))[::-1].copy()
+        ts = np.arange(steps)[::-1].copy()
+        a, b, c, d = S.multistep_coefficients(solver, ab, ts)
+        x = P.sample(G.GaussianEps(ab, mu, s), xT, ts, a, b, c=c, d=d, keep=True)[-2]   # before the jump to σ = 0
+        return (x - G.ode_solution_ddpm(xT, ab[ts[0]], ab[ts[-1]], mu, s)).abs().max().item()
+
+    def flow_err(steps):
+        co = S.solver_coefficients("flow_euler", 1000, steps)
+        x = P.sample(G.GaussianVelocity(mu, s), xT, *co[:3])
+        return (x - G.ode_solution_flow(xT, 1.0, 0.0, mu, s)).abs().max().item()
+
+    assert ddpm_err("dpmpp2m", 40) / ddpm_err("dpmpp2m", 80) == pytest.approx(4.0, rel=0.1)
+    assert ddpm_err("ddim", 40) / ddpm_err("ddim", 80) == pytest.approx(2.0, rel=0.05)
+    assert ddpm_err("dpmpp2m", 40) < 0.05 * ddpm_err("ddim", 40)
+    assert flow_err(40) / flow_err(80) == pytest.approx(2.0, rel=0.05)
+    assert flow_err(80) < 0.03
+
+
+def test_two_step_closed_form_equals_recursion_for_zero_jacobian_and_reduces_to_one_step():
+    co = S.solver_coefficients("dpmpp2m", 1000, 12)
+    xT = torch.randn(7, 2, dtype=torch.float64)
+    rec = P.record(_TimeOnly(), _TimeOnly(0.3), xT, *co)
+    torch.testing.assert_close(P.closed_form(rec.delta(), *co[1:]), rec.error, atol=1e-10, rtol=1e-8)
+    assert rec.error[-1].abs().max() > 1e-3
+    # with c = d = 0 the impulse-response weights are the one-step products
+    ts, a, b = _coeffs(9)
+    W1 = P.propagation_weights(a, b)
+    W2 = P.propagation_weights(a, b, np.where(np.arange(9) > 0, 1e-30, 0.0), 0 * a)   # forces the impulse loop
+    np.testing.assert_allclose(W1, W2, rtol=1e-12)
+
+
+def test_linear_gaussian_error_recursion_with_the_jacobian_is_exact():
+    """For the exact Gaussian ε-predictor the network is affine in x, so e_{n+1} = (a_n + b_n J_n) e_n + b_n δ_n
+    holds exactly with the scalar J_n = σ_n/(ᾱ_n s² + σ_n²): the JVP linearisation must reproduce it."""
+    from icmlbook.diffusion_ptq_compensation import gaussian as G
+    ab = S.alphas_bar(1000)
+    ts, a, b = _coeffs(10)
+    fp = G.GaussianEps(ab, 0.5, 0.3)
+    xT = torch.randn(4, 2, dtype=torch.float64)
+    delta = torch.randn(10, 4, 2, dtype=torch.float64)
+    traj = P.sample(fp, xT, ts, a, b, keep=True)
+    lin = P.linearised_error(fp, traj, delta, ts, a, b)
+    e = torch.zeros_like(xT)
+    for n, t in enumerate(ts):
+        J = 0.0 if n == 0 else np.sqrt(1 - ab[t]) / (ab[t] * 0.09 + 1 - ab[t])   # linearised_error skips J at n = 0
+        e = (a[n] + b[n] * J) * e + b[n] * delta[n]
+    torch.testing.assert_close(lin[-1], e)
+
+
+def test_generalised_tcec_equals_the_one_step_rule_and_uses_the_two_step_weights():
+    ts, a, b = _coeffs(8)
+    g = torch.Generator().manual_seed(5)
+    K = torch.rand(8, 2, generator=g) * 0.2
+    eps = [torch.randn(4, 2, generator=g) for _ in range(8)]
+    zero = np.zeros(8)
+    for m in (1, 3, None):
+        h1, h2 = TC.TCEC(K, a, b, m, 0.6), TC.TCEC(K, a, b, m, 0.6, zero, zero)
+        for n in range(8):
+            torch.testing.assert_close(h1(n, eps[n], None), h2(n, eps[n], None), atol=1e-6, rtol=1e-5)
+    _, a2, b2, c2, d2 = S.solver_coefficients("dpmpp2m", 1000, 8)
+    hook = TC.TCEC(K, a2, b2, 1, 0.5, c2, d2)
+    hook(0, eps[0], None)
+    out = hook(1, eps[1], None)
+    w = a2[1] * b2[0] + d2[1]                    # a unit δ_0 reaches e_2 through x_1 (a_1 b_0) and directly (d_1)
+    expected = eps[1] * (1 - K[1]) - 0.5 * w / b2[1] * K[0] * eps[0]
+    torch.testing.assert_close(out, expected, atol=1e-6, rtol=1e-5)
+    with pytest.raises(ValueError, match="one-step solvers"):
+        TC.oracle_sample(None, None, torch.zeros(1, 2), ts, a2, b2, x_fp=torch.zeros(9, 1, 2), c=c2, d=d2)
+
+
+def test_flow_objective_trains_and_solver_errors():
+    tr = M.train_denoiser("ring", 32, 60, 128, 2e-3, S.alphas_bar(100), 0, show_progress=False, objective="flow")
+    _, lv = tr["loss"]
+    assert lv[-1] < lv[0]
+    with pytest.raises(ValueError, match="objective='score'"):
+        M.train_denoiser("ring", 32, 5, 16, 1e-3, S.alphas_bar(100), 0, objective="score")
+    with pytest.raises(ValueError, match="solver='heun'"):
+        S.solver_coefficients("heun", 1000, 10)
+    with pytest.raises(ValueError, match="shift=0"):
+        S.flow_sigmas(1000, 10, shift=0)
+    with pytest.raises(ValueError, match="steps=2000"):
+        S.flow_sigmas(1000, 2000)

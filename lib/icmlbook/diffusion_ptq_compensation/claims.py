@@ -15,7 +15,10 @@ from .config import TCECConfig
 from .experiments import cell_key
 from .metrics import bootstrap_mean
 
-__all__ = ["gain", "claim1", "claim1b", "claim2", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8", "claim9"]
+__all__ = ["gain", "claim1", "claim1b", "claim2", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+           "claim9", "claim10"]
+
+SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
 
 METHOD = "tcec_m1"
 
@@ -192,6 +195,47 @@ def claim9(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
                       bool(ok), {"rows": rows})
 
 
+@claim_rule("C2b", statement="The closed form, generalised to the two-step recursion of DPM-Solver++(2M) and to "
+            "flow-matching Euler, predicts the measured final error.",
+            rule="for every other sampler and bit width run: mean cosine(predicted e, measured e) >= 0.9 and mean "
+                 "relative norm error <= 0.5 (the thresholds of C2)",
+            rejects="the network's response to the carried error dominates on these samplers too (cosine < 0.9 or norms "
+                    "off by more than 50%)",
+            paper="not reached (the dossier's reading: the final formula uses \"the outputs of the two immediately "
+                  "preceding steps\", which a second-order solver needs)")
+def claim2b(solver_result: dict, cfg: TCECConfig) -> ClaimCheck:
+    closed = solver_result["closed"]
+    if not closed:
+        return ClaimCheck("—", None, reason="no other sampler was run at this profile")
+    rows = {k: (float(v["cos"].mean()), float(v["relerr"].mean())) for k, v in closed.items()}
+    ok = all(c >= cfg.cos_min and r <= cfg.relerr_max for c, r in rows.values())
+    return ClaimCheck("; ".join(f"{_solver_label(k)}: cosine {c:.2f}, relative error {r:.2f}" for k, (c, r) in rows.items()),
+                      bool(ok), {"rows": rows})
+
+
+def _solver_label(key: str) -> str:
+    bits, _, _, solver = key.split("/")
+    return f"{SOLVER_NAMES.get(solver, solver)} {bits}"
+
+
+@claim_rule("C10", statement="TCEC's gain carries over to DPM-Solver++(2M) and to a flow-matching model sampled "
+            "with Euler steps.",
+            rule="for every other sampler and bit width run (RTN base, main step count): paired-bootstrap 95% CI of "
+                 "ΔPSNR(TCEC, m = 1) above 0",
+            rejects="a gain tied to DDIM's one-step recursion (ΔPSNR CI containing 0 on another sampler)",
+            paper="not reached (the reviews: latency measured on Flux.1-dev, a flow model, while the derivation is for "
+                  "DDIM/DPM-Solver)")
+def claim10(solver_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
+    cells = solver_result["cells"]
+    if not cells:
+        return ClaimCheck("—", None, reason="no other sampler was run at this profile")
+    rows = {k: bootstrap_mean(gain(c), cfg.n_boot, seed) for k, c in cells.items()}
+    lams = {k: c["lambda"][METHOD] for k, c in cells.items()}
+    ok = all(lo > 0 for _, lo, _ in rows.values())
+    return ClaimCheck("; ".join(f"{_solver_label(k)}: ΔPSNR {m:+.2f} dB [{lo:+.2f}, {hi:+.2f}] (λ₁ {lams[k]:g})"
+                                for k, (m, lo, hi) in rows.items()), bool(ok), {"rows": rows, "lambda": lams})
+
+
 not_testable("P1", statement="TCEC improves PSNR by 1.2 dB over SVDQuant on SDXL at W4A4.",
              paper="1.2 PSNR improvement over SVDQuant on SDXL W4A4 (abstract)",
              reason="needs SDXL (2.6B parameters, weights from the internet) and SVDQuant's kernels; rows C5 and C9 "
@@ -210,9 +254,9 @@ abstract_sentence("The iterative nature of diffusion models causes stepwise quan
                   "progressively during generation, inevitably compromising output fidelity.", "C1", "C1b")
 abstract_sentence("We develop a theoretical framework that mathematically formulates error propagation in Diffusion "
                   "Models, deriving per-step quantization error propagation equations and establishing the first "
-                  "closed-form solution for cumulative error.", "C2", "C3", "C4")
+                  "closed-form solution for cumulative error.", "C2", "C2b", "C3", "C4")
 abstract_sentence("Extensive experiments on multiple image datasets demonstrate that our compensation strategy "
                   "effectively mitigates error propagation, significantly enhancing existing PTQ methods.",
-                  "C5", "C6", "C7", "C9", "P3", "P4")
+                  "C5", "C6", "C7", "C9", "C10", "P3", "P4")
 abstract_sentence("It achieves a 1.2 PSNR improvement over SVDQuant on SDXL W4A4, while incurring only an additional "
                   "< 0.5% time overhead.", "P1", "P2", "C8")

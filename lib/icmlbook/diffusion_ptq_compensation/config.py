@@ -25,7 +25,9 @@ class TCECConfig(ProfileConfig):
     width : MLP width or U-Net base channels; train_steps, batch, lr : training.
     T : training timesteps (linear DDPM betas); solver : "ddim" or "dpmpp1".
     bits : "WxAy" configurations; steps : sampler step counts (the last is the main one, the first the few-step one).
-    svd_bits : configurations also run on the SVDQuant-lite base (main step count); svd_rank, svd_alpha : its rank
+    svd_bits : configurations also run on the SVDQuant-lite base (main step count); other_solvers, solver_bits :
+        samplers (DPM-Solver++(2M) on the ε-model, flow Euler on a velocity model trained for flow_train_steps)
+        run at those bit widths (main step count, RTN); svd_rank, svd_alpha : its rank
         and smoothing exponent; act_mode : activation scales per sample ("tensor") or per token.
     n_eval, n_cal : evaluation and (disjoint) calibration seeds; n_theory : seeds for the JVP analysis.
     lambda_grid : λ₁ values tried on the calibration seeds; delta_on : trajectory on which δ is measured for K.
@@ -44,6 +46,9 @@ class TCECConfig(ProfileConfig):
     bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8")) = ("W8A8", "W4A8", "W4A4")
     steps: TupleOf(PositiveInt, min_len=2) = (10, 50)
     svd_bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8"), min_len=0) = ("W4A8", "W4A4")
+    other_solvers: TupleOf(OneOf("dpmpp2m", "flow_euler"), min_len=0) = ("dpmpp2m", "flow_euler")
+    solver_bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8"), min_len=0) = ("W4A8", "W4A4")
+    flow_train_steps: PositiveInt = 3000
     svd_rank: Int(ge=1) = 4
     svd_alpha: Float(ge=0, le=1) = 0.5
     act_mode: OneOf("tensor", "token") = "tensor"
@@ -68,18 +73,19 @@ class TCECConfig(ProfileConfig):
             raise ValueError(f"steps={self.steps!r} is not allowed; every step count must be <= T={self.T}")
         if list(self.steps) != sorted(self.steps):
             raise ValueError(f"steps={self.steps!r} is not allowed; list them in increasing order")
-        missing = [b for b in self.svd_bits if b not in self.bits]
-        if missing:
-            raise ValueError(f"svd_bits={self.svd_bits!r} is not allowed; {missing} are not in bits={self.bits!r}")
+        for name in ("svd_bits", "solver_bits"):
+            missing = [b for b in getattr(self, name) if b not in self.bits]
+            if missing:
+                raise ValueError(f"{name}={getattr(self, name)!r} is not allowed; {missing} are not in bits={self.bits!r}")
         if 0.0 not in self.lambda_grid:
             raise ValueError(f"lambda_grid={self.lambda_grid!r} is not allowed; it must contain 0 (no carried term)")
 
 
 PRESETS: dict[str, TCECConfig] = {
-    "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
+    "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, flow_train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
                         n_boot=400, overhead_repeats=10),
     "default": TCECConfig(),
-    "full": TCECConfig(width=64, train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
+    "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),
 }
 

@@ -20,13 +20,20 @@ from . import tcec as TC
 from .config import TCECConfig, parse_bits
 from .models import load_data, make_model, train_denoiser
 
-__all__ = ["train", "load_model", "study", "calibration_inputs", "best_lambda", "sampler_coefficients", "cell_key",
-           "playground"]
+__all__ = ["train", "train_flow", "load_model", "study", "solver_study", "calibration_inputs", "best_lambda",
+           "sampler_coefficients", "cell_key", "playground"]
 
 
 def train(cfg: TCECConfig, seed: int) -> dict:
     ab = S.alphas_bar(cfg.T)
     return train_denoiser(cfg.dataset, cfg.width, cfg.train_steps, cfg.batch, cfg.lr, ab, seed)
+
+
+def train_flow(cfg: TCECConfig, seed: int) -> dict:
+    """The same architecture trained on the rectified-flow objective (velocity prediction), for flow Euler."""
+    ab = S.alphas_bar(cfg.T)
+    return train_denoiser(cfg.dataset, cfg.width, cfg.flow_train_steps, cfg.batch, cfg.lr, ab, seed + 11,
+                          objective="flow")
 
 
 def load_model(cfg: TCECConfig, trained: dict, device: str = "auto") -> torch.nn.Module:
@@ -44,11 +51,9 @@ def _device(model: torch.nn.Module) -> torch.device:
     return next(model.parameters()).device
 
 
-def sampler_coefficients(cfg: TCECConfig, steps: int):
-    ab = S.alphas_bar(cfg.T)
-    ts = S.sampling_timesteps(cfg.T, steps)
-    a, b = S.step_coefficients(cfg.solver, ab, ts)
-    return ts, a, b
+def sampler_coefficients(cfg: TCECConfig, steps: int, solver: str | None = None) -> S.Coefficients:
+    """``(timesteps, a, b, c, d)`` of ``solver`` (the config's main solver by default)."""
+    return S.solver_coefficients(solver or cfg.solver, cfg.T, steps)
 
 
 def _noise(cfg: TCECConfig, n: int, seed: int, device=None) -> torch.Tensor:
@@ -68,44 +73,56 @@ def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512, device=None):
     return x.to(device or "cpu"), t.to(device or "cpu")
 
 
-def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid) -> tuple[float, dict]:
+def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid, c=None, d=None) -> tuple[float, dict]:
     """λ₁ from ``grid`` minimising the mean squared distance to the FP outputs of the calibration seeds."""
     scores = {}
     for lam in grid:
-        x = TC.tcec_sample(q, xc, ts, a, b, K, m, lam)
+        x = TC.tcec_sample(q, xc, ts, a, b, K, m, lam, c, d)
         err = (x - x_ref).reshape(x.shape[0], -1).pow(2).sum(1).mean().item()
         scores[float(lam)] = err if np.isfinite(err) else float("inf")
     return min(scores, key=scores.get), scores
 
 
-def cell_key(bits: str, steps: int, base: str) -> str:
-    return f"{bits}/{steps}/{base}"
+def cell_key(bits: str, steps: int, base: str, solver: str | None = None) -> str:
+    """``bits/steps/base`` for the main solver, ``bits/steps/base/solver`` for the others."""
+    return f"{bits}/{steps}/{base}" + (f"/{solver}" if solver else "")
 
 
-def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats) -> dict:
-    ts, a, b = sampler_coefficients(cfg, steps)
-    rec = P.record(fp, q, xT, ts, a, b)
-    rc = P.record(fp, q, xc, ts, a, b)
+def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = None) -> dict:
+    co = sampler_coefficients(cfg, steps, solver)
+    ts, a, b, c, d = co
+    two = dict(c=c, d=d)
+    rec = P.record(fp, q, xT, *co)
+    rc = P.record(fp, q, xc, *co)
     K = TC.fit_K(rc, cfg.delta_on)
     k_ptqd = TC.fit_ptqd(rc)
     x_fp = rec.x_fp[-1]
     rng_ = ME.DATA_RANGE[cfg.dataset]
     out: dict = {"K": _np(K)}
-    outs = {"base": rec.x_q[-1], "tcec_m0": TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0)}
+    outs = {"base": rec.x_q[-1], "tcec_m0": TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0, **two)}
     lam = {}
     for name, m in (("tcec_m1", 1), ("tcec_full", None)):
-        lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid)
-        outs[name] = TC.tcec_sample(q, xT, ts, a, b, K, m, lam[name])
-    outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b)
-    outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd)
+        lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid, **two)
+        outs[name] = TC.tcec_sample(q, xT, ts, a, b, K, m, lam[name], **two)
+    outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b, **two)
+    outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd, **two)
     out["psnr"] = {k: ME.psnr(v, x_fp, rng_) for k, v in outs.items()}
     out["lambda"] = lam
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
                  (("fp", x_fp), ("base", outs["base"]), ("tcec_m1", outs["tcec_m1"]))}
     out["err_curve"] = _np(P.step_norms(rec.error).mean(1))
-    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"]), keep=True)
+    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"], c, d), keep=True, **two)
     out["err_curve_tcec"] = _np(P.step_norms(comp - rec.x_fp).mean(1))
     return out, rec, (ts, a, b), outs
+
+
+def _closed_form_fit(rec: P.Record, co: S.Coefficients) -> dict:
+    """The J = 0 closed form (two-step weights where the solver has them) against the measured final error."""
+    e = rec.error[-1]
+    pred = P.closed_form(rec.delta("quantised"), *co[1:])[-1]
+    B = e.shape[0]
+    rel = (pred - e).reshape(B, -1).norm(dim=1) / e.reshape(B, -1).norm(dim=1).clamp_min(1e-30)
+    return {"cos": _np(P.cosine(pred, e)), "relerr": _np(rel)}
 
 
 def _theory(cfg, fp, rec, coeffs) -> dict:
@@ -181,7 +198,7 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
                 if bits == cfg.bits[-1]:
                     overhead = _overhead(cfg, q, torch.tensor(cell["K"], device=dev), xT, coeffs, cell["lambda"]["tcec_m1"])
         if cfg.dataset == "ring":
-            samples["fp_all"] = _np(P.sample(fp, xT, *sampler_coefficients(cfg, main)))
+            samples["fp_all"] = _np(P.sample(fp, xT, *sampler_coefficients(cfg, main)[:3]))
             samples["data"] = real[:2000]
         return {"cells": cells, "theory": theory, "samples": samples, "overhead": overhead,
                 "feature_accuracy": getattr(feats, "train_accuracy", None)}
@@ -192,7 +209,7 @@ def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base
     """One small live cell: PSNR of the base and of TCEC(m, λ₁) against FP from the same noise."""
     with cpu_threads(1):
         q = _quantised(cfg, fp, bits, base, seed)
-        ts, a, b = sampler_coefficients(cfg, steps)
+        ts, a, b = sampler_coefficients(cfg, steps)[:3]
         dev = _device(fp)
         xc, xT = _noise(cfg, max(n, 16), seed + 2000, dev), _noise(cfg, n, seed + 1000, dev)
         rc = P.record(fp, q, xc, ts, a, b)
@@ -203,3 +220,41 @@ def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base
         r = ME.DATA_RANGE[cfg.dataset]
         return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": _np(x_fp), "x_base": _np(xb),
                 "x_tcec": _np(xt)}
+
+
+def _features(cfg: TCECConfig, seed: int):
+    if cfg.dataset == "digits":
+        fe = ME.DigitsFeatures(seed=seed)
+        return fe, fe(load_data("digits"))
+
+    def feats(x):
+        return _np(x.double())
+    return feats, load_data("ring", n=4096, seed=seed + 5).double().numpy()
+
+
+def solver_study(cfg: TCECConfig, trained: dict, trained_flow: dict | None, seed: int) -> dict:
+    """The same cells on the other samplers (``cfg.other_solvers``) at the main step count, RTN base, for
+    ``cfg.solver_bits``: DPM-Solver++(2M) on the ε-model, flow-matching Euler on the velocity model; with the
+    two-step closed form against the measured final error. Same evaluation and calibration seeds as
+    :func:`study`."""
+    with cpu_threads(1):
+        fp_eps = load_model(cfg, trained)
+        fp_flow = load_model(cfg, trained_flow) if trained_flow is not None else None
+        dev = _device(fp_eps)
+        xT = _noise(cfg, cfg.n_eval, seed + 1000, dev)
+        xc = _noise(cfg, cfg.n_cal, seed + 2000, dev)
+        feats, real = _features(cfg, seed)
+        main = cfg.steps[-1]
+        jobs = [(solver, bits) for solver in cfg.other_solvers for bits in cfg.solver_bits]
+        cells, closed, samples = {}, {}, {}
+        for solver, bits in progress(jobs, total=len(jobs), desc="other samplers"):
+            fp = fp_flow if S.PREDICTION[solver] == "velocity" else fp_eps
+            if fp is None:
+                raise ValueError(f"solver={solver!r} needs the flow-matching model: pass trained_flow")
+            q = _quantised(cfg, fp, bits, "rtn", seed)
+            cell, rec, _, outs = _cell(cfg, fp, q, main, xT, xc, feats, real, solver)
+            key = cell_key(bits, main, "rtn", solver)
+            cells[key] = cell
+            closed[key] = _closed_form_fit(rec, sampler_coefficients(cfg, main, solver))
+            samples[key] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")} | {"fp": _np(rec.x_fp[-1][:16])}
+        return {"cells": cells, "closed": closed, "samples": samples}

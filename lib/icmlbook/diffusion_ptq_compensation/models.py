@@ -5,7 +5,9 @@ r"""Data and small ε-prediction denoisers, trained with the book's shared train
   :math:`[-1, 1]`, for a small two-resolution U-Net with a sinusoidal time embedding.
 
 Both are trained on the DDPM objective :math:`\|\varepsilon-\varepsilon_\theta(\sqrt{\bar\alpha_t}x_0+
-\sqrt{1-\bar\alpha_t}\varepsilon,t)\|^2` with :class:`icmlbook.training.Trainer`.
+\sqrt{1-\bar\alpha_t}\varepsilon,t)\|^2`, or (``objective="flow"``) on the rectified-flow objective
+:math:`\|(\varepsilon-x_0)-v_\theta((1-\sigma)x_0+\sigma\varepsilon,1000\sigma)\|^2` with :math:`\sigma\sim U(0,1)`,
+with :class:`icmlbook.training.Trainer`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from torch import nn
 
 from ..training import LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
 
-__all__ = ["DATASETS", "load_data", "MLPDenoiser", "TinyUNet", "make_model", "train_denoiser", "time_embedding"]
+__all__ = ["DATASETS", "OBJECTIVES", "load_data", "MLPDenoiser", "TinyUNet", "make_model", "train_denoiser", "time_embedding"]
 
 DATASETS = ("ring", "digits")
+OBJECTIVES = ("eps", "flow")
 
 
 def load_data(name: str, n: int = 4096, seed: int = 0) -> torch.Tensor:
@@ -104,32 +107,47 @@ class TinyUNet(nn.Module):
         return self.out(h)
 
 
-def make_model(dataset: str, width: int) -> nn.Module:
-    if dataset == "ring":
+def make_model(dataset: str, width: int, arch: str = "auto", **arch_kw) -> nn.Module:
+    """The denoiser for ``dataset``: ``arch="auto"`` is the MLP for the ring and the U-Net for the digits."""
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset={dataset!r} is not allowed; allowed values: {', '.join(DATASETS)}")
+    if arch == "auto":
+        arch = "mlp" if dataset == "ring" else "unet"
+    if arch == "mlp" and dataset == "ring":
         return MLPDenoiser(width=width)
-    if dataset == "digits":
+    if arch == "unet" and dataset == "digits":
         return TinyUNet(ch=width)
-    raise ValueError(f"dataset={dataset!r} is not allowed; allowed values: {', '.join(DATASETS)}")
+    raise ValueError(f"arch={arch!r} is not allowed for dataset={dataset!r}; allowed values: "
+                     f"{'auto, mlp' if dataset == 'ring' else 'auto, unet, dit'}")
 
 
 def train_denoiser(dataset: str, width: int, steps: int, batch: int, lr: float, abar: np.ndarray, seed: int,
-                   show_progress: bool = True) -> dict:
-    """Train an ε-prediction denoiser on ``dataset``; returns ``{"state": state_dict, "loss": (steps, values),
-    "seconds": s}`` (plain tensors and arrays, so the result caches)."""
+                   show_progress: bool = True, objective: str = "eps", arch: str = "auto", **arch_kw) -> dict:
+    """Train an ε-prediction (``objective="eps"``) or flow-matching velocity (``"flow"``) denoiser on
+    ``dataset``; returns ``{"state": state_dict, "loss": (steps, values), "seconds": s}`` (plain tensors and
+    arrays, so the result caches)."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective={objective!r} is not allowed; allowed values: {', '.join(OBJECTIVES)}")
     torch.manual_seed(seed)
     data = load_data(dataset, seed=seed)
-    model = make_model(dataset, width)
+    model = make_model(dataset, width, arch, **arch_kw)
     ab = torch.tensor(abar, dtype=torch.float32)
     T = len(abar)
     src = ShuffledBatches(len(data), batch, seed, tensors=(data,), drop_last=True)
 
     def batches(i, g):                      # noise and timesteps from the trainer's (checkpointed) generator
         (x0,) = src(i)
+        if objective == "flow":
+            return x0, torch.rand(x0.shape[0], generator=g), torch.randn(x0.shape, generator=g)
         return x0, torch.randint(0, T, (x0.shape[0],), generator=g), torch.randn(x0.shape, generator=g)
 
     def loss_fn(m, b):
         x0, t, eps = b
-        s = ab.to(x0.device)[t].view(-1, *([1] * (x0.dim() - 1)))
+        view = (-1, *([1] * (x0.dim() - 1)))
+        if objective == "flow":
+            sig = t.view(view)
+            return ((m((1 - sig) * x0 + sig * eps, 1000.0 * t) - (eps - x0)) ** 2).mean()
+        s = ab.to(x0.device)[t].view(view)
         xt = s.sqrt() * x0 + (1 - s).sqrt() * eps
         return ((m(xt, t) - eps) ** 2).mean()
 

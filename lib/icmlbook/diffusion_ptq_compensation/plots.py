@@ -10,7 +10,8 @@ from .config import TCECConfig
 from .experiments import cell_key
 from .metrics import bootstrap_mean
 
-__all__ = ["error_curves", "closed_form_scatter", "jacobian_figure", "gain_figure", "samples_figure", "playground_figure"]
+__all__ = ["error_curves", "closed_form_scatter", "jacobian_figure", "gain_figure", "samples_figure", "playground_figure",
+           "solver_error_curves"]
 
 METHODS = {"tcec_m0": "TCEC m=0", "tcec_m1": "TCEC m=1", "tcec_full": "TCEC full sum", "ptqd": "PTQD-style"}
 
@@ -69,7 +70,7 @@ def jacobian_figure(result: dict, cfg: TCECConfig):
     return fig
 
 
-def gain_figure(result: dict, cfg: TCECConfig, seed: int):
+def gain_figure(result: dict, cfg: TCECConfig, seed: int, xlabel: str = "bits / steps / base PTQ"):
     """ΔPSNR against the base (mean, 95% bootstrap CI) of each correction, per cell."""
     keys = list(result["cells"])
     fig, ax = new_figure(1, 1, width=7.5, height=3.8)
@@ -88,7 +89,7 @@ def gain_figure(result: dict, cfg: TCECConfig, seed: int):
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(keys)), [k.replace("/", "\n") for k in keys], fontsize=7)
     ax.set_ylabel("ΔPSNR vs the base (dB)")
-    ax.set_xlabel("bits / steps / base PTQ")
+    ax.set_xlabel(xlabel)
     ax.set_title(f"Largest TCEC (m=1) gain: {best[1]:+.2f} dB at {best[0]}")
     ax.legend(fontsize=7, ncol=4)
     return fig
@@ -136,4 +137,25 @@ def playground_figure(out: dict, label: str):
     ax.set_ylabel("PSNR with TCEC vs FP (dB)")
     better = float(np.mean(out["tcec"] > out["base"]))
     ax.set_title(f"{label}: TCEC better on {better:.0%} of seeds, mean Δ {np.mean(out['tcec'] - out['base']):+.2f} dB")
+    return fig
+
+
+def solver_error_curves(solver_result: dict, cfg: TCECConfig):
+    """Mean ‖x̂_n − x_n‖ per step on the other samplers, without (solid) and with TCEC m=1 (dashed)."""
+    from .claims import SOLVER_NAMES
+    fig, ax = new_figure(1, 1, width=6.4, height=3.6)
+    ratios = {}
+    for i, (k, c) in enumerate(solver_result["cells"].items()):
+        bits, _, _, solver = k.split("/")
+        name = f"{SOLVER_NAMES.get(solver, solver)} {bits}"
+        ax.plot(c["err_curve"], color=PALETTE[i % len(PALETTE)], label=name)
+        ax.plot(c["err_curve_tcec"], color=PALETTE[i % len(PALETTE)], ls="--", label=f"{name} + TCEC")
+        ratios[name] = c["err_curve_tcec"][-1] / c["err_curve"][-1]
+    ax.set_yscale("log")
+    ax.set_xlabel(f"sampling step n (of {cfg.steps[-1]})")
+    ax.set_ylabel("mean ‖x̂_n − x_n‖ (data units)")
+    best = min(ratios, key=ratios.get)
+    ax.set_title(f"TCEC's final error relative to the base: {min(ratios.values()):.2f}× ({best}) to "
+                 f"{max(ratios.values()):.2f}×")
+    ax.legend(fontsize=7, ncol=2)
     return fig

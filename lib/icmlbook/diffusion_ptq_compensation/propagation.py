@@ -12,6 +12,11 @@ and, dropping the network's response (Approximation 1, :math:`J\approx0`), teles
 .. math:: e_k=\sum_{n<k}\Big(\prod_{j=n+1}^{k-1}a_j\Big)b_n\delta_n .
 
 For DDIM the products are :math:`\sqrt{\bar\alpha_{(k)}/\bar\alpha_{(n+1)}}` (ᾱ at the states reached).
+
+Two-step solvers (DPM-Solver++(2M)) take :math:`x_{n+1}=a_nx_n+b_n\hat o_n+c_nx_{n-1}+d_n\hat o_{n-1}`; every
+function here takes the optional ``c, d`` (zero by default). The error then obeys
+:math:`e_{n+1}=a_ne_n+c_ne_{n-1}+b_n\delta_n+d_n\delta_{n-1}` under :math:`J=0`, still linear in the δ's: the
+closed form's weights :math:`W_{k,n}` are the recursion's response at step ``k`` to a unit δ at step ``n``.
 (Our reconstruction: the paper's equations were not reached; see the chapter.)
 """
 
@@ -27,22 +32,37 @@ __all__ = ["sample", "Record", "record", "propagation_weights", "closed_form", "
            "jacobian_ratio", "variance_law", "step_norms", "cosine"]
 
 
-def _t(n_batch: int, t: int, device) -> torch.Tensor:
+def _t(n_batch: int, t, device) -> torch.Tensor:
+    """The model's time input: integer DDPM timesteps as long, flow-matching times (1000σ) as float."""
+    if isinstance(t, (float, np.floating)):
+        return torch.full((n_batch,), float(t), dtype=torch.float32, device=device)
     return torch.full((n_batch,), int(t), dtype=torch.long, device=device)
+
+
+def _two_step(n: int, c, d) -> tuple[float, float]:
+    if c is None or n == 0:
+        return 0.0, 0.0
+    return float(c[n]), float(d[n])
 
 
 @torch.no_grad()
 def sample(model: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray,
-           correction: Callable | None = None, keep: bool = False):
-    """Run the affine sampler from ``xT``; ``correction(n, eps, x) -> eps`` replaces the model output at step
-    ``n`` (the compensation hook). Returns the final state, or every state (S+1, ...) with ``keep``."""
-    x = xT
+           correction: Callable | None = None, keep: bool = False, c: np.ndarray | None = None,
+           d: np.ndarray | None = None):
+    """Run the sampler from ``xT``; ``correction(n, eps, x) -> eps`` replaces the model output at step ``n``
+    (the compensation hook; a two-step solver reuses the corrected output at step ``n + 1``). Returns the final
+    state, or every state (S+1, ...) with ``keep``."""
+    x, x_prev, e_prev = xT, None, None
     states = [x] if keep else None
     for n, t in enumerate(timesteps):
         eps = model(x, _t(x.shape[0], t, x.device))
         if correction is not None:
             eps = correction(n, eps, x)
-        x = float(a[n]) * x + float(b[n]) * eps
+        cn, dn = _two_step(n, c, d)
+        new = float(a[n]) * x + float(b[n]) * eps
+        if cn or dn:
+            new = new + cn * x_prev + dn * e_prev
+        x_prev, e_prev, x = x, eps, new
         if keep:
             states.append(x)
     return torch.stack(states) if keep else x
@@ -79,7 +99,8 @@ class Record:
 
 
 @torch.no_grad()
-def record(fp: Callable, q: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray) -> Record:
+def record(fp: Callable, q: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray,
+           c: np.ndarray | None = None, d: np.ndarray | None = None) -> Record:
     """Both samplers from the same ``xT``, with both models evaluated on both trajectories."""
     if not torch.isfinite(xT).all():
         raise ValueError("xT contains NaN or inf")
@@ -89,27 +110,41 @@ def record(fp: Callable, q: Callable, xT: torch.Tensor, timesteps: np.ndarray, a
         tt = _t(x.shape[0], t, x.device)
         ef, eqf = fp(x, tt), q(x, tt)
         eq, efq = q(xh, tt), fp(xh, tt)
-        x = float(a[n]) * x + float(b[n]) * ef
-        xh = float(a[n]) * xh + float(b[n]) * eq
+        cn, dn = _two_step(n, c, d)
+        nx = float(a[n]) * x + float(b[n]) * ef
+        nxh = float(a[n]) * xh + float(b[n]) * eq
+        if cn or dn:
+            nx = nx + cn * xs[-2] + dn * e_fp[-1]
+            nxh = nxh + cn * xhs[-2] + dn * e_q[-1]
+        x, xh = nx, nxh
         xs.append(x); xhs.append(xh); e_fp.append(ef); e_q.append(eq); e_fq.append(efq); e_qf.append(eqf)
     st = torch.stack
     return Record(st(xs), st(xhs), st(e_fp), st(e_q), st(e_fq), st(e_qf))
 
 
-def propagation_weights(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def propagation_weights(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None,
+                        d: np.ndarray | None = None) -> np.ndarray:
     r"""``W[k, n]`` = :math:`(\prod_{j=n+1}^{k-1}a_j)\,b_n` for ``n < k`` (0 otherwise), shape (S+1, S): the
-    closed form is ``e_k = Σ_n W[k, n] δ_n``."""
+    closed form is ``e_k = Σ_n W[k, n] δ_n``. With ``c, d`` (two-step solvers) ``W[:, n]`` is the response of
+    :math:`e_{k+1}=a_ke_k+c_ke_{k-1}+b_k\delta_k+d_k\delta_{k-1}` to a unit δ at step ``n``."""
     S = len(a)
     W = np.zeros((S + 1, S))
-    for k in range(S + 1):
-        for n in range(k):
-            W[k, n] = np.prod(a[n + 1:k]) * b[n]
+    if c is None or not (np.any(c) or np.any(d)):
+        for k in range(S + 1):
+            for n in range(k):
+                W[k, n] = np.prod(a[n + 1:k]) * b[n]
+        return W
+    for n in range(S):
+        for k in range(n, S):                               # e_{k+1} from e_k, e_{k-1} and the unit δ_n
+            W[k + 1, n] = (a[k] * W[k, n] + (c[k] * W[k - 1, n] if k > 0 else 0.0)
+                           + (b[k] if k == n else 0.0) + (d[k] if k == n + 1 else 0.0))
     return W
 
 
-def closed_form(delta: torch.Tensor, a: np.ndarray, b: np.ndarray) -> torch.Tensor:
+def closed_form(delta: torch.Tensor, a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None,
+                d: np.ndarray | None = None) -> torch.Tensor:
     """Predicted e_k for every k (S+1, B, ...) from per-step errors δ (S, B, ...) under J = 0."""
-    W = torch.tensor(propagation_weights(a, b), dtype=delta.dtype, device=delta.device)
+    W = torch.tensor(propagation_weights(a, b, c, d), dtype=delta.dtype, device=delta.device)
     return torch.einsum("kn,n...->k...", W, delta)
 
 

@@ -11,6 +11,11 @@ to the last ``m`` steps (``m = 0``: per-step only; ``m = None``: the full sum). 
 outputs of the current and the previous step. The exact term that zeroes the next error is
 :math:`C_n=\delta_n+(a_n/b_n)e_n`; :math:`\lambda_1` is chosen on the calibration seeds.
 
+For any solver (two-step ones included) the carried term is the closed form's prediction of the next error
+from the last ``m`` estimates, :math:`\lambda_1\,b_n^{-1}\sum_{i=n-m}^{n-1}W_{n+1,i}\hat\delta_i` (``W`` from
+:func:`~icmlbook.diffusion_ptq_compensation.propagation.propagation_weights`); for one-step solvers
+:math:`W_{n+1,i}=a_n\prod_{j=i+1}^{n-1}a_j\,b_i`, which is the rule above.
+
 Baselines: the **oracle** with the true δ (FP re-evaluated at the visited state, per-step only), and a
 **PTQD-style** mean correction (He et al. 2023): one slope :math:`k_n` of δ on the FP output per step and
 :math:`\tilde\varepsilon=\hat\varepsilon/(1+k_n)` (PTQD's variance correction needs a stochastic sampler
@@ -25,7 +30,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .propagation import Record, _t, sample
+from .propagation import Record, _t, propagation_weights, sample
 
 __all__ = ["fit_K", "fit_ptqd", "TCEC", "tcec_sample", "oracle_sample", "ptqd_sample", "check_window",
            "check_lambda"]
@@ -76,19 +81,23 @@ def _broadcast(k: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 class TCEC:
     """The correction hook for :func:`icmlbook.diffusion_ptq_compensation.propagation.sample`."""
 
-    def __init__(self, K: torch.Tensor, a: np.ndarray, b: np.ndarray, m: int | None = 1, lambda1: float = 0.0):
+    def __init__(self, K: torch.Tensor, a: np.ndarray, b: np.ndarray, m: int | None = 1, lambda1: float = 0.0,
+                 c: np.ndarray | None = None, d: np.ndarray | None = None):
         self.K, self.a, self.b = K, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
         self.m, self.lambda1 = check_window(m), check_lambda(lambda1)
         if K.shape[0] != len(a):
             raise ValueError(f"K has {K.shape[0]} steps but the sampler has {len(a)}")
         self.history: list[torch.Tensor] = []
+        self.W = propagation_weights(self.a, self.b, c, d)     # W[n+1, i]: a unit δ_i's share of e_{n+1}
 
         # the one-window rule in two fused ops per step: ε(1 − K_n) − c_n ⊙ ε_{n−1}, with
-        # c_n = λ₁ (a_n/b_n) b_{n−1} K_{n−1} precomputed (m = 0 or λ₁ = 0: c = 0)
+        # c_n = λ₁ W[n+1, n−1] K_{n−1} / b_n precomputed (m = 0 or λ₁ = 0: c = 0); for one-step solvers
+        # W[n+1, n−1] / b_n = (a_n / b_n) b_{n−1}
         self.keep = 1 - K
         self.coef = torch.zeros_like(K)
         if self.lambda1 > 0 and self.m != 0:
-            ratio = torch.tensor(self.a[1:] / self.b[1:] * self.b[:-1], dtype=K.dtype, device=K.device)
+            S = len(self.a)
+            ratio = torch.tensor([self.W[n + 1, n - 1] / self.b[n] for n in range(1, S)], dtype=K.dtype, device=K.device)
             self.coef[1:] = self.lambda1 * ratio[:, None] * K[:-1]
         self.prev: torch.Tensor | None = None
 
@@ -107,31 +116,36 @@ class TCEC:
         out = eps - dh
         if self.history:
             lo = 0 if self.m is None else max(0, n - self.m)
-            e_hat = torch.zeros_like(eps)
+            e_next = torch.zeros_like(eps)                     # the next error predicted from the window
             for i in range(lo, n):
-                e_hat = e_hat + float(np.prod(self.a[i + 1:n]) * self.b[i]) * self.history[i]
-            out = out - self.lambda1 * float(self.a[n] / self.b[n]) * e_hat
+                e_next = e_next + float(self.W[n + 1, i]) * self.history[i]
+            out = out - (self.lambda1 / float(self.b[n])) * e_next
         self.history.append(dh)
         return out
 
 
 def tcec_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, K: torch.Tensor, m: int | None = 1,
-                lambda1: float = 0.0) -> torch.Tensor:
+                lambda1: float = 0.0, c=None, d=None) -> torch.Tensor:
     """The quantised sampler with TCEC."""
-    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1))
+    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1, c, d), c=c, d=d)
 
 
-def oracle_sample(q: Callable, fp: Callable, xT: torch.Tensor, timesteps, a, b, x_fp: torch.Tensor | None = None):
+def oracle_sample(q: Callable, fp: Callable, xT: torch.Tensor, timesteps, a, b, x_fp: torch.Tensor | None = None,
+                  c=None, d=None):
     """The per-step oracle: subtract the true δ (FP re-evaluated at the visited state). With ``x_fp`` (the FP
-    trajectory) it also cancels the carried error exactly (C_n = δ_n + (a_n/b_n) e_n), so e stays 0."""
+    trajectory; one-step solvers only) it also cancels the carried error exactly (C_n = δ_n + (a_n/b_n) e_n),
+    so e stays 0."""
+    if x_fp is not None and c is not None and (np.any(c) or np.any(d)):
+        raise ValueError("the exact oracle (x_fp=...) is derived for one-step solvers; pass c=d=None or x_fp=None")
+
     def corr(n, eps, x):
         tt = _t(x.shape[0], timesteps[n], x.device)
         out = eps - (eps - fp(x, tt))
         if x_fp is not None:
             out = out - float(a[n] / b[n]) * (x - x_fp[n]) - (fp(x, tt) - fp(x_fp[n], tt))
         return out
-    return sample(q, xT, timesteps, a, b, correction=corr)
+    return sample(q, xT, timesteps, a, b, correction=corr, c=c, d=d)
 
 
-def ptqd_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, k: torch.Tensor) -> torch.Tensor:
-    return sample(q, xT, timesteps, a, b, correction=lambda n, eps, x: eps / (1 + float(k[n])))
+def ptqd_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, k: torch.Tensor, c=None, d=None) -> torch.Tensor:
+    return sample(q, xT, timesteps, a, b, correction=lambda n, eps, x: eps / (1 + float(k[n])), c=c, d=d)
