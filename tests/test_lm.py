@@ -4,6 +4,7 @@ hook wiring, extra embedding rows, decoding, the mixture's exact accounting, cor
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -105,6 +106,37 @@ def test_kv_cache_equals_full_recomputation(kw):
     with_cache = lm.generate(model, x[:, :4], 10)
     without = lm.generate(model, x[:, :4], 10, use_cache=False)
     assert torch.equal(with_cache, without)
+
+
+def test_sinusoidal_positions_and_extra_embeddings():
+    """The fixed table of Vaswani et al. (2017) by its formula; ``extra`` adds to the token embeddings (with and
+    without a cache); the default path is unchanged by the new argument."""
+    tab = lm.sinusoidal_table(10, 6)
+    t, i = 7, 2
+    assert math.isclose(float(tab[t, 2 * i]), math.sin(t / 10000 ** (2 * i / 6)), rel_tol=1e-6)
+    assert math.isclose(float(tab[t, 2 * i + 1]), math.cos(t / 10000 ** (2 * i / 6)), rel_tol=1e-6)
+    torch.manual_seed(0)
+    model = lm.GPT(lm.GPTConfig(vocab_size=30, n_layer=2, d_model=16, n_head=2, max_len=12,
+                                positions="sinusoidal")).double().eval()
+    x = torch.randint(0, 30, (3, 12), generator=torch.Generator().manual_seed(1))
+    extra = torch.randn(12, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        by_hand = model.tok(x) + model.sin_pos[:12] + extra              # the input the blocks must see
+        seen = []
+        h = model.blocks[0].resid_pre.register_forward_hook(lambda m, i, o: seen.append(o))
+        full = model(x, extra=extra)
+        h.remove()
+        torch.testing.assert_close(seen[0], by_hand)
+        cache = lm.KVCache(2)
+        parts = [model(x[:, :5], cache=cache, extra=extra[:5])]
+        parts += [model(x[:, t:t + 1], cache=cache, extra=extra[t:t + 1]) for t in range(5, 12)]
+        torch.testing.assert_close(torch.cat(parts, 1), full, rtol=1e-10, atol=1e-12)
+        assert not torch.allclose(model(x), full)
+        torch.testing.assert_close(model(x, extra=torch.zeros(12, 16, dtype=torch.float64)), model(x))
+    with pytest.raises(ValueError, match="extra must be"):
+        model(x, extra=torch.zeros(11, 16, dtype=torch.float64))
+    with pytest.raises(ValueError, match="positions='absolute'"):
+        lm.GPTConfig(vocab_size=5, positions="absolute")
 
 
 def test_greedy_and_sampled_decoding():

@@ -9,12 +9,13 @@ from .decode import generate, generate_texts
 from .hf import HFCausalLM, load_local_causal_lm
 from .hooks import SITE_KINDS, HookSites
 from .mixture import MixtureSampler, constant_weights, switch_weights
-from .model import GPT, GPTConfig, KVCache, RMSNorm, TokenEmbedding, apply_rope, lm_loss, rope_tables
+from .model import (GPT, GPTConfig, KVCache, RMSNorm, TokenEmbedding, apply_rope, lm_loss, rope_tables,
+                    sinusoidal_table)
 from .tokenize import BPETokenizer, ByteTokenizer, CharTokenizer
 
 __all__ = [
     "BPETokenizer", "ByteTokenizer", "CharTokenizer",
-    "GPT", "GPTConfig", "KVCache", "RMSNorm", "TokenEmbedding", "apply_rope", "lm_loss", "rope_tables",
+    "GPT", "GPTConfig", "KVCache", "RMSNorm", "TokenEmbedding", "apply_rope", "lm_loss", "rope_tables", "sinusoidal_table",
     "HookSites", "SITE_KINDS", "generate", "generate_texts",
     "MixtureSampler", "constant_weights", "switch_weights",
     "STDLIB_MODULES", "StdlibCorpus", "stdlib_corpus", "MarkovSource",

@@ -9,8 +9,10 @@ with causal multi-head attention :math:`\mathrm{softmax}(q k^\top/\sqrt{d_h} + M
 four separate matrices; optional RMS normalisation of q and k per head, "QK-norm"), and an MLP that is either
 SwiGLU, :math:`W_\mathrm{down}(\mathrm{silu}(W_\mathrm{gate}x)\odot W_\mathrm{up}x)` (Shazeer 2020), or GELU,
 :math:`W_\mathrm{down}\,\mathrm{gelu}(W_\mathrm{up}x)`. Positions are rotary (RoPE, Su et al. 2021: channel
-pairs of q and k rotated by angle :math:`t\,\theta^{-2i/d_h}`) or a learned table added to the embeddings. The
-head is tied to the embedding table or separate. No biases.
+pairs of q and k rotated by angle :math:`t\,\theta^{-2i/d_h}`), a learned table, or the fixed sinusoidal table of
+Vaswani et al. (2017) added to the embeddings. ``forward(..., extra=e)`` adds a further (T, d) or (B, T, d)
+embedding to the token embeddings (per-position features such as the axis and atom embeddings of coordinate
+tokens). The head is tied to the embedding table or separate. No biases.
 
 Attention has two paths with the same numbers: ``attn="sdpa"`` (torch's fused scaled-dot-product attention)
 and ``attn="explicit"`` (softmax written out; ``return_attn=True`` returns the probabilities (B, H, T, T_k) of
@@ -30,7 +32,7 @@ from torch.nn import functional as F
 
 from .hooks import HookSites
 
-__all__ = ["GPTConfig", "GPT", "KVCache", "RMSNorm", "TokenEmbedding", "lm_loss"]
+__all__ = ["GPTConfig", "GPT", "KVCache", "RMSNorm", "TokenEmbedding", "lm_loss", "sinusoidal_table"]
 
 
 # -- norms and positions ----------------------------------------------------------------------------------
@@ -56,6 +58,17 @@ def rope_tables(max_len: int, d_head: int, base: float = 10000.0) -> tuple[torch
     inv = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
     ang = torch.arange(max_len, dtype=torch.float64)[:, None] * inv[None, :]
     return ang.cos().float(), ang.sin().float()
+
+
+def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """The fixed absolute position table (max_len, d_model): sin and cos of :math:`t\\,\\mathrm{base}^{-2i/d}`
+    in channels 2i and 2i+1 (Vaswani et al. 2017, section 3.5)."""
+    inv = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    ang = torch.arange(max_len, dtype=torch.float64)[:, None] * inv[None, :]
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = ang.sin()
+    table[:, 1::2] = ang.cos()[:, : d_model // 2]
+    return table.float()
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -183,7 +196,7 @@ class GPTConfig:
     d_ff: int | None = None
     max_len: int = 256
     norm: Literal["rms", "layer"] = "rms"
-    positions: Literal["rope", "learned"] = "rope"
+    positions: Literal["rope", "learned", "sinusoidal"] = "rope"
     mlp: Literal["swiglu", "gelu"] = "swiglu"
     qk_norm: bool = False
     tie_embeddings: bool = False
@@ -210,7 +223,7 @@ class GPTConfig:
         if self.d_ff is None:
             d_ff = 4 * self.d_model if self.mlp == "gelu" else 8 * ((8 * self.d_model // 3 + 7) // 8)
             object.__setattr__(self, "d_ff", d_ff)
-        for name, allowed in (("norm", ("rms", "layer")), ("positions", ("rope", "learned")),
+        for name, allowed in (("norm", ("rms", "layer")), ("positions", ("rope", "learned", "sinusoidal")),
                               ("mlp", ("swiglu", "gelu"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r} is not allowed; allowed values: {', '.join(allowed)}")
@@ -240,9 +253,10 @@ class TokenEmbedding(nn.Module):
 class GPT(nn.Module, HookSites):
     """A decoder-only transformer; ``forward(idx)`` -> logits (B, T, V).
 
-    ``forward(idx, cache=None, attn="sdpa", return_attn=False)``: with a :class:`KVCache` the positions continue
-    after the cached ones and the cache grows; ``attn="explicit"`` writes the softmax out; ``return_attn``
-    returns ``(logits, [probs of every layer])``.
+    ``forward(idx, cache=None, attn="sdpa", return_attn=False, extra=None)``: with a :class:`KVCache` the
+    positions continue after the cached ones and the cache grows; ``attn="explicit"`` writes the softmax out;
+    ``return_attn`` returns ``(logits, [probs of every layer])``; ``extra`` (T, d) or (B, T, d) is added to the
+    token embeddings of these T positions (with a cache: the new positions only).
     """
 
     def __init__(self, cfg: GPTConfig):
@@ -259,6 +273,8 @@ class GPT(nn.Module, HookSites):
             cos, sin = rope_tables(cfg.max_len, cfg.d_head, cfg.rope_base)
             self.register_buffer("rope_cos", cos, persistent=False)
             self.register_buffer("rope_sin", sin, persistent=False)
+        if cfg.positions == "sinusoidal":
+            self.register_buffer("sin_pos", sinusoidal_table(cfg.max_len, cfg.d_model, cfg.rope_base), persistent=False)
         self.reset_parameters()
 
     @torch.no_grad()
@@ -286,7 +302,7 @@ class GPT(nn.Module, HookSites):
         return self.hook_modules()[name].register_forward_hook(lambda m, inp, out: fn(out))
 
     def forward(self, idx: torch.Tensor, cache: KVCache | None = None, attn: str = "sdpa",
-                return_attn: bool = False):
+                return_attn: bool = False, extra: torch.Tensor | None = None):
         if attn not in ("sdpa", "explicit"):
             raise ValueError(f"attn={attn!r} is not allowed; allowed values: sdpa, explicit")
         if idx.dim() != 2:
@@ -302,7 +318,15 @@ class GPT(nn.Module, HookSites):
         x = self.tok(idx)                                                     # (B, T, d)
         if self.pos is not None:
             x = x + self.pos[past:past + T]
-        rope_cs = (self.rope_cos, self.rope_sin) if self.pos is None else None
+        if self.cfg.positions == "sinusoidal":
+            x = x + self.sin_pos[past:past + T]
+        if extra is not None:
+            if extra.shape[-2:] != (T, self.cfg.d_model) or extra.dim() not in (2, 3) or (
+                    extra.dim() == 3 and extra.shape[0] not in (1, B)):
+                raise ValueError(f"extra must be (T, d) or (B, T, d) = ({B}, {T}, {self.cfg.d_model}); "
+                                 f"got {tuple(extra.shape)}")
+            x = x + extra
+        rope_cs = (self.rope_cos, self.rope_sin) if self.cfg.positions == "rope" else None
         all_probs = []
         for block in self.blocks:
             x, probs = block(x, rope_cs, cache, past, attn, return_attn)

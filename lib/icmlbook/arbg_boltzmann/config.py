@@ -1,0 +1,122 @@
+"""Sizes and decision thresholds of the ArBG chapter, per profile (thresholds fixed here before any run).
+
+The paper's ADP configuration (dossier §3): width 256, 8 layers, 8 heads, 4,096 bins on [-3, 3], batch 512,
+1,000 epochs, 200k proposals at τ = 1.03, top 0.2 % of log-weights clipped; ``full`` moves towards it on a GPU,
+``default`` and ``smoke`` shrink the model, the training and the number of proposals."""
+
+from __future__ import annotations
+
+from ..runtime.profiles import (Float, Grid, Int, IntGrid, OneOf, PositiveFloat, PositiveInt, Probability, ProfileConfig,
+                                profile_config)
+
+__all__ = ["ArbgConfig", "PRESETS", "config_for"]
+
+
+@profile_config
+class ArbgConfig(ProfileConfig):
+    """Every knob of the chapter.
+
+    Toy (four Gaussian wells in 2-D)
+        toy_centre, toy_sigma : the wells at (±c, ±c) with standard deviation σ; toy_range: the clamp range ±L.
+        toy_bins : K of the toy; toy_train : exact samples to train on; toy_steps, toy_batch, toy_lr.
+        toy_width, toy_layers : the AR model; toy_flow_hidden, toy_flow_transforms : the NSF.
+        toy_proposals : M for ESS and E-W2; toy_grid : points per axis of the normalisation grid.
+        snis_Ms, snis_taus, snis_reps : the SNIS-bias study.
+    Alanine dipeptide
+        frame : "canonical" (our substitution: the 3N-6 free coordinates of a frame fixed by CA, N and C, exact
+            Jacobian) or "augmented" (the paper's centred frames with random rotations during training).
+        adp_frames : frames of the committed MD used (train and test split by alternating time blocks of
+            adp_block frames); adp_bins, adp_range, adp_width, adp_layers, adp_heads : the AR model.
+        adp_steps, adp_batch, adp_lr : training (both models: same steps and batch).
+        flow_hidden, flow_transforms, flow_passes : the NSF baseline (passes 2: coupling layers; None: fully
+            autoregressive, one pass per coordinate to sample) (its parameter count is reported beside the AR's).
+        n_seeds : independent trainings (fresh initialisation and batch order; the MD data are shared).
+        proposals, temperature, clip : SNIS; n_eval : resampled / reference samples for E-W2;
+        n_torus : samples on each side of the exact OT for T-W2.
+        temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
+    Thresholds
+        norm_tol : claim 1's |∫q - 1| and teacher-forced vs recorded log q tolerance (the latter x 1e-1).
+        snis_slope_hi : claim 2: the fitted log-log slope of SNIS error against M must be below this.
+        chirality_max_wrong : claim 8: the largest fraction of wrong-handed proposals.
+        tau_window : claim 6: the best τ lies within this distance of 1.
+    """
+
+    toy_centre: PositiveFloat = 3.0
+    toy_sigma: PositiveFloat = 0.25
+    toy_range: PositiveFloat = 5.0
+    toy_bins: Int(ge=2) = 256
+    toy_train: PositiveInt = 20000
+    toy_steps: PositiveInt = 600
+    toy_batch: PositiveInt = 256
+    toy_lr: PositiveFloat = 3e-3
+    toy_width: PositiveInt = 32
+    toy_layers: PositiveInt = 2
+    toy_flow_hidden: PositiveInt = 96
+    toy_flow_transforms: PositiveInt = 3
+    toy_proposals: PositiveInt = 8000
+    toy_grid: PositiveInt = 512
+    toy_seeds: Int(ge=2) = 3
+    snis_Ms: IntGrid(ge=10, min_len=3) = (64, 256, 1024, 4096)
+    snis_taus: Grid(gt=0, min_len=2) = (0.9, 1.0, 1.1)
+    snis_reps: Int(ge=4) = 30
+    adp_frames: PositiveInt = 8000
+    adp_block: PositiveInt = 500
+    adp_bins: Int(ge=2) = 512
+    adp_range: PositiveFloat = 4.0
+    frame: OneOf("canonical", "augmented") = "canonical"
+    adp_width: PositiveInt = 64
+    adp_layers: PositiveInt = 2
+    adp_heads: PositiveInt = 4
+    adp_steps: PositiveInt = 1000
+    adp_batch: PositiveInt = 64
+    adp_lr: PositiveFloat = 3e-3
+    flow_hidden: PositiveInt = 32
+    flow_transforms: PositiveInt = 4
+    flow_passes: Int(ge=2) | None = 2
+    n_seeds: Int(ge=1) = 3
+    proposals: PositiveInt = 5000
+    temperature: PositiveFloat = 1.0
+    clip: Float(ge=0, lt=0.5) = 0.002
+    n_eval: PositiveInt = 2000
+    n_torus: PositiveInt = 1000
+    temps: Grid(gt=0, min_len=3) = (0.9, 0.95, 1.0, 1.05, 1.1)
+    temp_proposals: PositiveInt = 2000
+    bin_sweep: IntGrid(ge=2, min_len=2) = (64, 512)
+    sweep_steps: PositiveInt = 1000
+    md_windows: PositiveInt = 20
+    norm_tol: PositiveFloat = 1e-3
+    snis_slope_hi: Float(lt=0) = -0.25
+    chirality_max_wrong: Probability = 0.05
+    tau_window: PositiveFloat = 0.075
+    device: str = "auto"
+
+    def validate(self) -> None:
+        if not self.n_eval <= self.proposals:
+            raise ValueError(f"n_eval={self.n_eval} is not allowed; it must be <= proposals={self.proposals}")
+        if not self.n_torus <= self.n_eval:
+            raise ValueError(f"n_torus={self.n_torus} is not allowed; it must be <= n_eval={self.n_eval}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device={self.device!r} is not allowed; allowed values: auto, cpu, cuda")
+        if not self.toy_centre + 6 * self.toy_sigma < self.toy_range:
+            raise ValueError(f"toy_range={self.toy_range} is not allowed; it must exceed toy_centre + 6 toy_sigma")
+
+
+PRESETS = {
+    "smoke": ArbgConfig(toy_bins=128, toy_train=8000, toy_steps=300, toy_proposals=4000, toy_grid=256, toy_seeds=2,
+                        toy_flow_hidden=80, snis_Ms=(64, 256, 1024), snis_reps=12,
+                        adp_frames=4000, adp_bins=256, adp_width=48, adp_layers=2, adp_heads=2, adp_steps=200,
+                        adp_batch=64, flow_hidden=32, flow_transforms=2, n_seeds=1, proposals=2000, n_eval=1000,
+                        n_torus=500, temps=(0.95, 1.0, 1.05), temp_proposals=1000, bin_sweep=(32, 256),
+                        sweep_steps=200, md_windows=8),
+    "default": ArbgConfig(),
+    "full": ArbgConfig(toy_bins=512, toy_steps=3000, toy_proposals=50000, toy_grid=1024, toy_seeds=5,
+                       snis_Ms=(64, 256, 1024, 4096, 16384), snis_reps=100,
+                       adp_bins=4096, adp_width=256, adp_layers=8, adp_heads=8, adp_steps=20000, adp_batch=512,
+                       adp_lr=5e-4, flow_hidden=512, flow_transforms=6, n_seeds=3, proposals=200000, n_eval=10000,
+                       n_torus=4000, temp_proposals=50000, temps=(0.9, 0.95, 1.0, 1.03, 1.05, 1.1),
+                       bin_sweep=(64, 256, 1024, 4096), sweep_steps=8000),
+}
+
+
+def config_for(profile: str, **overrides) -> ArbgConfig:
+    return ArbgConfig.for_profile(profile, PRESETS, **overrides)

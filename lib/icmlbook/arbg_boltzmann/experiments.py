@@ -1,0 +1,313 @@
+"""The chapter's experiments, each a function of (config, seed) returning plain dicts of numbers (cached by
+the notebook through ``run.cached``).
+
+- :func:`toy_study`: the four-well target; AR against NSF over seeds (ESS, E-W2, basin masses), the grid
+  normalisation check, teacher-forced against recorded log q, and the SNIS error against M per temperature.
+- :func:`adp_data`: the committed MD, split into train / test by alternating time blocks, standardised.
+- :func:`adp_study`: ArBG and the NSF on ADP over seeds, before and after reweighting; chirality; the
+  temperature sweep; MD at the same number of energy evaluations.
+- :func:`bin_sweep`: the resolution study (bond-length errors and E-W2 against the number of bins), run inside
+  :func:`adp_study` (it reuses the seed-0 model when the sweep trains as long as the main runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import numpy as np
+import torch
+
+from ..runtime.device import cpu_threads, pick_device
+from ..runtime.progress import progress
+from .ar import ARCoordinateModel
+from .config import ArbgConfig
+from .data import load_adp_md
+from .discretize import Discretizer
+from .flows import SplineFlow
+from .metrics import dihedrals, energy_w2, subsample_even
+from .molecule import build_alanine_dipeptide, chiral_volume
+from .snis import log_weights, resample, snis_mean
+from .system import bond_lengths, evaluate_proposal, fix_chirality, propose_ar, propose_flow, representation
+from .toy import TEST_FUNCTIONS, FourWells
+from .train import FrameBatches, TrainSpec, train_model
+
+__all__ = ["toy_study", "adp_data", "adp_study", "bin_sweep", "md_equal_budget", "playground"]
+
+
+def _device(cfg: ArbgConfig) -> torch.device:
+    return pick_device(cfg.device)
+
+
+def _threads(dev: torch.device) -> int | None:
+    return 1 if dev.type == "cpu" else None
+
+
+# -- the 2-D toy -----------------------------------------------------------------------------------------
+def _toy_models(cfg: ArbgConfig, seed: int):
+    torch.manual_seed(seed)
+    ar = ARCoordinateModel(2, cfg.toy_bins, d_model=cfg.toy_width, n_layer=cfg.toy_layers, n_head=2, axes=2)
+    fl = SplineFlow(2, transforms=cfg.toy_flow_transforms, hidden=cfg.toy_flow_hidden)
+    return ar, fl
+
+
+def _ar_grid_integral(ar: ARCoordinateModel, disc: Discretizer, n: int) -> float:
+    """Midpoint rule of q(x) = prod pi / Delta over [low, high]^2 with n x n cells."""
+    h = (disc.high - disc.low) / n
+    g = disc.low + (np.arange(n) + 0.5) * h
+    xx = np.stack(np.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2)
+    tok = disc.encode(torch.tensor(xx))
+    dev = next(ar.parameters()).device
+    with torch.no_grad():
+        lp = torch.cat([ar.log_prob_tokens(t.to(dev)).double().cpu() for t in tok.split(65536)])
+    return float(torch.exp(lp + disc.log_jacobian(2)).sum() * h * h)
+
+
+def _flow_grid_integral(fl: SplineFlow, lo: float, hi: float, n: int) -> float:
+    h = (hi - lo) / n
+    g = lo + (np.arange(n) + 0.5) * h
+    xx = torch.tensor(np.stack(np.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2), dtype=torch.float32)
+    with torch.no_grad():
+        lp = fl.log_prob(xx).double()
+    return float(torch.exp(lp).sum() * h * h)
+
+
+def toy_study(cfg: ArbgConfig, seed: int) -> dict:
+    tgt = FourWells(centre=cfg.toy_centre, sigma=cfg.toy_sigma)
+    disc = Discretizer(-cfg.toy_range, cfg.toy_range, cfg.toy_bins)
+    dev = _device(cfg)
+    truth = tgt.truth()
+    rows, models = [], {}
+    for s in progress(range(cfg.toy_seeds), desc="toy seeds"):
+        rng = np.random.default_rng(1000 * seed + s)
+        data = torch.tensor(tgt.sample(cfg.toy_train, rng)).reshape(-1, 1, 2)
+        ref_e = tgt.energy(tgt.sample(cfg.toy_proposals, rng))
+        ar, fl = _toy_models(cfg, 1000 * seed + s)
+        spec = TrainSpec(steps=cfg.toy_steps, batch_size=cfg.toy_batch, lr=cfg.toy_lr, seed=1000 * seed + s,
+                         threads=_threads(dev), desc=f"toy AR seed {s}")
+        tr_ar = train_model(ar, FrameBatches(data, cfg.toy_batch, s, rotate=False, discretizer=disc), spec, str(dev.type))
+        spec = TrainSpec(steps=cfg.toy_steps, batch_size=cfg.toy_batch, lr=cfg.toy_lr, seed=1000 * seed + s,
+                         threads=_threads(dev), desc=f"toy NSF seed {s}")
+        tr_fl = train_model(fl, FrameBatches(data, cfg.toy_batch, s, rotate=False), spec, str(dev.type))
+        g = torch.Generator(device=dev).manual_seed(1000 * seed + s + 1)
+        tok, lp = ar.sample(cfg.toy_proposals, generator=g)
+        x_ar = disc.decode(tok.cpu(), generator=torch.Generator().manual_seed(s)).numpy()
+        lq_ar = lp.cpu().double().numpy() + disc.log_jacobian(2)
+        torch.manual_seed(1000 * seed + s + 2)
+        xf, lf = fl.sample(cfg.toy_proposals)
+        x_fl, lq_fl = xf.cpu().double().numpy(), lf.cpu().double().numpy()
+        for name, x, lq, tr in (("ArBG", x_ar, lq_ar, tr_ar), ("NSF", x_fl, lq_fl, tr_fl)):
+            u = tgt.energy(x)
+            w = log_weights(u, lq)
+            idx = resample(w.log_w, cfg.toy_proposals, np.random.default_rng(s))
+            mass_raw = np.bincount(tgt.basin(x), minlength=4) / len(x)
+            mass_rw = np.bincount(tgt.basin(x), weights=w.normalised, minlength=4)
+            rows.append({"seed": s, "model": name, "ess": w.ess, "ew2_raw": energy_w2(u, ref_e),
+                         "ew2": energy_w2(u[idx], ref_e), "mass_err_raw": float(np.abs(mass_raw - tgt.weights).max()),
+                         "mass_err": float(np.abs(mass_rw - tgt.weights).max()),
+                         "between_frac": float((np.abs(x) < cfg.toy_centre - 4 * cfg.toy_sigma).any(1).mean()),
+                         "params": (ar if name == "ArBG" else fl).num_parameters(), "train_seconds": tr["seconds"],
+                         "final_loss": float(tr["loss"][-1])})
+        if s == 0:
+            models = {"ar": ar, "flow": fl, "x_ar": x_ar[:3000], "x_fl": x_fl[:3000], "data": data[:3000, 0].numpy()}
+            # recorded (sampling) against teacher-forced log pi, at tau = 1 and a tempered tau
+            tf_err = 0.0
+            for tau in (1.0, max(cfg.snis_taus)):
+                tk, lpr = ar.sample(512, temperature=tau, generator=torch.Generator(device=dev).manual_seed(5))
+                with torch.no_grad():
+                    tf = ar.log_prob_tokens(tk, temperature=tau)
+                tf_err = max(tf_err, float((tf.double() - lpr.double()).abs().max()))
+            ar_int = _ar_grid_integral(ar, disc, cfg.toy_grid)
+            fl_int = _flow_grid_integral(fl, -cfg.toy_range, cfg.toy_range, cfg.toy_grid)
+    # SNIS error against M per temperature (seed-0 model; fresh proposals per replicate)
+    ar = models["ar"]
+    snis_rows = []
+    for tau in progress(cfg.snis_taus, desc="SNIS vs M"):
+        Mmax = max(cfg.snis_Ms)
+        g = torch.Generator(device=dev).manual_seed(77 + int(1000 * tau))
+        tok, lp = ar.sample(Mmax * cfg.snis_reps, temperature=tau, generator=g, batch_size=32768)
+        x = disc.decode(tok.cpu(), generator=torch.Generator().manual_seed(78)).numpy()
+        lq = lp.cpu().double().numpy() + disc.log_jacobian(2)
+        fx = tgt.test_values(x)
+        lw = -tgt.energy(x) - lq
+        scale = np.sqrt(np.maximum(tgt.test_values(tgt.sample(20000, np.random.default_rng(3))).var(0), 1e-12))
+        for M in cfg.snis_Ms:
+            est_w, est_raw = [], []
+            for r in range(cfg.snis_reps):
+                sl = slice(r * Mmax, r * Mmax + M)
+                est_w.append(snis_mean(fx[sl], lw[sl]))
+                est_raw.append(fx[sl].mean(0))
+            ew, er = np.array(est_w), np.array(est_raw)
+            rmse_w = np.sqrt(((ew - truth) ** 2).mean(0)) / scale
+            rmse_r = np.sqrt(((er - truth) ** 2).mean(0)) / scale
+            snis_rows.append({"tau": float(tau), "M": int(M), "rmse": float(rmse_w.mean()), "rmse_raw": float(rmse_r.mean()),
+                              "bias": float((np.abs(ew.mean(0) - truth) / scale).mean()),
+                              "per_f": dict(zip(TEST_FUNCTIONS, rmse_w.tolist()))})
+    K, D = cfg.toy_bins, 2
+    return {"rows": rows, "snis": snis_rows, "grid_integral_ar": ar_int, "grid_integral_flow": fl_int,
+            "mismatched_width_integral": (K / (K - 1)) ** D, "tf_vs_recorded": tf_err,
+            "samples": {k: v for k, v in models.items() if k.startswith(("x_", "data"))},
+            "truth": truth.tolist(), "bins": K, "grid": cfg.toy_grid,
+            "centre": cfg.toy_centre, "sigma": cfg.toy_sigma, "range": cfg.toy_range}
+
+
+# -- alanine dipeptide -----------------------------------------------------------------------------------
+def adp_data(cfg: ArbgConfig) -> dict:
+    frames, meta = load_adp_md()
+    if cfg.adp_frames > len(frames):
+        raise ValueError(f"adp_frames={cfg.adp_frames} is not allowed; the committed trajectory has {len(frames)} frames")
+    frames = frames[: cfg.adp_frames].astype(np.float64)
+    block = np.arange(len(frames)) // cfg.adp_block
+    train, test = frames[block % 2 == 0], frames[block % 2 == 1]
+    mol = build_alanine_dipeptide()
+    rep = representation(cfg.frame, train, mol)
+    return {"train": train, "test": test, "rep": rep, "mol": mol, "meta": meta,
+            "max_abs": max(rep.max_abs(train), rep.max_abs(test))}
+
+
+def _adp_models(cfg: ArbgConfig, rep, seed: int, n_bins: int | None = None):
+    torch.manual_seed(seed)
+    ar = ARCoordinateModel(rep.dim, n_bins or cfg.adp_bins, d_model=cfg.adp_width, n_layer=cfg.adp_layers,
+                           n_head=cfg.adp_heads, axes=3, axis_ids=rep.axis_ids, atom_ids=rep.atom_ids)
+    fl = SplineFlow(rep.dim, transforms=cfg.flow_transforms, hidden=cfg.flow_hidden, passes=cfg.flow_passes)
+    return ar, fl
+
+
+def _train_ar(cfg, data, disc, seed, steps, dev, tag):
+    rep = data["rep"]
+    ar, _ = _adp_models(cfg, rep, seed, disc.n_bins)
+    z = torch.tensor(rep.training_frames(data["train"]))
+    spec = TrainSpec(steps=steps, batch_size=cfg.adp_batch, lr=cfg.adp_lr, seed=seed, threads=_threads(dev), desc=tag)
+    tr = train_model(ar, FrameBatches(z, cfg.adp_batch, seed, rotate=rep.rotate, discretizer=disc), spec, str(dev.type))
+    return ar, tr
+
+
+def adp_study(cfg: ArbgConfig, seed: int) -> dict:
+    data = adp_data(cfg)
+    mol, rep = data["mol"], data["rep"]
+    if data["max_abs"] >= cfg.adp_range:
+        raise ValueError(f"a training or test coordinate reaches {data['max_abs']:.2f} standardised units (after any "
+                         f"rotation), beyond the clamp range {cfg.adp_range}: it would be clamped; widen adp_range")
+    dev = _device(cfg)
+    disc = Discretizer(-cfg.adp_range, cfg.adp_range, cfg.adp_bins)
+    energy = mol.energy("Reference")
+    ref_u = energy.reduced(data["test"])
+    quads = list(mol.backbone_dihedral_atoms().values())
+    ref_t = dihedrals(data["test"], quads)
+    train_t = dihedrals(data["train"], quads)
+    centre = mol.chiral_centre()
+    ref_sign = float(np.sign(chiral_volume(mol.positions[None], centre)[0]))
+    kw = dict(n_eval=cfg.n_eval, n_torus=cfg.n_torus, clip=cfg.clip)
+    rows, keep = [], {}
+    z = torch.tensor(rep.training_frames(data["train"]))
+    for s in progress(range(cfg.n_seeds), desc="ADP seeds"):
+        sd = 1000 * seed + s
+        ar, tr_ar = _train_ar(cfg, data, disc, sd, cfg.adp_steps, dev, f"ADP ArBG seed {s}")
+        _, fl = _adp_models(cfg, rep, sd)
+        spec = TrainSpec(steps=cfg.adp_steps, batch_size=cfg.adp_batch, lr=cfg.adp_lr, seed=sd, threads=_threads(dev),
+                         desc=f"ADP NSF seed {s}")
+        tr_fl = train_model(fl, FrameBatches(z, cfg.adp_batch, sd, rotate=rep.rotate), spec, str(dev.type))
+        with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
+            p_ar = fix_chirality(propose_ar(ar, disc, rep, cfg.proposals, cfg.temperature, sd + 1), centre, ref_sign)
+            p_fl = fix_chirality(propose_flow(fl, rep, cfg.proposals, sd + 2), centre, ref_sign)
+        for name, p, tr, m in (("ArBG", p_ar, tr_ar, ar), ("NSF", p_fl, tr_fl, fl)):
+            ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=sd + 3, **kw)
+            rows.append({"seed": s, "model": name, "params": m.num_parameters(), "train_seconds": tr["seconds"],
+                         "final_loss": float(tr["loss"][-1]), **{k: v for k, v in ev.items()
+                                                                  if k not in ("energies", "resampled_idx")}})
+            if s == 0:
+                idx = ev["resampled_idx"]
+                keep[name] = {"angles_raw": dihedrals(p.frames[:3000], quads), "angles_rw": dihedrals(p.frames[idx[:3000]], quads),
+                              "u_raw": ev["energies"], "u_rw": ev["energies"][idx], "loss": tr["loss"], "loss_steps": tr["steps"]}
+        if s == 0:
+            ar0, loss0 = ar, float(tr_ar["loss"][-1])
+    # temperature sweep (seed-0 model; new proposals per temperature)
+    temp_rows = []
+    for tau in progress(cfg.temps, desc="temperature sweep"):
+        with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
+            p = fix_chirality(propose_ar(ar0, disc, rep, cfg.temp_proposals, float(tau), 4242), centre, ref_sign)
+        ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=4243, n_eval=min(cfg.n_eval, cfg.temp_proposals),
+                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip)
+        temp_rows.append({"tau": float(tau), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
+    md = md_equal_budget(data, ref_u, energy, cfg)
+    reuse = {cfg.adp_bins: (ar0, loss0)} if cfg.sweep_steps == cfg.adp_steps and cfg.adp_bins in cfg.bin_sweep else {}
+    bins = bin_sweep(cfg, seed, data, reuse)
+    return {"rows": rows, "temps": temp_rows, "md": md, "bins": bins, "keep": keep, "ref_angles": ref_t[:3000],
+            "train_angles": train_t[:3000], "ref_u": ref_u, "n_train": len(data["train"]), "n_test": len(data["test"]),
+            "scale": rep.scale, "max_abs": data["max_abs"], "n_bins": cfg.adp_bins, "frame": cfg.frame,
+            "ar_model_state": {k: v.cpu() for k, v in ar0.state_dict().items()},
+            "energy_evaluations": energy.evaluations}
+
+
+def md_equal_budget(data: dict, ref_u: np.ndarray, energy, cfg: ArbgConfig) -> dict:
+    """E-W2 of plain MD given the same number of energy evaluations as the proposals: one force evaluation per
+    1-fs step, so M evaluations are M fs, i.e. M/1000 of the stored 1-ps frames; windows of that many
+    consecutive test frames (md_windows of them, spread over the test set) against the whole test set."""
+    steps_per_frame = int(data["meta"].get("steps_per_frame", 1000))
+    n_frames = max(2, cfg.proposals // steps_per_frame)
+    test_u = ref_u
+    starts = np.linspace(0, len(test_u) - n_frames, cfg.md_windows).astype(int)
+    w2 = [energy_w2(test_u[a:a + n_frames], subsample_even(test_u, cfg.n_eval)) for a in starts]
+    return {"frames_per_window": n_frames, "evaluations": n_frames * steps_per_frame, "ew2": w2,
+            "ew2_median": float(np.median(w2))}
+
+
+def bin_sweep(cfg: ArbgConfig, seed: int, data: dict | None = None, trained: dict | None = None) -> dict:
+    """Resolution: for each K, the quantisation error alone (test frames rounded to bin centres) and a model
+    trained for ``sweep_steps``: bond-length errors of its raw proposals and E-W2 before/after reweighting.
+    ``trained`` {K: model} reuses models already trained with the same steps (the main study's seed 0)."""
+    data = data or adp_data(cfg)
+    mol, rep = data["mol"], data["rep"]
+    dev = _device(cfg)
+    energy = mol.energy("Reference")
+    ref_u = energy.reduced(data["test"])
+    quads = list(mol.backbone_dihedral_atoms().values())
+    ref_t = dihedrals(data["test"], quads)
+    bonds = mol.bonds()
+    ref_len = bond_lengths(data["test"], bonds)
+    centre = mol.chiral_centre()
+    ref_sign = float(np.sign(chiral_volume(mol.positions[None], centre)[0]))
+    rows = []
+    zt = rep.encode(data["test"][: cfg.n_eval])
+    for K in progress(cfg.bin_sweep, desc="bin sweep"):
+        disc = Discretizer(-cfg.adp_range, cfg.adp_range, int(K))
+        rounded = rep.decode(disc.centres(disc.encode(torch.tensor(zt))).numpy())[0]
+        q_err = np.abs(bond_lengths(rounded, bonds) - bond_lengths(data["test"][: cfg.n_eval], bonds))
+        t0 = time.perf_counter()
+        if trained and int(K) in trained:
+            ar, loss = trained[int(K)]
+        else:
+            ar, tr = _train_ar(cfg, data, disc, 1000 * seed + int(K), cfg.sweep_steps, dev, f"ADP ArBG K={K}")
+            loss = float(tr["loss"][-1])
+        with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
+            p = fix_chirality(propose_ar(ar, disc, rep, cfg.temp_proposals, 1.0, 99 + int(K)), centre, ref_sign)
+        ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=98, n_eval=min(cfg.n_eval, cfg.temp_proposals),
+                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip)
+        b_err = np.abs(bond_lengths(p.frames, bonds).mean(0) - ref_len.mean(0))
+        b_sd = bond_lengths(p.frames, bonds).std(0) / ref_len.std(0)
+        rows.append({"bins": int(K), "delta_nm": disc.delta * rep.scale, "quant_bond_err_nm": float(q_err.mean()),
+                     "bond_mean_err_nm": float(b_err.mean()), "bond_sd_ratio": float(np.median(b_sd)),
+                     "seconds": time.perf_counter() - t0, "final_loss_per_token": loss,
+                     **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
+    return {"rows": rows}
+
+
+def playground(adp: dict, cfg: ArbgConfig, temperature: float, n: int, clip: float) -> dict:
+    """Rebuild the seed-0 ArBG model from the study's state, draw ``n`` proposals at ``temperature`` and reweight
+    them with clipping ``clip`` (the live controls)."""
+    data = adp_data(cfg)
+    mol, rep = data["mol"], data["rep"]
+    disc = Discretizer(-cfg.adp_range, cfg.adp_range, cfg.adp_bins)
+    ar, _ = _adp_models(cfg, rep, 0)
+    ar.load_state_dict(adp["ar_model_state"])
+    centre = mol.chiral_centre()
+    ref_sign = float(np.sign(chiral_volume(mol.positions[None], centre)[0]))
+    with cpu_threads(1):
+        p = fix_chirality(propose_ar(ar, disc, rep, int(n), float(temperature), 31337), centre, ref_sign)
+    quads = list(mol.backbone_dihedral_atoms().values())
+    energy = mol.energy("Reference")
+    ev = evaluate_proposal(p, mol, energy, adp["ref_u"], dihedrals(data["test"], quads), n_eval=min(int(n), cfg.n_eval),
+                           n_torus=min(int(n), cfg.n_torus), clip=float(clip) if clip > 0 else cfg.clip, seed=5)
+    w = log_weights(ev["energies"], p.log_q, clip=float(clip))
+    return {"ess": w.ess, "ew2": ev["ew2_clip"] if clip > 0 else ev["ew2"], "tw2": ev["tw2_clip"] if clip > 0 else ev["tw2"],
+            "clipped": w.n_clipped, "nonfinite": ev["nonfinite"]}

@@ -1,0 +1,422 @@
+"""Autoregressive Boltzmann generators: the discretiser's round trip, exact normalisation of the AR model by
+enumeration, teacher-forced against recorded log q, KV cache against recomputation, SNIS/ESS against their
+formulas, E-W2 against sorted quantiles, T-W2 against brute-force matching, dihedrals against mdtraj,
+OpenMM energies on two platforms, forces against finite differences, the built dipeptide against the force
+field's equilibrium values, chirality on mirrored frames, the committed data's checksum, bad input, and every
+claim rule both ways."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from icmlbook.arbg_boltzmann import claims, config_for
+from icmlbook.arbg_boltzmann.ar import ARCoordinateModel
+from icmlbook.arbg_boltzmann.discretize import Discretizer
+from icmlbook.arbg_boltzmann.metrics import dihedrals, energy_w2, torus_cost, torus_w2
+from icmlbook.arbg_boltzmann.snis import kish_ess, log_weights, resample, snis_mean
+from icmlbook.arbg_boltzmann.toy import FourWells
+from icmlbook.arbg_boltzmann.train import FrameBatches, random_rotations
+from icmlbook.runtime.claims import claim_case
+
+CFG = config_for("default")
+
+
+@pytest.fixture(scope="module")
+def adp():
+    pytest.importorskip("openmm")
+    from icmlbook.arbg_boltzmann.molecule import build_alanine_dipeptide
+    return build_alanine_dipeptide()
+
+
+@pytest.fixture(scope="module")
+def md_frames():
+    from icmlbook.arbg_boltzmann.data import load_adp_md
+    return load_adp_md()[0]
+
+
+# -- discretiser ------------------------------------------------------------------------------------------
+def test_discretiser_round_trip_within_half_a_bin():
+    d = Discretizer(-3.0, 3.0, 100)
+    x = torch.linspace(-3, 3, 10001, dtype=torch.float64)
+    k = d.encode(x)
+    assert k.min() == 0 and k.max() == 99
+    assert (d.centres(k) - x).abs().max() <= d.delta / 2 + 1e-12
+    y = d.decode(k, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(d.encode(y), k)                             # dequantised values stay in their bin
+    assert abs(d.log_jacobian(66) + 66 * math.log(0.06)) < 1e-12
+
+
+def test_discretiser_bad_input():
+    with pytest.raises(ValueError, match="n_bins=1"):
+        Discretizer(-1.0, 1.0, 1)
+    with pytest.raises(ValueError, match="outside the clamp range"):
+        Discretizer(-1.0, 1.0, 10).encode(torch.tensor([0.0, 1.5]))
+    with pytest.raises(ValueError, match="low < high"):
+        Discretizer(1.0, 1.0, 10)
+
+
+# -- the autoregressive model -----------------------------------------------------------------------------
+def _tiny(D=3, K=5, axes=3, seed=0):
+    torch.manual_seed(seed)
+    m = ARCoordinateModel(D, K, d_model=16, n_layer=2, n_head=2, axes=axes)
+    for p in m.parameters():                           # a non-trivial network (the default init is near uniform)
+        torch.nn.init.normal_(p, std=0.5)
+    return m.eval()
+
+
+def test_ar_probabilities_sum_to_one_by_enumeration():
+    m = _tiny()
+    seqs = torch.tensor(list(itertools.product(range(5), repeat=3)))
+    for tau in (1.0, 0.7):
+        with torch.no_grad():
+            total = m.log_prob_tokens(seqs, temperature=tau).double().exp().sum()
+        assert abs(float(total) - 1.0) < 1e-5
+
+
+def test_teacher_forced_log_q_equals_recorded_sampling_log_probs():
+    m = _tiny(D=6, K=7, axes=3)
+    for tau in (1.0, 1.3):
+        tok, lp = m.sample(200, temperature=tau, generator=torch.Generator().manual_seed(1))
+        with torch.no_grad():
+            tf = m.log_prob_tokens(tok, temperature=tau)
+        torch.testing.assert_close(tf, lp, rtol=0, atol=1e-4)
+
+
+def test_kv_cache_sampling_equals_full_prefix_recomputation():
+    m = _tiny(D=6, K=7)
+    a = m.sample(50, generator=torch.Generator().manual_seed(3))
+    b = m.sample(50, generator=torch.Generator().manual_seed(3), use_cache=False)
+    assert torch.equal(a[0], b[0])
+    torch.testing.assert_close(a[1], b[1], rtol=0, atol=1e-5)
+
+
+def test_sampling_frequencies_match_the_model():
+    m = _tiny(D=2, K=3, axes=2)
+    tok, _ = m.sample(40000, generator=torch.Generator().manual_seed(4))
+    seqs = torch.tensor(list(itertools.product(range(3), repeat=2)))
+    with torch.no_grad():
+        p = m.log_prob_tokens(seqs).double().exp().numpy()
+    freq = np.array([((tok[:, 0] == a) & (tok[:, 1] == b)).float().mean().item() for a, b in seqs.tolist()])
+    assert np.abs(freq - p).max() < 4 * np.sqrt(p.max() / 40000) + 1e-3
+
+
+def test_bos_is_its_own_token_and_never_sampled():
+    m = _tiny(D=3, K=5)
+    assert m.bos == 5 and m.gpt.vocab_size == 6
+    tok, _ = m.sample(500, generator=torch.Generator().manual_seed(0))
+    assert int(tok.max()) <= 4
+
+
+def test_ar_bad_input():
+    m = _tiny()
+    with pytest.raises(ValueError, match="temperature=0"):
+        m.sample(3, temperature=0)
+    with pytest.raises(ValueError, match="temperature=-1"):
+        m.log_prob_tokens(torch.zeros(2, 3, dtype=torch.long), temperature=-1)
+    with pytest.raises(ValueError, match=r"tokens must be \(batch, 3\)"):
+        m.logits(torch.zeros(2, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match="n_bins=1"):
+        ARCoordinateModel(3, 1)
+
+
+def test_rotations_are_proper_and_uniform():
+    R = random_rotations(20000, torch.Generator().manual_seed(0))
+    eye = torch.eye(3, dtype=torch.float64)
+    assert torch.allclose(R @ R.transpose(1, 2), eye.expand_as(R), atol=1e-10)
+    assert torch.allclose(torch.linalg.det(R), torch.ones(20000, dtype=torch.float64), atol=1e-10)
+    assert R.mean(0).abs().max() < 0.02                            # Haar: E[R] = 0
+    frames = torch.randn(10, 4, 3, dtype=torch.float64) * 0.3
+    src = FrameBatches(frames, 5, 0, rotate=True)
+    x = src(0, torch.Generator().manual_seed(1)).reshape(5, 4, 3).double()
+    d = torch.cdist(x, x)
+    idx = src.batches._perm[:5]
+    torch.testing.assert_close(d, torch.cdist(frames[idx], frames[idx]), rtol=1e-5, atol=1e-5)   # shapes kept
+
+
+# -- SNIS and ESS -----------------------------------------------------------------------------------------
+def test_kish_ess_and_snis_against_their_formulas():
+    rng = np.random.default_rng(0)
+    lw = rng.normal(size=500) * 2
+    w = np.exp(lw)
+    assert math.isclose(kish_ess(lw), w.sum() ** 2 / (w ** 2).sum(), rel_tol=1e-10)
+    f = rng.normal(size=(500, 3))
+    np.testing.assert_allclose(snis_mean(f, lw), (w[:, None] * f).sum(0) / w.sum(), rtol=1e-10)
+    assert math.isclose(kish_ess(np.zeros(40)), 40.0)
+
+
+def test_nan_energies_get_zero_weight_and_are_counted():
+    u = np.array([1.0, np.nan, 2.0, np.inf, 0.5])
+    W = log_weights(u, np.zeros(5))
+    assert W.n_nonfinite == 2 and np.all(W.normalised[[1, 3]] == 0)
+    assert math.isclose(W.normalised.sum(), 1.0)
+    assert W.ess * 5 == pytest.approx(kish_ess(-u[[0, 2, 4]]))
+
+
+def test_clipping_drops_the_top_fraction_and_resampling_follows_the_weights():
+    lw = np.arange(1000, dtype=float) / 100
+    W = log_weights(-lw, np.zeros(1000), clip=0.01)
+    assert W.n_clipped == 10 and np.all(np.isinf(W.log_w[-10:]))
+    with pytest.raises(ValueError, match="clip=0.6"):
+        log_weights(-lw, np.zeros(1000), clip=0.6)
+    p = np.array([0.1, 0.6, 0.3])
+    idx = resample(np.log(p), 60000, np.random.default_rng(0))
+    np.testing.assert_allclose(np.bincount(idx) / 60000, p, atol=0.01)
+
+
+def test_snis_recovers_the_toy_expectations():
+    tgt = FourWells(centre=3.0, sigma=0.25)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-5, 5, size=(400000, 2))                       # a uniform proposal over the box
+    lw = -tgt.energy(x) - np.log(1 / 100)
+    est = snis_mean(tgt.test_values(x), lw)
+    np.testing.assert_allclose(est, tgt.truth(), atol=0.05)
+    mc = tgt.test_values(tgt.sample(400000, rng)).mean(0)
+    np.testing.assert_allclose(mc, tgt.truth(), atol=0.02)
+
+
+# -- metrics ----------------------------------------------------------------------------------------------
+def test_energy_w2_against_sorted_quantiles():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=300), rng.gamma(2.0, size=300)
+    assert math.isclose(energy_w2(a, b), np.sqrt(((np.sort(a) - np.sort(b)) ** 2).mean()), rel_tol=1e-9)
+    with pytest.raises(ValueError, match="finite energies"):
+        energy_w2(np.array([1.0, np.nan]), b[:2])
+
+
+def test_torus_w2_against_brute_force_matching():
+    rng = np.random.default_rng(2)
+    a, b = rng.uniform(-np.pi, np.pi, (6, 2)), rng.uniform(-np.pi, np.pi, (6, 2))
+    C = torus_cost(a, b)
+    best = min(sum(C[i, p[i]] for i in range(6)) for p in itertools.permutations(range(6))) / 6
+    assert math.isclose(torus_w2(a, b), math.sqrt(best), rel_tol=1e-9)
+    assert math.isclose(float(torus_cost(np.array([[3.1]]), np.array([[-3.1]]))[0, 0]), (2 * np.pi - 6.2) ** 2,
+                        rel_tol=1e-9)                              # wraps around
+
+
+def test_dihedrals_against_mdtraj(adp, md_frames):
+    mdtraj = pytest.importorskip("mdtraj")
+    t = mdtraj.Trajectory(md_frames[:300], mdtraj.Topology.from_openmm(adp.topology))
+    quads = list(adp.backbone_dihedral_atoms().values())
+    ours = dihedrals(md_frames[:300], quads)
+    ref = np.stack([mdtraj.compute_phi(t)[1][:, 0], mdtraj.compute_psi(t)[1][:, 0]], 1)
+    assert np.abs(np.angle(np.exp(1j * (ours - ref)))).max() < 1e-5
+    assert tuple(mdtraj.compute_phi(t)[0][0]) == quads[0]
+
+
+# -- the molecule and its energy --------------------------------------------------------------------------
+def test_built_dipeptide_is_l_alanine_with_force_field_geometry(adp, md_frames):
+    import openmm
+    assert adp.n_atoms == 22 and adp.elements().count("H") == 12
+    system = adp.system()
+    bonds = next(f for f in system.getForces() if isinstance(f, openmm.HarmonicBondForce))
+    errs = []
+    for i in range(bonds.getNumBonds()):
+        a, b, r0, _ = bonds.getBondParameters(i)
+        errs.append(abs(np.linalg.norm(adp.positions[a] - adp.positions[b]) - r0._value) / r0._value)
+    assert max(errs) < 0.03                                        # minimised bonds near their r0
+    quads = list(adp.backbone_dihedral_atoms().values())
+    assert (dihedrals(md_frames, quads)[:, 0] < 0).mean() > 0.95   # L-alanine: MD lives at phi < 0
+
+
+def test_energies_equal_on_reference_and_cpu_platforms_and_forces_match_finite_differences(adp, md_frames):
+    from icmlbook.arbg_boltzmann.molecule import Energy
+    f = md_frames[:20].astype(np.float64)
+    ref, cpu = Energy(adp, "Reference"), Energy(adp, "CPU")
+    np.testing.assert_allclose(ref.reduced(f), cpu.reduced(f), rtol=1e-4, atol=1e-3)
+    x = f[0]
+    F = ref.forces(x)
+    h = 1e-5
+    for atom, ax in ((0, 0), (8, 1), (15, 2), (21, 0)):
+        xp, xm = x.copy(), x.copy()
+        xp[atom, ax] += h
+        xm[atom, ax] -= h
+        fd = -(ref.potential(xp)[0] - ref.potential(xm)[0]) / (2 * h)
+        assert abs(fd - F[atom, ax]) < 1e-3 * max(1.0, abs(F[atom, ax]))
+    assert math.isclose(ref.kT, 8.314462618e-3 * 300, rel_tol=1e-6)
+
+
+def test_energy_bad_input(adp):
+    from icmlbook.arbg_boltzmann.molecule import build_alanine_dipeptide
+    E = adp.energy()
+    with pytest.raises(ValueError, match=r"shape \(M, 22, 3\)"):
+        E.reduced(np.zeros((3, 21, 3)))
+    clash = np.repeat(adp.positions[None], 2, 0)
+    clash[1] = 0.0                                                 # every atom on one point
+    clash[0, 0, 0] = np.nan
+    u = E.reduced(clash)
+    assert np.isnan(u[0]) and (np.isnan(u[1]) or u[1] > 1e6)
+    with pytest.raises(ValueError, match="force_field='charmm'"):
+        build_alanine_dipeptide("charmm")
+    with pytest.raises(ValueError, match="temperature=0"):
+        build_alanine_dipeptide(temperature=0)
+    with pytest.raises(ValueError, match="platform='CUDA9'"):
+        adp.energy("CUDA9")
+
+
+def test_chirality_is_flagged_on_mirrored_structures(adp, md_frames):
+    from icmlbook.arbg_boltzmann.molecule import chiral_volume
+    from icmlbook.arbg_boltzmann.system import Proposal, fix_chirality
+    c = adp.chiral_centre()
+    v = chiral_volume(md_frames[:100], c)
+    assert np.all(v > 0)
+    frames = md_frames[:100].astype(np.float64).copy()
+    frames[::3] = -frames[::3]
+    p = fix_chirality(Proposal(frames, np.zeros(100)), c, 1.0)
+    assert p.correct_chirality.sum() == 100 - len(range(0, 100, 3))
+    assert np.all(chiral_volume(p.frames, c) > 0)
+
+
+def test_committed_trajectory_checksum(tmp_path, md_frames):
+    from icmlbook.arbg_boltzmann.data import ADP_MD_PATH, ADP_MD_SHA256
+    from icmlbook.arbg_boltzmann.molecule import load_trajectory
+    assert md_frames.shape == (8000, 22, 3)
+    bad = tmp_path / "x.npz"
+    bad.write_bytes(ADP_MD_PATH.read_bytes()[:-10] + b"0123456789")
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_trajectory(bad, ADP_MD_SHA256)
+
+
+def test_config_errors():
+    with pytest.raises(ValueError, match="adp_bins=1"):
+        config_for("smoke", adp_bins=1)
+    with pytest.raises(ValueError, match="n_eval"):
+        config_for("smoke", n_eval=10 ** 6)
+    with pytest.raises(ValueError, match="profile"):
+        config_for("huge")
+
+
+# -- claims, both ways ------------------------------------------------------------------------------------
+def _toy(integral=1.0, tf=1e-6):
+    return {"grid_integral_ar": integral, "tf_vs_recorded": tf, "grid": 512, "bins": 256,
+            "mismatched_width_integral": (256 / 255) ** 2, "grid_integral_flow": 0.999}
+
+
+@claim_case("arbg_boltzmann", "C1", "reproduced")
+def _c1_ok():
+    return claims.claim1(_toy(1.0 + 2e-7), CFG)
+
+
+@claim_case("arbg_boltzmann", "C1", "not reproduced", alternative="mismatched rounding and noise widths")
+def _c1_alt():
+    return claims.claim1(_toy((256 / 255) ** 2), CFG)
+
+
+def _snis(slope):
+    return [{"tau": t, "M": M, "rmse": 0.5 * M ** slope, "rmse_raw": 0.1} for t in (0.9, 1.0, 1.1) for M in (64, 256, 1024, 4096)]
+
+
+@claim_case("arbg_boltzmann", "C2", "reproduced")
+def _c2_ok():
+    return claims.claim2(_snis(-0.5), CFG)
+
+
+@claim_case("arbg_boltzmann", "C2", "not reproduced", alternative="a fixed-bias estimator (the unweighted proposal)")
+def _c2_alt():
+    return claims.claim2(_snis(-0.5), CFG, key="rmse_raw")
+
+
+def _toy_rows(ar_ess, fl_ess, ar_w2, fl_w2):
+    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "ess": ar_ess[s], "ew2": ar_w2[s]},
+                                           {"seed": s, "model": "NSF", "ess": fl_ess[s], "ew2": fl_w2[s]})]
+
+
+@claim_case("arbg_boltzmann", "C3", "reproduced")
+def _c3_ok():
+    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.6, 0.7, 0.65], [0.1, 0.12, 0.1], [0.4, 0.3, 0.5]))
+
+
+@claim_case("arbg_boltzmann", "C3", "not reproduced", alternative="a flow as good (signs mixed across seeds)")
+def _c3_alt():
+    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.91, 0.9, 0.89], [0.1, 0.12, 0.1], [0.09, 0.13, 0.11]))
+
+
+def _adp_rows(ar, fl):
+    keys = ("ew2_raw", "ew2", "tw2_raw", "tw2", "ess", "symmetry_rate")
+    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000, **dict(zip(keys, ar))},
+                                           {"seed": s, "model": "NSF", "params": 1100, "n": 10000, **dict(zip(keys, fl))})]
+
+
+@claim_case("arbg_boltzmann", "C4", "reproduced")
+def _c4_ok():
+    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)))
+
+
+@claim_case("arbg_boltzmann", "C4", "not reproduced", alternative="weights collapsing onto a few proposals")
+def _c4_alt():
+    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 2.5, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)))
+
+
+@claim_case("arbg_boltzmann", "C5", "reproduced")
+def _c5_ok():
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)))
+
+
+@claim_case("arbg_boltzmann", "C5", "not reproduced", alternative="a flow that matches on T-W2")
+def _c5_alt():
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.35, 1e-3, 0.9)))
+
+
+def _temps(best):
+    return [{"tau": t, "ew2": 1.0 + abs(t - best)} for t in (0.9, 0.95, 1.0, 1.05, 1.1)]
+
+
+@claim_case("arbg_boltzmann", "C6", "reproduced")
+def _c6_ok():
+    return claims.claim6(_temps(1.05), CFG)
+
+
+@claim_case("arbg_boltzmann", "C6", "not reproduced", alternative="E-W2 monotone in the temperature")
+def _c6_alt():
+    return claims.claim6(_temps(0.9), CFG)
+
+
+def _bins(errs, w2s):
+    return [{"bins": K, "delta_nm": 0.6 / K, "quant_bond_err_nm": 0.1 / K, "bond_mean_err_nm": e, "ew2": w}
+            for K, e, w in zip((64, 256, 1024), errs, w2s)]
+
+
+@claim_case("arbg_boltzmann", "C7", "reproduced")
+def _c7_ok():
+    return claims.claim7(_bins((0.004, 0.002, 0.001), (30.0, 8.0, 3.0)))
+
+
+@claim_case("arbg_boltzmann", "C7", "not reproduced", alternative="errors flat across bin counts")
+def _c7_alt():
+    return claims.claim7(_bins((0.002, 0.002, 0.0021), (5.0, 8.0, 6.0)))
+
+
+@claim_case("arbg_boltzmann", "C8", "reproduced")
+def _c8_ok():
+    return claims.claim8(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), CFG)
+
+
+@claim_case("arbg_boltzmann", "C8", "not reproduced", alternative="a proposal blind to handedness")
+def _c8_alt():
+    return claims.claim8(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.52), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.5)), CFG)
+
+
+def _md(med):
+    return {"evaluations": 10000, "frames_per_window": 10, "ew2": [med] * 5, "ew2_median": med}
+
+
+@claim_case("arbg_boltzmann", "C11", "reproduced")
+def _c11_ok():
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(3.5))
+
+
+@claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="MD as accurate at equal cost")
+def _c11_alt():
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(1.5))
+
+
+def test_claim_cases_give_their_verdicts():
+    from icmlbook.runtime.claims import CASES
+    cases = [c for k, v in CASES.items() if k.startswith("arbg_boltzmann:") for c in v]
+    assert len(cases) >= 18
+    for c in cases:
+        assert c.make().verdict == c.expected, c.name
