@@ -46,7 +46,7 @@ class ArbgConfig(ProfileConfig):
     toy_range: PositiveFloat = 5.0
     toy_bins: Int(ge=2) = 256
     toy_train: PositiveInt = 20000
-    toy_steps: PositiveInt = 600
+    toy_steps: PositiveInt = 400
     toy_batch: PositiveInt = 256
     toy_lr: PositiveFloat = 3e-3
     toy_width: PositiveInt = 32
@@ -58,7 +58,7 @@ class ArbgConfig(ProfileConfig):
     toy_seeds: Int(ge=2) = 3
     snis_Ms: IntGrid(ge=10, min_len=3) = (64, 256, 1024, 4096)
     snis_taus: Grid(gt=0, min_len=2) = (0.9, 1.0, 1.1)
-    snis_reps: Int(ge=4) = 30
+    snis_reps: Int(ge=4) = 20
     adp_frames: PositiveInt = 8000
     adp_block: PositiveInt = 500
     adp_bins: Int(ge=2) = 512
@@ -97,6 +97,9 @@ class ArbgConfig(ProfileConfig):
             raise ValueError(f"n_torus={self.n_torus} is not allowed; it must be <= n_eval={self.n_eval}")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device={self.device!r} is not allowed; allowed values: auto, cpu, cuda")
+        if self.toy_grid % self.toy_bins:
+            raise ValueError(f"toy_grid={self.toy_grid} is not allowed; it must be a multiple of toy_bins={self.toy_bins} "
+                             "(grid cells inside bins: the midpoint rule is then exact for the piecewise-constant density)")
         if not self.toy_centre + 6 * self.toy_sigma < self.toy_range:
             raise ValueError(f"toy_range={self.toy_range} is not allowed; it must exceed toy_centre + 6 toy_sigma")
 

@@ -1,17 +1,22 @@
-r"""A molecular Boltzmann generator end to end: standardisation, proposals from either model, the chirality
-fix, reduced energies, SNIS weights, resampling and the metrics (dossier §3.1, §3.4).
+r"""A molecular Boltzmann generator end to end: the representation the proposals model, proposals from either
+model, the chirality fix, reduced energies, SNIS weights, resampling and the metrics (dossier §3.1, §3.4).
 
-Standardisation: each frame is centred (unweighted mean of its atoms) and divided by one global scale s (the
-standard deviation of all centred training coordinates). The autoregressive model and the flow both work on
-these standardised, rotation-augmented coordinates. Neither models the centre of mass: generated frames are
-centred before their energy is computed (the energy is translation invariant), and the constant Jacobian of
-the scaling, :math:`-3N\log s`, and of the binning, :math:`-3N\log\Delta`, cancel in self-normalised weights;
-they are kept in ``log_q`` anyway so the numbers are densities.
+Representations (both give ``decode(z) -> (frames, correction)`` with ``log w = -u - (log q(z) + correction)``):
+
+- :class:`Standardiser`, the paper's: each frame centred (unweighted mean of its atoms) and divided by one
+  global scale s (the standard deviation of all centred training coordinates), rotated uniformly at random
+  during training. Neither model represents the centre of mass: generated frames are centred before their
+  energy is computed (the energy is translation invariant) and the proposal's density is taken on the 3N
+  coordinates as the reference code does (a heuristic for the three degenerate directions).
+- :class:`CanonicalCoordinates`, ours: the 3N - 6 free coordinates of the canonical frame of :mod:`.frames`,
+  divided by s, with the exact Jacobian of that change of variables in the correction.
+
+The constant Jacobians of the scaling, :math:`-D\log s`, and of the binning, :math:`-D\log\Delta`, cancel in
+self-normalised weights; they are kept so the numbers are densities.
 
 Chirality (dossier §3.4, step 2): the sign of the signed volume at the alanine CA (:func:`molecule.chiral_volume`)
-is compared with the reference structure's; a wrong one is mirrored (x -> -x), which restores the
-handedness of a molecule with one stereocentre; the fraction of correct proposals before mirroring is the
-"symmetry rate".
+is compared with the reference structure's; a wrong one is mirrored (z -> -z), which restores the handedness
+of a molecule with one stereocentre; the fraction of correct proposals before mirroring is the "symmetry rate".
 """
 
 from __future__ import annotations
