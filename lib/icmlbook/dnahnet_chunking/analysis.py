@@ -20,7 +20,7 @@ import torch
 
 from .data import CODON_TABLE, STOPS, Gene, Genome, decode, encode, revcomp
 
-__all__ = ["boundary_track", "phase_counts", "phase_test", "edge_enrichment", "window_bits", "knockout_sites",
+__all__ = ["boundary_track", "phase_counts", "phase_test", "phase_by_gene", "phase_contrast", "edge_enrichment", "window_bits", "knockout_sites",
            "snv_sites", "auroc", "bootstrap_auroc_diff", "CASSETTE", "snv_class", "Sites"]
 
 CASSETTE = "TAATAATAATAGTGA"
@@ -72,6 +72,38 @@ def phase_test(counts: np.ndarray) -> dict:
     chi2, p, _, _ = chi2_contingency(counts)
     ratio = float(rates.max() / max(rates.min(), 1e-12))
     return {"rates": rates, "ratio": ratio, "chi2": float(chi2), "p": float(p), "n": int(counts.sum())}
+
+
+def phase_by_gene(seq: np.ndarray, b: np.ndarray, valid: np.ndarray, genes: list[Gene]) -> tuple[np.ndarray, np.ndarray]:
+    """Per forward-strand gene: observed (G, 3) boundary counts and position counts by codon phase, and the
+    boundary counts a **dinucleotide-composition** router would give, (G, 3): each position weighted by the
+    track-wide boundary rate of its dinucleotide (x_{t-1}, x_t). Returns ``(obs, pos, pred)`` stacked as
+    (G, 3, 3): [..., 0] observed boundaries, [..., 1] positions, [..., 2] composition-predicted boundaries."""
+    L = len(b)
+    t = np.flatnonzero(valid[1:]) + 1
+    di = seq[t - 1].astype(int) * 5 + seq[t].astype(int)
+    hits = np.bincount(di, weights=b[t].astype(float), minlength=25)
+    tot = np.bincount(di, minlength=25)
+    rate = hits / np.maximum(tot, 1)
+    rows = []
+    for g in genes:
+        if g.strand != 1 or g.end - 3 > L:
+            continue
+        tt = np.arange(g.begin + 3, g.end - 3)
+        tt = tt[valid[tt]]
+        ph = (tt - g.begin) % 3
+        r = rate[seq[tt - 1].astype(int) * 5 + seq[tt].astype(int)]
+        rows.append([[b[tt[ph == k]].sum(), (ph == k).sum(), r[ph == k].sum()] for k in range(3)])
+    return np.array(rows, float).reshape(-1, 3, 3)
+
+
+def phase_contrast(table: np.ndarray) -> tuple[float, float]:
+    """(observed, composition-predicted) max/min ratio of the phase boundary rates of a :func:`phase_by_gene`
+    table (summed over its genes)."""
+    s = table.sum(0)
+    obs = s[:, 0] / np.maximum(s[:, 1], 1)
+    pred = s[:, 2] / np.maximum(s[:, 1], 1)
+    return float(obs.max() / max(obs.min(), 1e-12)), float(pred.max() / max(pred.min(), 1e-12))
 
 
 def edge_enrichment(b: np.ndarray, valid: np.ndarray, genes: list[Gene], w: int, n_boot: int, seed: int) -> dict:

@@ -104,6 +104,7 @@ class ArmResult:
     seconds: float
     loss_steps: np.ndarray
     loss: np.ndarray
+    window_bpn: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
 
 def _evaluate(model, windows: np.ndarray, stages: int) -> dict:
@@ -167,10 +168,12 @@ def train_arm(cfg: DnaHNetConfig, corpus: Corpus, arm: str, seed: int, budget_fl
         curve[f"frac{s}"] = trainer.history(f"frac{s}")[1]
     ls, lv = trainer.history("loss")
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    with trainer.eval_mode(), cpu_threads(cfg.threads):
+        wb = -an.window_bits(model, corpus.eval_windows) / (corpus.eval_windows.shape[1] - 1)
     return ArmResult(arm=arm, seed=seed, state=state, params=sum(p.numel() for p in model.parameters()), steps=steps,
                      flops_per_step=fps, curve=curve, bpn=float(bpn[-1]),
                      compression=[float(curve[f"compression{s}"][-1]) for s in range(stages)],
-                     seconds=trainer.seconds, loss_steps=ls, loss=lv)
+                     seconds=trainer.seconds, loss_steps=ls, loss=lv, window_bpn=wb)
 
 
 def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None) -> torch.nn.Module:
@@ -206,6 +209,7 @@ class Analyses:
     snv_labels: np.ndarray
     snv_scores: dict
     n_genes: int
+    phase_genes: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3, 3)))
 
 
 def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]], seed: int) -> Analyses:
@@ -215,6 +219,7 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         p, b, valid = an.boundary_track(model, held.seq, cfg.context)
         trimmed = dataclasses.replace(held, genes=[g for g in held.genes if g.end <= len(p)])
         counts = an.phase_counts(b, valid, trimmed.genes)
+        by_gene = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes)
         enrich = an.edge_enrichment(b, valid, trimmed.genes, 3, cfg.n_boot, seed)
         ko = an.knockout_sites(held, cfg.n_knockout, cfg.zs_window, seed)
         snv = an.snv_sites(held, cfg.n_snv, cfg.zs_window, seed + 1)
@@ -225,7 +230,7 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
             snv_scores[arm] = an.window_bits(m, snv.wt) - an.window_bits(m, snv.variant)
     return Analyses(track_p=p, track_b=b, track_valid=valid, phase=an.phase_test(counts), phase_counts=counts,
                     enrichment=enrich, ko_labels=ko.label, ko_scores=ko_scores, snv_labels=snv.label,
-                    snv_scores=snv_scores, n_genes=len(trimmed.genes))
+                    snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene)
 
 
 @dataclasses.dataclass
