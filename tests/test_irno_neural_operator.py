@@ -460,3 +460,21 @@ def test_a_significant_but_negligible_effect_does_not_count():
     large = make_eval([GOOD[4] * 1.002])
     large.vrmse = ev.vrmse[4:5] * 1.002
     assert claims.claim9(ev, k1, large, CFG).passed is False
+
+
+def test_figures_carry_computed_titles():
+    from icmlbook.irno_neural_operator import plots
+
+    ev = make_eval(GOOD)
+    g = torch.Generator().manual_seed(7)
+    y = torch.randn(2, 1, 24, 24, generator=g)
+    its = [y + 0.5 ** k * torch.randn(2, 1, 24, 24, generator=g) for k in range(9)]
+    fig = plots.ratio_figure(ev)
+    assert "high 10%" in fig._suptitle.get_text()
+    fig = plots.vrmse_figure({"irno": ev, "k1": make_eval(GOOD, K=1)}, 4)
+    assert f"{ev.vrmse[0].mean():.3f} at k = 0" in fig._suptitle.get_text()
+    fig = plots.contraction_figure(ev, 0.8)
+    assert "0.800" in fig._suptitle.get_text()
+    for f in (plots.fields_figure(y, its[0], its[4], 4), plots.spectra_figure(y, its, 4),
+              plots.playground_figure(y, its, 3)):
+        assert any(ch.isdigit() for ch in f._suptitle.get_text())

@@ -61,10 +61,11 @@ def spectra_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], K: int):
     n = y.shape[-1]
     r = np.arange(len(et))
     curves = {"truth": et, "base FNO (k = 0)": shell_energy(iterates[0]), f"IRNO (k = {K})": shell_energy(iterates[K])}
-    for (name, e), c in zip(curves.items(), (PALETTE[7] if len(PALETTE) > 7 else "k", PALETTE[3], PALETTE[0])):
-        ax.semilogy(r[1:], e[1:], label=name, color=c)
+    live = (r >= 1) & (et > 1e-8 * et.max())          # shells where the truth has energy (corners may not)
+    for (name, e), c in zip(curves.items(), ("k", PALETTE[3], PALETTE[0])):
+        ax.semilogy(r[live], e[live], label=name, color=c)
         if name != "truth":
-            ax2.plot(r[1:], e[1:] / np.maximum(et[1:], 1e-30), label=name, color=c)
+            ax2.plot(r[live], e[live] / et[live], label=name, color=c)
     for a in (ax, ax2):
         a.axvline(n / 2, color="0.5", ls=":", lw=1)
         a.set_xlabel("radial wavenumber r (shell)")
@@ -75,7 +76,7 @@ def spectra_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], K: int):
     hi = (r > n / 3) & (r <= n / 2)
     b_hi = float(np.sum(curves["base FNO (k = 0)"][hi]) / np.sum(et[hi]))
     i_hi = float(np.sum(curves[f"IRNO (k = {K})"][hi]) / np.sum(et[hi]))
-    fig.suptitle(f"In the high band the base keeps {b_hi:.0%} of the true energy, IRNO at k = {K} {i_hi:.0%} "
+    fig.suptitle(f"High band: the base carries {b_hi:.0%} of the true energy, IRNO after {K} steps {i_hi:.0%} "
                  "(dotted: axis Nyquist)")
     return fig
 
@@ -137,7 +138,7 @@ def contraction_figure(ev: Evaluation, rate: float):
         ax2.scatter(np.full(len(L), kk), L, color=c, s=14)
     ax2.axhline(1.0, color="0.4", lw=0.8)
     ax2.set_xlabel("iterate k at which the Jacobian is taken")
-    ax2.set_ylabel("Lipschitz constant of F_x (spectral norm of ∂F/∂h)")
+    ax2.set_ylabel("Lipschitz constant ‖∂F_x/∂h‖₂")
     allL = np.concatenate([v for v in ev.lipschitz.values()]) if ev.lipschitz else np.array([np.nan])
     fig.suptitle(f"Corrections shrink by a factor {rate:.3f} per step; Lipschitz constants {np.nanmin(allL):.3f}–"
                  f"{np.nanmax(allL):.3f}")
@@ -152,12 +153,15 @@ def playground_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], k: int,
     vmax = float(np.abs(t).max())
     _imshow(axes[0], h, f"prediction at k = {k}", vmax)
     err = h - t
-    _imshow(axes[1], err, f"error at k = {k} (RMS {np.sqrt((err ** 2).mean()):.3f})", vmax / 4)
+    _imshow(axes[1], err, f"error at k = {k} (RMS {np.sqrt((err ** 2).mean()):.3f}; own colour scale)")
     et = shell_energy(y[sample:sample + 1])
     eh = shell_energy(iterates[k][sample:sample + 1])
+    e0 = shell_energy(iterates[0][sample:sample + 1])
     r = np.arange(len(et))
-    axes[2].semilogy(r[1:], et[1:], color="k", label="truth")
-    axes[2].semilogy(r[1:], eh[1:], color=PALETTE[0], label=f"k = {k}")
+    live = (r >= 1) & (et > 1e-8 * et.max())
+    axes[2].semilogy(r[live], et[live], color="k", label="truth")
+    axes[2].semilogy(r[live], e0[live], color=PALETTE[3], lw=1, label="base (k = 0)")
+    axes[2].semilogy(r[live], eh[live], color=PALETTE[0], label=f"k = {k}")
     axes[2].set_xlabel("radial wavenumber r")
     axes[2].set_ylabel("shell energy")
     axes[2].legend(fontsize=8)
