@@ -181,6 +181,8 @@ def test_lockset_is_exact_on_a_hand_written_program():
     # *q (alias of main's local through the start argument) vs local = 2; *p in touch (alias of done) vs done = 1,
     # placed at the call touch(&done) (a one-statement wrapper handed &done), as the benchmark's annotators do
     assert got == [((17,), (35,)), ((22,), (36,))]
+    # an access placed at the call site shows the object as the call site names it
+    assert {r.variable for r in LocksetPredictor().predict(prog) if r.key() == ((22,), (36,))} == {"done"}
     at_callee = sorted(r.key() for r in LocksetPredictor(options=Options(call_sites=False)).predict(prog))
     assert at_callee == [((12,), (36,)), ((17,), (35,))]
     # mutex-only: the atomic function's accesses race too

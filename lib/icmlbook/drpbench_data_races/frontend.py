@@ -179,6 +179,7 @@ class Target:
     path: str
     addr: bool
     site: int | None = None
+    label: str | None = None     # the call site's lvalue as written (what an access placed there shows)
 
     def resolve(self, path: str) -> tuple[str, str] | None:
         """The object that the lvalue ``<pointer><path>`` designates, or None for the pointer itself."""
@@ -510,19 +511,21 @@ class _Walker:
             return name
         return None
 
-    def _objects(self, lv, frame: Frame, env: _Env) -> list[tuple[str, str, int | None]]:
-        """The shared objects lvalue ``lv`` may designate: (base, path, site line or None)."""
+    def _objects(self, lv, frame: Frame, env: _Env) -> list[tuple[str, str, int | None, str | None]]:
+        """The shared objects lvalue ``lv`` may designate: (base, path, site line or None, the lvalue as
+        written at that site or None)."""
         rp = _root_and_path(lv)
         if rp is None:
             return []
         ident, path = rp
         name = _text(ident)
         if name in env.aliases:
-            return [(obj[0], obj[1], t.site) for t in env.aliases[name] if (obj := t.resolve(path)) is not None]
+            return [(obj[0], obj[1], t.site, t.label and t.label + path[2:].replace("[].", "->"))
+                    for t in env.aliases[name] if (obj := t.resolve(path)) is not None]
         base = self._base(name, frame, env)
         if base is None or (not path and name in self.escaped_value.get(frame.function, ())):
             return []   # a local pointer whose value escaped: only what it points to is shared
-        return [(base, path, None)]
+        return [(base, path, None, None)]
 
     def _targets(self, expr, frame: Frame, env: _Env) -> frozenset:
         """What the value of ``expr`` may point to (see the module's aliasing assumption)."""
@@ -530,7 +533,7 @@ class _Walker:
         if e is None:
             return frozenset()
         if _is_addr(e):
-            return frozenset(Target(b, p, True, s) for b, p, s in self._objects(e.child_by_field_name("argument"), frame, env))
+            return frozenset(Target(b, p, True, s, lab) for b, p, s, lab in self._objects(e.child_by_field_name("argument"), frame, env))
         if e.type == "conditional_expression":
             return (self._targets(e.child_by_field_name("consequence"), frame, env)
                     | self._targets(e.child_by_field_name("alternative"), frame, env))
@@ -541,7 +544,7 @@ class _Walker:
         if e.type == "call_expression" and _callee(e) == "container_of" and len(_args(e)) == 2:
             ptr, member = _args(e)   # the preprocessor's container_of(ptr, member): &s.member -> &s
             suffix = "." + _text(member).strip()
-            return frozenset(Target(t.base, t.path[: -len(suffix)], True, t.site)
+            return frozenset(Target(t.base, t.path[: -len(suffix)], True, t.site, t.label)
                              for t in self._targets(ptr, frame, env) if t.addr and t.path.endswith(suffix))
         rp = _root_and_path(e)
         if rp is None:
@@ -552,7 +555,7 @@ class _Walker:
             return env.aliases[name]        # a copy of a pointer
         if name in self.escaped_value.get(frame.function, ()) and not path:
             return frozenset({Target(f"{frame.function}:{name}", "", False)})
-        return frozenset(Target(b, p, False, s) for b, p, s in self._objects(e, frame, env))
+        return frozenset(Target(b, p, False, s, lab) for b, p, s, lab in self._objects(e, frame, env))
 
     def _bind(self, name: str, targets: frozenset, env: _Env) -> None:
         if targets:
@@ -581,7 +584,7 @@ class _Walker:
         env = _Env(held, dict(aliases), shadow)
         flags: set[str] = set()
         if self.opts.atomic and fname in self.flag_roles:
-            flags = {f"flag:{b}{p}" for b, p, _ in self._objects(self.flag_roles[fname][1], frame, env)}
+            flags = {f"flag:{b}{p}" for b, p, *_ in self._objects(self.flag_roles[fname][1], frame, env)}
             held |= flags        # the lock variable's own accesses in its acquire/release are the lock's
         self._walk_body(fn.child_by_field_name("body"), frame, env)
         return flags
@@ -646,7 +649,8 @@ class _Walker:
             for p, a in zip(self.params.get(name, []), args):
                 tg = self._targets(a, frame, env)
                 if wrapper and _is_addr(_strip(a)):
-                    tg = frozenset(dataclasses.replace(t, site=t.site or line) for t in tg)
+                    shown = re.sub(r"\s+", "", _text(_strip(a).child_by_field_name("argument")))
+                    tg = frozenset(dataclasses.replace(t, site=t.site or line, label=t.label or shown) for t in tg)
                 if tg:
                     callee_aliases[p] = tg
             weight = frame.weight * (2 if _in_loop(node) else 1)
@@ -663,9 +667,9 @@ class _Walker:
                 if _is_addr(a):
                     lv = a.child_by_field_name("argument")
                     locks = held | {"atomic"} if atomic and self.opts.atomic else held
-                    for base, path, site in self._objects(lv, frame, env):
-                        self._record(base, path, lv, site or line, not atomic or _text(node).find("load") < 0,
-                                     frame, locks)
+                    for base, path, site, shown in self._objects(lv, frame, env):
+                        self._record(base, path, shown or _text(lv), site or line,
+                                     not atomic or _text(node).find("load") < 0, frame, locks)
 
     def _access(self, ident, frame: Frame, env: _Env) -> None:
         par = ident.parent
@@ -676,12 +680,13 @@ class _Walker:
         lv = _lvalue_chain(ident)
         if _is_addr(lv.parent):
             return  # &x passes the object on; the access happens where it is dereferenced
-        for base, path, site in self._objects(lv, frame, env):
-            self._record(base, path, lv, site or ident.start_point[0] + 1, _is_write(lv), frame, env.held)
+        for base, path, site, shown in self._objects(lv, frame, env):
+            self._record(base, path, shown or _text(lv), site or ident.start_point[0] + 1, _is_write(lv), frame,
+                         env.held)
 
-    def _record(self, base, path, lv, line, write, frame: Frame, held) -> None:
+    def _record(self, base, path, variable: str, line, write, frame: Frame, held) -> None:
         phase = frame.order.phase() if frame.order is not None else ""
-        self.accesses.append(Access(key=(base, path), variable=re.sub(r"\s+", "", _text(lv)), line=line,
+        self.accesses.append(Access(key=(base, path), variable=re.sub(r"\s+", "", variable), line=line,
                                     write=write, context=frame.context, multi=frame.multi,
                                     locks=frozenset(held), phase=phase, function=frame.function))
 
