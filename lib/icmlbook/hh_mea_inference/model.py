@@ -144,6 +144,7 @@ class ForwardModel:
 
     def __init__(self, free: tuple[str, ...], n_electrodes: int, layout: CellLayout, dt: float = 0.005,
                  rec_t_max: float = 1.6, stim_t_max: float = 1.5, pulse_ms: float = 0.1, pulse_na: float = 2.0,
+                 pulse_site: int | None = None,
                  sample_ms: float = 0.05, source: str = "point", rho: float = RHO_E, chunk: int = 500):
         if source not in ("point", "line"):
             raise ValueError(f"source={source!r} is not allowed; allowed values: point, line")
@@ -156,6 +157,7 @@ class ForwardModel:
         self.stim = JaxleyCable(layout, dt, stim_t_max)
         self.pulse_steps = int(round(pulse_ms / dt))
         self.pulse_na = pulse_na
+        self.pulse_site = 0 if pulse_site is None else int(pulse_site)
         self.bin = int(round(sample_ms / dt))
         if abs(self.bin * dt - sample_ms) > 1e-9:
             raise ValueError(f"dt={dt!r} does not divide the 50 µs sampling interval")
@@ -194,7 +196,7 @@ class ForwardModel:
     # -- recording -----------------------------------------------------------------------------------
     def rec_stimulus(self):
         s = jnp.zeros((self.layout.n_comp, self.rec.n_steps))
-        return s.at[0, :self.pulse_steps].set(self.pulse_na)
+        return s.at[self.pulse_site, :self.pulse_steps].set(self.pulse_na)
 
     def currents(self, theta):
         """Membrane currents (n_comp, n_t + 1) nA and voltages of one spike evoked by a brief somatic pulse."""
@@ -208,7 +210,10 @@ class ForwardModel:
         return im, v
 
     def ei(self, theta):
-        """The noiseless EI (n_elec, n_samples) µV: φ after the pulse, averaged in 50 µs bins."""
+        """The noiseless EI (n_elec, n_samples) µV: φ after the pulse, averaged in 50 µs bins. The window opens
+        when the evoking pulse ends (its injected current would otherwise appear as a monopole), so the
+        capacitive phase of a spontaneous spike, when the initial segment charges the soma, is mostly inside the
+        pulse and only partly in the image."""
         im, _ = self.currents(theta)
         win = im[:, 1 + self.pulse_steps:1 + self.pulse_steps + self.n_samples * self.bin]
         binned = win.reshape(win.shape[0], self.n_samples, self.bin).mean(-1)
