@@ -7,6 +7,7 @@ claim rule both ways."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -104,6 +105,12 @@ def test_canonical_frame_round_trip_and_jacobian():
     np.testing.assert_allclose(d(y), d(x), atol=1e-12)                         # a rigid motion
     np.testing.assert_allclose(cf.from_free(cf.to_free(x)), y, atol=1e-12)
     assert cf.n_free == 9 and len(cf.slots) == 9
+    from icmlbook.arbg_boltzmann.frames import bond_order
+    order = bond_order(5, [(0, 1), (1, 2), (2, 3), (3, 4)], (1, 0, 3))
+    assert order == (1, 0, 3, 2, 4)
+    cf2 = CanonicalFrame(5, origin=1, axis=0, plane=3, order=order)
+    np.testing.assert_allclose(cf2.from_free(cf2.to_free(x)), y, atol=1e-12)
+    assert [a for a, _ in cf2.slots[3:]] == [2, 2, 2, 4, 4, 4]
     # the Jacobian r^2 rho: Monte Carlo volume of {|b-a| < 1, |c-a| < 1} in R^6 (a fixed) is (4/3 pi)^2; in
     # canonical coordinates it is 8 pi^2 * integral of r^2 rho over r in (0,1), (cx, rho) in the half disc
     n = 400000
@@ -309,6 +316,29 @@ def test_chirality_is_flagged_on_mirrored_structures(adp, md_frames):
     assert np.all(chiral_volume(p.frames, c) > 0)
 
 
+def test_twisted_smc_without_twist_is_snis_and_resampling_keeps_the_cache_consistent(adp, md_frames):
+    from icmlbook.arbg_boltzmann.smc import ClashTwist, twisted_smc
+    from icmlbook.arbg_boltzmann.system import propose_ar, representation
+    rep = representation("canonical", md_frames[:500].astype(np.float64), adp)
+    disc = Discretizer(-4.0, 4.0, 16)
+    torch.manual_seed(0)
+    m = ARCoordinateModel(rep.dim, 16, d_model=16, n_layer=1, n_head=2, axis_ids=rep.axis_ids, atom_ids=rep.atom_ids).eval()
+    E = adp.energy()
+    twist = ClashTwist.for_molecule(adp.n_atoms, adp.bonds())
+    off = twisted_smc(m, disc, rep, E, dataclasses.replace(twist, strength=0.0), 64, 1.0, seed=3, ess_threshold=1e-9)
+    p = propose_ar(m, disc, rep, 64, 1.0, 3)
+    assert off["n_resample"] == 0
+    np.testing.assert_allclose(off["frames"], p.frames, atol=1e-12)
+    np.testing.assert_allclose(off["log_q"], p.log_q, rtol=0, atol=1e-3)      # float32 vs float64 sums
+    on = twisted_smc(m, disc, rep, E, twist, 64, 1.0, seed=4, ess_threshold=0.9)
+    assert on["n_resample"] > 0
+    with torch.no_grad():
+        tf = m.log_prob_tokens(on["tokens"]).double().numpy()
+    np.testing.assert_allclose(tf, on["log_pi"], atol=1e-3)     # ancestors' caches followed their tokens
+    with pytest.raises(ValueError, match="ess_threshold=0"):
+        twisted_smc(m, disc, rep, E, twist, 8, 1.0, seed=0, ess_threshold=0)
+
+
 def test_committed_trajectory_checksum(tmp_path, md_frames):
     from icmlbook.arbg_boltzmann.data import ADP_MD_PATH, ADP_MD_SHA256
     from icmlbook.arbg_boltzmann.molecule import load_trajectory
@@ -437,6 +467,23 @@ def _c8_ok():
 @claim_case("arbg_boltzmann", "C8", "not reproduced", alternative="a proposal blind to handedness")
 def _c8_alt():
     return claims.claim8(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.52), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.5)), CFG)
+
+
+def _smc(clash_smc, ew2_smc):
+    return {"particles": 2000, "rows": [
+        {"method": "SNIS", "clash_frac": 0.4, "ew2": 20.0, "tw2": 0.9, "ess": 1e-3, "seconds": 5.0},
+        {"method": "twisted SMC", "clash_frac": clash_smc, "ew2": ew2_smc, "tw2": 0.8, "ess": 2e-3, "seconds": 7.0,
+         "resampling_events": 12, "lineages": 40}]}
+
+
+@claim_case("arbg_boltzmann", "C9", "reproduced")
+def _c9_ok():
+    return claims.claim9(_smc(0.05, 12.0))
+
+
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a twist that changes nothing")
+def _c9_alt():
+    return claims.claim9(_smc(0.41, 20.5))
 
 
 def _md(med):

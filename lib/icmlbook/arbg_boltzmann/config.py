@@ -33,6 +33,8 @@ class ArbgConfig(ProfileConfig):
         n_seeds : independent trainings (fresh initialisation and batch order; the MD data are shared).
         proposals, temperature, clip : SNIS; n_eval : resampled / reference samples for E-W2;
         n_torus : samples on each side of the exact OT for T-W2.
+        smc_particles, smc_strength, smc_threshold : twisted SMC (our reconstruction): particles, the clash twist's
+            λ, the ESS fraction that triggers resampling.
         temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
     Thresholds
         norm_tol : claim 1's |∫q - 1| and teacher-forced vs recorded log q tolerance (the latter x 1e-1).
@@ -84,6 +86,9 @@ class ArbgConfig(ProfileConfig):
     bin_sweep: IntGrid(ge=2, min_len=2) = (64, 512)
     sweep_steps: PositiveInt = 1000
     md_windows: PositiveInt = 20
+    smc_particles: PositiveInt = 2000
+    smc_strength: PositiveFloat = 1.0
+    smc_threshold: Float(gt=0, le=1) = 0.5
     norm_tol: PositiveFloat = 1e-3
     snis_slope_hi: Float(lt=0) = -0.25
     chirality_max_wrong: Probability = 0.05
@@ -110,14 +115,14 @@ PRESETS = {
                         adp_frames=4000, adp_bins=256, adp_width=48, adp_layers=2, adp_heads=2, adp_steps=200,
                         adp_batch=64, flow_hidden=32, flow_transforms=2, n_seeds=1, proposals=2000, n_eval=1000,
                         n_torus=500, temps=(0.95, 1.0, 1.05), temp_proposals=1000, bin_sweep=(32, 256),
-                        sweep_steps=200, md_windows=8),
+                        sweep_steps=200, md_windows=8, smc_particles=500),
     "default": ArbgConfig(),
     "full": ArbgConfig(toy_bins=512, toy_steps=3000, toy_proposals=50000, toy_grid=1024, toy_seeds=5,
                        snis_Ms=(64, 256, 1024, 4096, 16384), snis_reps=100,
                        adp_bins=4096, adp_width=256, adp_layers=8, adp_heads=8, adp_steps=20000, adp_batch=512,
                        adp_lr=5e-4, flow_hidden=512, flow_transforms=6, n_seeds=3, proposals=200000, n_eval=10000,
                        n_torus=4000, temp_proposals=50000, temps=(0.9, 0.95, 1.0, 1.03, 1.05, 1.1),
-                       bin_sweep=(64, 256, 1024, 4096), sweep_steps=8000),
+                       bin_sweep=(64, 256, 1024, 4096), sweep_steps=20000, smc_particles=20000),
 }
 
 

@@ -26,14 +26,14 @@ from .config import ArbgConfig
 from .data import load_adp_md
 from .discretize import Discretizer
 from .flows import SplineFlow
-from .metrics import dihedrals, energy_w2, subsample_even
+from .metrics import dihedrals, energy_w2, subsample_even, torus_w2
 from .molecule import build_alanine_dipeptide, chiral_volume
-from .snis import log_weights, resample, snis_mean
+from .snis import kish_ess, log_weights, resample, snis_mean
 from .system import bond_lengths, evaluate_proposal, fix_chirality, propose_ar, propose_flow, representation
 from .toy import TEST_FUNCTIONS, FourWells
 from .train import FrameBatches, TrainSpec, train_model
 
-__all__ = ["toy_study", "adp_data", "adp_study", "bin_sweep", "md_equal_budget", "playground", "frame_ablation"]
+__all__ = ["toy_study", "adp_data", "adp_study", "bin_sweep", "md_equal_budget", "playground", "frame_ablation", "smc_study"]
 
 
 def _device(cfg: ArbgConfig) -> torch.device:
@@ -239,9 +239,10 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
                                n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip)
         temp_rows.append({"tau": float(tau), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
     md = md_equal_budget(data, ref_u, energy, cfg)
+    smc = smc_study(cfg, ar0, disc, data, energy, ref_u, ref_t) if cfg.frame == "canonical" else None
     reuse = {cfg.adp_bins: (ar0, loss0)} if cfg.sweep_steps == cfg.adp_steps and cfg.adp_bins in cfg.bin_sweep else {}
     bins = bin_sweep(cfg, seed, data, reuse)
-    return {"rows": rows, "temps": temp_rows, "md": md, "bins": bins, "keep": keep, "ref_angles": ref_t[:3000],
+    return {"rows": rows, "temps": temp_rows, "md": md, "bins": bins, "smc": smc, "keep": keep, "ref_angles": ref_t[:3000],
             "train_angles": train_t[:3000], "ref_u": ref_u, "n_train": len(data["train"]), "n_test": len(data["test"]),
             "scale": rep.scale, "max_abs": data["max_abs"], "n_bins": cfg.adp_bins, "frame": cfg.frame,
             "ar_model_state": {k: v.cpu() for k, v in ar0.state_dict().items()},
@@ -346,3 +347,39 @@ def frame_ablation(cfg: ArbgConfig, seed: int) -> dict:
                            clip=acfg.clip)
     return {"model": "ArBG (augmented)", "params": ar.num_parameters(), "train_seconds": tr["seconds"],
             "final_loss": float(tr["loss"][-1]), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}}
+
+
+def smc_study(cfg: ArbgConfig, ar, disc: Discretizer, data: dict, energy, ref_u: np.ndarray, ref_t: np.ndarray) -> dict:
+    """Plain SNIS against autoregressive twisted SMC (our reconstruction, :mod:`.smc`) with the same model,
+    temperature and number of particles (= energy evaluations): clash fraction of the final particles, ESS of the
+    final weights, E-W2 / T-W2 after resampling, wall time."""
+    from .smc import ClashTwist, twisted_smc
+    mol, rep = data["mol"], data["rep"]
+    twist = ClashTwist.for_molecule(mol.n_atoms, mol.bonds(), strength=cfg.smc_strength)
+    quads = list(mol.backbone_dihedral_atoms().values())
+    dev = next(ar.parameters()).device
+    n = cfg.smc_particles
+    rows = []
+    with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
+        t0 = time.perf_counter()
+        p = propose_ar(ar, disc, rep, n, cfg.temperature, 777)
+        u = energy.reduced(p.frames)
+        plain_s = time.perf_counter() - t0
+        out = twisted_smc(ar, disc, rep, energy, twist, n, cfg.temperature, 778, ess_threshold=cfg.smc_threshold)
+    rng = np.random.default_rng(779)
+    for name, frames, lw, uu, secs, clash, extra in (
+            ("SNIS", p.frames, log_weights(u, p.log_q).log_w, u, plain_s,
+             float((twist.score(p.frames, np.ones(mol.n_atoms, dtype=bool)) > 0).mean()), {}),
+            ("twisted SMC", out["frames"], out["log_w"], out["energies"], out["seconds"], out["clash_frac"],
+             {"resampling_events": out["n_resample"], "lineages": out["unique"]})):
+        fin = np.isfinite(lw)
+        if not fin.any():
+            rows.append({"method": name, "ess": 0.0, "ew2": float("inf"), "tw2": float("inf"), "clash_frac": clash,
+                         "seconds": secs, **extra})
+            continue
+        idx = resample(lw, min(n, cfg.n_eval), rng)
+        rows.append({"method": name, "ess": kish_ess(lw) / n, "clash_frac": clash, "seconds": secs,
+                     "ew2": energy_w2(uu[idx], subsample_even(ref_u, len(idx))),
+                     "tw2": torus_w2(dihedrals(frames[idx[: cfg.n_torus]], quads), subsample_even(ref_t, min(len(idx), cfg.n_torus))),
+                     "unique_resampled": int(len(np.unique(idx))), **extra})
+    return {"rows": rows, "particles": n, "strength": cfg.smc_strength, "threshold": cfg.smc_threshold}

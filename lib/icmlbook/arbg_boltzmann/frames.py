@@ -13,7 +13,9 @@ a proposal :math:`q(y_{\mathrm{free}})` uses :math:`\log w=-u-\log q+2\log r_{ab
 centre-of-mass or rotation heuristics). A proposal with :math:`\rho_c\le0` is outside the slice: weight zero.
 
 Token order: b_x, c_x, c_y first (they fix the bond a-b and the angle b-a-c), then every other atom's x, y, z in
-topology order; each token keeps the axis and atom index of its coordinate for the embeddings.
+``order`` (default: topology order; :func:`bond_order` gives a breadth-first order over the bonds from the
+reference atoms, so that each new atom is bonded to one already placed); each token keeps the axis and atom
+index of its coordinate for the embeddings.
 """
 
 from __future__ import annotations
@@ -22,7 +24,24 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["CanonicalFrame"]
+__all__ = ["CanonicalFrame", "bond_order"]
+
+
+def bond_order(n_atoms: int, bonds, start: tuple[int, ...]) -> tuple[int, ...]:
+    """Breadth-first order of the atoms over the bond graph from ``start`` (neighbours by index); atoms not reached
+    (another molecule) follow in index order."""
+    adj = {i: set() for i in range(n_atoms)}
+    for a, b in bonds:
+        adj[int(a)].add(int(b))
+        adj[int(b)].add(int(a))
+    seen, queue = list(start), list(start)
+    while queue:
+        i = queue.pop(0)
+        for j in sorted(adj[i]):
+            if j not in seen:
+                seen.append(j)
+                queue.append(j)
+    return tuple(seen + [i for i in range(n_atoms) if i not in seen])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,16 +50,20 @@ class CanonicalFrame:
     origin: int
     axis: int
     plane: int
+    order: tuple[int, ...] | None = None
 
     def __post_init__(self):
         if len({self.origin, self.axis, self.plane}) != 3:
             raise ValueError("the three reference atoms must be distinct")
+        if self.order is not None and sorted(self.order) != list(range(self.n_atoms)):
+            raise ValueError(f"order must be a permutation of 0..{self.n_atoms - 1}")
 
     @property
     def slots(self) -> list[tuple[int, int]]:
         """(atom, axis) of every token, in order."""
         out = [(self.axis, 0), (self.plane, 0), (self.plane, 1)]
-        out += [(i, k) for i in range(self.n_atoms) if i not in (self.origin, self.axis, self.plane) for k in range(3)]
+        order = self.order if self.order is not None else range(self.n_atoms)
+        out += [(i, k) for i in order if i not in (self.origin, self.axis, self.plane) for k in range(3)]
         return out
 
     @property

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from .discretize import Discretizer
-from .frames import CanonicalFrame
+from .frames import CanonicalFrame, bond_order
 from .metrics import dihedrals, energy_w2, subsample_even, torus_w2
 from .molecule import AlanineDipeptide, Energy, chiral_volume
 from .snis import Weights, log_weights, resample
@@ -122,7 +122,8 @@ def representation(kind: str, frames: np.ndarray, mol: AlanineDipeptide):
         return Standardiser.fit(frames)
     if kind == "canonical":
         ca, n, c, _ = mol.chiral_centre()
-        return CanonicalCoordinates.fit(frames, CanonicalFrame(mol.n_atoms, origin=ca, axis=n, plane=c))
+        order = bond_order(mol.n_atoms, mol.bonds(), (ca, n, c))
+        return CanonicalCoordinates.fit(frames, CanonicalFrame(mol.n_atoms, origin=ca, axis=n, plane=c, order=order))
     raise ValueError(f"frame={kind!r} is not allowed; allowed values: augmented, canonical")
 
 
