@@ -69,7 +69,7 @@ class ArbgConfig(ProfileConfig):
     adp_width: PositiveInt = 64
     adp_layers: PositiveInt = 2
     adp_heads: PositiveInt = 4
-    adp_steps: PositiveInt = 1000
+    adp_steps: PositiveInt = 800
     adp_batch: PositiveInt = 64
     adp_lr: PositiveFloat = 3e-3
     flow_hidden: PositiveInt = 32
@@ -84,7 +84,7 @@ class ArbgConfig(ProfileConfig):
     temps: Grid(gt=0, min_len=3) = (0.9, 0.95, 1.0, 1.05, 1.1)
     temp_proposals: PositiveInt = 2000
     bin_sweep: IntGrid(ge=2, min_len=2) = (64, 512)
-    sweep_steps: PositiveInt = 1000
+    sweep_steps: PositiveInt = 800
     md_windows: PositiveInt = 20
     smc_particles: PositiveInt = 2000
     smc_strength: PositiveFloat = 1.0
@@ -110,12 +110,12 @@ class ArbgConfig(ProfileConfig):
 
 
 PRESETS = {
-    "smoke": ArbgConfig(toy_bins=128, toy_train=8000, toy_steps=300, toy_proposals=4000, toy_grid=256, toy_seeds=2,
+    "smoke": ArbgConfig(toy_bins=128, toy_train=8000, toy_steps=200, toy_proposals=3000, toy_grid=256, toy_seeds=2,
                         toy_flow_hidden=80, snis_Ms=(64, 256, 1024), snis_reps=12,
-                        adp_frames=4000, adp_bins=256, adp_width=48, adp_layers=2, adp_heads=2, adp_steps=200,
+                        adp_frames=4000, adp_bins=256, adp_width=48, adp_layers=2, adp_heads=2, adp_steps=150,
                         adp_batch=64, flow_hidden=32, flow_transforms=2, n_seeds=1, proposals=2000, n_eval=1000,
                         n_torus=500, temps=(0.95, 1.0, 1.05), temp_proposals=1000, bin_sweep=(32, 256),
-                        sweep_steps=200, md_windows=8, smc_particles=500),
+                        sweep_steps=150, md_windows=8, smc_particles=500),
     "default": ArbgConfig(),
     "full": ArbgConfig(toy_bins=512, toy_steps=3000, toy_proposals=50000, toy_grid=1024, toy_seeds=5,
                        snis_Ms=(64, 256, 1024, 4096, 16384), snis_reps=100,
