@@ -253,13 +253,14 @@ CFG = config_for("smoke")
 
 
 def _cell(gain_m1=0.5, gain_full=0.55, base=30.0, oracle=200.0, fd_base=0.02, fd_tcec=0.015, n=200, seed=0,
-          curve=None, gain_m0=None):
+          curve=None, gain_m0=None, tac=0.2, qncd=0.1):
     g = np.random.default_rng(seed)
     b = base + g.normal(0, 1.0, n)
     noise = lambda: g.normal(0, 0.3, n)  # noqa: E731
     gm0 = gain_m1 if gain_m0 is None else gain_m0
     return {"psnr": {"base": b, "tcec_m1": b + gain_m1 + noise(), "tcec_full": b + gain_full + noise(),
-                     "tcec_m0": b + gm0 + noise(), "oracle": np.full(n, oracle), "ptqd": b},
+                     "tcec_m0": b + gm0 + noise(), "oracle": np.full(n, oracle), "ptqd": b,
+                     "tac": b + tac + noise(), "qncd": b + qncd + noise()},
             "fd": {"fp": 0.005, "base": fd_base, "tcec_m1": fd_tcec}, "lambda": {"tcec_m1": 0.25, "tcec_full": 0.25},
             "err_curve": np.linspace(0, 1, 51) if curve is None else curve}
 
@@ -271,7 +272,7 @@ def _theory(cos=0.95, rel=0.2, jac=0.1, var=1.1):
 
 
 def make_result(*, gain_m1=0.5, gain_full=0.55, gain_few=None, fd_tcec=0.015, curve=None, psnr_drop=-1.0, svd_gain=0.4,
-                theory=None, overhead=0.002):
+                theory=None, overhead=0.002, tac=0.2, qncd=0.1):
     cells = {}
     for i, bits in enumerate(CFG.bits):
         for st in CFG.steps:
@@ -279,7 +280,7 @@ def make_result(*, gain_m1=0.5, gain_full=0.55, gain_few=None, fd_tcec=0.015, cu
             g = (gain_m1 / 3 if gain_few is None else gain_few) if few else gain_m1
             cells[cell_key(bits, st, "rtn")] = _cell(gain_m1=g, gain_full=gain_full if not few else g,
                                                      base=30.0 if few else 30.0 + psnr_drop, fd_tcec=fd_tcec,
-                                                     curve=curve, seed=i)
+                                                     curve=curve, seed=i, tac=tac, qncd=qncd)
         if bits in CFG.svd_bits:
             cells[cell_key(bits, CFG.steps[-1], "svd")] = _cell(gain_m1=svd_gain, seed=10 + i)
     # the PSNR of the fewest-step cell and the main one share their seed draws: pair them
@@ -424,10 +425,36 @@ def _c10_alt():
     return claims.claim10(make_solver_result(gains={"dpmpp2m": 0.0, "flow_euler": 1.0}), CFG, 0)
 
 
+def make_dit_result(gains=(0.6, 0.4)):
+    cells = {cell_key(b, CFG.steps[-1], "rtn", "dit"): _cell(gain_m1=g, seed=40 + i)
+             for i, (b, g) in enumerate(zip(("W4A8", "W4A4"), gains))}
+    return {"cells": cells, "closed": {}, "samples": {}}
+
+
+@claim_case(SLUG, "C11", "reproduced")
+def _c11_ok():
+    return claims.claim11(make_dit_result((0.6, 0.4)), CFG, 0)
+
+
+@claim_case(SLUG, "C11", "not reproduced", alternative="a gain at W4A8 but none at W4A4 on the DiT")
+def _c11_alt():
+    return claims.claim11(make_dit_result((0.6, 0.0)), CFG, 0)
+
+
+@claim_case(SLUG, "C12", "reproduced")
+def _c12_ok():
+    return claims.claim12(make_result(gain_m1=0.5, tac=0.2, qncd=0.1), CFG, 0)
+
+
+@claim_case(SLUG, "C12", "not reproduced", alternative="TAC as good as TCEC (its NER is TCEC's per-step term)")
+def _c12_alt():
+    return claims.claim12(make_result(gain_m1=0.5, tac=0.5, qncd=0.1), CFG, 0)
+
+
 CASES = [(f, True) for f in (_c1_ok, _c1b_ok, _c2_ok, _c3_ok, _c4_ok, _c5_ok, _c6_ok, _c7_ok, _c8_ok, _c9_ok, _c2b_ok,
-                             _c10_ok)] + \
+                             _c10_ok, _c11_ok, _c12_ok)] + \
         [(f, False) for f in (_c1_alt, _c1b_alt, _c2_alt, _c3_alt, _c4_alt, _c5_alt, _c6_alt, _c7_alt, _c8_alt, _c9_alt,
-                              _c2b_alt, _c10_alt)]
+                              _c2b_alt, _c10_alt, _c11_alt, _c12_alt)]
 
 
 @pytest.mark.parametrize("make, expected", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -446,6 +473,25 @@ def test_claim6_undecided_when_the_carried_term_is_off():
 def test_solver_claims_undecided_without_other_samplers():
     empty = {"cells": {}, "closed": {}, "samples": {}}
     assert claims.claim2b(empty, CFG).passed is None and claims.claim10(empty, CFG, 0).passed is None
+    assert claims.claim11(empty, CFG, 0).passed is None
+
+
+def test_other_sampler_and_dit_studies_run_end_to_end_at_a_tiny_size():
+    from icmlbook.diffusion_ptq_compensation import experiments as ex
+    cfg = config_for("smoke", train_steps=30, flow_train_steps=30, dit_train_steps=30, dit_width=16, dit_depth=1,
+                     dit_heads=2, steps=(3, 6), n_eval=16, n_cal=16, n_boot=100, lambda_grid=(0.0, 0.5),
+                     solver_bits=("W4A4",), dit_bits=("W4A4",))
+    tr = ex.train(cfg, 0)
+    sr = ex.solver_study(cfg, tr, ex.train_flow(cfg, 0), 0)
+    assert set(sr["cells"]) == {"W4A4/6/rtn/dpmpp2m", "W4A4/6/rtn/flow_euler"}
+    dr = ex.dit_study(cfg, ex.train_dit(cfg, 0), 0)
+    for c in list(sr["cells"].values()) + list(dr["cells"].values()):
+        assert c["psnr"]["oracle"].mean() > c["psnr"]["base"].mean() + 20      # the oracle follows the FP trajectory
+        assert "tac" in c["psnr"]
+    assert "qncd" in sr["cells"]["W4A4/6/rtn/dpmpp2m"]["psnr"] and "qncd" not in sr["cells"]["W4A4/6/rtn/flow_euler"]["psnr"]
+    assert dr["samples"]["W4A4/6/rtn/dit"]["fp"].shape == (16, 1, 8, 8)
+    with pytest.raises(ValueError, match="needs the flow-matching model"):
+        ex.solver_study(cfg, tr, None, 0)
 
 
 def test_claim9_undecided_without_svd_cells():
@@ -643,3 +689,151 @@ def test_flow_objective_trains_and_solver_errors():
         S.flow_sigmas(1000, 10, shift=0)
     with pytest.raises(ValueError, match="steps=2000"):
         S.flow_sigmas(1000, 2000)
+
+
+# -- tiny DiT -------------------------------------------------------------------------------------------
+def test_dit_starts_as_zero_with_identity_blocks_and_unpatchifies_pixel_by_pixel():
+    torch.manual_seed(0)
+    m = M.TinyDiT(dim=32, depth=2, heads=4, patch=2).eval()
+    x, t = torch.randn(3, 1, 8, 8), torch.randint(0, 1000, (3,))
+    assert m(x, t).abs().max() == 0                          # adaLN-zero: the output layer starts at zero
+    h, c = torch.randn(3, 16, 32), torch.randn(3, 32)
+    torch.testing.assert_close(m.blocks[0](h, c), h)          # ... and every block as the identity
+    tok = torch.randn(2, 16, 4)
+    img = m.unpatchify(tok)
+    for b in range(2):
+        for gy in range(4):
+            for gx in range(4):
+                for j in range(4):
+                    assert img[b, 0, gy * 2 + j // 2, gx * 2 + j % 2] == tok[b, gy * 4 + gx, j]
+    # the patch embedding sees the same pixels: a conv with stride = kernel = patch is a linear map per patch
+    w = m.embed.weight.reshape(32, 4)
+    patches = torch.stack([x[:, 0, gy * 2:gy * 2 + 2, gx * 2:gx * 2 + 2].reshape(3, 4) for gy in range(4) for gx in range(4)], 1)
+    torch.testing.assert_close(m.embed(x).flatten(2).transpose(1, 2), patches @ w.T + m.embed.bias, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="patch=3"):
+        M.TinyDiT(dim=32, patch=3)
+
+
+def test_dit_trains_and_quantises_like_the_unet():
+    tr = M.train_denoiser("digits", 16, 40, 64, 2e-3, S.alphas_bar(1000), 0, show_progress=False, arch="dit", depth=1,
+                          heads=2)
+    assert tr["arch"] == "dit" and tr["loss"][1][-1] < tr["loss"][1][0]
+    m = M.make_model("digits", 16, "dit", depth=1, heads=2)
+    m.load_state_dict(tr["state"])
+    m.eval()
+    names = Q.quantizable_layers(m)
+    assert "embed" in names and "blocks.0.qkv" in names and "out" in names
+    assert not any(n.split(".")[-1].startswith("ada") or n.startswith("tmlp") for n in names)   # time path stays FP
+    x, t = torch.randn(8, 1, 8, 8), torch.randint(0, 1000, (8,))
+    ref = m(x, t)
+    errs = [(Q.quantize_model(m, b, b, act_mode="token")(x, t) - ref).norm().item() for b in (3, 4, 8)]
+    assert errs[0] > errs[1] > errs[2] > 0
+    full = Q.quantize_model(m, 4, 4, "svd", rank=10_000, calib=(x, t))
+    torch.testing.assert_close(full(x, t), ref, atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match="arch='dit' is not allowed for dataset='ring'"):
+        M.make_model("ring", 16, "dit")
+
+
+def test_token_activation_quantiser_on_transformer_inputs():
+    x = torch.randn(2, 5, 6)
+    st = x.abs().amax(2, keepdim=True) / 7                    # one scale per token (B, N)
+    torch.testing.assert_close(Q.fake_quant_act(x, 4, "token"), torch.clamp(torch.round(x / st), -7, 7) * st, atol=1e-6,
+                               rtol=0)
+
+
+# -- TAC and QNCD baselines -------------------------------------------------------------------------------
+def test_tac_ner_is_the_masked_least_squares_factor_and_unmasked_it_is_tcec_per_step():
+    fp, q, (ts, a, b), rec = _toy_record()
+    K = TC.fit_K(rec)
+    k1 = TC.fit_tac_ner(rec, mask_quantile=1.0)
+    torch.testing.assert_close(k1, 1 - K, atol=1e-5, rtol=1e-5)          # the same estimator, reparametrised
+    xT = rec.x_fp[0]
+    torch.testing.assert_close(TC.tac_sample(q, xT, ts, a, b, k1), TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0),
+                               atol=1e-5, rtol=1e-5)
+    k9 = TC.fit_tac_ner(rec, mask_quantile=0.8)
+    eh, ef = rec.eps_q.numpy(), rec.eps_fp_on_q.numpy()
+    for n in (0, 6, 11):
+        for ch in range(2):
+            e, f = eh[n, :, ch], ef[n, :, ch]
+            rel = np.abs(e - f) / np.maximum(np.abs(f), 1e-12)
+            keep = rel <= np.quantile(rel, 0.8)
+            sol = np.linalg.lstsq(e[keep, None], f[keep], rcond=None)[0][0]
+            assert k9[n, ch].item() == pytest.approx(sol, rel=1e-4)
+    with pytest.raises(ValueError, match="mask_quantile=0"):
+        TC.fit_tac_ner(rec, mask_quantile=0)
+
+
+def test_tac_ibc_zeroes_the_mean_input_bias_on_the_calibration_seeds():
+    fp, q, (ts, a, b), rec = _toy_record()
+    k = TC.fit_tac_ner(rec)
+    beta = TC.calibrate_tac_ibc(q, rec.x_fp[0], rec.x_fp, ts, a, b, k)
+    traj = TC.tac_sample(q, rec.x_fp[0], ts, a, b, k, beta, keep=True)
+    inputs = traj[:-1] - beta[:, None, :]                                 # the states after the IBC shift
+    torch.testing.assert_close((inputs - rec.x_fp[:-1]).mean(1), torch.zeros(len(ts), 2), atol=1e-5, rtol=0)
+    assert beta[1:].abs().max() > 1e-4                                    # a real bias was there to remove
+
+
+def test_qncd_estimate_recovers_a_constant_output_offset_on_the_forward_marginal():
+    """Its defining property: on states drawn from the forward marginal at t (Gaussian data, exact ε*), the
+    back-diffusion estimate is the quantised model's mean output offset, and 0 for the exact model."""
+    from icmlbook.diffusion_ptq_compensation import gaussian as G
+    ab = S.alphas_bar(1000)
+    fp = G.GaussianEps(ab, 0.5, 0.3)
+    g = torch.Generator().manual_seed(2)
+    for t_from, t_back in ((600, 640), (200, 240), (40, 80)):
+        x = np.sqrt(ab[t_from]) * (0.5 + 0.3 * torch.randn(20000, 2, generator=g, dtype=torch.float64)) + \
+            np.sqrt(1 - ab[t_from]) * torch.randn(20000, 2, generator=g, dtype=torch.float64)
+        assert TC.qncd_estimate(lambda x, t: fp(x, t) + 0.05, x, t_from, t_back, ab, g) == pytest.approx(0.05, abs=0.01)
+        assert abs(TC.qncd_estimate(fp, x, t_from, t_back, ab, g)) < 0.01
+
+
+def test_qncd_sampler_estimates_on_its_cadence_and_removes_the_offset():
+    ab = S.alphas_bar(1000)
+    ts, a, b = _coeffs(25)
+
+    def fp(x, t):                                                        # zero Jacobian: the state plays no role
+        return torch.zeros_like(x)
+
+    def q(x, t):
+        return fp(x, t) + 0.05
+    xT = torch.randn(40000, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    x, est = TC.qncd_sample(q, xT, ts, a, b, ab, interval=5, return_estimates=True)
+    assert [n for n, _ in est] == [3, 8, 13, 18, 23]                      # the public sampler's cadence
+    assert all(abs(m - 0.05) < 0.011 for _, m in est)                     # 3 standard errors of a mean of 80000 N(0,1)
+    # zero Jacobian: the final error is the closed form of the per-step residual offsets 0.05 − μ (μ = 0 up to
+    # the first estimate and at every reverse step itself, else the latest estimate)
+    mu = np.zeros(25)
+    for n, m in est:
+        mu[n + 1:] = m
+    mu[[n for n, _ in est]] = 0.0
+    W = P.propagation_weights(a, b)[-1]
+    torch.testing.assert_close(x - P.sample(fp, xT, ts, a, b), torch.full_like(xT, float(W @ (0.05 - mu))))
+    assert abs(W[4:] @ (0.05 - mu[4:])) < 0.3 * abs(W[4:].sum() * 0.05)    # after the first estimate
+    with pytest.raises(ValueError, match="interval=0"):
+        TC.qncd_sample(q, xT, ts, a, b, ab, interval=0)
+
+
+# -- optimum-quanto cross-check (dev extra; no weights, no network) ---------------------------------------
+def test_quantiser_matches_optimum_quanto_at_8_bits():
+    quanto = pytest.importorskip("optimum.quanto")
+    import copy
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    for layer, x in ((torch.nn.Linear(24, 16), torch.randn(1, 24)), (torch.nn.Conv2d(3, 8, 3, padding=1), torch.randn(1, 3, 6, 6))):
+        scale = quanto.AbsmaxOptimizer()(layer.weight.detach(), quanto.qint8, axis=0)
+        qw = quanto.quantize_weight(layer.weight.detach(), qtype=quanto.qint8, axis=0, scale=scale)
+        torch.testing.assert_close(Q.fake_quant_weight(layer.weight, 8), qw.dequantize(), atol=0, rtol=0)
+        m = torch.nn.Sequential(copy.deepcopy(layer))
+        quanto.quantize(m, weights=quanto.qint8, activations=quanto.qint8)
+        with quanto.Calibration(momentum=0.9, streamline=False):
+            m(x)                                             # one batch of one: the input scale is absmax/127
+        quanto.freeze(m)
+        xq = quanto.quantize_activation(x, qtype=quanto.qint8, scale=m[0].input_scale).dequantize()
+        torch.testing.assert_close(Q.fake_quant_act(x, 8, "tensor"), xq, atol=1e-7, rtol=0)
+        ours = Q.QuantLayer(layer, 8, 8, "tensor")(x)
+        wq = m[0].qweight.dequantize()
+        ref = F.linear(xq, wq, layer.bias) if isinstance(layer, torch.nn.Linear) else F.conv2d(xq, wq, layer.bias, padding=1)
+        torch.testing.assert_close(ours, ref, atol=1e-6, rtol=1e-6)
+        if isinstance(layer, torch.nn.Linear):              # quanto also rounds the module's output to int8
+            out = m(x).dequantize()
+            assert (out - ours).abs().max() <= 0.5 * m[0].output_scale + 1e-6

@@ -27,10 +27,14 @@ class TCECConfig(ProfileConfig):
     bits : "WxAy" configurations; steps : sampler step counts (the last is the main one, the first the few-step one).
     svd_bits : configurations also run on the SVDQuant-lite base (main step count); other_solvers, solver_bits :
         samplers (DPM-Solver++(2M) on the ε-model, flow Euler on a velocity model trained for flow_train_steps)
-        run at those bit widths (main step count, RTN); svd_rank, svd_alpha : its rank
+        run at those bit widths (main step count, RTN); dit_bits : bit widths run on the tiny DiT (digits, main
+        solver and step count, RTN; empty: no DiT), dit_width/depth/heads/train_steps its size and training;
+        svd_rank, svd_alpha : its rank
         and smoothing exponent; act_mode : activation scales per sample ("tensor") or per token.
     n_eval, n_cal : evaluation and (disjoint) calibration seeds; n_theory : seeds for the JVP analysis.
     lambda_grid : λ₁ values tried on the calibration seeds; delta_on : trajectory on which δ is measured for K.
+    tac_mask_quantile : TAC's masked loss keeps the elements whose relative distortion is below this quantile;
+        qncd_interval : steps between QNCD's run-time noise estimates.
     n_boot : bootstrap resamples; overhead_repeats : timed repeats of each sampler.
     cos_min, relerr_max : claim 2; jac_ratio_max, jac_share_min : claim 3; var_ratio_max : claim 4;
     accum_rho_min : claim 1; window_fraction : claim 6; overhead_max : claim 8.
@@ -49,6 +53,11 @@ class TCECConfig(ProfileConfig):
     other_solvers: TupleOf(OneOf("dpmpp2m", "flow_euler"), min_len=0) = ("dpmpp2m", "flow_euler")
     solver_bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8"), min_len=0) = ("W4A8", "W4A4")
     flow_train_steps: PositiveInt = 3000
+    dit_bits: TupleOf(OneOf("W8A8", "W4A8", "W4A4", "W6A6", "W3A8"), min_len=0) = ("W4A8", "W4A4")
+    dit_width: Int(ge=8) = 64
+    dit_depth: PositiveInt = 3
+    dit_heads: PositiveInt = 4
+    dit_train_steps: PositiveInt = 3000
     svd_rank: Int(ge=1) = 4
     svd_alpha: Float(ge=0, le=1) = 0.5
     act_mode: OneOf("tensor", "token") = "tensor"
@@ -56,6 +65,8 @@ class TCECConfig(ProfileConfig):
     n_cal: Int(ge=8) = 128
     n_theory: Int(ge=8) = 64
     lambda_grid: TupleOf(Float(ge=0)) = (0.0, 0.25, 0.5, 1.0)
+    tac_mask_quantile: Float(gt=0, le=1) = 0.9
+    qncd_interval: PositiveInt = 10
     delta_on: OneOf("quantised", "fp") = "quantised"
     n_boot: Int(ge=100) = 1000
     overhead_repeats: PositiveInt = 10
@@ -73,7 +84,10 @@ class TCECConfig(ProfileConfig):
             raise ValueError(f"steps={self.steps!r} is not allowed; every step count must be <= T={self.T}")
         if list(self.steps) != sorted(self.steps):
             raise ValueError(f"steps={self.steps!r} is not allowed; list them in increasing order")
-        for name in ("svd_bits", "solver_bits"):
+        if self.dit_width % self.dit_heads or self.dit_width % 4:
+            raise ValueError(f"dit_width={self.dit_width} is not allowed; it must be a multiple of 4 and of "
+                             f"dit_heads={self.dit_heads}")
+        for name in ("svd_bits", "solver_bits", "dit_bits"):
             missing = [b for b in getattr(self, name) if b not in self.bits]
             if missing:
                 raise ValueError(f"{name}={getattr(self, name)!r} is not allowed; {missing} are not in bits={self.bits!r}")
@@ -83,7 +97,7 @@ class TCECConfig(ProfileConfig):
 
 PRESETS: dict[str, TCECConfig] = {
     "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, flow_train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
-                        n_boot=400, overhead_repeats=10),
+                        n_boot=400, overhead_repeats=10, dit_bits=()),
     "default": TCECConfig(),
     "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -20,7 +21,7 @@ from . import tcec as TC
 from .config import TCECConfig, parse_bits
 from .models import load_data, make_model, train_denoiser
 
-__all__ = ["train", "train_flow", "load_model", "study", "solver_study", "calibration_inputs", "best_lambda",
+__all__ = ["train", "train_flow", "train_dit", "dit_config", "load_model", "study", "solver_study", "dit_study", "calibration_inputs", "best_lambda",
            "sampler_coefficients", "cell_key", "playground"]
 
 
@@ -36,9 +37,23 @@ def train_flow(cfg: TCECConfig, seed: int) -> dict:
                           objective="flow")
 
 
+def dit_config(cfg: TCECConfig) -> TCECConfig:
+    """The config the DiT cells run under: the digits, whatever the profile's main dataset."""
+    return dataclasses.replace(cfg, dataset="digits")
+
+
+def train_dit(cfg: TCECConfig, seed: int) -> dict:
+    """The tiny DiT (ε-prediction) on the digits, through the shared trainer."""
+    ab = S.alphas_bar(cfg.T)
+    return train_denoiser("digits", cfg.dit_width, cfg.dit_train_steps, cfg.batch, cfg.lr, ab, seed + 23, arch="dit",
+                          depth=cfg.dit_depth, heads=cfg.dit_heads, patch=2)
+
+
 def load_model(cfg: TCECConfig, trained: dict, device: str = "auto") -> torch.nn.Module:
-    """The trained denoiser, in eval mode, on ``device`` (CUDA when present with "auto")."""
-    m = make_model(cfg.dataset, cfg.width)
+    """The trained denoiser, in eval mode, on ``device`` (CUDA when present with "auto"); the architecture is
+    the one recorded by the training run (the config's default one for older records)."""
+    dataset = "digits" if trained.get("arch") == "dit" else cfg.dataset
+    m = make_model(dataset, trained.get("width", cfg.width), trained.get("arch", "auto"), **trained.get("arch_kw", {}))
     m.load_state_dict(trained["state"])
     return m.eval().to(pick_device(device))
 
@@ -106,6 +121,11 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = Non
         outs[name] = TC.tcec_sample(q, xT, ts, a, b, K, m, lam[name], **two)
     outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b, **two)
     outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd, **two)
+    k_tac = TC.fit_tac_ner(rc, cfg.delta_on, cfg.tac_mask_quantile)
+    beta = TC.calibrate_tac_ibc(q, xc, rc.x_fp, ts, a, b, k_tac, **two)
+    outs["tac"] = TC.tac_sample(q, xT, ts, a, b, k_tac, beta, **two)
+    if S.PREDICTION[solver or cfg.solver] == "eps":               # QNCD's back-diffusion needs the DDPM schedule
+        outs["qncd"] = TC.qncd_sample(q, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
     out["psnr"] = {k: ME.psnr(v, x_fp, rng_) for k, v in outs.items()}
     out["lambda"] = lam
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
@@ -177,7 +197,7 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
         xT = _noise(cfg, cfg.n_eval, seed + 1000, dev)
         xc = _noise(cfg, cfg.n_cal, seed + 2000, dev)      # calibration seeds, disjoint from the evaluation ones
         if cfg.dataset == "digits":
-            fe = ME.DigitsFeatures(seed=seed)
+            fe = ME.digits_features(seed=seed)
             feats, real = fe, fe(load_data("digits"))
         else:
             def feats(x):
@@ -224,7 +244,7 @@ def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base
 
 def _features(cfg: TCECConfig, seed: int):
     if cfg.dataset == "digits":
-        fe = ME.DigitsFeatures(seed=seed)
+        fe = ME.digits_features(seed=seed)
         return fe, fe(load_data("digits"))
 
     def feats(x):
@@ -258,3 +278,26 @@ def solver_study(cfg: TCECConfig, trained: dict, trained_flow: dict | None, seed
             closed[key] = _closed_form_fit(rec, sampler_coefficients(cfg, main, solver))
             samples[key] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")} | {"fp": _np(rec.x_fp[-1][:16])}
         return {"cells": cells, "closed": closed, "samples": samples}
+
+
+def dit_study(cfg: TCECConfig, trained_dit: dict, seed: int) -> dict:
+    """The main-solver cells (main step count, RTN) on the tiny DiT for ``cfg.dit_bits``, on the digits, with the
+    closed form against the measured final error; same seed offsets as :func:`study`."""
+    dcfg = dit_config(cfg)
+    with cpu_threads(1):
+        fp = load_model(dcfg, trained_dit)
+        dev = _device(fp)
+        xT = _noise(dcfg, dcfg.n_eval, seed + 1000, dev)
+        xc = _noise(dcfg, dcfg.n_cal, seed + 2000, dev)
+        feats, real = _features(dcfg, seed)
+        main = cfg.steps[-1]
+        cells, closed, samples = {}, {}, {}
+        for bits in progress(list(cfg.dit_bits), total=len(cfg.dit_bits), desc="DiT cells"):
+            q = _quantised(dcfg, fp, bits, "rtn", seed)
+            cell, rec, _, outs = _cell(dcfg, fp, q, main, xT, xc, feats, real)
+            key = cell_key(bits, main, "rtn", "dit")
+            cells[key] = cell
+            closed[key] = _closed_form_fit(rec, sampler_coefficients(dcfg, main))
+            samples[key] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")} | {"fp": _np(rec.x_fp[-1][:16])}
+        return {"cells": cells, "closed": closed, "samples": samples,
+                "feature_accuracy": getattr(feats, "train_accuracy", None)}

@@ -13,7 +13,8 @@ from .metrics import bootstrap_mean
 __all__ = ["error_curves", "closed_form_scatter", "jacobian_figure", "gain_figure", "samples_figure", "playground_figure",
            "solver_error_curves"]
 
-METHODS = {"tcec_m0": "TCEC m=0", "tcec_m1": "TCEC m=1", "tcec_full": "TCEC full sum", "ptqd": "PTQD-style"}
+METHODS = {"tcec_m0": "TCEC m=0", "tcec_m1": "TCEC m=1", "tcec_full": "TCEC full sum", "ptqd": "PTQD-style",
+           "tac": "TAC", "qncd": "QNCD"}
 
 
 def error_curves(result: dict, cfg: TCECConfig):
@@ -74,17 +75,22 @@ def gain_figure(result: dict, cfg: TCECConfig, seed: int, xlabel: str = "bits / 
     """ΔPSNR against the base (mean, 95% bootstrap CI) of each correction, per cell."""
     keys = list(result["cells"])
     fig, ax = new_figure(1, 1, width=7.5, height=3.8)
-    w = 0.8 / len(METHODS)
+    methods = {m: lab for m, lab in METHODS.items() if any(m in result["cells"][k]["psnr"] for k in keys)}
+    w = 0.8 / len(methods)
     best = (None, -np.inf)
-    for j, (m, label) in enumerate(METHODS.items()):
+    for j, (m, label) in enumerate(methods.items()):
         means, errs = [], []
         for k in keys:
+            if m not in result["cells"][k]["psnr"]:          # QNCD is not defined for flow matching
+                means.append(np.nan)
+                errs.append((0.0, 0.0))
+                continue
             mu, lo, hi = bootstrap_mean(gain(result["cells"][k], m), cfg.n_boot, seed)
             means.append(mu)
             errs.append((mu - lo, hi - mu))
             if m == "tcec_m1" and mu > best[1]:
                 best = (k, mu)
-        x = np.arange(len(keys)) + (j - len(METHODS) / 2 + 0.5) * w
+        x = np.arange(len(keys)) + (j - len(methods) / 2 + 0.5) * w
         ax.bar(x, means, w, yerr=np.array(errs).T, color=PALETTE[j], label=label, capsize=2)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(keys)), [k.replace("/", "\n") for k in keys], fontsize=7)

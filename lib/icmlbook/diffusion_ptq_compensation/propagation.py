@@ -48,13 +48,16 @@ def _two_step(n: int, c, d) -> tuple[float, float]:
 @torch.no_grad()
 def sample(model: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray,
            correction: Callable | None = None, keep: bool = False, c: np.ndarray | None = None,
-           d: np.ndarray | None = None):
+           d: np.ndarray | None = None, shift_state: Callable | None = None):
     """Run the sampler from ``xT``; ``correction(n, eps, x) -> eps`` replaces the model output at step ``n``
-    (the compensation hook; a two-step solver reuses the corrected output at step ``n + 1``). Returns the final
-    state, or every state (S+1, ...) with ``keep``."""
+    (the compensation hook; a two-step solver reuses the corrected output at step ``n + 1``), and
+    ``shift_state(n, x) -> x`` replaces the state before step ``n`` (network input and carry alike; the kept
+    states are those before the shift). Returns the final state, or every state (S+1, ...) with ``keep``."""
     x, x_prev, e_prev = xT, None, None
     states = [x] if keep else None
     for n, t in enumerate(timesteps):
+        if shift_state is not None:
+            x = shift_state(n, x)
         eps = model(x, _t(x.shape[0], t, x.device))
         if correction is not None:
             eps = correction(n, eps, x)

@@ -10,7 +10,9 @@ r"""Fake quantisation of a denoiser with PyTorch's built-in fake-quantisation op
   from calibration activations, a rank-``r`` full-precision branch :math:`L` of the smoothed weight (its
   truncated SVD) that reads the unquantised smoothed input, and the residual :math:`W'-L` quantised.
 
-The time-embedding layers stay in full precision (as quantised diffusion pipelines usually keep them).
+The time-embedding layers stay in full precision (as quantised diffusion pipelines usually keep them), and
+so do a DiT's adaLN modulation layers (``ada``, ``ada_out``), which read only the time embedding. A DiT's
+attention products (:math:`QK^\top`, attention × V) are not quantised: only the linear layers' inputs are.
 """
 
 from __future__ import annotations
@@ -56,14 +58,14 @@ def fake_quant_act(x: torch.Tensor, bits: int, mode: str = "tensor") -> torch.Te
     q = _qmax(bits)
     if mode == "tensor":
         rows = x.reshape(x.shape[0], -1)
-    elif x.dim() == 2:
-        rows = x
+    elif x.dim() in (2, 3):                  # a row of a linear layer's input (B, D) or (B, N, D) is a token
+        rows = x.reshape(-1, x.shape[-1])
     else:                                    # (B, C, H, W): a token is a pixel
         rows = x.permute(0, 2, 3, 1).reshape(-1, x.shape[1])
     scale = (rows.detach().abs().amax(1) / q).clamp_min(1e-12).float()
     zp = torch.zeros(rows.shape[0], dtype=torch.int32, device=x.device)
     out = torch.fake_quantize_per_channel_affine(rows, scale, zp, 0, -q, q)
-    if mode == "tensor" or x.dim() == 2:
+    if mode == "tensor" or x.dim() in (2, 3):
         return out.reshape(x.shape)
     B, C, H, W = x.shape
     return out.reshape(B, H, W, C).permute(0, 3, 1, 2)
@@ -113,7 +115,7 @@ class QuantLayer(nn.Module):
 def quantizable_layers(model: nn.Module) -> list[str]:
     """Names of the Linear/Conv2d layers that get quantised (all but the time-embedding path)."""
     return [n for n, m in model.named_modules() if isinstance(m, (nn.Linear, nn.Conv2d))
-            and not n.startswith("tmlp") and not n.endswith(".t")]
+            and not n.startswith("tmlp") and not n.endswith(".t") and not n.split(".")[-1].startswith("ada")]
 
 
 @torch.no_grad()
@@ -124,7 +126,7 @@ def _input_absmax(model: nn.Module, names: list[str], calib: tuple[torch.Tensor,
     for n in names:
         def hook(mod, inp, out, n=n):
             x = inp[0]
-            dims = [0] if x.dim() == 2 else [0, 2, 3]
+            dims = [0, 2, 3] if x.dim() == 4 else list(range(x.dim() - 1))
             stats[n] = x.abs().amax(dims)
         hooks.append(mods[n].register_forward_hook(hook))
     try:
