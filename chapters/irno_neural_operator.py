@@ -152,8 +152,14 @@ def _(mo):
 def _(cfg, cpu_threads, ex, run):
     with cpu_threads(1):
         study = run.cached("irno-study", ex.study, cfg, run.seed)
+    return (study,)
+
+
+@app.cell
+def _(cfg, cpu_threads, ex, run):
+    with cpu_threads(1):
         replicates = [run.cached("irno-replicate", ex.run_seed, cfg, _s) for _s in cfg.seeds[1:]]
-    return replicates, study
+    return (replicates,)
 
 
 @app.cell
@@ -350,8 +356,8 @@ def _(mo):
     mo.md(r"""
     ## What each ingredient does: the ablations
 
-    Each row is a refiner trained from the same initialisation seed schedule, the same epochs and the same
-    frozen FNO, with one thing changed. Intervals are 95 % bootstraps over test trajectories.
+    Each row is a refiner trained from the same initialisation (for the unshared stack, its first U-Net), for
+    the same epochs, on the same frozen FNO, with one thing changed. Intervals are 95 % bootstraps over test trajectories.
     """)
     return
 
