@@ -133,8 +133,9 @@ def claim6(analyses, cfg: DnaHNetConfig) -> ClaimCheck:
     ph = analyses.phase
     ok = ph["p"] < cfg.phase_p_max and ph["ratio"] >= cfg.phase_ratio_min
     rates = ", ".join(f"{r:.3f}" for r in ph["rates"])
+    p_txt = "p < 1e-300" if ph["p"] == 0 else f"p = {ph['p']:.1e}"
     return ClaimCheck(f"boundary rate by phase 0/1/2: {rates} (max/min {ph['ratio']:.2f}); χ² = {ph['chi2']:.1f}, "
-                      f"p = {ph['p']:.1e}, {ph['n']:,} positions in {analyses.n_genes} genes", bool(ok), ph)
+                      f"{p_txt}, {ph['n']:,} positions in {analyses.n_genes} genes", bool(ok), ph)
 
 
 @claim_rule("C6c", statement="The codon-phase contrast of the boundaries is more than local composition: a router "

@@ -14,6 +14,11 @@ NAMES = {"dnahnet": "dnaHNet-mini", "transformer": "Transformer", "stride": "fix
          "no_smoothing": "no smoothing", "no_ste": "no STE", "two_stage": "two-stage"}
 
 
+def p_text(p: float) -> str:
+    """'p = 3.1e-05', or 'p < 1e-300' where the value underflows to 0."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.1e}"
+
+
 def ratio_loss_figure(N: float):
     """The ratio loss over (F, G) for target N, with its minimum along F = G."""
     import torch
@@ -70,7 +75,7 @@ def track_figure(p: np.ndarray, b: np.ndarray, genes, lo: int, hi: int, title_ex
             continue
         y = 0.6 if gene.strand == 1 else 0.2
         g.barh(y, min(gene.end, hi) - max(gene.begin, lo), left=max(gene.begin, lo), height=0.3,
-               color=PALETTE[2] if gene.strand == 1 else PALETTE[1])
+               color=PALETTE[2] if gene.strand == 1 else PALETTE[1], edgecolor="white", linewidth=1.5)
     g.set(yticks=[0.2, 0.6], yticklabels=["− strand", "+ strand"], ylim=(0, 0.9), xlabel="position in held-out region (nt)")
     return fig
 
@@ -116,7 +121,7 @@ def phase_figure(phase: dict, enrichment: dict):
     fig, (a, b) = new_figure(1, 2, width=9.5, height=3.5)
     a.bar(["1st", "2nd", "3rd"], phase["rates"], color=PALETTE[0])
     a.set(xlabel="codon position (forward-strand genes)", ylabel="boundary rate",
-          title=f"max/min {phase['ratio']:.2f}, χ² p = {phase['p']:.1e}")
+          title=f"max/min {phase['ratio']:.2f}, χ² {p_text(phase['p'])}")
     vals = [enrichment[k]["ratio"] for k in ("start", "stop")]
     err = np.array([[enrichment[k]["ratio"] - enrichment[k]["lo"], enrichment[k]["hi"] - enrichment[k]["ratio"]]
                     for k in ("start", "stop")]).T
