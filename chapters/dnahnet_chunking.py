@@ -440,7 +440,9 @@ def _(cfg, corpus, mo):
       mechanism (identity-initialised router, sort-based chunking, smoothing, STE confidence residual,
       ratio loss with $\\alpha$ = 0.03, per-stage learning-rate multipliers, pad vectors, recursion);
       H-Net's Mamba-2 encoders and decoders are replaced by causal gated-convolution blocks, and no
-      isotropic Mamba baseline is trained (no Mamba implementation in this environment).
+      isotropic Mamba baseline is trained: `mamba-ssm` needs CUDA, and the pure-PyTorch `mambapy` is far
+      too slow to train on two CPU cores at this scale (its scan materialises a state tensor of shape
+      batch × length × 2d × d_state).
     - **Ties.** We place a boundary at $p_t\\ge\\tfrac12$ as the dossier writes; H-Net's code takes the
       argmax of $(1-p, p)$, which puts no boundary at exactly $\\tfrac12$ (a measure-zero event).
     - **Baselines**: a nucleotide Transformer and fixed-stride chunking at matched training FLOPs
