@@ -110,9 +110,27 @@ def _(mo):
 
 @app.cell
 def _(cfg, ex, run):
-    study = run.cached("dnahnet-study", ex.study, cfg, run.seed)
-    corpus, arms, analyses = study.corpus, study.arms, study.analyses
-    return analyses, arms, corpus
+    corpus = run.cached("dnahnet-corpus", ex.prepare_corpus, cfg, run.seed)
+    return (corpus,)
+
+
+@app.cell
+def _(cfg, ex, run):
+    main_arms = run.cached("dnahnet-main-arms", ex.train_group, cfg, run.seed, "main")
+    return (main_arms,)
+
+
+@app.cell
+def _(cfg, ex, run):
+    ablation_arms = run.cached("dnahnet-ablation-arms", ex.train_group, cfg, run.seed, "ablations")
+    return (ablation_arms,)
+
+
+@app.cell
+def _(ablation_arms, cfg, corpus, ex, main_arms, run):
+    arms = {**main_arms, **ablation_arms}
+    analyses = ex.analyse(cfg, corpus, arms, run.seed)
+    return analyses, arms
 
 
 @app.cell

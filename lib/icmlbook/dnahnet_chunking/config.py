@@ -48,7 +48,7 @@ class DnaHNetConfig(ProfileConfig):
     holdout: Float(gt=0, lt=0.5) = 0.1
     context: Int(ge=32) = 256
     batch: PositiveInt = 16
-    steps: PositiveInt = 300
+    steps: PositiveInt = 250
     widths: IntGrid(ge=8) = (48, 96)
     ratio: Float(gt=1) = 3.0
     n_enc: PositiveInt = 2

@@ -21,7 +21,7 @@ from .flops import hnet_forward_flops, transformer_forward_flops
 from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
-           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of", "train_for_ratio"]
+           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of", "train_for_ratio", "train_group", "GROUPS"]
 
 LN2 = float(np.log(2))
 
@@ -182,15 +182,28 @@ def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None) -
     return m.eval()
 
 
-def train_all(cfg: DnaHNetConfig, corpus: Corpus, seed: int) -> dict[str, list[ArmResult]]:
-    """Every arm: dnaHNet-mini, the Transformer and the fixed-stride baseline over ``cfg.seeds`` seeds; the three
-    ablations and the two-stage model over ``cfg.ablation_seeds``. Replicate ``r`` uses seed ``1000 seed + r``."""
-    plan = [(a, r) for r in range(cfg.seeds) for a in ("dnahnet", "transformer", "stride")]
-    plan += [(a, r) for r in range(cfg.ablation_seeds) for a in ("fixed_router", "no_smoothing", "no_ste", "two_stage")]
+GROUPS = {"main": ("dnahnet", "transformer", "stride"),
+          "ablations": ("fixed_router", "no_smoothing", "no_ste", "two_stage")}
+
+
+def train_group(cfg: DnaHNetConfig, seed: int, group: str, corpus: Corpus | None = None) -> dict[str, list[ArmResult]]:
+    """One group of arms: "main" (dnaHNet-mini, the Transformer, fixed stride; ``cfg.seeds`` replicates) or
+    "ablations" (fixed router, no smoothing, no STE, two stages; ``cfg.ablation_seeds``). Replicate ``r`` uses seed
+    ``1000 seed + r`` in every group, so replicate r of an ablation pairs with replicate r of dnaHNet-mini (same
+    initialisation seed, same training windows)."""
+    if group not in GROUPS:
+        raise ValueError(f"group={group!r} is not allowed; allowed values: {', '.join(GROUPS)}")
+    corpus = prepare_corpus(cfg, seed) if corpus is None else corpus
+    n = cfg.seeds if group == "main" else cfg.ablation_seeds
     out: dict[str, list[ArmResult]] = {}
-    for arm, r in progress(plan, desc="arms"):
+    for arm, r in progress([(a, r) for r in range(n) for a in GROUPS[group]], desc=f"{group} arms"):
         out.setdefault(arm, []).append(train_arm(cfg, corpus, arm, 1000 * seed + r))
     return out
+
+
+def train_all(cfg: DnaHNetConfig, corpus: Corpus, seed: int) -> dict[str, list[ArmResult]]:
+    """Both groups of :func:`train_group`."""
+    return {**train_group(cfg, seed, "main", corpus), **train_group(cfg, seed, "ablations", corpus)}
 
 
 @dataclasses.dataclass
