@@ -837,3 +837,13 @@ def test_quantiser_matches_optimum_quanto_at_8_bits():
         if isinstance(layer, torch.nn.Linear):              # quanto also rounds the module's output to int8
             out = m(x).dequantize()
             assert (out - ours).abs().max() <= 0.5 * m[0].output_scale + 1e-6
+
+
+def test_playground_runs_on_the_second_order_solver_and_rejects_flow():
+    from icmlbook.diffusion_ptq_compensation import experiments as ex
+    cfg = config_for("smoke", train_steps=20)
+    fp = ex.load_model(cfg, ex.train(cfg, 0))
+    out = ex.playground(cfg, fp, "W4A4", 6, "rtn", 1, 0.25, 0, n=16, solver="dpmpp2m")
+    assert out["x_fp"].shape == (16, 2) and np.isfinite(out["tcec"]).all()
+    with pytest.raises(ValueError, match="solver='flow_euler'"):
+        ex.playground(cfg, fp, "W4A4", 6, "rtn", 1, 0.25, 0, n=16, solver="flow_euler")

@@ -98,8 +98,8 @@ class TCECConfig(ProfileConfig):
 PRESETS: dict[str, TCECConfig] = {
     "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, flow_train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
                         n_boot=400, overhead_repeats=10, dit_bits=()),
-    "default": TCECConfig(),
-    "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
+    "default": TCECConfig(flow_train_steps=1500, dit_train_steps=1500, dit_width=48, solver_bits=("W4A4",)),
+    "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, dit_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),
 }
 

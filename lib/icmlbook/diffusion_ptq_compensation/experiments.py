@@ -225,18 +225,22 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
 
 
 def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base: str, m: int | None, lambda1: float,
-               seed: int, n: int = 64) -> dict:
-    """One small live cell: PSNR of the base and of TCEC(m, λ₁) against FP from the same noise."""
+               seed: int, n: int = 64, solver: str | None = None) -> dict:
+    """One small live cell: PSNR of the base and of TCEC(m, λ₁) against FP from the same noise (``solver``: the
+    config's main one, or another ε-prediction solver such as ``"dpmpp2m"``)."""
+    if solver is not None and S.PREDICTION.get(solver) != "eps":
+        raise ValueError(f"solver={solver!r} is not allowed here; the playground's model predicts ε: use ddim, dpmpp1 "
+                         "or dpmpp2m")
     with cpu_threads(1):
         q = _quantised(cfg, fp, bits, base, seed)
-        ts, a, b = sampler_coefficients(cfg, steps)[:3]
+        ts, a, b, c, d = sampler_coefficients(cfg, steps, solver)
         dev = _device(fp)
         xc, xT = _noise(cfg, max(n, 16), seed + 2000, dev), _noise(cfg, n, seed + 1000, dev)
-        rc = P.record(fp, q, xc, ts, a, b)
+        rc = P.record(fp, q, xc, ts, a, b, c, d)
         K = TC.fit_K(rc, cfg.delta_on)
-        x_fp = P.sample(fp, xT, ts, a, b)
-        xb = P.sample(q, xT, ts, a, b)
-        xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1)
+        x_fp = P.sample(fp, xT, ts, a, b, c=c, d=d)
+        xb = P.sample(q, xT, ts, a, b, c=c, d=d)
+        xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1, c, d)
         r = ME.DATA_RANGE[cfg.dataset]
         return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": _np(x_fp), "x_base": _np(xb),
                 "x_tcec": _np(xt)}
