@@ -404,6 +404,21 @@ def _c3_alt():
     return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.91, 0.9, 0.89], [0.1, 0.12, 0.1], [0.09, 0.13, 0.11]))
 
 
+def _between(ar, fl):
+    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "between_frac": ar[s], "between_target": 6e-5},
+                                           {"seed": s, "model": "NSF", "between_frac": fl[s]})]
+
+
+@claim_case("arbg_boltzmann", "C3b", "reproduced")
+def _c3b_ok():
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.007, 0.009, 0.008]))
+
+
+@claim_case("arbg_boltzmann", "C3b", "not reproduced", alternative="a flow that separates the wells as cleanly")
+def _c3b_alt():
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.003, 0.0035, 0.004]))
+
+
 def _adp_rows(ar, fl):
     keys = ("ew2_raw", "ew2", "tw2_raw", "tw2", "ess", "symmetry_rate")
     return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000, **dict(zip(keys, ar))},
