@@ -206,7 +206,8 @@ def _(mo):
     **Frames.** The paper centres each frame, scales it and rotates it at random during training, so
     that the model learns every orientation (the energy does not depend on it). Our main runs use a
     **canonical frame** instead: the alanine CA at the origin, N on the x axis, C in the xy plane.
-    The $3N-6=60$ remaining coordinates are the tokens, and the Jacobian of this change of variables,
+    The $3N-6=60$ remaining coordinates are the tokens (atoms in breadth-first order over the bonds from
+    CA, so that each new atom is bonded to one already placed), and the Jacobian of this change of variables,
     $r_{\mathrm{CA,N}}^2\,\rho_{\mathrm C}$, enters the weights exactly, so SNIS still targets the
     Boltzmann law of the molecule's shape. Why: the paper's representation, trained at our budget, is
     compared with ours at the end of this section.
