@@ -438,8 +438,8 @@ def _(mo):
     - **What we read.** The paper's text and tables were not reached; the method follows the official
       code as read for the dossier (read, not copied), the claims the abstract and the blog.
     - **One small molecule, a small model, nanoseconds of MD.** Alanine dipeptide only (no tri- or
-      hexa-alanine, no Chignolin, no transferable Robin); a transformer of tens of thousands of
-      parameters trained for a few minutes on a CPU, instead of width 256 × 8 layers over 4,096 bins for
+      hexa-alanine, no Chignolin, no transferable Robin); a transformer of 0.1–0.2 M parameters
+      (default profile) trained for 800 updates on a CPU, instead of width 256 × 8 layers over 4,096 bins for
       1,000 epochs; 8 ns of our own MD instead of the paper's data sets; thousands of proposals instead
       of 200,000. The `full` profile moves towards the paper's sizes but has not been run on a GPU.
     - **Canonical frame instead of rotation augmentation** (main runs): the paper models centred,
