@@ -370,10 +370,19 @@ def _(mo):
       spike probability is $\Phi(\ln(A/T)/\sigma)$ around the cell's deterministic threshold). The paper's 90.4 %
       is quoted, not reproduced.
     - **Cells.** A straight soma–initial segment–axon cable parallel to the array, not reconstructed morphologies;
-      point-source potentials in a homogeneous medium (a line-source option is in the library).
+      point-source potentials in a homogeneous medium (a line-source option is in the library). The spike of the
+      image is evoked by a 0.1 ms somatic pulse and the image starts when the pulse ends, so the capacitive phase
+      of a spontaneous spike (the soma charged by the initial segment) is only partly in it.
+    - **Simulator checks.** Jaxley's built-in HH cable is checked against NEURON's `hh` (spike times, conduction
+      velocity); our ganglion-cell channel is checked against a stiff `scipy` integration of one compartment, the
+      passive cable against its length constant. The hexagonal layout is our own code (MEAutility was not needed).
+    - **Stimulation.** The activating function of a homogeneous medium with point electrodes; the response is a
+      deterministic threshold with log-normal threshold noise, not a Monte-Carlo of membrane noise. "Accuracy" is
+      our reading (majority response per pattern and amplitude); since most conditions do not evoke a spike,
+      balanced accuracy and AUC are reported beside it.
     - **Scale.** 19 (smoke) or 61 (default) electrodes instead of 512; 5 or 9 free parameters; thousands of
       simulations instead of the paper's (unknown) budget; the `full` profile (a GPU) moves to 512 electrodes,
-      1 µs steps and 100k simulations.
+      1 µs steps and 100k simulations; it has not been run yet (no GPU was available to this chapter).
     - **Thresholds** of the rules (0.1 of the prior range, 0.85 accuracy, 0.05 gaps, 100× speed) are ours, fixed
       in the config before the run.
     """)

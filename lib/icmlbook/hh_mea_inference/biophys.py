@@ -206,9 +206,12 @@ class JaxleyCable:
         cell.insert(RGCChannel("RGC"))
         cell.set("v", V_REST)
         cell.set("capacitance", 1.0)
-        for i, (ln, r) in enumerate(zip(layout.lengths, np.r_[layout.soma_radius, np.ones(layout.n_comp - 1)])):
-            cell.branch(0).comp(i).set("length", float(ln))
-            cell.branch(0).comp(i).set("radius", float(r))
+        # every compartment but the soma has the same length; radii are set per call (data_set), so only two
+        # compartment-level edits (each is a slow pandas operation in Jaxley) are needed here
+        cell.set("length", float(layout.comp_length))
+        cell.set("radius", 1.0)
+        cell.branch(0).comp(0).set("length", float(layout.soma_length))
+        cell.branch(0).comp(0).set("radius", float(layout.soma_radius))
         cell.delete_recordings()
         cell.record("v", verbose=False)
         self.cell = cell
@@ -225,6 +228,16 @@ class JaxleyCable:
         # cannot add one; the result has n_steps + 1 columns (t = 0 first).
         return self._jx.integrate(self.cell, param_state=ps, data_stimuli=ds, delta_t=self.dt,
                                   t_max=(self.n_steps - 0.5) * self.dt)
+
+    def with_window(self, t_max: float) -> "JaxleyCable":
+        """The same cell (built once: building a Jaxley cell compiles many small kernels) with another window."""
+        other = object.__new__(JaxleyCable)
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k != "time"})
+        other.t_max = float(t_max)
+        other.n_steps = int(round(t_max / self.dt))
+        if abs(other.n_steps * self.dt - t_max) > 1e-9:
+            raise ValueError(f"t_max={t_max!r} is not a whole number of steps of dt={self.dt!r}")
+        return other
 
     @functools.cached_property
     def time(self) -> np.ndarray:

@@ -154,7 +154,7 @@ class ForwardModel:
         self.n_electrodes = n_electrodes
         self.dt, self.sample_ms, self.source, self.rho, self.chunk = dt, sample_ms, source, rho, chunk
         self.rec = JaxleyCable(layout, dt, rec_t_max)
-        self.stim = JaxleyCable(layout, dt, stim_t_max)
+        self.stim = self.rec.with_window(stim_t_max)
         self.pulse_steps = int(round(pulse_ms / dt))
         self.pulse_na = pulse_na
         self.pulse_site = 0 if pulse_site is None else int(pulse_site)
