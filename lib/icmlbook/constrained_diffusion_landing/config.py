@@ -100,6 +100,9 @@ class LandingConfig(ProfileConfig):
                                  f"{p}_sigma_max={getattr(self, f'{p}_sigma_max')}")
 
 
+# Measured end to end with the six variants (2026-12-01, 2 cores shared with other jobs): smoke 39 s CPU (95 s wall
+# at load 7); default 12.8 min CPU (48.7 min wall at load 10, 26 % of the machine), about 8-9 min of wall time on
+# two quiet cores at the CPU-to-wall ratio of the earlier four-variant default (8.9 min CPU, 5.75 min wall).
 PRESETS: dict[str, LandingConfig] = {
     "smoke": LandingConfig(n_train=500, n_test=2000, n_seeds=2, epochs=60, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
