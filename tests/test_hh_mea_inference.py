@@ -255,12 +255,12 @@ def test_feature_gradients_match_finite_differences():
 
 @functools.lru_cache(maxsize=None)
 def _loss():
-    return inference.FeatureLoss(small_model(), np.ones(19 * 6), 0.5)
+    return inference.FeatureLoss(small_model(), np.ones(19 * 6 + 4), 0.5)
 
 
 def _f_obs():
     m = small_model()
-    return np.asarray(features.ei_features(jitted("ei")(jnp.asarray(m.prior.mean)))).reshape(1, 19, 6)
+    return np.asarray(features.feature_vector(jitted("ei")(jnp.asarray(m.prior.mean)), m.electrodes))[None]
 
 
 def _start():
@@ -276,6 +276,27 @@ def test_feature_values_on_a_known_waveform():
     assert abs(np.sinh(f[0, 0]) - 50) < 2.5 and abs(np.sinh(f[0, 2]) - 20) < 2.5 and abs(np.sinh(f[0, 1]) - 10) < 2.5
     assert abs(f[0, 3] * 0.1 - 0.4) < 0.03 and abs(f[0, 4] * 0.1 - 0.2) < 0.03
     assert np.allclose(f[:, 5], 0, atol=1e-6)          # same timing on every electrode: no delay
+
+
+def test_global_features_grow_with_height_and_match_their_definition():
+    m = small_model()
+    el = m.electrodes
+    ei_fn = jitted("ei")
+    g = []
+    for h in (12.0, 28.0):
+        th = np.array(m.prior.mean)
+        th[2] = h
+        e = np.asarray(ei_fn(jnp.asarray(th)))
+        f = np.asarray(features.ei_features(jnp.asarray(e)))
+        gf = np.asarray(features.global_features(jnp.asarray(f), el))
+        a = np.sinh(f[:, 0])
+        w = a ** 2
+        c = (w[:, None] * el).sum(0) / w.sum()
+        assert np.isclose(gf[0], np.sqrt((w * ((el - c) ** 2).sum(1)).sum() / w.sum()) / 30)
+        top = np.sort(a)[::-1]
+        assert np.isclose(gf[1], np.log(top[0] / top[1])) and np.isclose(gf[3], np.log(top[0]))
+        g.append(gf)
+    assert g[1][0] > g[0][0] and g[1][3] < g[0][3]        # a higher cell: wider, weaker footprint
 
 
 def test_bad_images_are_refused():

@@ -93,7 +93,7 @@ def bench_amortised_vs_gradient_fit() -> BenchResult:
     post = train_npe(th[:500], x[:500], m.prior.low, m.prior.high, cfg.flow, 20, 200, 0)
     t_npe = best_time(lambda: post.sample(x[500:501], cfg.n_post, 0), repeat=3)
     loss = FeatureLoss(m, x[:500, :-1].std(0), cfg.sigma_single / np.sqrt(300))
-    f_obs = x[500:501, :-1].reshape(1, cfg.n_electrodes, 6)
+    f_obs = x[500:501, :-1]
     starts = m.prior.sample(cfg.refine_samples, rng)
     f_rep = np.repeat(f_obs, cfg.refine_samples, 0)
     refine(loss, starts, f_rep, 1, cfg.refine_lr)                       # compile

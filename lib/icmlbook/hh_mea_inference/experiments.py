@@ -155,7 +155,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     t1 = time.perf_counter()
     npe_samples = post.sample(xt, cfg.n_post, seed)           # amortised inference, all test cells at once
     seconds_npe = (time.perf_counter() - t1) / cfg.n_test     # per cell, batched like the gradient-only fits
-    f_obs = xt[:, :-1].reshape(cfg.n_test, cfg.n_electrodes, 6)
+    f_obs = xt[:, :-1]
     sigma_obs = cfg.sigma_single / np.sqrt(cfg.n_spikes)
     loss = FeatureLoss(model, feat_scale, sigma_obs)
     k = cfg.refine_samples

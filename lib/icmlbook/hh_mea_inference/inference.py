@@ -31,7 +31,7 @@ import jax.numpy as jnp
 
 from ..runtime.device import cpu_threads
 from ..runtime.progress import progress
-from .features import ei_features
+from .features import feature_vector
 from .model import ForwardModel
 
 __all__ = ["noisy", "NPEPosterior", "train_npe", "sbc_ranks", "rank_uniformity_p", "coverage", "FeatureLoss",
@@ -164,27 +164,31 @@ def coverage(samples, truth, level: float = 0.9) -> np.ndarray:
 
 
 class FeatureLoss:
-    """The refinement loss of one observed feature vector, as a JAX function of θ (see the module text)."""
+    """The refinement loss of one observed feature vector (n_elec * 6 + 4,), as a JAX function of θ (see the
+    module text; the four global features enter with weight one, like the amplitudes)."""
 
     def __init__(self, model: ForwardModel, feature_scale: np.ndarray, sigma_noise: float):
         self.model = model
-        self.scale = jnp.asarray(np.maximum(feature_scale, 1e-3).reshape(model.n_electrodes, 6))
+        self.scale = jnp.asarray(np.maximum(feature_scale, 1e-3))
         self.sigma = float(sigma_noise)
+        self.n_local = model.n_electrodes * 6
 
-    def weights(self, f_obs):
+    def weights(self, x_obs):
+        f_obs = x_obs[:self.n_local].reshape(-1, 6)
         a = jnp.sinh(f_obs[:, 0])
         snr = a ** 2 / (a ** 2 + (5 * self.sigma) ** 2)
-        return jnp.concatenate([jnp.ones((f_obs.shape[0], 3)), jnp.repeat(snr[:, None], 3, axis=1)], axis=1)
+        local = jnp.concatenate([jnp.ones((f_obs.shape[0], 3)), jnp.repeat(snr[:, None], 3, axis=1)], axis=1)
+        return jnp.concatenate([local.reshape(-1), jnp.ones(x_obs.shape[0] - self.n_local)])
 
-    def __call__(self, theta, f_obs):
-        f = ei_features(self.model.ei(theta), self.model.sample_ms)
-        w = self.weights(f_obs)
-        return jnp.sum(w * ((f - f_obs) / self.scale) ** 2) / jnp.sum(w)
+    def __call__(self, theta, x_obs):
+        x = feature_vector(self.model.ei(theta), self.model.electrodes, self.model.sample_ms)
+        w = self.weights(x_obs)
+        return jnp.sum(w * ((x - x_obs) / self.scale) ** 2) / jnp.sum(w)
 
 
 @functools.lru_cache(maxsize=8)
 def value_and_grad_fn(loss: FeatureLoss):
-    """jit(vmap(value_and_grad)) of the loss in logit-θ coordinates: (z (n, dim), f_obs (n, n_e, 6)) ->
+    """jit(vmap(value_and_grad)) of the loss in logit-θ coordinates: (z (n, dim), x_obs (n, n_e * 6 + 4)) ->
     (loss (n,), gradient (n, dim)). Compiled once per batch shape and shared by refinement and its tests."""
     prior = loss.model.prior
     return jax.jit(jax.vmap(jax.value_and_grad(lambda z, f: loss(prior.from_unbounded(z), f))))
@@ -204,7 +208,7 @@ def _adam(lr: float):
 
 
 def refine(loss: FeatureLoss, theta0, f_obs, steps: int, lr: float, desc: str = "gradient refinement"):
-    """Refine starting points θ0 (n, dim) against observed features f_obs (n, n_elec, 6) by ``steps`` Adam
+    """Refine starting points θ0 (n, dim) against observed feature vectors f_obs (n, n_elec * 6 + 4) by ``steps`` Adam
     steps on logit-θ. Returns (θ (n, dim), loss before (n,), loss after (n,), loss trace (steps + 1, n))."""
     vg = value_and_grad_fn(loss)
     opt, update = _adam(float(lr))

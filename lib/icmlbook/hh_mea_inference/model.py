@@ -29,7 +29,7 @@ import jax.numpy as jnp
 
 from ..runtime.progress import progress
 from .biophys import CellLayout, JaxleyCable, cell_geometry_jnp, coupling_conductances, membrane_currents
-from .features import check_ei, ei_features
+from .features import check_ei, feature_vector
 from .recording import RHO_E, hex_array, line_source_matrix, point_source_matrix
 
 __all__ = ["PARAMETERS", "BoxPrior", "ForwardModel", "triphasic_waveform", "response_probability"]
@@ -220,7 +220,8 @@ class ForwardModel:
         return self.transfer(self.full(theta)) @ binned
 
     def features(self, theta):
-        return ei_features(self.ei(theta), self.sample_ms).reshape(-1)
+        """The designed feature vector (n_elec * 6 + 4,) of θ's noiseless EI."""
+        return feature_vector(self.ei(theta), self.electrodes, self.sample_ms)
 
     @functools.cached_property
     def _ei_batch(self):
@@ -239,10 +240,10 @@ class ForwardModel:
 
     @functools.cached_property
     def _feat_batch(self):
-        return jax.jit(jax.vmap(lambda e: ei_features(e, self.sample_ms).reshape(-1)))
+        return jax.jit(jax.vmap(lambda e: feature_vector(e, self.electrodes, self.sample_ms)))
 
     def features_of(self, eis) -> np.ndarray:
-        """(n, n_elec * 6) features of EIs (n, n_elec, n_samples); each EI is checked."""
+        """(n, n_elec * 6 + 4) feature vectors of EIs (n, n_elec, n_samples); each EI is checked."""
         eis = np.asarray(eis, float)
         if eis.ndim == 2:
             eis = eis[None]
