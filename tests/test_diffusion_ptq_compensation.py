@@ -847,3 +847,18 @@ def test_playground_runs_on_the_second_order_solver_and_rejects_flow():
     assert out["x_fp"].shape == (16, 2) and np.isfinite(out["tcec"]).all()
     with pytest.raises(ValueError, match="solver='flow_euler'"):
         ex.playground(cfg, fp, "W4A4", 6, "rtn", 1, 0.25, 0, n=16, solver="flow_euler")
+
+
+def test_lambda_zero_runs_are_shared_exactly_across_windows():
+    from icmlbook.diffusion_ptq_compensation import experiments as ex
+    fp, q, (ts, a, b), rec = _toy_record()
+    K = TC.fit_K(rec)
+    xT = rec.x_fp[0]
+    for m in (1, None, 3):
+        torch.testing.assert_close(TC.tcec_sample(q, xT, ts, a, b, K, m, 0.0), TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0),
+                                   atol=0, rtol=0)
+    memo: dict = {}
+    lam1, s1 = ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5), memo=memo)
+    lamf, sf = ex.best_lambda(q, xT, ts, a, b, K, None, rec.x_fp[-1], (0.0, 0.5), memo=memo)
+    assert len(memo) == 3 and s1[0.0] == sf[0.0]
+    assert (lam1, s1) == ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5))
