@@ -489,6 +489,8 @@ def test_other_sampler_and_dit_studies_run_end_to_end_at_a_tiny_size():
         assert c["psnr"]["oracle"].mean() > c["psnr"]["base"].mean() + 20      # the oracle follows the FP trajectory
         assert "tac" in c["psnr"]
     assert "qncd" in sr["cells"]["W4A4/6/rtn/dpmpp2m"]["psnr"] and "qncd" not in sr["cells"]["W4A4/6/rtn/flow_euler"]["psnr"]
+    assert sr["cells"]["W4A4/6/rtn/dpmpp2m"]["qncd_fp_psnr"].shape == (16,)
+    assert sr["cells"]["W4A4/6/rtn/flow_euler"]["qncd_fp_psnr"] is None
     assert dr["samples"]["W4A4/6/rtn/dit"]["fp"].shape == (16, 1, 8, 8)
     with pytest.raises(ValueError, match="needs the flow-matching model"):
         ex.solver_study(cfg, tr, None, 0)

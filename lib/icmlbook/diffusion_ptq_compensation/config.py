@@ -3,9 +3,11 @@
 ``smoke`` trains the MLP on the 2-D ring; ``default`` the small U-Net on scikit-learn's 8×8 digits;
 ``full`` (GPU) more seeds and a wider U-Net.
 
-Measured end to end through the pipeline on the shared 2-core machine under load (about 5-8 sessions):
-smoke 15.5 s CPU / 21-64 s wall (cold cache); default 392 s CPU (6.5 min) / 14.6 min wall, of which
-training the U-Net is about 115 s CPU.
+Measured end to end through the pipeline on the shared 2-core machine (loaded by other sessions; the
+study runs on one thread, so CPU time is what a quiet machine would take): smoke 23 s CPU / 48 s wall at load
+5 (DiT not run); default, with the flow model, the DiT, TAC and QNCD, 638 s CPU / 33 min wall at load 10,
+measured before the lambda1 = 0 runs were shared across windows (since then 2 of the 8 calibration runs of the
+lambda1 search, and up to 2 evaluation runs, are saved per cell; not re-measured).
 """
 
 from __future__ import annotations

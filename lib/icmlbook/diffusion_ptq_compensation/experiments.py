@@ -136,8 +136,12 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = Non
     k_tac = TC.fit_tac_ner(rc, cfg.delta_on, cfg.tac_mask_quantile)
     beta = TC.calibrate_tac_ibc(q, xc, rc.x_fp, ts, a, b, k_tac, **two)
     outs["tac"] = TC.tac_sample(q, xT, ts, a, b, k_tac, beta, **two)
+    qncd_fp = None
     if S.PREDICTION[solver or cfg.solver] == "eps":               # QNCD's back-diffusion needs the DDPM schedule
         outs["qncd"] = TC.qncd_sample(q, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
+    if "qncd" in outs:       # control: QNCD run on the FP model itself (an unbiased estimator leaves it in place)
+        qncd_fp = TC.qncd_sample(fp, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
+    out["qncd_fp_psnr"] = None if qncd_fp is None else ME.psnr(qncd_fp, x_fp, rng_)
     out["psnr"] = {k: ME.psnr(v, x_fp, rng_) for k, v in outs.items()}
     out["lambda"] = lam
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
