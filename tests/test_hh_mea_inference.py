@@ -536,3 +536,21 @@ def test_config_presets_are_valid_and_distinct():
     s, d = config_for("smoke"), config_for("default")
     assert s.n_electrodes < d.n_electrodes and len(s.free) < len(d.free)
     assert dataclasses.replace(s, n_test=4).n_test == 4
+
+
+def test_claim1_fails_when_a_geometric_parameter_was_not_inferred():
+    st = fake_study(nrmse=0.04)
+    keep = [i for i, n in enumerate(st.names) if n not in ("height", "angle")]
+    st.names = tuple(st.names[i] for i in keep)
+    st.nrmse = np.asarray(st.nrmse)[keep]
+    check = claims.claim1(st, CFG)
+    assert check.passed is False and "not inferred: height, angle" in check.measured
+
+
+def test_claim6_reads_the_sweep_by_spike_count_not_by_position():
+    st = fake_study(sweep=(0.93, 0.86, 0.80))     # accuracy grows with N when the sweep is given in descending N
+    st.sweep_n = (3000, 300, 30)
+    assert claims.claim6(st, CFG).passed is False
+    st.sweep_accuracy = st.sweep_accuracy[::-1].copy()
+    st.sweep_n = (30, 300, 3000)
+    assert claims.claim6(st, CFG).passed is False
