@@ -864,3 +864,18 @@ def test_lambda_zero_runs_are_shared_exactly_across_windows():
     lamf, sf = ex.best_lambda(q, xT, ts, a, b, K, None, rec.x_fp[-1], (0.0, 0.5), memo=memo)
     assert len(memo) == 3 and s1[0.0] == sf[0.0]
     assert (lam1, s1) == ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5))
+
+
+def test_solver_and_bit_width_rules_are_not_decided_on_part_of_what_they_name():
+    # C2b and C10 name both samplers, C12 both low bit widths: a run missing one is undecided, never a pass
+    full = make_solver_result(cos=0.96, rel=0.15)
+    only_dpm = {**full, "closed": {k: v for k, v in full["closed"].items() if k.endswith("/dpmpp2m")}}
+    check = claims.claim2b(only_dpm, CFG)
+    assert check.passed is None and "flow Euler" in check.reason
+    res = make_solver_result(gains={"dpmpp2m": 0.4, "flow_euler": 1.0})
+    only_flow = {**res, "cells": {k: v for k, v in res["cells"].items() if k.endswith("/flow_euler")}}
+    check = claims.claim10(only_flow, CFG, 0)
+    assert check.passed is None and "DPM-Solver++(2M)" in check.reason
+    narrow = config_for("smoke", bits=("W8A8", "W4A8"), svd_bits=("W4A8",), solver_bits=("W4A8",), dit_bits=())
+    check = claims.claim12(make_result(gain_m1=0.5, tac=0.2, qncd=0.1), narrow, 0)
+    assert check.passed is None and "W4A4" in check.reason
