@@ -500,7 +500,7 @@ def _(
 
 
 @app.cell
-def _(benchmark, cfg, mo, run):
+def _(PATTERNS, benchmark, cfg, mo, run):
     _races = sum(len(p.races) for p in benchmark)
     _scale = ("all of the real programs" if cfg.real_stride == 1 else
               f"every {cfg.real_stride}th real program (racy and race-free apart)")
@@ -515,13 +515,13 @@ def _(benchmark, cfg, mo, run):
       races (its filter and the difference in races were not reached). Race-free programs are part of the evaluation population, as the
       paper's count implies; DRDBench's own scripts score racy programs only.
     - **The variable-level rule** was not reached: both readings are reported.
-    - **The generated suite** is ours: thirteen synchronisation patterns (a mutex forgotten or mismatched,
+    - **The generated suite** is ours: {len(PATTERNS)} patterns (a mutex forgotten or mismatched,
       atomic blocks, atomic functions, join order, a thread started twice, a semaphore, a busy-wait flag,
       a condition variable with its predicate, a barrier, GCC atomic builtins, a helper called from two
-      sites with list-valued annotation lines, Peterson's flag/turn protocol), each with a minimal
-      race-free twin, plus protected distractor variables. Pointer and struct-field lvalues are not
-      generated (the front end's handling of them is checked on hand-written programs in the tests).
-      Its numbers are never merged into the real benchmark's.
+      sites with list-valued annotation lines, Peterson's flag/turn protocol, an object reached only
+      through pointers (a thread's start argument and a local `&v`), and struct fields written through a
+      pointer, where the race-free twin writes the sibling field), each with a minimal race-free twin,
+      plus protected distractor variables. Its numbers are never merged into the real benchmark's.
     - **Thresholds** ({cfg.count_tolerance:.0%} on the counts, {cfg.consistency_min:.0%} consistency, a
       {cfg.localisation_margin:g} F1 gap, {cfg.distraction_min:.0%} of protected pairs) are ours, fixed in
       the chapter's config before the runs.

@@ -42,6 +42,9 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "gcc_atomic": ("c11_atomic", "main updates with a plain write instead of an atomic read-modify-write"),
     "helper_sites": ("mutex", "main calls the shared helper without the lock (list-valued annotation lines)"),
     "peterson": ("peterson", "main sets turn before raising its flag (Peterson's two stores swapped)"),
+    "pointer_arg": ("pointer", "main updates, through its own pointer, the object the thread reaches through its start "
+                               "argument, without the lock"),
+    "struct_field": ("field", "main writes the field the worker writes through a struct pointer, not its sibling field"),
 }
 
 
@@ -59,7 +62,7 @@ class _Parts:
     globals: list = dataclasses.field(default_factory=list)
     helpers: list = dataclasses.field(default_factory=list)       # (line, tag) of helper functions
     worker: list = dataclasses.field(default_factory=list)
-    extra_threads: list = dataclasses.field(default_factory=list)  # (name, lines, started in a loop)
+    extra_threads: list = dataclasses.field(default_factory=list)  # (name, lines, started in a loop, start argument)
     main_pre: list = dataclasses.field(default_factory=list)
     main_conc: list = dataclasses.field(default_factory=list)
     main_post: list = dataclasses.field(default_factory=list)
@@ -121,7 +124,7 @@ def _emit(parts: _Parts, inst: Instance) -> None:
         else:
             lines = [(f"pthread_mutex_lock(&m{k});", None), (f"{v} = {v} + 1;", T), (f"pthread_mutex_unlock(&m{k});", None)]
             parts.critical.append((v, T, T))
-        parts.extra_threads.append((name, lines, True))
+        parts.extra_threads.append((name, lines, True, "NULL"))
     elif p == "semaphore":
         parts.includes.add("semaphore.h")
         parts.globals += [(f"int {v} = 0;", None), (f"sem_t s{k};", None)]
@@ -204,6 +207,39 @@ def _emit(parts: _Parts, inst: Instance) -> None:
             (f"while ({load}(&{want1}) == 1 && {load}(&{turn}) == 1)", None), ("{", None), ("}", None),
             (f"{v} = {v} + 2;", M), (f"{store}(&{want0}, 0);", None)]
         (parts.races if racy else parts.critical).append((v, T, M))
+    elif p == "pointer_arg":
+        # The shared int is never named at an access: a thread started once with &v reaches it through its start
+        # argument, main through a local pointer assigned &v (two different ways the front end must resolve a
+        # pointer to one object). Both dereferences are spelt *p<k>, as the benchmark writes an lvalue.
+        parts.globals += [(f"int {v} = 0;", None), (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
+        ptr = f"p{k}"
+        lines = [(f"int *{ptr} = (int *)arg;", None), (f"pthread_mutex_lock(&m{k});", None),
+                 (f"*{ptr} = *{ptr} + 1;", T), (f"pthread_mutex_unlock(&m{k});", None)]
+        parts.extra_threads.append((f"through{k}", lines, False, f"&{v}"))
+        parts.main_pre.append((f"int *{ptr} = &{v};", None))
+        body = [(f"*{ptr} = *{ptr} + 2;", M)]
+        parts.main_conc += body if racy else [(f"pthread_mutex_lock(&m{k});", None), *body,
+                                              (f"pthread_mutex_unlock(&m{k});", None)]
+        (parts.races if racy else parts.critical).append((f"*{ptr}", T, M))
+    elif p == "struct_field":
+        # A struct with three int fields: the worker writes .n (under the lock) and then .a (no lock) through a
+        # pointer q<k> = &s<k>; main writes .n under the lock (a protected pair, always) and then one more field
+        # without the lock: .a in the racy variant (the worker's field: a race), .b in the race-free one (a
+        # distinct memory location in C, so no conflict at all). The twins differ in one field name. The unlocked
+        # writes follow the critical sections, so no unlock/lock edge orders them in any interleaving (what
+        # ThreadSanitizer needs to see the race on every run).
+        st, q = f"S{k}", f"q{k}"
+        parts.globals += [(f"struct {st}", None), ("{", None), ("    int a;", None), ("    int b;", None),
+                          ("    int n;", None), ("};", None), (f"struct {st} s{k};", None),
+                          (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
+        parts.worker += [(f"struct {st} *{q} = &s{k};", None), (f"pthread_mutex_lock(&m{k});", None),
+                         (f"{q}->n = {q}->n + 1;", f"N{k}"), (f"pthread_mutex_unlock(&m{k});", None),
+                         (f"{q}->a = 1;", T)]
+        parts.main_conc += [(f"pthread_mutex_lock(&m{k});", None), (f"s{k}.n = s{k}.n + 2;", f"O{k}"),
+                            (f"pthread_mutex_unlock(&m{k});", None), (f"s{k}.{'a' if racy else 'b'} = 2;", M)]
+        parts.critical.append((f"s{k}.n", f"N{k}", f"O{k}"))
+        if racy:
+            parts.races.append((f"s{k}.a", T, M))
     else:  # pragma: no cover - guarded by generate_program
         raise ValueError(p)
 
@@ -232,7 +268,7 @@ def _own(parts: _Parts, before: dict, k: int) -> None:
     for name in _LISTS:
         tag(getattr(parts, name), before[name])
     for j in range(before["extra_threads"], len(parts.extra_threads)):
-        tname, lines, loop = parts.extra_threads[j]
+        tname, lines, loop, _ = parts.extra_threads[j]
         tag(lines, 0)
 
 
@@ -252,7 +288,7 @@ def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
             out.append(("}", None)); body_depth = 0
         else:
             out.append(((ind if body_depth else "") + line, tag))
-    for name, lines, _ in parts.extra_threads:
+    for name, lines, _, _ in parts.extra_threads:
         out += [(f"void *{name}(void *arg)", None), ("{", None)]
         out += [(ind + line, tag) for line, tag in lines]
         out += [(ind + "return NULL;", None), ("}", None)]
@@ -260,13 +296,16 @@ def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
     out += [(ind + line, tag) for line, tag in parts.worker]
     out += [(ind + "return NULL;", None), ("}", None)]
     out += [("int main()", None), ("{", None), (ind + "pthread_t t;", None)]
-    for name, _, _ in parts.extra_threads:
-        out.append((ind + f"pthread_t {name}_t[{loop_threads}];", None))
+    for name, _, loop, _ in parts.extra_threads:
+        out.append((ind + (f"pthread_t {name}_t[{loop_threads}];" if loop else f"pthread_t {name}_t;"), None))
     out += [(ind + line, tag) for line, tag in parts.main_pre]
     out.append((ind + "pthread_create(&t, NULL, worker, NULL);", None))
-    for name, _, _ in parts.extra_threads:
-        out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
-                (ind * 2 + f"pthread_create(&{name}_t[i], NULL, {name}, NULL);", None), (ind + "}", None)]
+    for name, _, loop, arg in parts.extra_threads:
+        if loop:
+            out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
+                    (ind * 2 + f"pthread_create(&{name}_t[i], NULL, {name}, {arg});", None), (ind + "}", None)]
+        else:
+            out.append((ind + f"pthread_create(&{name}_t, NULL, {name}, {arg});", None))
     depth = 1
     for line, tag in parts.main_conc:
         if line == "}":
@@ -275,9 +314,12 @@ def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
         if line == "{":
             depth += 1
     out.append((ind + "pthread_join(t, NULL);", None))
-    for name, _, _ in parts.extra_threads:
-        out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
-                (ind * 2 + f"pthread_join({name}_t[i], NULL);", None), (ind + "}", None)]
+    for name, _, loop, _ in parts.extra_threads:
+        if loop:
+            out += [(ind + f"for (int i = 0; i < {loop_threads}; i++)", None), (ind + "{", None),
+                    (ind * 2 + f"pthread_join({name}_t[i], NULL);", None), (ind + "}", None)]
+        else:
+            out.append((ind + f"pthread_join({name}_t, NULL);", None))
     out += [(ind + line, tag) for line, tag in parts.main_post]
     out += [(ind + "return 0;", None), ("}", None)]
     tags = {tag: i + 1 for i, (_, tag) in enumerate(out) if tag}
