@@ -119,17 +119,25 @@ def claim5(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
 
 @claim_rule("C6", statement="A landing step costs one small linear solve, less than a Newton projection, on SO(n) "
             "with tens of constraints.",
-            rule="at every SO(n) of the study, Newton's per-step time over landing's >= 2",
-            rejects="a Newton projection that converges in about one iteration (no cost advantage), at any n of the sweep",
+            rule="at every SO(n) of the study, Newton's operations per point (constraint-and-Jacobian evaluations plus "
+                 "p×p solves, each point stopped at its own tolerance) over landing's (one of each) >= 2; the wall-clock "
+                 "ratio (fastest of interleaved repeats) is reported beside, not decided on",
+            rejects="a Newton projection that converges in about one iteration (1.5× landing's operations: no cost "
+                    "advantage), at any n of the sweep",
             paper="not reached (the abstract's efficiency argument)", timed=True)
 def claim6(cost: dict, cfg: LandingConfig) -> ClaimCheck:
+    """Changed after the session-3 runs: the rule was the wall-clock ratio Newton/landing >= 2, which swung from 0×
+    to 103× under load in a smoke run. Operation counts are deterministic for a seed; the wall time (now the
+    fastest of interleaved repeats) is reported beside."""
     rows = cost["rows"]
-    ratios = {r["n"]: r["newton_seconds"] / r["landing_seconds"] for r in rows}
+    ratios = {r["n"]: r["newton_operations"] / r["landing_operations"] for r in rows}
+    wall = {r["n"]: r["newton_seconds"] / r["landing_seconds"] if r["landing_seconds"] > 0 else float("inf") for r in rows}
     worst = min(ratios, key=ratios.get)
-    return ClaimCheck("Newton / landing time per step: " + ", ".join(
-        f"SO({r['n']}) {ratios[r['n']]:.1f}× ({r['newton_iterations_mean']:.1f} iterations)" for r in rows)
-        + f"; smallest at SO({worst})", bool(min(ratios.values()) >= cfg.cost_ratio),
-        {"ratios": ratios, "worst_n": worst})
+    return ClaimCheck("Newton / landing operations per point: " + ", ".join(
+        f"SO({r['n']}) {ratios[r['n']]:.2f}× ({r['newton_iterations_mean']:.2f} iterations)" for r in rows)
+        + f"; smallest at SO({worst}); wall clock (fastest of {cost.get('repeat', 1)} interleaved repeats): "
+        + ", ".join(f"SO({n}) {w:.1f}×" for n, w in wall.items()), bool(min(ratios.values()) >= cfg.cost_ratio),
+        {"ratios": ratios, "wall_ratios": wall, "worst_n": worst})
 
 
 @claim_rule("C7", statement="Equality and inequality constraints are handled together on a nonconvex set: samples "

@@ -41,7 +41,7 @@ class LandingConfig(ProfileConfig):
         parity_margin : claims 4/5: JSD difference tolerated (upper 95% bound).
         prior_alpha : claim 3: family-wise level of the MMD permutation tests against the uniform law
             (Bonferroni over seeds and the two processes).
-        cost_ratio : claim 6: Newton's per-step time over landing's, required at every n of cost_ns.
+        cost_ratio : claim 6: Newton's operations per point over landing's, required at every n of cost_ns.
         level : one-sided confidence level of the paired t-bounds (claims 3, 4, 5, 9).
     """
 
