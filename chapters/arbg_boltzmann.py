@@ -214,7 +214,17 @@ def _(mo):
 
     **Metrics** (the paper's): E-W2 is the 1-D Wasserstein-2 distance between the reduced energies of
     resampled proposals and of the reference frames; T-W2 is the Wasserstein-2 distance on the torus of
-    backbone dihedrals $(\varphi,\psi)$ (exact optimal transport on subsamples); ESS as above.
+    backbone dihedrals $(\varphi,\psi)$ (exact optimal transport on subsamples); TICA-W2 is the
+    Wasserstein-2 distance on the two slowest TICA coordinates (below); ESS as above.
+
+    **TICA** (time-lagged independent component analysis) finds the linear combinations of features that
+    decorrelate most slowly along the MD: it solves $C_\tau v=\lambda C_0 v$ with the instantaneous and
+    time-lagged covariances of the features (symmetrised), and projects on the leading eigenvectors scaled
+    by their eigenvalues (the kinetic map). The features are the reference code's: all distances among
+    the carbon and nitrogen atoms and the sine and cosine of $\varphi$, $\psi$ and both peptide-bond
+    torsions $\omega$. We fit TICA with `deeptime` [@hoffmann2021deeptime] on the training blocks (lagged
+    pairs inside each block), then compare (re)sampled proposals and test frames in those two coordinates
+    by exact optimal transport.
     """)
     return
 
@@ -236,11 +246,12 @@ def _(adp, claims, cfg, mo, plots):
     check4 = claims.claim4(adp["rows"])
     check5 = claims.claim5(adp["rows"])
     check8 = claims.claim8(adp["rows"], cfg)
-    _rows = ["| seed | model | parameters | ESS / M (clipped) | E-W2 raw → SNIS (clipped) kT | T-W2 raw → SNIS rad | wrong chirality | clashes (non-finite u) | train s | sample s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    _rows = ["| seed | model | parameters | ESS / M (clipped) | E-W2 raw → SNIS (clipped) kT | T-W2 raw → SNIS rad | TICA-W2 raw → SNIS | wrong chirality | clashes (non-finite u) | train s | sample s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for _r in adp["rows"]:
         _rows.append(f"| {_r['seed']} | {_r['model']} | {_r['params']:,} | {_r['ess']:.2e} ({_r['ess_clip']:.2e}) | "
                      f"{_r['ew2_raw']:.3g} → {_r['ew2']:.3g} ({_r['ew2_clip']:.3g}) | {_r['tw2_raw']:.3f} → {_r['tw2']:.3f} | "
+                     f"{_r['ticaw2_raw']:.3g} → {_r['ticaw2']:.3g} | "
                      f"{1 - _r['symmetry_rate']:.1%} | {_r['nonfinite']} | {_r['train_seconds']:.0f} | {_r['sample_seconds']:.1f} |")
     _table = "\n".join(_rows)
     mo.vstack([plots.energy_figure(adp), mo.md(f"""
@@ -256,6 +267,23 @@ def _(adp, claims, cfg, mo, plots):
     {check8.sentence("Claim 8")}
     """)])
     return check4, check5, check8
+
+
+@app.cell
+def _(adp, mo, plots):
+    _t = adp["tica"]
+    _ts = _t["timescales"]
+    _pl = _t["paper_lag_eigenvalues"]
+    _paper = ("" if _pl is None else
+              f" At the reference code's lag of {_t['paper_lag']} frames ({_t['paper_lag']} ps here) the two leading "
+              f"eigenvalues would be {_pl[0]:.3f} and {_pl[1]:.3f}, which is why the lag is shorter here.")
+    mo.vstack([plots.tica_figure(adp), mo.md(f"""
+    *Figure: the test MD and the reweighted proposals (seed 0) on the two slowest TICA coordinates.*
+    TICA was fitted on {_t['n_pairs']:,} lagged pairs of {_t['n_features']} features at a lag of {_t['lag']} ps
+    (MD frames of 1 ps); its eigenvalues {_t['eigenvalues'][0]:.3f} and {_t['eigenvalues'][1]:.3f} correspond to
+    implied timescales of {_ts[0]:.1f} and {_ts[1]:.1f} ps.{_paper}
+    """)])
+    return
 
 
 @app.cell
@@ -450,8 +478,11 @@ def _(mo):
       TarFlow/SBG baselines. Parameter counts are in the tables.
     - **Reconstructed:** autoregressive twisted SMC, described only in the blog and README: our twist (a
       steric-clash score on the placed atoms), resampling rule and final correction.
-    - **Not built:** TICA-W2 (deeptime is not installed), the μ-law binning and the Muon optimiser (AdamW
-      with warm-up and cosine decay here).
+    - **TICA-W2** is fitted on our training MD (the reference code fits TICA on the test trajectory, with
+      Koopman reweighting) at a lag of 10 ps instead of 100 frames (see the TICA figure), with the reference
+      code's features. Claim 5's rule asks for TICA-W2 as well since this metric was added (after the first
+      default run, which already failed the rule on E-W2 and T-W2): a stricter rule, never a looser one.
+    - **Not built:** the μ-law binning and the Muon optimiser (AdamW with warm-up and cosine decay here).
     - **Thresholds** (1e-3 on the normalisation, a slope of −0.25, 5 % wrong chirality, 0.075 around
       τ = 1) are ours, fixed in the config before the runs.
     """)
@@ -466,6 +497,7 @@ def _(mo):
     - D. Rehman, C. B. Tan, Y. Bengio, A. J. Bose, A. Tong. *Autoregressive Boltzmann Generators.* ICML 2026 [@rehman2026arbg].
     - F. Noé, S. Olsson, J. Köhler, H. Wu. *Boltzmann generators: sampling equilibrium states of many-body systems with deep learning.* Science 2019 [@noe2019boltzmann].
     - C. Durkan, A. Bekasov, I. Murray, G. Papamakarios. *Neural spline flows.* NeurIPS 2019 [@durkan2019nsf].
+    - M. Hoffmann et al. *Deeptime: a Python library for machine learning dynamical models from time series data.* Mach. Learn.: Sci. Technol. 2021 [@hoffmann2021deeptime].
     - P. Eastman et al. *OpenMM 8: molecular dynamics simulation with machine learning potentials.* J. Phys. Chem. B 2024 [@eastman2024openmm].
     """)
     return

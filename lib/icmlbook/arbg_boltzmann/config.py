@@ -32,7 +32,8 @@ class ArbgConfig(ProfileConfig):
             autoregressive, one pass per coordinate to sample) (its parameter count is reported beside the AR's).
         n_seeds : independent trainings (fresh initialisation and batch order; the MD data are shared).
         proposals, temperature, clip : SNIS; n_eval : resampled / reference samples for E-W2;
-        n_torus : samples on each side of the exact OT for T-W2.
+        n_torus : samples on each side of the exact OT for T-W2 and TICA-W2.
+        tica_lag, tica_dim : TICA-W2's lag (MD frames of 1 ps) and number of slow components (:mod:`.tica`).
         smc_particles, smc_strength, smc_threshold : twisted SMC (our reconstruction): particles, the clash twist's
             λ, the ESS fraction that triggers resampling.
         temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
@@ -81,6 +82,8 @@ class ArbgConfig(ProfileConfig):
     clip: Float(ge=0, lt=0.5) = 0.002
     n_eval: PositiveInt = 2000
     n_torus: PositiveInt = 1000
+    tica_lag: PositiveInt = 10
+    tica_dim: Int(ge=1) = 2
     temps: Grid(gt=0, min_len=3) = (0.9, 0.95, 1.0, 1.05, 1.1)
     temp_proposals: PositiveInt = 2000
     bin_sweep: IntGrid(ge=2, min_len=2) = (64, 512)
@@ -100,6 +103,9 @@ class ArbgConfig(ProfileConfig):
             raise ValueError(f"n_eval={self.n_eval} is not allowed; it must be <= proposals={self.proposals}")
         if not self.n_torus <= self.n_eval:
             raise ValueError(f"n_torus={self.n_torus} is not allowed; it must be <= n_eval={self.n_eval}")
+        if not self.tica_lag < self.adp_block:
+            raise ValueError(f"tica_lag={self.tica_lag} is not allowed; it must be < adp_block={self.adp_block} "
+                             "(lagged pairs are taken inside the contiguous training blocks)")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device={self.device!r} is not allowed; allowed values: auto, cpu, cuda")
         if self.toy_grid % self.toy_bins:

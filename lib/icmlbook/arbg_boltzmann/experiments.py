@@ -30,6 +30,7 @@ from .metrics import dihedrals, energy_w2, subsample_even, torus_w2
 from .molecule import build_alanine_dipeptide, chiral_volume
 from .snis import kish_ess, log_weights, resample, snis_mean
 from .system import bond_lengths, evaluate_proposal, fix_chirality, propose_ar, propose_flow, representation
+from .tica import TicaW2, featurise, fit_tica
 from .toy import TEST_FUNCTIONS, FourWells
 from .train import FrameBatches, TrainSpec, train_model
 
@@ -174,7 +175,9 @@ def adp_data(cfg: ArbgConfig) -> dict:
     train, test = frames[block % 2 == 0], frames[block % 2 == 1]
     mol = build_alanine_dipeptide()
     rep = representation(cfg.frame, train, mol)
-    return {"train": train, "test": test, "rep": rep, "mol": mol, "meta": meta,
+    train_blocks = [frames[block == b] for b in np.unique(block) if b % 2 == 0]
+    tica = TicaW2(mol, train_blocks, test, lag=cfg.tica_lag, dim=cfg.tica_dim, n_ref=cfg.n_torus)
+    return {"train": train, "test": test, "rep": rep, "mol": mol, "meta": meta, "tica": tica,
             "max_abs": max(rep.max_abs(train), rep.max_abs(test))}
 
 
@@ -195,6 +198,19 @@ def _train_ar(cfg, data, disc, seed, steps, dev, tag):
     return ar, tr
 
 
+PAPER_TICA_LAG = 100          # frames: the lag of the reference code's TICA (its frame spacing not read)
+
+
+def _tica_at(data: dict, cfg: ArbgConfig, lag: int) -> list[float] | None:
+    """Leading TICA eigenvalues of the training blocks at another lag (None if the blocks are too short)."""
+    if lag >= cfg.adp_block:
+        return None
+    tw = data["tica"]
+    blocks = [featurise(data["train"][i:i + cfg.adp_block], tw.atoms, tw.quads)
+              for i in range(0, len(data["train"]), cfg.adp_block)]
+    return fit_tica(blocks, lag, cfg.tica_dim).eigenvalues.tolist()
+
+
 def adp_study(cfg: ArbgConfig, seed: int) -> dict:
     data = adp_data(cfg)
     mol, rep = data["mol"], data["rep"]
@@ -210,7 +226,7 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
     train_t = dihedrals(data["train"], quads)
     centre = mol.chiral_centre()
     ref_sign = float(np.sign(chiral_volume(mol.positions[None], centre)[0]))
-    kw = dict(n_eval=cfg.n_eval, n_torus=cfg.n_torus, clip=cfg.clip)
+    kw = dict(n_eval=cfg.n_eval, n_torus=cfg.n_torus, clip=cfg.clip, tica=data["tica"])
     rows, keep = [], {}
     z = torch.tensor(rep.training_frames(data["train"]))
     for s in progress(range(cfg.n_seeds), desc="ADP seeds"):
@@ -231,7 +247,9 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
             if s == 0:
                 idx = ev["resampled_idx"]
                 keep[name] = {"angles_raw": dihedrals(p.frames[:3000], quads), "angles_rw": dihedrals(p.frames[idx[:3000]], quads),
-                              "u_raw": ev["energies"], "u_rw": ev["energies"][idx], "loss": tr["loss"], "loss_steps": tr["steps"]}
+                              "u_raw": ev["energies"], "u_rw": ev["energies"][idx], "loss": tr["loss"], "loss_steps": tr["steps"],
+                              "tica_raw": data["tica"].project(p.frames[:3000]),
+                              "tica_rw": data["tica"].project(p.frames[idx[:3000]])}
         if s == 0:
             ar0, loss0 = ar, float(tr_ar["loss"][-1])
     # temperature sweep (seed-0 model; new proposals per temperature)
@@ -240,7 +258,7 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
         with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
             p = fix_chirality(propose_ar(ar0, disc, rep, cfg.temp_proposals, float(tau), 4242), centre, ref_sign)
         ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=4243, n_eval=min(cfg.n_eval, cfg.temp_proposals),
-                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip)
+                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip, tica=data["tica"])
         temp_rows.append({"tau": float(tau), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
     md = md_equal_budget(data, ref_u, energy, cfg)
     smc = smc_study(cfg, ar0, disc, data, energy, ref_u, ref_t) if cfg.frame == "canonical" else None
@@ -249,6 +267,11 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
     return {"rows": rows, "temps": temp_rows, "md": md, "bins": bins, "smc": smc, "keep": keep, "ref_angles": ref_t[:3000],
             "train_angles": train_t[:3000], "ref_u": ref_u, "n_train": len(data["train"]), "n_test": len(data["test"]),
             "scale": rep.scale, "max_abs": data["max_abs"], "n_bins": cfg.adp_bins, "frame": cfg.frame,
+            "tica": {"lag": data["tica"].model.lag, "eigenvalues": data["tica"].model.eigenvalues.tolist(),
+                     "n_features": data["tica"].n_features, "n_pairs": data["tica"].model.n_pairs,
+                     "timescales": (-data["tica"].model.lag / np.log(np.abs(data["tica"].model.eigenvalues))).tolist(),
+                     "paper_lag": PAPER_TICA_LAG, "paper_lag_eigenvalues": _tica_at(data, cfg, PAPER_TICA_LAG),
+                     "test": data["tica"].project(subsample_even(data["test"], 3000))},
             "ar_model_state": {k: v.cpu() for k, v in ar0.state_dict().items()},
             "energy_evaluations": energy.evaluations}
 
@@ -296,7 +319,7 @@ def bin_sweep(cfg: ArbgConfig, seed: int, data: dict | None = None, trained: dic
         with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
             p = fix_chirality(propose_ar(ar, disc, rep, cfg.temp_proposals, 1.0, 99 + int(K)), centre, ref_sign)
         ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=98, n_eval=min(cfg.n_eval, cfg.temp_proposals),
-                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip)
+                               n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip, tica=data["tica"])
         b_err = np.abs(bond_lengths(p.frames, bonds).mean(0) - ref_len.mean(0))
         b_sd = bond_lengths(p.frames, bonds).std(0) / ref_len.std(0)
         rows.append({"bins": int(K), "delta_nm": disc.delta * rep.scale, "quant_bond_err_nm": float(q_err.mean()),
@@ -348,7 +371,7 @@ def frame_ablation(cfg: ArbgConfig, seed: int) -> dict:
     with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
         p = fix_chirality(propose_ar(ar, disc, rep, acfg.proposals, acfg.temperature, sd + 1), centre, ref_sign)
     ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=sd + 3, n_eval=acfg.n_eval, n_torus=acfg.n_torus,
-                           clip=acfg.clip)
+                           clip=acfg.clip, tica=data["tica"])
     return {"model": "ArBG (augmented)", "params": ar.num_parameters(), "train_seconds": tr["seconds"],
             "final_loss": float(tr["loss"][-1]), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}}
 

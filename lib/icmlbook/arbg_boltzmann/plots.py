@@ -8,7 +8,7 @@ from ..runtime import PALETTE, new_figure
 from .toy import FourWells
 
 __all__ = ["toy_figure", "snis_figure", "ramachandran_figure", "energy_figure", "temperature_figure", "bins_figure",
-           "loss_figure"]
+           "loss_figure", "tica_figure"]
 
 C = {"ArBG": PALETTE[0], "NSF": PALETTE[1], "MD": "0.3", "raw": PALETTE[2]}
 
@@ -122,4 +122,22 @@ def loss_figure(adp: dict):
     ax.plot(k["loss_steps"], k["loss"], color=PALETTE[0])
     ax.set(xlabel="update", ylabel="cross-entropy per token (nats)",
            title=f"ArBG training: {k['loss'][0]:.2f} → {k['loss'][-1]:.2f} nats per token")
+    return fig
+
+
+def tica_figure(adp: dict):
+    """The reference MD, ArBG and NSF (reweighted, seed 0) on the two slowest TICA coordinates."""
+    t = adp["tica"]
+    r0 = {r["model"]: r for r in adp["rows"] if r["seed"] == 0}
+    ref = t["test"]
+    lo, hi = np.percentile(ref, 0.5, axis=0), np.percentile(ref, 99.5, axis=0)
+    pad = 0.3 * (hi - lo)
+    rng = [[lo[0] - pad[0], hi[0] + pad[0]], [lo[1] - pad[1], hi[1] + pad[1]]]
+    fig, axes = new_figure(1, 3, width=12, height=3.9)
+    panels = [(ref, "reference MD"), (adp["keep"]["ArBG"]["tica_rw"], f"ArBG reweighted: TICA-W2 {r0['ArBG']['ticaw2']:.3g}"),
+              (adp["keep"]["NSF"]["tica_rw"], f"NSF reweighted: TICA-W2 {r0['NSF']['ticaw2']:.3g}")]
+    for ax, (y, title) in zip(axes, panels):
+        ax.hist2d(y[:, 0], y[:, 1], bins=50, range=rng, cmap="viridis", cmin=1)
+        ax.set(xlabel=f"TIC 1 (λ = {t['eigenvalues'][0]:.2f} at lag {t['lag']} ps)",
+               ylabel=f"TIC 2 (λ = {t['eigenvalues'][1]:.2f})", title=title)
     return fig

@@ -179,9 +179,11 @@ def bond_lengths(frames: np.ndarray, bonds: np.ndarray) -> np.ndarray:
 
 
 def evaluate_proposal(p: Proposal, mol: AlanineDipeptide, energy: Energy, ref_energy: np.ndarray,
-                      ref_angles: np.ndarray, *, n_eval: int, n_torus: int, clip: float, seed: int) -> dict:
-    """Energies, SNIS weights (with and without clipping), resampled sets, E-W2 / T-W2 before and after
-    reweighting against the reference MD (its energies (n_ref,) and backbone angles (n_ref, 2))."""
+                      ref_angles: np.ndarray, *, n_eval: int, n_torus: int, clip: float, seed: int,
+                      tica=None) -> dict:
+    """Energies, SNIS weights (with and without clipping), resampled sets, E-W2 / T-W2 (and TICA-W2 when a fitted
+    :class:`~.tica.TicaW2` is given; on the same n_torus proposals as T-W2) before and after reweighting against
+    the reference MD (its energies (n_ref,) and backbone angles (n_ref, 2))."""
     u = energy.reduced(p.frames)
     quads = list(mol.backbone_dihedral_atoms().values())
     rng = np.random.default_rng(seed)
@@ -194,6 +196,8 @@ def evaluate_proposal(p: Proposal, mol: AlanineDipeptide, energy: Energy, ref_en
     raw_idx = rng.choice(np.flatnonzero(fin), size=min(n_eval, int(fin.sum())), replace=False)
     out["ew2_raw"] = energy_w2(u[raw_idx], ref_e)
     out["tw2_raw"] = torus_w2(dihedrals(p.frames[raw_idx[:n_torus]], quads), ref_t)
+    if tica is not None:
+        out["ticaw2_raw"] = tica(p.frames[raw_idx[:n_torus]])
     out["u_raw_median"] = float(np.median(u[fin]))
     for tag, c in (("", 0.0), ("_clip", clip)):
         w: Weights = log_weights(u, p.log_q, clip=c)
@@ -201,6 +205,8 @@ def evaluate_proposal(p: Proposal, mol: AlanineDipeptide, energy: Energy, ref_en
         out["ess" + tag] = w.ess
         out["ew2" + tag] = energy_w2(u[idx], ref_e)
         out["tw2" + tag] = torus_w2(dihedrals(p.frames[idx[:n_torus]], quads), ref_t)
+        if tica is not None:
+            out["ticaw2" + tag] = tica(p.frames[idx[:n_torus]])
         if tag == "":
             out["resampled_idx"] = idx
             out["unique_resampled"] = int(len(np.unique(idx)))
