@@ -67,17 +67,20 @@ claim3 = claim_rule("C3", **_C3)(_localisation)
 
 def _distraction(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimCheck:
     r = distraction_rates(study, "all pairs", "lockset", cfg.n_boot, seed)
-    ok = r["rate_a"] >= cfg.distraction_min and r["lo"] > 0
-    return ClaimCheck(f"protected pairs flagged: all pairs {r['rate_a']:.1%}, lockset {r['rate_b']:.1%} "
+    ok = r["rate_a_lo"] > cfg.distraction_min and r["lo"] > 0
+    return ClaimCheck(f"protected pairs flagged: all pairs {r['rate_a']:.1%} (95% CI [{r['rate_a_lo']:.1%}, "
+                      f"{r['rate_a_hi']:.1%}]), lockset {r['rate_b']:.1%} "
                       f"(difference {r['diff']:+.1%}, 95% CI [{r['lo']:+.1%}, {r['hi']:+.1%}]; "
                       f"{r['protected_pairs']:,} protected pairs)", bool(ok), r)
 
 
 _C5 = dict(statement="Shared-variable distraction is measurable: a predictor that ignores synchronisation flags most "
                      "annotated protected pairs, and a lock-aware one flags fewer.",
-           rule="all-pairs flags >= 50 % of the protected conflicting pairs, and the paired-bootstrap 95 % CI of "
-                "(all pairs − lockset) lies above 0",
-           rejects="protected pairs that locks do not explain (lockset flags as many as all pairs)",
+           rule="all-pairs flags more than half of the protected conflicting pairs (the bootstrap 95 % CI of its "
+                "share lies above 50 %; changed after the first default run from the point estimate >= 50 %), and "
+                "the paired-bootstrap 95 % CI of (all pairs − lockset) lies above 0",
+           rejects="protected pairs that locks do not explain (lockset flags as many as all pairs); or an "
+                   "over-reporting predictor that flags only about half of them (interval straddling 50 %)",
            paper="not reached (the abstract names shared-variable distraction as a failure mode of LLMs)")
 claim5 = claim_rule("C5", **_C5)(_distraction)
 

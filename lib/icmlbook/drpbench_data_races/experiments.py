@@ -13,7 +13,7 @@ from .config import DRPBenchConfig
 from .data import Program, Race, annotation_consistency, load_benchmark
 from .frontend import constructs_of
 from .generator import generate_suite
-from .metrics import (Counts, bootstrap_f1, f1_replicates, match, micro_f1, paired_bootstrap, per_program, score)
+from .metrics import (Counts, _resample, bootstrap_f1, f1_replicates, match, micro_f1, paired_bootstrap, per_program, score)
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
@@ -103,11 +103,17 @@ def _rate(summed: np.ndarray) -> np.ndarray:
 
 def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed: int) -> dict[str, float]:
     """Share of the annotated protected pairs that predictors ``a`` and ``b`` flag as races (the
-    shared-variable distraction), and the paired bootstrap interval of ``a``'s minus ``b``'s."""
+    shared-variable distraction), the percentile bootstrap interval of ``a``'s share (``rate_a_lo``,
+    ``rate_a_hi``) and the paired bootstrap interval of ``a``'s minus ``b``'s (``lo``, ``hi``); programs are
+    resampled, with the same indices for all three (those of :func:`.metrics.paired_bootstrap`)."""
     fa, fb = _flagged(study.predictions[a], study.programs), _flagged(study.predictions[b], study.programs)
     diff, lo, hi = paired_bootstrap(fa, fb, n_boot=n_boot, seed=seed, stat=_rate)
     total = sum(c.tp + c.fn for c in fa)
-    return {"rate_a": float(_rate(np.array([sum(c.tp for c in fa), 0, sum(c.fn for c in fa)]))),
+    # the share a flags, with the percentile interval over the same resampled programs
+    ma = np.array([[c.tp, c.fp, c.fn] for c in fa], dtype=float).reshape(-1, 3)
+    reps = _rate(ma[_resample(len(ma), n_boot, seed)].sum(1))
+    a_lo, a_hi = np.nanquantile(reps, [0.025, 0.975]) if np.isfinite(reps).any() else (np.nan, np.nan)
+    return {"rate_a": float(_rate(ma.sum(0))), "rate_a_lo": float(a_lo), "rate_a_hi": float(a_hi),
             "rate_b": float(_rate(np.array([sum(c.tp for c in fb), 0, sum(c.fn for c in fb)]))),
             "diff": diff, "lo": lo, "hi": hi, "protected_pairs": int(total)}
 

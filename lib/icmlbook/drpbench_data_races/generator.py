@@ -40,7 +40,10 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "condvar": ("condvar", "the thread writes the data after releasing the mutex it signals under"),
     "barrier": ("barrier", "main reads before its barrier wait instead of after"),
     "gcc_atomic": ("c11_atomic", "main updates with a plain write instead of an atomic read-modify-write"),
-    "helper_sites": ("mutex", "main calls the shared helper without the lock (list-valued annotation lines)"),
+    "helper_sites": ("mutex", "main calls the shared helper, handed &v, without the lock (list-valued annotation "
+                              "lines: the helper's line and the call line of each site)"),
+    "helper_global": ("mutex", "main calls the shared helper, which names the variable itself, without the lock "
+                               "(annotated on the helper's line alone)"),
     "peterson": ("peterson", "main sets turn before raising its flag (Peterson's two stores swapped)"),
     "pointer_arg": ("pointer", "main updates, through its own pointer, the object the thread reaches through its start "
                                "argument, without the lock"),
@@ -178,14 +181,24 @@ def _emit(parts: _Parts, inst: Instance) -> None:
         else:
             parts.main_conc.append((f"__atomic_fetch_add(&{v}, 2, __ATOMIC_SEQ_CST);", M))
             parts.critical.append((v, T, M))
-    elif p == "helper_sites":
+    elif p in ("helper_sites", "helper_global"):
+        # A helper called from two sites (the worker under the lock, main with or without it). How the access is
+        # annotated follows the benchmark's annotators (counted on its annotations by .attribution): a helper
+        # that reaches the variable through a pointer parameter (bump(&v): *p on the helper's line) gets, per
+        # site, the list [helper line, call line]; a helper that names the variable itself gets its own line
+        # alone, so the race of its two calls is (helper line, helper line).
         parts.globals += [(f"int {v} = 0;", None), (f"pthread_mutex_t m{k} = PTHREAD_MUTEX_INITIALIZER;", None)]
-        parts.helpers += [(f"void bump{k}(void)", None), ("{", None), (f"{v} = {v} + 1;", f"H{k}"), ("}", None)]
-        parts.worker += [(f"pthread_mutex_lock(&m{k});", None), (f"bump{k}();", T), (f"pthread_mutex_unlock(&m{k});", None)]
-        call = (f"bump{k}();", M)
+        if p == "helper_sites":
+            parts.helpers += [(f"void bump{k}(int *p)", None), ("{", None), ("*p = *p + 1;", f"H{k}"), ("}", None)]
+            call_text = f"bump{k}(&{v});"
+        else:
+            parts.helpers += [(f"void bump{k}(void)", None), ("{", None), (f"{v} = {v} + 1;", f"H{k}"), ("}", None)]
+            call_text = f"bump{k}();"
+        parts.worker += [(f"pthread_mutex_lock(&m{k});", None), (call_text, T), (f"pthread_mutex_unlock(&m{k});", None)]
+        call = (call_text, M)
         parts.main_conc += [call] if racy else [(f"pthread_mutex_lock(&m{k});", None), call, (f"pthread_mutex_unlock(&m{k});", None)]
-        # the access is the helper's line, attributable to either call site: list-valued endpoints
-        (parts.races if racy else parts.critical).append((v, (f"H{k}", T), (f"H{k}", M)))
+        ends = ((f"H{k}", T), (f"H{k}", M)) if p == "helper_sites" else (f"H{k}", f"H{k}")
+        (parts.races if racy else parts.critical).append((v, *ends))
     elif p == "peterson":
         # Peterson's protocol between the worker (thread 1) and main (thread 0). Flags and turn are read and
         # written only through SV-COMP atomic functions (so they never race, and ThreadSanitizer sees the
