@@ -19,8 +19,10 @@ from icmlbook.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, Refi
                                            make_windows, random_vorticity, shell_errors, simulate_dataset,
                                            spectral_loss, spectral_resample, spectral_weights, taylor_green,
                                            train_irno, vrmse)
-from icmlbook.irno_neural_operator.experiments import Evaluation, decay_ratio, relative_gain
-from icmlbook.irno_neural_operator.ns2d import rfft_weights
+from icmlbook.irno_neural_operator import experiments as ex
+from icmlbook.irno_neural_operator.experiments import Evaluation, SREvaluation, decay_ratio, relative_gain
+from icmlbook.irno_neural_operator.metrics import acc, rfne
+from icmlbook.irno_neural_operator.ns2d import coarsen, rfft_weights
 from icmlbook.runtime import cpu_threads
 from icmlbook.runtime.claims import claim_case
 
@@ -265,6 +267,69 @@ def test_vrmse_against_the_direct_formula_and_band_ratios():
     torch.testing.assert_close(half["high"], torch.full((3,), 0.25, dtype=torch.float64))
 
 
+def test_rfne_and_acc_against_direct_formulas():
+    g = torch.Generator().manual_seed(8)
+    y = torch.randn(3, 1, 8, 8, generator=g, dtype=torch.float64) + 0.5
+    p = y + 0.4 * torch.randn(3, 1, 8, 8, generator=g, dtype=torch.float64)
+    c = torch.randn(1, 1, 8, 8, generator=g, dtype=torch.float64)
+    yn, pn, cn = y.numpy(), p.numpy(), c.numpy()
+    for b in range(3):
+        assert abs(float(rfne(p, y)[b]) - np.linalg.norm(pn[b] - yn[b]) / np.linalg.norm(yn[b])) < 1e-12
+        a, t = (pn[b] - cn[0]).ravel(), (yn[b] - cn[0]).ravel()
+        assert abs(float(acc(p, y, c)[b]) - np.corrcoef(np.r_[a, -a], np.r_[t, -t])[0, 1]) < 1e-12  # uncentred
+    torch.testing.assert_close(acc(y, y, c), torch.ones(3, dtype=torch.float64))
+    torch.testing.assert_close(acc(c + 3 * (p - c), y, c), acc(p, y, c))       # scale invariant anomalies
+    torch.testing.assert_close(acc(c - (p - c), y, c), -acc(p, y, c))
+    torch.testing.assert_close(rfne(torch.zeros_like(y), y), torch.ones(3, dtype=torch.float64))
+
+
+def test_coarsen_is_the_block_average():
+    g = torch.Generator().manual_seed(9)
+    f = torch.randn(2, 1, 12, 12, generator=g, dtype=torch.float64)
+    c = coarsen(f, 3)
+    fn = f.numpy()
+    for i in range(3):
+        for j in range(3):
+            np.testing.assert_allclose(c[:, :, i, j].numpy(), fn[:, :, 4 * i:4 * i + 4, 4 * j:4 * j + 4].mean((-2, -1)))
+    torch.testing.assert_close(c.mean((-2, -1)), f.mean((-2, -1)))
+    with pytest.raises(ValueError, match="n_coarse=5"):
+        coarsen(f, 5)
+
+
+TINY_SR = dict(sr_coarse=4, sr_fine=16, sr_sim=16, sr_train_traj=2, sr_test_traj=2, sr_frames=2, sr_dt_frame=0.5,
+               sr_base_modes=2, sr_base_epochs=1, sr_irno_epochs=1, sr_batch=2, spinup=0.5)
+
+
+def test_super_resolution_study_on_a_tiny_task():
+    cfg = config_for("smoke", unet_base=2, base_width=4, base_layers=2, **TINY_SR)
+    rec = ex.sr_study(cfg, 0, show_progress=False)
+    t = rec["task"]
+    assert t.x_test.shape == (4, 1, 16, 16) and t.coarse_test.shape == (4, 1, 4, 4)
+    torch.testing.assert_close(coarsen(t.y_test, 4), t.coarse_test)
+    torch.testing.assert_close(t.climatology, t.y_train.mean(0, keepdim=True))
+    # the input is the band-limited interpolant of the coarse field: no modes at |k| >= 2 along an axis
+    xh = torch.fft.fft2(t.x_test.double())
+    assert float(xh[..., 2:15, :].abs().max()) < 1e-4 and float(xh[..., :, 2:15].abs().max()) < 1e-4
+    ev = rec["eval"]
+    assert ev.rfne.shape == (cfg.eval_steps + 1, 4) and ev.acc.shape == ev.rfne.shape
+    model = ex.load_sr_irno(cfg, rec)
+    with torch.no_grad():
+        h0 = model.base(t.x_test)
+    phys = lambda z: z * t.std + t.mean  # noqa: E731
+    direct = np.linalg.norm((phys(h0) - phys(t.y_test)).numpy().reshape(4, -1), axis=1) / np.linalg.norm(
+        phys(t.y_test).numpy().reshape(4, -1), axis=1)
+    np.testing.assert_allclose(ev.rfne[0], direct, rtol=1e-5)
+    with pytest.raises(ValueError, match="sr_fine=18"):
+        config_for("smoke", sr_fine=18, sr_sim=36, sr_coarse=6)
+
+
+def test_full_profile_super_resolution_path_with_sizes_overridden_down():
+    cfg = config_for("full", unet_base=2, base_width=4, base_layers=2, eval_steps=12, **TINY_SR)
+    assert cfg.unet_depth == 4 and cfg.K == 6                 # the paper's U-Net depth and horizon
+    rec = ex.sr_study(cfg, 0, show_progress=False)
+    assert np.isfinite(rec["eval"].rfne).all() and rec["eval"].K == 6
+
+
 def test_lipschitz_power_iteration_matches_the_dense_jacobian_on_16x16():
     m = small_irno().double()
     x = torch.randn(1, 2, 16, 16, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
@@ -430,10 +495,52 @@ def _c9_alt():
     return claims.claim9(make_eval(GOOD), k1, large, CFG)
 
 
+def make_sr_eval(rfne_curve, acc_curve, B=24, K=4, seed=0):
+    """An SREvaluation whose mean RFNE and ACC follow the curves over k = 0..2K (sample noise 2 %)."""
+    rng = np.random.default_rng(seed)
+    r = np.asarray(rfne_curve, float)[:, None] * (1 + 0.02 * rng.standard_normal((1, B)))
+    a = np.clip(np.asarray(acc_curve, float)[:, None] + 0.005 * rng.standard_normal((1, B)), -1, 1)
+    return SREvaluation(r, a, r.copy(), np.ones((len(rfne_curve), B, 3)), np.arange(B) % 8, 64, K)
+
+
+SR_RFNE = [0.325, 0.29, 0.26, 0.235, 0.214, 0.21, 0.208, 0.207, 0.207]      # the paper's 34 % by K
+SR_ACC = [0.752, 0.80, 0.84, 0.87, 0.892, 0.895, 0.896, 0.896, 0.896]
+SR_FLAT_RFNE = [0.325, 0.3235, 0.323, 0.3225, 0.322, 0.323, 0.324, 0.326, 0.33]   # the base left (nearly) alone
+SR_FLAT_ACC = [0.752, 0.7525, 0.753, 0.753, 0.7532, 0.753, 0.752, 0.75, 0.748]
+SR_POLISH_RFNE = [0.325, 0.315, 0.308, 0.302, 0.30, 0.30, 0.30, 0.30, 0.30]   # 7.7 % by K
+
+
+@claim_case("irno_neural_operator", "C10", "reproduced")
+def _c10_ok():
+    return claims.claim10(make_sr_eval(SR_RFNE, SR_ACC), CFG)
+
+
+@claim_case("irno_neural_operator", "C10", "not reproduced", alternative="a refiner that leaves the base's field")
+def _c10_alt():
+    return claims.claim10(make_sr_eval(SR_FLAT_RFNE, SR_FLAT_ACC), CFG)
+
+
+@claim_case("irno_neural_operator", "C11", "reproduced")
+def _c11_ok():
+    return claims.claim11(make_sr_eval(SR_RFNE, SR_ACC), CFG)
+
+
+@claim_case("irno_neural_operator", "C11", "not reproduced", alternative="an RFNE gain of 8 %")
+def _c11_alt():
+    return claims.claim11(make_sr_eval(SR_POLISH_RFNE, SR_ACC), CFG)
+
+
+def test_c10_needs_both_metrics():
+    """RFNE better but ACC unchanged (a refiner that only rescales the field) must not pass claim 10."""
+    assert claims.claim10(make_sr_eval(SR_RFNE, SR_FLAT_ACC), CFG).passed is False
+    assert claims.claim10(make_sr_eval(SR_FLAT_RFNE, SR_ACC), CFG).passed is False
+
+
 @pytest.mark.parametrize("case,expected", [
     (_c1_ok, True), (_c1_alt, False), (_c2_ok, True), (_c2_alt, False), (_c3_ok, True), (_c3_alt, False),
     (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c6_ok, True), (_c6_alt, False),
-    (_c7_ok, True), (_c7_alt, False), (_c8_ok, True), (_c8_alt, False), (_c9_ok, True), (_c9_alt, False)])
+    (_c7_ok, True), (_c7_alt, False), (_c8_ok, True), (_c8_alt, False), (_c9_ok, True), (_c9_alt, False),
+    (_c10_ok, True), (_c10_alt, False), (_c11_ok, True), (_c11_alt, False)])
 def test_claim_rules_both_ways(case, expected):
     assert case().passed is expected
 
@@ -475,6 +582,12 @@ def test_figures_carry_computed_titles():
     assert f"{ev.vrmse[0].mean():.3f} at k = 0" in fig._suptitle.get_text()
     fig = plots.contraction_figure(ev, 0.8)
     assert "0.800" in fig._suptitle.get_text()
+    sr = make_sr_eval(SR_RFNE, SR_ACC)
+    assert f"RFNE {sr.rfne[0].mean():.3f} → {sr.rfne[4].mean():.3f}" in plots.sr_curve_figure(sr)._suptitle.get_text()
+    fig = plots.sr_fields_figure(coarsen(y, 6), y, its[0], its[4], 4)
+    assert "6² → 24²" in fig._suptitle.get_text()
+    for ax in fig.axes[:6]:
+        assert ax.get_xlabel() and ax.get_ylabel()
     for f in (plots.fields_figure(y, its[0], its[4], 4), plots.spectra_figure(y, its, 4),
               plots.playground_figure(y, its, 3)):
         assert any(ch.isdigit() for ch in f._suptitle.get_text())

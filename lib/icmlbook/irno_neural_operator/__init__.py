@@ -5,16 +5,16 @@ unrolled with a progressive spectral loss and a fixed-point regulariser; on our 
 from .config import BASES, PRESETS, VARIANTS, IRNOConfig, config_for
 from .irno import (IRNO, LossSpec, banach_bound, irno_loss, lambda_schedule, make_refiner, spectral_loss,
                    spectral_weights, train_base, train_irno)
-from .metrics import (band_edges, band_ratios, lipschitz_dense, lipschitz_lanczos, lipschitz_power, shell_errors,
-                      shell_index, vrmse)
-from .ns2d import (NSSolver, energy, enstrophy, make_windows, random_vorticity, simulate_dataset, spectral_resample,
+from .metrics import (acc, band_edges, band_ratios, lipschitz_dense, lipschitz_lanczos, lipschitz_power, rfne,
+                      shell_errors, shell_index, vrmse)
+from .ns2d import (NSSolver, coarsen, energy, enstrophy, make_windows, random_vorticity, simulate_dataset, spectral_resample,
                    taylor_green)
 from .operators import FNO2d, RefinementUNet, SpectralConv2d, TuckerSpectralConv2d, count_parameters
 
 __all__ = [
     "BASES", "PRESETS", "VARIANTS", "IRNOConfig", "config_for", "IRNO", "LossSpec", "banach_bound", "irno_loss",
     "lambda_schedule", "make_refiner", "spectral_loss", "spectral_weights", "train_base", "train_irno",
-    "band_edges", "band_ratios", "lipschitz_dense", "lipschitz_lanczos", "lipschitz_power", "shell_errors", "shell_index", "vrmse",
+    "acc", "rfne", "coarsen", "band_edges", "band_ratios", "lipschitz_dense", "lipschitz_lanczos", "lipschitz_power", "shell_errors", "shell_index", "vrmse",
     "NSSolver", "energy", "enstrophy", "make_windows", "random_vorticity", "simulate_dataset", "spectral_resample",
     "taylor_green", "FNO2d", "RefinementUNet", "SpectralConv2d", "TuckerSpectralConv2d", "count_parameters",
 ]

@@ -14,6 +14,13 @@ default with 8 refiner epochs 4.8 min of CPU time (15.8 min of wall time at a lo
 same data; with 16 the study took about 7 min of CPU time and its cell passed the executor's 30-minute cell
 limit at a load of 10, so ``default`` trains 12 and the replicate seed has a cell of its own (measured end to
 end: 7.2 min of CPU time, 24.8 min of wall time at loads 6-11). The thresholds were not changed.
+
+The super-resolution task (16^2 block averages to 64^2 fields simulated at 128^2, 20 + 8 trajectories of 8
+snapshots) costs about 1.5 min of CPU time at ``default`` (93 s measured alone: simulation, base 20 epochs,
+refiner 6 epochs). A side run with 12 refiner epochs took 117 s: RFNE 0.3256 (base) -> 0.3144 at k = 2 and 0.3283
+at K = 4, against 0.3236 at k = 1 and 0.3353 at K with 6; both are worse than the base at K, so 6 epochs keep
+the default profile inside 10 minutes. At ``smoke`` (8^2 to 32^2) it costs about 3 s; smoke end to end: 42 s of
+CPU time (112 s of wall time at a load of 6).
 """
 
 from __future__ import annotations
@@ -54,6 +61,13 @@ class IRNOConfig(ProfileConfig):
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
         of IRNO's value for VRMSE and Phi differences, 0.01 for band-ratio differences and relative gains.
     n_boot : bootstrap resamples of every paired interval.
+    sr_coarse, sr_fine, sr_sim : the super-resolution task (our stand-in for ERA5): fine fields of sr_fine^2
+        (Fourier truncations of a sr_sim^2 simulation), observed as sr_coarse^2 block averages; the operators see
+        the coarse field Fourier-interpolated to sr_fine^2.
+    sr_train_traj, sr_test_traj, sr_frames, sr_dt_frame : its independent trajectories and the snapshots kept per
+        trajectory (sr_dt_frame apart in simulation time, after the same spin-up).
+    sr_base_modes, sr_base_epochs, sr_irno_epochs, sr_batch : its FNO base (width base_width, base_layers layers)
+        and its refiner (the main recipe: unet_base, unet_depth, K, alpha and the main loss).
     """
 
     n: Int(ge=16) = 32
@@ -100,6 +114,17 @@ class IRNOConfig(ProfileConfig):
     lip_share: Float(gt=0, le=1) = 0.9
     effect_min: Float(ge=0, lt=1) = 0.01
     n_boot: Int(ge=100) = 2000
+    sr_coarse: Int(ge=4) = 16
+    sr_fine: Int(ge=8) = 64
+    sr_sim: Int(ge=8) = 128
+    sr_train_traj: PositiveInt = 20
+    sr_test_traj: Int(ge=2) = 8
+    sr_frames: PositiveInt = 8
+    sr_dt_frame: PositiveFloat = 1.0
+    sr_base_modes: PositiveInt = 8
+    sr_base_epochs: PositiveInt = 20
+    sr_irno_epochs: PositiveInt = 6
+    sr_batch: PositiveInt = 8
 
     def validate(self) -> None:
         if self.n_sim < self.n:
@@ -116,6 +141,15 @@ class IRNOConfig(ProfileConfig):
             raise ValueError(f"frames={self.frames} must be > history={self.history}")
         if self.eval_steps < 2 * self.K:
             raise ValueError(f"eval_steps={self.eval_steps} must be >= 2K = {2 * self.K} (extrapolation to 2K)")
+        if self.sr_fine % self.sr_coarse or self.sr_fine <= self.sr_coarse:
+            raise ValueError(f"sr_fine={self.sr_fine} must be a multiple of sr_coarse={self.sr_coarse} and larger")
+        if self.sr_fine % 2 ** self.unet_depth:
+            raise ValueError(f"sr_fine={self.sr_fine} is not divisible by 2**unet_depth = {2 ** self.unet_depth}")
+        if self.sr_sim < self.sr_fine or self.sr_sim % 2:
+            raise ValueError(f"sr_sim={self.sr_sim} is not allowed; it must be even and >= sr_fine={self.sr_fine}")
+        if 2 * self.sr_base_modes > self.sr_fine:
+            raise ValueError(f"sr_base_modes={self.sr_base_modes} is not allowed; it must be <= sr_fine/2 = "
+                             f"{self.sr_fine // 2}")
         if self.K < 2:
             raise ValueError(f"K={self.K} is not allowed here; the chapter compares K against K = 1, so K >= 2")
 
@@ -123,12 +157,16 @@ class IRNOConfig(ProfileConfig):
 PRESETS: dict[str, IRNOConfig] = {
     "smoke": IRNOConfig(n=24, n_sim=48, train_traj=16, test_traj=8, frames=12, spinup=4.0, base_modes=4,
                         base_width=16, base_layers=3, many_modes=8, large_width=24, base_epochs=6, K=4,
-                        eval_steps=8, irno_epochs=3, seeds=(0,), lip_samples=4, lip_iters=10, n_boot=500),
+                        eval_steps=8, irno_epochs=3, seeds=(0,), lip_samples=4, lip_iters=10, n_boot=500,
+                        sr_coarse=8, sr_fine=32, sr_sim=64, sr_train_traj=8, sr_test_traj=4, sr_frames=4,
+                        sr_base_modes=4, sr_base_epochs=3, sr_irno_epochs=2),
     "default": IRNOConfig(train_traj=32, test_traj=12, irno_epochs=12, seeds=(0, 1)),
     "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=32, frames=16, base_modes=16, base_width=32,
                        many_modes=48, large_width=48, base_epochs=100, unet_base=16, unet_depth=4, K=6,
                        eval_steps=12, irno_epochs=150, irno_lr=3e-4, dt=0.005,
-                       seeds=(0, 1, 2), lip_samples=16, lip_iters=30, fp_warmup_frac=5 / 150),
+                       seeds=(0, 1, 2), lip_samples=16, lip_iters=30, fp_warmup_frac=5 / 150,
+                       sr_coarse=16, sr_fine=128, sr_sim=256, sr_train_traj=128, sr_test_traj=32, sr_frames=8,
+                       sr_base_modes=16, sr_base_epochs=100, sr_irno_epochs=150, sr_batch=16),
 }
 
 

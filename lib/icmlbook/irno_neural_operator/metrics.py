@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from torch.func import jvp, vjp
 
-__all__ = ["vrmse", "shell_index", "shell_errors", "band_edges", "band_ratios", "lipschitz_power",
+__all__ = ["vrmse", "rfne", "acc", "shell_index", "shell_errors", "band_edges", "band_ratios", "lipschitz_power",
            "lipschitz_dense", "lipschitz_lanczos", "BANDS"]
 
 BANDS = ("low", "mid", "high", "corner")
@@ -23,6 +23,25 @@ def vrmse(pred: torch.Tensor, y: torch.Tensor, eps: float = 1e-7) -> torch.Tenso
     mse = (pred - y).pow(2).mean((-2, -1))
     var = (y - y.mean((-2, -1), keepdim=True)).pow(2).mean((-2, -1))
     return (mse / (var + eps)).sqrt()
+
+
+def rfne(pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    r"""Relative Frobenius-norm error per sample, :math:`\|h - y\|_F / \|y\|_F` over every channel and grid point
+    of a sample (the paper's RFNE for ERA5 super-resolution); ``(B,)``. Compute it on physical fields (not
+    z-scored ones): the norm of ``y`` is not shift invariant."""
+    d = (pred - y).flatten(1).norm(dim=1)
+    return d / y.flatten(1).norm(dim=1).clamp_min(1e-30)
+
+
+def acc(pred: torch.Tensor, y: torch.Tensor, climatology: torch.Tensor) -> torch.Tensor:
+    r"""Anomaly correlation coefficient per sample: with anomalies :math:`a = h - c` and :math:`b = y - c` from the
+    climatology :math:`c` (the per-pixel mean of the training targets),
+    :math:`\sum a b / \sqrt{\sum a^2 \sum b^2}` over every channel and grid point (no latitude weights: the
+    domain is a periodic square with equal cells). ``(B,)``, in [-1, 1]; invariant to a positive rescaling of the
+    anomalies, so z-scored and physical fields give the same value."""
+    a = (pred - climatology).flatten(1)
+    b = (y - climatology).flatten(1)
+    return (a * b).sum(1) / (a.norm(dim=1) * b.norm(dim=1)).clamp_min(1e-30)
 
 
 def shell_index(n1: int, n2: int, device=None) -> torch.Tensor:

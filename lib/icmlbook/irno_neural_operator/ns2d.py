@@ -25,7 +25,7 @@ import torch
 from ..runtime.progress import progress
 
 __all__ = ["NSSolver", "energy", "enstrophy", "taylor_green", "random_vorticity", "spectral_resample",
-           "rfft_weights", "simulate_dataset", "NSData", "make_windows"]
+           "rfft_weights", "simulate_dataset", "NSData", "make_windows", "coarsen"]
 
 
 def _wavenumbers(n: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -164,6 +164,17 @@ def spectral_resample(w: torch.Tensor, n_out: int) -> torch.Tensor:
     out[..., -(m - 1):, :m] = wh[..., -(m - 1):, :m]
     out = out * (n_out / n)                                   # ortho normalisation: sum f^2 / n^2 preserved
     return torch.fft.irfft2(out, s=(n_out, n_out), norm="ortho").to(w.dtype)
+
+
+def coarsen(w: torch.Tensor, n_coarse: int) -> torch.Tensor:
+    """Block average of fields ``(..., n, n)`` over ``(n / n_coarse)^2`` cells: the coarse observation of the
+    super-resolution task (each coarse value is the mean of the fine values in its cell, as a coarse-grained
+    reanalysis would report it). ``n`` must be a multiple of ``n_coarse``; returns ``(..., n_coarse, n_coarse)``."""
+    n = w.shape[-1]
+    if isinstance(n_coarse, bool) or not isinstance(n_coarse, int) or n_coarse < 1 or n % n_coarse:
+        raise ValueError(f"n_coarse={n_coarse!r} is not allowed; it must be a positive divisor of the grid n={n}")
+    f = n // n_coarse
+    return w.reshape(*w.shape[:-2], n_coarse, f, n_coarse, f).mean((-3, -1))
 
 
 @dataclasses.dataclass

@@ -8,11 +8,11 @@ import numpy as np
 import torch
 
 from ..runtime import PALETTE, new_figure
-from .experiments import Evaluation
+from .experiments import Evaluation, SREvaluation
 from .metrics import band_edges, shell_errors
 
 __all__ = ["NAMES", "shell_energy", "fields_figure", "spectra_figure", "vrmse_figure", "ratio_figure",
-           "contraction_figure", "playground_figure"]
+           "contraction_figure", "playground_figure", "sr_fields_figure", "sr_curve_figure"]
 
 NAMES = {"irno": "IRNO", "no_spectral": "no spectral loss", "const_lambda": "constant exponent λ=1",
          "no_fp": "no fixed-point term", "k1": "one-shot corrector (K=1)", "unshared": "unshared K-step stack"}
@@ -166,4 +166,43 @@ def playground_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], k: int,
     axes[2].set_ylabel("shell energy")
     axes[2].legend(fontsize=8)
     fig.suptitle(f"Step k = {k}: RMS error {np.sqrt((err ** 2).mean()):.3f}")
+    return fig
+
+
+def sr_fields_figure(coarse: torch.Tensor, y: torch.Tensor, h0: torch.Tensor, hK: torch.Tensor, K: int,
+                     sample: int = 0):
+    """Super-resolution on one test sample: the coarse observation, the base's and IRNO's fine fields, the truth,
+    and the two errors (own colour scale)."""
+    fig, axes = new_figure(2, 3, width=9.6, height=6.2)
+    c, t, b, r = (z[sample, 0].numpy() for z in (coarse, y, h0, hK))
+    vmax = float(np.abs(t).max())
+    e0, eK = float(np.sqrt(((b - t) ** 2).mean())), float(np.sqrt(((r - t) ** 2).mean()))
+    _imshow(axes[0, 0], c, f"coarse input ({c.shape[0]}×{c.shape[0]} block averages)", vmax)
+    _imshow(axes[0, 1], b, f"base FNO (RMS error {e0:.3f})", vmax)
+    im = _imshow(axes[0, 2], r, f"IRNO, k = {K} (RMS error {eK:.3f})", vmax)
+    _imshow(axes[1, 0], t, f"truth ({t.shape[0]}×{t.shape[0]})", vmax)
+    emax = float(max(np.abs(b - t).max(), np.abs(r - t).max()))
+    _imshow(axes[1, 1], b - t, "base error", emax)
+    ime = _imshow(axes[1, 2], r - t, f"IRNO error at k = {K}", emax)
+    fig.colorbar(im, ax=axes[0], shrink=0.8, label="vorticity (normalised)")
+    fig.colorbar(ime, ax=axes[1], shrink=0.8, label="error (normalised vorticity)")
+    fig.suptitle(f"Super-resolution {c.shape[0]}² → {t.shape[0]}², one test sample: RMS error {e0:.3f} (base), "
+                 f"{eK:.3f} after {K} refinement steps")
+    return fig
+
+
+def sr_curve_figure(ev: SREvaluation):
+    """Mean test RFNE and ACC against the refinement step k (k = 0: the base), the training horizon marked."""
+    fig, (ax, ax2) = new_figure(1, 2, width=10, height=3.8)
+    k = np.arange(ev.rfne.shape[0])
+    r, a = ev.rfne.mean(1), ev.acc.mean(1)
+    ax.plot(k, r, marker="o", ms=3, color=PALETTE[0])
+    ax2.plot(k, a, marker="o", ms=3, color=PALETTE[1])
+    for axis, lab in ((ax, "test RFNE ‖h − y‖/‖y‖ (dimensionless)"), (ax2, "test ACC (dimensionless)")):
+        axis.axvline(ev.K, color="0.4", ls="--", lw=1)
+        axis.set_xlabel("refinement step k (k = 0: the frozen base)")
+        axis.set_ylabel(lab)
+    K = ev.K
+    fig.suptitle(f"Super-resolution: RFNE {r[0]:.3f} → {r[K]:.3f} and ACC {a[0]:.3f} → {a[K]:.3f} from the base "
+                 f"to K = {K} (dashed)")
     return fig
