@@ -17,7 +17,9 @@ from icmlbook.dnahnet_chunking import data as dd
 from icmlbook.dnahnet_chunking import experiments as ex
 from icmlbook.dnahnet_chunking.chunking import (RoutingModule, RoutingOutput, chunk, fixed_stride_routing, ratio_loss,
                                                 smooth_loop, smooth_scan, ste, upsample)
-from icmlbook.dnahnet_chunking.flops import hnet_forward_flops, transformer_forward_flops
+from icmlbook.dnahnet_chunking.flops import (hnet_forward_flops, mamba_block_flops, mamba_forward_flops,
+                                             transformer_forward_flops)
+from icmlbook.dnahnet_chunking.mamba import IsotropicMamba, MambaBlock, MambaConfig, selective_scan, selective_scan_loop
 from icmlbook.dnahnet_chunking.model import DnaHNet, GatedConvBlock, HNetConfig, NucleotideTransformer
 from icmlbook.runtime.claims import claim_case
 
@@ -269,6 +271,82 @@ def test_hnet_flops_match_parameter_counts_per_token():
     assert hnet_forward_flops(cfg, L) == pytest.approx(expected)
 
 
+# -- the isotropic Mamba --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("L,block", [(1, 8), (23, 8), (64, 16), (50, 7), (40, 1)])
+def test_selective_scan_equals_the_plain_loop_values_and_gradients(L, block):
+    g = torch.Generator().manual_seed(L)
+    la = (-3 * torch.rand(2, L, 5, 3, generator=g, dtype=torch.double)).requires_grad_()
+    u = torch.randn(2, L, 5, 3, generator=g, dtype=torch.double, requires_grad=True)
+    w = torch.randn(2, L, 5, 3, generator=g, dtype=torch.double)
+    h, ref = selective_scan(la, u, block), selective_scan_loop(la, u)
+    assert torch.allclose(h, ref, atol=1e-12)
+    ga = torch.autograd.grad((h * w).sum(), (la, u))
+    gb = torch.autograd.grad((ref * w).sum(), (la, u))
+    for a, b in zip(ga, gb):
+        assert torch.allclose(a, b, atol=1e-11)
+
+
+def test_selective_scan_gradcheck_and_stability_at_huge_decay():
+    g = torch.Generator().manual_seed(0)
+    la = (-2 * torch.rand(1, 11, 2, 2, generator=g, dtype=torch.double)).requires_grad_()
+    u = torch.randn(1, 11, 2, 2, generator=g, dtype=torch.double, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda a, b: selective_scan(a, b, 4), (la, u))
+    big = torch.full((1, 40, 3), -1e4)                               # a = exp(-1e4) underflows to 0: h_t = u_t
+    x = torch.randn(1, 40, 3)
+    assert torch.equal(selective_scan(big, x), x)
+    with pytest.raises(ValueError, match="one shape"):
+        selective_scan(big, x[:, :, :2])
+
+
+def test_mamba_block_matches_mambapy_with_the_same_weights():
+    mp = pytest.importorskip("mambapy.mamba")
+    torch.manual_seed(0)
+    ours = MambaBlock(MambaConfig(d_model=16, d_state=4, block=8)).double()
+    ref = mp.MambaBlock(mp.MambaConfig(d_model=16, n_layers=1, d_state=4, pscan=True)).double()
+    ref.load_state_dict(ours.state_dict())                             # same names, same shapes
+    x = torch.randn(2, 37, 16, dtype=torch.double, requires_grad=True)
+    y, y_ref = ours(x), ref(x)
+    assert torch.allclose(y, y_ref, atol=1e-12)
+    gy = torch.randn_like(y)
+    ga = torch.autograd.grad((y * gy).sum(), [x, *ours.parameters()])
+    gb = torch.autograd.grad((y_ref * gy).sum(), [x, *ref.parameters()])
+    for a, b in zip(ga, gb):
+        assert torch.allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_mamba_init_and_causality():
+    torch.manual_seed(0)
+    cfg = MambaConfig(d_model=16, n_layer=2, d_state=4)
+    blk = MambaBlock(cfg)
+    assert torch.equal(-torch.exp(blk.A_log), -torch.arange(1, 5.0).repeat(32, 1))   # S4D-real: A_n = -n
+    dt = torch.nn.functional.softplus(blk.dt_proj.bias)
+    dt = dt.detach()
+    assert float(dt.min()) >= 1e-3 - 1e-7 and float(dt.max()) <= 0.1 + 1e-7
+    m = IsotropicMamba(cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    x = torch.randint(0, 4, (2, 50), generator=g)
+    y = x.clone()
+    y[:, 30:] = torch.randint(0, 4, (2, 20), generator=g)
+    with torch.no_grad():
+        a, b = m(x)[0], m(y)[0]
+    assert torch.allclose(a[:, :30], b[:, :30], atol=1e-6) and not torch.allclose(a[:, 30:], b[:, 30:], atol=1e-4)
+    with pytest.raises(ValueError, match="d_state=0"):
+        MambaConfig(d_state=0)
+
+
+def test_mamba_flops_by_hand():
+    cfg = MambaConfig(d_model=16, n_layer=3, d_state=4, expand=2, d_conv=4)          # E = 32, N = 4, R = 1
+    per_block = (2 * 16 * 64 + 2 * 32 * (1 + 8) + 2 * 1 * 32 + 2 * 32 * 16            # in, x, dt, out projections
+                 + 2 * 4 * 32                                                       # depthwise convolution
+                 + 32 * 4 + (32 + 32 * 4) + 2 * 32 * 4 + 2 * 32 * 4                 # dA, (dx)B, a h + u, C h
+                 + 2 * 32 + 32)                                                     # + D x, gate
+    assert mamba_block_flops(cfg) == per_block
+    assert mamba_forward_flops(cfg, 100) == 100 * (3 * per_block + 2 * 16 * 5)
+    m = IsotropicMamba(cfg)                        # the projections: 2 FLOPs per weight of every linear map per token
+    lin = sum(p.numel() for name, p in m.named_parameters() if name.endswith("proj.weight"))
+    assert 3 * (2 * 16 * 64 + 2 * 32 * 9 + 2 * 32 + 2 * 32 * 16) == 2 * lin
+
+
 # -- data -----------------------------------------------------------------------------------------------------------
 def test_encode_names_letters_outside_acgtn():
     assert dd.encode("ACGTNacgtn").tolist() == [0, 1, 2, 3, 4] * 2
@@ -372,6 +450,9 @@ def test_training_is_deterministic_and_goes_through_the_trainer():
     assert a.bpn == b.bpn and a.steps == 3 and len(a.curve["bpn"]) >= 2
     t = ex.train_arm(cfg, corpus, "transformer", 7)
     assert t.steps >= 1 and t.compression == []
+    mb = ex.train_arm(cfg, corpus, "mamba", 7)
+    fl = [ex.forward_flops(cfg, a, cfg.context) for a in ("dnahnet", "mamba")]
+    assert mb.compression == [] and mb.steps == max(1, round(3 * fl[0] / fl[1]))     # the same training FLOPs
 
 
 # -- claims, both ways ----------------------------------------------------------------------------------------------
@@ -388,9 +469,10 @@ def _arm(bpn, comp=(3.0,), noise=0.002, seed=0):
 
 
 def _arms(dn=(1.90, 1.91, 1.92), tf=(1.95, 1.96, 1.97), stride=(1.93, 1.94, 1.95), abl=0.02, comp=(3.05, 2.95, 3.1),
-          comp2=((3.0, 2.0), (2.9, 2.1))):
+          comp2=((3.0, 2.0), (2.9, 2.1)), mamba=(1.94, 1.95, 1.96)):
     arms = {"dnahnet": [_arm(b, (c,), seed=i) for i, (b, c) in enumerate(zip(dn, comp))],
             "transformer": [_arm(b, (), seed=10 + i) for i, b in enumerate(tf)],
+            "mamba": [_arm(b, (), seed=50 + i) for i, b in enumerate(mamba)],
             "stride": [_arm(b, seed=20 + i) for i, b in enumerate(stride)], "two_stage": [_arm(1.9, c) for c in comp2]}
     for j, a in enumerate(claims.ABLATIONS):
         arms[a] = [_arm(b + abl, seed=30 + 3 * j + i) for i, b in enumerate(dn[:2])]
@@ -467,6 +549,21 @@ def _c5_ok():
 @claim_case(SLUG, "C5", "not reproduced", alternative="the Transformer better at equal FLOPs")
 def _c5_alt():
     return claims.claim5(_arms(tf=(1.88, 1.90, 1.93)), CFG)
+
+
+@claim_case(SLUG, "C5b", "reproduced")
+def _c5b_ok():
+    return claims.claim5b(_arms(), CFG)
+
+
+@claim_case(SLUG, "C5b", "not reproduced", alternative="the isotropic Mamba better at equal FLOPs")
+def _c5b_alt():
+    return claims.claim5b(_arms(mamba=(1.89, 1.905, 1.915)), CFG)
+
+
+@claim_case(SLUG, "C5b", "not reproduced", alternative="Mamba worse in every replicate, but by less than window noise")
+def _c5b_alt2():
+    return claims.claim5b(_arms(mamba=(1.9002, 1.9101, 1.9202)), CFG)
 
 
 def _analyses(phase_rates=(0.2, 0.3, 0.5), n=30000, enrich=(1.5, 1.3), ko_shift=1.0, snv=(0.0, 0.5, 1.5),

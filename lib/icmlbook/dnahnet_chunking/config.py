@@ -15,7 +15,7 @@ from ..runtime.profiles import (Float, Int, IntGrid, NonNegativeFloat, OneOf, Po
 __all__ = ["DnaHNetConfig", "PRESETS", "config_for", "ARMS"]
 
 #: every trained model of the chapter
-ARMS = ("dnahnet", "transformer", "stride", "fixed_router", "no_smoothing", "no_ste", "two_stage")
+ARMS = ("dnahnet", "transformer", "mamba", "stride", "fixed_router", "no_smoothing", "no_ste", "two_stage")
 
 
 @profile_config
@@ -30,9 +30,11 @@ class DnaHNetConfig(ProfileConfig):
     widths, ratio, n_enc, n_dec, n_main, d_head : the one-stage dnaHNet-mini; widths2, ratios2, n_enc2, n_dec2 the
         two-stage one.
     tf_width, tf_layers : the nucleotide Transformer baseline.
+    mamba_width, mamba_layers, mamba_state : the isotropic Mamba baseline (width, blocks, state size N; inner width
+        2 x mamba_width, convolution 4).
     lr, lr_multipliers, alpha, warmup : AdamW rate, per-stage multipliers (outer, main), ratio-loss weight,
         warm-up updates.
-    seeds : independent replicates of dnahnet / transformer / stride; ablation_seeds those of the ablations and the
+    seeds : independent replicates of dnahnet / transformer / mamba / stride; ablation_seeds those of the ablations and the
         two-stage model.
     eval_windows : held-out windows for bits per nucleotide; evals : evaluation points along training.
     n_knockout, n_snv : sites per class of the knockout proxy and SNV classes; zs_window : their window (nt).
@@ -61,6 +63,9 @@ class DnaHNetConfig(ProfileConfig):
     n_dec2: IntGrid(ge=1, unique=False) = (2, 1)
     tf_width: PositiveInt = 96
     tf_layers: PositiveInt = 3
+    mamba_width: PositiveInt = 96
+    mamba_layers: PositiveInt = 2
+    mamba_state: PositiveInt = 4
     lr: PositiveFloat = 3e-3
     lr_multipliers: TupleOf(PositiveFloat, min_len=2, max_len=2, unique=False) = (2.0, 1.0)
     lr_multipliers2: TupleOf(PositiveFloat, min_len=3, max_len=3, unique=False) = (3.0, 1.7, 1.0)
@@ -106,13 +111,14 @@ class DnaHNetConfig(ProfileConfig):
 
 
 PRESETS: dict[str, DnaHNetConfig] = {
-    "smoke": DnaHNetConfig(genome="synthetic", synthetic_length=100_000, holdout=0.3, context=192, batch=8, steps=70,
-                           widths=(32, 64), widths2=(32, 48, 64), tf_width=64, tf_layers=2, seeds=2,
+    "smoke": DnaHNetConfig(genome="synthetic", synthetic_length=100_000, holdout=0.3, context=192, batch=8, steps=50,
+                           widths=(32, 64), widths2=(32, 48, 64), tf_width=64, tf_layers=2, mamba_width=64, mamba_state=2, seeds=2,
                            ablation_seeds=1, eval_windows=24, evals=3, n_knockout=40, n_snv=40, zs_window=192,
                            timing_lengths=(10, 11, 12), timing_repeats=2, n_boot=300, warmup=10),
     "default": DnaHNetConfig(),
     "full": DnaHNetConfig(context=2048, batch=32, steps=4000, widths=(128, 256), widths2=(128, 192, 256),
-                          tf_width=256, tf_layers=6, d_head=64, seeds=3, ablation_seeds=3, eval_windows=256, evals=10,
+                          tf_width=256, tf_layers=6, mamba_width=256, mamba_layers=4,
+                          mamba_state=16, d_head=64, seeds=3, ablation_seeds=3, eval_windows=256, evals=10,
                           n_knockout=1000, n_snv=1000, zs_window=2048, timing_lengths=(10, 11, 12, 13, 14, 15, 16, 17),
                           n_boot=2000, threads=8),
 }

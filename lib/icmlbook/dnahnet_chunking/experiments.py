@@ -17,7 +17,8 @@ from ..training import AuxiliaryLoss, Evaluate, LossLogger, Trainer, TrainerConf
 from . import analysis as an
 from .config import DnaHNetConfig
 from .data import Genome, call_genes, split_regions, synthetic_genome, tile_windows, wheel_genome
-from .flops import hnet_forward_flops, transformer_forward_flops
+from .flops import hnet_forward_flops, mamba_forward_flops, transformer_forward_flops
+from .mamba import IsotropicMamba, MambaConfig
 from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
@@ -73,17 +74,31 @@ def hnet_config(cfg: DnaHNetConfig, arm: str) -> HNetConfig:
     return HNetConfig(**base, **extra[arm])
 
 
+#: the arms without chunking stages (isotropic models on nucleotides)
+ISOTROPIC = ("transformer", "mamba")
+
+
+def mamba_config(cfg: DnaHNetConfig) -> MambaConfig:
+    """The :class:`~.mamba.MambaConfig` of the isotropic Mamba baseline."""
+    return MambaConfig(d_model=cfg.mamba_width, n_layer=cfg.mamba_layers, d_state=cfg.mamba_state)
+
+
 def build_model(cfg: DnaHNetConfig, arm: str, seed: int, max_len: int | None = None) -> torch.nn.Module:
     """A freshly initialised model of ``arm`` (seeded); ``max_len`` widens the Transformer's rotary tables."""
     torch.manual_seed(seed)
     if arm == "transformer":
         return NucleotideTransformer(cfg.tf_width, cfg.tf_layers, cfg.d_head, max(cfg.context, max_len or 0))
+    if arm == "mamba":
+        return IsotropicMamba(mamba_config(cfg))
     return DnaHNet(hnet_config(cfg, arm))
 
 
 def forward_flops(cfg: DnaHNetConfig, arm: str, L: int, ratios=None) -> float:
+    """Analytic forward FLOPs of one sequence of ``L`` nucleotides through ``arm`` (:mod:`.flops`)."""
     if arm == "transformer":
         return transformer_forward_flops(cfg.tf_width, cfg.tf_layers, L)
+    if arm == "mamba":
+        return mamba_forward_flops(mamba_config(cfg), L)
     return hnet_forward_flops(hnet_config(cfg, arm), L, ratios)
 
 
@@ -129,13 +144,13 @@ def _evaluate(model, windows: np.ndarray, stages: int) -> dict:
 def train_arm(cfg: DnaHNetConfig, corpus: Corpus, arm: str, seed: int, budget_flops: float | None = None) -> ArmResult:
     """Train one arm for the chapter's training-FLOP budget (``cfg.steps`` updates of dnaHNet-mini by default)."""
     model = build_model(cfg, arm, seed)
-    stages = 0 if arm == "transformer" else model.cfg.stages
+    stages = 0 if arm in ISOTROPIC else model.cfg.stages
     fps = 3 * forward_flops(cfg, arm, cfg.context) * cfg.batch
     if budget_flops is None:
         budget_flops = cfg.steps * 3 * forward_flops(cfg, "dnahnet", cfg.context) * cfg.batch
     steps = max(1, int(round(budget_flops / fps)))
     mult = cfg.lr_multipliers2 if arm == "two_stage" else cfg.lr_multipliers
-    groups = model.param_groups(cfg.lr, mult if arm != "transformer" else (1.0,), weight_decay=0.1)
+    groups = model.param_groups(cfg.lr, mult if arm not in ISOTROPIC else (1.0,), weight_decay=0.1)
     opt = torch.optim.AdamW(groups, betas=(0.9, 0.95))
     train = torch.as_tensor(cfg_seq := corpus.train.astype(np.int64))
     T = cfg.context + 1
@@ -182,12 +197,13 @@ def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None) -
     return m.eval()
 
 
-GROUPS = {"main": ("dnahnet", "transformer", "stride"),
+GROUPS = {"main": ("dnahnet", "transformer", "mamba", "stride"),
           "ablations": ("fixed_router", "no_smoothing", "no_ste", "two_stage")}
 
 
 def train_group(cfg: DnaHNetConfig, seed: int, group: str, corpus: Corpus | None = None) -> dict[str, list[ArmResult]]:
-    """One group of arms: "main" (dnaHNet-mini, the Transformer, fixed stride; ``cfg.seeds`` replicates) or
+    """One group of arms: "main" (dnaHNet-mini, the Transformer, the isotropic Mamba, fixed stride; ``cfg.seeds``
+    replicates) or
     "ablations" (fixed router, no smoothing, no STE, two stages; ``cfg.ablation_seeds``). Replicate ``r`` uses seed
     ``1000 seed + r`` in every group, so replicate r of an ablation pairs with replicate r of dnaHNet-mini (same
     initialisation seed, same training windows)."""

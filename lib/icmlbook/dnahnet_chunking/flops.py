@@ -1,4 +1,5 @@
-r"""An analytic FLOP counter for dnaHNet-mini and the nucleotide Transformer (forward pass; training = 3 x forward).
+r"""An analytic FLOP counter for dnaHNet-mini, the nucleotide Transformer and the isotropic Mamba (forward pass;
+training = 3 x forward).
 
 A multiply-add counts 2 FLOPs. Per token: a linear map :math:`d_\mathrm{in}\to d_\mathrm{out}` costs
 :math:`2 d_\mathrm{in} d_\mathrm{out}`; a depthwise convolution of width :math:`k` on :math:`e` channels :math:`2ke`;
@@ -6,13 +7,22 @@ causal attention over a context of :math:`T` tokens :math:`2Td` per layer (Kapla
 values, halved for causality). Norms, activations, the router's cosine and the smoothing scan are O(d) per token and
 left out. Stage :math:`s` of dnaHNet-mini sees :math:`L/\prod_{r<s} N_r` tokens, so the main network's attention cost
 falls by the square of the total compression.
+
+A Mamba block (:mod:`.mamba`, inner width :math:`E`, state :math:`N`, rank :math:`R`, convolution :math:`k`) costs per
+token its projections :math:`2dE\cdot 2 + 2E(R+2N) + 2RE + 2Ed`, its convolution :math:`2kE`, and, because they are
+of the same order here, the selective scan's elementwise work: :math:`\Delta A` (:math:`EN`), :math:`(\Delta x)B`
+(:math:`E + EN`), the recurrence :math:`a h + u` (:math:`2EN`), the readout :math:`C h` (:math:`2EN`), the skip
+:math:`+D\odot x` (:math:`2E`) and the gate (:math:`E`): :math:`6EN + 4E`; the exponential and the activations are
+left out, as for the other models.
 """
 
 from __future__ import annotations
 
+from .mamba import MambaConfig
 from .model import VOCAB, HNetConfig
 
-__all__ = ["conv_block_flops", "transformer_block_flops", "hnet_forward_flops", "transformer_forward_flops"]
+__all__ = ["conv_block_flops", "transformer_block_flops", "hnet_forward_flops", "transformer_forward_flops",
+           "mamba_block_flops", "mamba_forward_flops"]
 
 
 def conv_block_flops(d: int, kernel: int = 4, expand: int = 2) -> float:
@@ -47,3 +57,15 @@ def hnet_forward_flops(cfg: HNetConfig, L: int, ratios: tuple[float, ...] | None
 def transformer_forward_flops(d: int, n_layer: int, L: int) -> float:
     """Forward FLOPs of one sequence of ``L`` nucleotides through the nucleotide Transformer (untied head)."""
     return float(n_layer * transformer_block_flops(d, L) * L + 2 * d * VOCAB * L)
+
+
+def mamba_block_flops(cfg: MambaConfig) -> float:
+    """Per-token forward FLOPs of one :class:`~.mamba.MambaBlock`."""
+    d, E, N, R, k = cfg.d_model, cfg.d_inner, cfg.d_state, cfg.rank, cfg.d_conv
+    projections = 2 * d * 2 * E + 2 * E * (R + 2 * N) + 2 * R * E + 2 * E * d
+    return float(projections + 2 * k * E + 6 * E * N + 4 * E)
+
+
+def mamba_forward_flops(cfg: MambaConfig, L: int) -> float:
+    """Forward FLOPs of one sequence of ``L`` nucleotides through the isotropic Mamba (untied head)."""
+    return float((cfg.n_layer * mamba_block_flops(cfg) + 2 * cfg.d_model * VOCAB) * L)

@@ -10,7 +10,7 @@ from .chunking import ratio_loss
 __all__ = ["ratio_loss_figure", "tokeniser_figure", "track_figure", "curves_figure", "compression_figure",
            "phase_figure", "timing_figure", "zero_shot_figure"]
 
-NAMES = {"dnahnet": "dnaHNet-mini", "transformer": "Transformer", "stride": "fixed stride", "fixed_router": "fixed router",
+NAMES = {"dnahnet": "dnaHNet-mini", "transformer": "Transformer", "mamba": "isotropic Mamba", "stride": "fixed stride", "fixed_router": "fixed router",
          "no_smoothing": "no smoothing", "no_ste": "no STE", "two_stage": "two-stage"}
 
 
@@ -81,10 +81,11 @@ def track_figure(p: np.ndarray, b: np.ndarray, genes, lo: int, hi: int, title_ex
 
 
 def curves_figure(arms: dict):
-    """Held-out bits per nucleotide against training FLOPs, every replicate of dnaHNet-mini, Transformer, stride."""
+    """Held-out bits per nucleotide against training FLOPs, every replicate of dnaHNet-mini, the Transformer, the
+    isotropic Mamba (when trained) and fixed stride."""
     fig, ax = new_figure(1, 1, width=7, height=4)
     final = {}
-    for i, arm in enumerate(("dnahnet", "transformer", "stride")):
+    for i, arm in enumerate(a for a in ("dnahnet", "transformer", "mamba", "stride") if a in arms):
         for j, r in enumerate(arms[arm]):
             pos = r.curve["flops"] > 0                                   # the log axis leaves out the start
             ax.plot(r.curve["flops"][pos], r.curve["bpn"][pos], color=PALETTE[i], alpha=0.8, marker="o", ms=3,
