@@ -352,6 +352,68 @@ def test_built_dipeptide_is_l_alanine_with_force_field_geometry(adp, md_frames):
     assert (dihedrals(md_frames, quads)[:, 0] < 0).mean() > 0.95   # L-alanine: MD lives at phi < 0
 
 
+def _bond_errors(mol):
+    import openmm
+    system = mol.system()                                          # keep the system alive while its force is read
+    bonds = next(f for f in system.getForces() if isinstance(f, openmm.HarmonicBondForce))
+    errs = []
+    for i in range(bonds.getNumBonds()):
+        a, b, r0, _ = bonds.getBondParameters(i)
+        errs.append(abs(np.linalg.norm(mol.positions[a] - mol.positions[b]) - r0._value) / r0._value)
+    return np.array(errs)
+
+
+def test_built_peptides_have_force_field_geometry_and_run_md(adp):
+    from icmlbook.arbg_boltzmann.molecule import (MDConfig, alanine_peptide_heavy_atoms, build_alanine_peptide,
+                                                  chiral_volume, heavy_atom_positions, simulate)
+    ref_sign = np.sign(chiral_volume(adp.positions[None], adp.chiral_centre())[0])
+    # the dipeptide's heavy atoms are the general builder's with one capped residue
+    assert [a[:3] for a in heavy_atom_positions()] == [(r.rstrip("0123456789"), n, e) for r, n, e, _ in
+                                                       alanine_peptide_heavy_atoms(1, True)]
+    for name, n_atoms, n_h in (("AAA", 33, 17), ("AAAAAA", 63, 32)):
+        mol = build_alanine_peptide(name)
+        assert mol.n_atoms == n_atoms and mol.elements().count("H") == n_h   # NH3+ and COO-: zwitterion
+        assert mol.force_field == "amber14-obc1" and mol.temperature == 310.0
+        assert _bond_errors(mol).max() < 0.03                             # minimised bonds near their r0
+        vols = [chiral_volume(mol.positions[None], c)[0] for c in mol.chiral_centres()]
+        assert len(vols) == n_atoms // 10 and all(np.sign(v) == ref_sign for v in vols)   # every residue L
+        n_res = len(vols)
+        assert len(mol.backbone_dihedral_atoms()) == 2 * n_res - 2 and len(mol.peptide_bond_torsions()) == n_res - 1
+        om = dihedrals(mol.positions[None], mol.peptide_bond_torsions())
+        assert np.all(np.abs(np.abs(om) - np.pi) < 0.35)                 # trans peptide bonds after minimisation
+        if name == "AAA":
+            assert np.array_equal(build_alanine_peptide(name).positions, mol.positions)   # deterministic build
+    frames = simulate(mol, MDConfig(n_frames=3, steps_per_frame=20, equilibrate=20, platform="Reference"))
+    u = mol.energy().reduced(frames)
+    assert np.isfinite(u).all() and frames.shape == (3, 63, 3)
+    with pytest.raises(ValueError, match="peptide='GLY'"):
+        build_alanine_peptide("GLY")
+    with pytest.raises(ValueError, match="force_field='amber03'"):
+        build_alanine_peptide("AAA", force_field="amber03")
+
+
+def test_full_profile_peptide_study_at_tiny_sizes(tmp_path):
+    """The `full` profile's code path (tri-alanine with our MD, ArBG and NSF, every metric) with sizes overridden
+    down; Robin only from a local path."""
+    from icmlbook.arbg_boltzmann import experiments as ex
+    cfg = config_for("full", peptides=("AAA",), peptide_frames=40, peptide_block=10, peptide_steps_per_frame=5,
+                     peptide_equilibrate=50, peptide_platform="Reference", peptide_bins=64, tica_lag=2, adp_width=16,
+                     adp_layers=1, adp_heads=2, adp_steps=2, adp_batch=8, flow_hidden=8, flow_transforms=1,
+                     proposals=64, n_eval=32, n_torus=16, device="cpu")
+    out = ex.peptide_study(cfg, 0)
+    assert [(r["peptide"], r["model"]) for r in out["rows"]] == [("AAA", "ArBG"), ("AAA", "NSF")]
+    for r in out["rows"]:
+        assert r["n"] == 64 and r["tokens"] == 3 * 33 - 6 and r["md_ns"] == pytest.approx(40 * 5e-6)
+        assert all(np.isfinite(r[k]) for k in ("ticaw2", "tw2", "ess"))
+    assert ex.robin_checkpoint(None) is None
+    with pytest.raises(FileNotFoundError, match="robin_path=.*never downloads"):
+        ex.robin_checkpoint(str(tmp_path / "robin.ckpt"))
+    torch.save({"state_dict": {"w": torch.zeros(3, 4), "b": torch.zeros(4)}}, tmp_path / "robin.ckpt")
+    assert ex.robin_checkpoint(str(tmp_path))["parameters"] == 16
+    with pytest.raises(ValueError, match="peptide_frames=10"):
+        config_for("full", peptide_frames=10)
+
+
 def test_energies_equal_on_reference_and_cpu_platforms_and_forces_match_finite_differences(adp, md_frames):
     from icmlbook.arbg_boltzmann.molecule import Energy
     f = md_frames[:20].astype(np.float64)

@@ -24,30 +24,58 @@ def bench_kv_cache_sampling() -> BenchResult:
 
 
 def _energies_one_context(platform: str) -> BenchResult:
+    """Both sides do the same per-frame work, setPositions + getState(getEnergy); ours adds the creation of its one
+    Context to the 10,000 evaluations; the baseline creates a Context (same System, same platform object, so no
+    platform loading) for every frame (best of 3 runs of 200 frames, scaled to 10,000). The note also times the
+    parts and a pipeline that rebuilds the System from the force field for every frame (5 frames, scaled)."""
+    import time
+
     import openmm
 
     from icmlbook.arbg_boltzmann.data import load_adp_md
-    from icmlbook.arbg_boltzmann.molecule import Energy, build_alanine_dipeptide, kT
+    from icmlbook.arbg_boltzmann.molecule import Energy, build_alanine_dipeptide
     mol = build_alanine_dipeptide()
     frames = load_adp_md()[0].astype(np.float64)
     frames = np.concatenate([frames, frames[: 10000 - len(frames)]])
-    energy = Energy(mol, platform)
-    one = best_time(lambda: energy.reduced(frames), repeat=2)
     system = mol.system()
     plat = openmm.Platform.getPlatformByName(platform)
+    props = {"Threads": "1"} if platform == "CPU" else {}
 
-    def per_frame():
+    def one_context():
+        energy = Energy(mol, platform)                 # its Context (threads=1 on CPU) is part of our cost
+        return energy.reduced(frames)
+
+    def per_frame(fs, rebuild=False):
         out = []
-        for f in frames[:100]:
-            ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), plat)
+        for f in fs:
+            sys_ = mol.system() if rebuild else system
+            ctx = openmm.Context(sys_, openmm.VerletIntegrator(0.001), plat, props)
             ctx.setPositions(f)
-            out.append(ctx.getState(getEnergy=True).getPotentialEnergy()._value / kT(mol.temperature))
+            out.append(ctx.getState(getEnergy=True).getPotentialEnergy()._value)
             del ctx
         return out
 
-    fresh = best_time(per_frame, repeat=1) * (len(frames) / 100)
+    one = best_time(one_context, repeat=2)
+    fresh = best_time(lambda: per_frame(frames[:200]), repeat=3) * (len(frames) / 200)
+    rebuild = best_time(lambda: per_frame(frames[:5], rebuild=True), repeat=1) * (len(frames) / 5)
+    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), plat, props)
+    t0 = time.perf_counter()
+    for f in frames[:2000]:
+        ctx.setPositions(f)
+        ctx.getState(getEnergy=True)
+    ev = (time.perf_counter() - t0) / 2000
+    t0 = time.perf_counter()
+    for _ in range(100):
+        c = openmm.Context(system, openmm.VerletIntegrator(0.001), plat, props)
+        del c
+    make = (time.perf_counter() - t0) / 100
+    met = fresh / one >= 20
+    note = (f"per frame: evaluation {1e6 * ev:.0f} us, Context creation {1e6 * make:.0f} us, so a new Context per frame "
+            f"costs about 1 + creation/evaluation = {1 + make / ev:.1f}x for this 22-atom molecule"
+            + ("" if met else " and the 20x target does not hold here")
+            + f"; rebuilding the System from the force field per frame as well: {rebuild / one:,.0f}x")
     return BenchResult(f"reduced energies of 10,000 ADP frames through one Context ({platform})", one, fresh,
-                       "a new Context per frame", ">= 20x faster", fresh / one >= 20)
+                       "a new Context per frame (same System)", ">= 20x faster", met, note=note)
 
 
 def bench_energies_one_context() -> BenchResult:

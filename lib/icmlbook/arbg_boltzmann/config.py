@@ -37,6 +37,12 @@ class ArbgConfig(ProfileConfig):
         smc_particles, smc_strength, smc_threshold : twisted SMC (our reconstruction): particles, the clash twist's
             λ, the ESS fraction that triggers resampling.
         temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
+    Larger peptides (``full`` only; empty elsewhere)
+        peptides : names from :data:`~.molecule.PEPTIDES` ("AAA", "AAAAAA", "ACE-AAA-NME"), built by our code with
+            amber14 + OBC1 at ``peptide_temperature`` K; our own MD of ``peptide_frames`` frames every
+            ``peptide_steps_per_frame`` fs after ``peptide_equilibrate`` steps on ``peptide_platform``, split in
+            blocks of ``peptide_block`` frames; ArBG over ``peptide_bins`` bins and the NSF with the ADP sizes.
+        robin_path : a local copy of the Robin checkpoint (never downloaded); None: not used.
     Thresholds
         norm_tol : claim 1's |∫q - 1| and teacher-forced vs recorded log q tolerance (the latter x 1e-1).
         snis_slope_hi : claim 2: the fitted log-log slope of SNIS error against M must be below this.
@@ -92,6 +98,15 @@ class ArbgConfig(ProfileConfig):
     smc_particles: PositiveInt = 2000
     smc_strength: PositiveFloat = 1.0
     smc_threshold: Float(gt=0, le=1) = 0.5
+    peptides: tuple[OneOf("AAA", "AAAAAA", "ACE-AAA-NME"), ...] = ()
+    peptide_temperature: PositiveFloat = 310.0
+    peptide_frames: PositiveInt = 4000
+    peptide_block: PositiveInt = 500
+    peptide_steps_per_frame: PositiveInt = 1000
+    peptide_equilibrate: Int(ge=0) = 10000
+    peptide_platform: OneOf("Reference", "CPU", "CUDA", "OpenCL") = "Reference"
+    peptide_bins: Int(ge=2) = 512
+    robin_path: str | None = None
     norm_tol: PositiveFloat = 1e-3
     snis_slope_hi: Float(lt=0) = -0.25
     chirality_max_wrong: Probability = 0.05
@@ -106,6 +121,11 @@ class ArbgConfig(ProfileConfig):
         if not self.tica_lag < self.adp_block:
             raise ValueError(f"tica_lag={self.tica_lag} is not allowed; it must be < adp_block={self.adp_block} "
                              "(lagged pairs are taken inside the contiguous training blocks)")
+        if self.peptides and not self.tica_lag < self.peptide_block:
+            raise ValueError(f"tica_lag={self.tica_lag} is not allowed; it must be < peptide_block={self.peptide_block}")
+        if self.peptides and not self.peptide_frames >= 2 * self.peptide_block:
+            raise ValueError(f"peptide_frames={self.peptide_frames} is not allowed; it must be >= 2 peptide_block "
+                             f"(= {2 * self.peptide_block}: one training and one test block at least)")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device={self.device!r} is not allowed; allowed values: auto, cpu, cuda")
         if self.toy_grid % self.toy_bins:
@@ -128,7 +148,8 @@ PRESETS = {
                        adp_bins=4096, adp_width=256, adp_layers=8, adp_heads=8, adp_steps=20000, adp_batch=512,
                        adp_lr=5e-4, flow_hidden=512, flow_transforms=6, n_seeds=3, proposals=200000, n_eval=10000,
                        n_torus=4000, temp_proposals=50000, temps=(0.9, 0.95, 1.0, 1.03, 1.05, 1.1),
-                       bin_sweep=(64, 256, 1024, 4096), sweep_steps=20000, smc_particles=20000),
+                       bin_sweep=(64, 256, 1024, 4096), sweep_steps=20000, smc_particles=20000,
+                       peptides=("AAA", "AAAAAA"), peptide_frames=20000, peptide_bins=8192, peptide_platform="CPU"),
 }
 
 

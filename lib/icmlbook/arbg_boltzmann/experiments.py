@@ -34,7 +34,8 @@ from .tica import TicaW2, featurise, fit_tica
 from .toy import TEST_FUNCTIONS, FourWells
 from .train import FrameBatches, TrainSpec, train_model
 
-__all__ = ["toy_study", "adp_data", "adp_study", "bin_sweep", "md_equal_budget", "playground", "frame_ablation", "smc_study"]
+__all__ = ["toy_study", "adp_data", "adp_study", "bin_sweep", "md_equal_budget", "playground", "frame_ablation", "smc_study",
+           "peptide_data", "peptide_study", "robin_checkpoint"]
 
 
 def _device(cfg: ArbgConfig) -> torch.device:
@@ -273,7 +274,27 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
                      "paper_lag": PAPER_TICA_LAG, "paper_lag_eigenvalues": _tica_at(data, cfg, PAPER_TICA_LAG),
                      "test": data["tica"].project(subsample_even(data["test"], 3000))},
             "ar_model_state": {k: v.cpu() for k, v in ar0.state_dict().items()},
-            "energy_evaluations": energy.evaluations}
+            "energy_evaluations": energy.evaluations, "energy_timing": energy_timing(mol, data["test"][:500])}
+
+
+def energy_timing(mol, frames: np.ndarray, n_contexts: int = 100) -> dict:
+    """Seconds per frame of an energy through one Reference Context (setPositions + getState) and of creating a
+    Context for the same System (the cost a new Context per frame would add)."""
+    import openmm
+    system = mol.system()
+    plat = openmm.Platform.getPlatformByName("Reference")
+    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), plat)
+    t0 = time.perf_counter()
+    for f in frames:
+        ctx.setPositions(f)
+        ctx.getState(getEnergy=True)
+    ev = (time.perf_counter() - t0) / len(frames)
+    t0 = time.perf_counter()
+    for _ in range(n_contexts):
+        c = openmm.Context(system, openmm.VerletIntegrator(0.001), plat)
+        del c
+    make = (time.perf_counter() - t0) / n_contexts
+    return {"evaluation_s": ev, "context_s": make, "ratio": 1 + make / ev, "n_atoms": mol.n_atoms}
 
 
 def md_equal_budget(data: dict, ref_u: np.ndarray, energy, cfg: ArbgConfig) -> dict:
@@ -410,3 +431,83 @@ def smc_study(cfg: ArbgConfig, ar, disc: Discretizer, data: dict, energy, ref_u:
                      "tw2": torus_w2(dihedrals(frames[idx[: cfg.n_torus]], quads), subsample_even(ref_t, min(len(idx), cfg.n_torus))),
                      "unique_resampled": int(len(np.unique(idx))), **extra})
     return {"rows": rows, "particles": n, "strength": cfg.smc_strength, "threshold": cfg.smc_threshold}
+
+
+# -- larger peptides (the full profile) ------------------------------------------------------------------
+def peptide_data(cfg: ArbgConfig, name: str, seed: int) -> dict:
+    """Build the peptide (amber14 + OBC1 at ``peptide_temperature``), run our own Langevin MD and split it into
+    alternating blocks of ``peptide_block`` frames (train / test), like :func:`adp_data`."""
+    from .molecule import MDConfig, build_alanine_peptide, simulate
+    mol = build_alanine_peptide(name, "amber14-obc1", cfg.peptide_temperature)
+    md = MDConfig(n_frames=cfg.peptide_frames, steps_per_frame=cfg.peptide_steps_per_frame, dt_fs=1.0,
+                  friction_per_ps=1.0, equilibrate=cfg.peptide_equilibrate, seed=seed, platform=cfg.peptide_platform)
+    frames = simulate(mol, md, progress_desc=f"{name} MD").astype(np.float64)
+    block = np.arange(len(frames)) // cfg.peptide_block
+    train, test = frames[block % 2 == 0], frames[block % 2 == 1]
+    rep = representation(cfg.frame, train, mol)
+    blocks = [frames[block == b] for b in np.unique(block) if b % 2 == 0]
+    tica = TicaW2(mol, blocks, test, lag=cfg.tica_lag, dim=cfg.tica_dim, n_ref=cfg.n_torus)
+    return {"train": train, "test": test, "rep": rep, "mol": mol, "tica": tica, "md": md,
+            "max_abs": max(rep.max_abs(train), rep.max_abs(test))}
+
+
+def peptide_study(cfg: ArbgConfig, seed: int) -> dict:
+    """ArBG and the NSF on each of ``cfg.peptides`` (one seed; the ADP model and training sizes, ``peptide_bins``
+    bins): E-W2, T-W2 over every backbone torsion, TICA-W2 and ESS before and after reweighting, and the fraction of
+    proposals with every stereocentre right after mirroring on the first. Empty when ``cfg.peptides`` is."""
+    rows = []
+    dev = _device(cfg)
+    for name in progress(cfg.peptides, desc="peptides"):
+        data = peptide_data(cfg, name, seed)
+        mol, rep = data["mol"], data["rep"]
+        if data["max_abs"] >= cfg.adp_range:
+            raise ValueError(f"{name}: a coordinate reaches {data['max_abs']:.2f} standardised units, beyond the clamp "
+                             f"range {cfg.adp_range}: widen adp_range")
+        disc = Discretizer(-cfg.adp_range, cfg.adp_range, cfg.peptide_bins)
+        energy = mol.energy(cfg.peptide_platform)
+        ref_u = energy.reduced(data["test"])
+        quads = list(mol.backbone_dihedral_atoms().values())
+        ref_t = dihedrals(data["test"], quads)
+        centres = mol.chiral_centres()
+        signs = [float(np.sign(chiral_volume(mol.positions[None], c)[0])) for c in centres]
+        ar, tr_ar = _train_ar(cfg, data, disc, 1000 * seed, cfg.adp_steps, dev, f"{name} ArBG")
+        _, fl = _adp_models(cfg, rep, 1000 * seed)
+        z = torch.tensor(rep.training_frames(data["train"]))
+        spec = TrainSpec(steps=cfg.adp_steps, batch_size=cfg.adp_batch, lr=cfg.adp_lr, seed=1000 * seed,
+                         threads=_threads(dev), desc=f"{name} NSF")
+        tr_fl = train_model(fl, FrameBatches(z, cfg.adp_batch, 1000 * seed, rotate=rep.rotate), spec, str(dev.type))
+        with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
+            p_ar = fix_chirality(propose_ar(ar, disc, rep, cfg.proposals, cfg.temperature, 1000 * seed + 1), centres[0],
+                                 signs[0])
+            p_fl = fix_chirality(propose_flow(fl, rep, cfg.proposals, 1000 * seed + 2), centres[0], signs[0])
+        for model, p, tr, m in (("ArBG", p_ar, tr_ar, ar), ("NSF", p_fl, tr_fl, fl)):
+            ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, n_eval=cfg.n_eval, n_torus=cfg.n_torus, clip=cfg.clip,
+                                   seed=1000 * seed + 3, tica=data["tica"])
+            all_ok = np.all([np.sign(chiral_volume(p.frames, c)) == s for c, s in zip(centres, signs)], axis=0)
+            rows.append({"peptide": name, "model": model, "atoms": mol.n_atoms, "tokens": rep.dim,
+                         "params": m.num_parameters(), "train_seconds": tr["seconds"], "final_loss": float(tr["loss"][-1]),
+                         "md_ns": cfg.peptide_frames * cfg.peptide_steps_per_frame * 1e-6,
+                         "all_centres_right": float(all_ok.mean()),
+                         **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
+    return {"rows": rows, "temperature": cfg.peptide_temperature, "force_field": "amber14-obc1"}
+
+
+def robin_checkpoint(path: str | None) -> dict | None:
+    """The transferable model Robin is never downloaded: given a local copy of its checkpoint (``robin_path``), count
+    its parameters (the paper: 132M); running it needs the authors' architecture, which this book does not carry.
+    None when no path is given; a clear error when the path does not exist."""
+    if path is None:
+        return None
+    from pathlib import Path
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise FileNotFoundError(f"robin_path={str(path)!r} does not exist. The book never downloads Robin's weights "
+                                "(Hugging Face danyalrehman17/robin-transferable) or ManyPeptidesMD; fetch them yourself "
+                                "and pass the local checkpoint file, or leave robin_path=None")
+    files = sorted(p.rglob("*.ckpt")) + sorted(p.rglob("*.pt")) + sorted(p.rglob("*.pth")) if p.is_dir() else [p]
+    if not files:
+        raise FileNotFoundError(f"robin_path={str(path)!r} holds no .ckpt, .pt or .pth file")
+    state = torch.load(files[0], map_location="cpu", weights_only=True)
+    state = state.get("state_dict", state) if isinstance(state, dict) else state
+    n = sum(int(v.numel()) for v in state.values() if isinstance(v, torch.Tensor))
+    return {"file": str(files[0]), "parameters": n}

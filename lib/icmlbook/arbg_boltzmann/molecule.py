@@ -17,11 +17,13 @@ import dataclasses
 import hashlib
 import io
 import math
+import random
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["place", "heavy_atom_positions", "AlanineDipeptide", "build_alanine_dipeptide", "Energy",
+__all__ = ["place", "heavy_atom_positions", "alanine_peptide_heavy_atoms", "AlaninePeptide", "AlanineDipeptide",
+           "build_alanine_dipeptide", "build_alanine_peptide", "PEPTIDES", "Energy",
            "simulate", "MDConfig", "FORCE_FIELDS", "save_trajectory", "load_trajectory", "chiral_volume"]
 
 #: the force-field sets a system may use (the paper's ADP set and the amber14 set of its larger peptides)
@@ -42,25 +44,66 @@ def place(a: np.ndarray, b: np.ndarray, c: np.ndarray, bond: float, angle: float
     return c + d2[0] * bc + d2[1] * m + d2[2] * n
 
 
-def heavy_atom_positions(phi: float = -80.0, psi: float = 150.0, omega: float = 180.0) -> list[tuple[str, str, str, np.ndarray]]:
-    """(residue, atom name, element, position in Å) of the ten heavy atoms: ACE CH3 C O, ALA N CA CB C O, NME N C.
+def alanine_peptide_heavy_atoms(n_residues: int = 1, caps: bool = True, phi: float = -80.0, psi: float = 150.0,
+                                omega: float = 180.0) -> list[tuple[str, str, str, np.ndarray]]:
+    """(residue, atom name, element, position in Å) of the heavy atoms of an alanine peptide: ``n_residues`` ALA,
+    capped (ACE-ALA_n-NME) or not (a free N-terminus and a C-terminal carboxylate, OXT placed here).
 
-    Standard geometry (Engh & Huber-like values); CB placed with the torsion N-C-CA-CB = +122.7° of an
-    L-amino acid (the value PeptideBuilder uses); the peptide bonds trans (ω = 180°), each O cis to the next
-    residue's alpha carbon."""
-    ch3 = np.array([0.0, 0.0, 0.0])
-    c0 = np.array([1.52, 0.0, 0.0])
-    n1 = place(np.array([0.0, 1.0, 0.0]), ch3, c0, 1.335, 116.6, 0.0)
-    ca = place(ch3, c0, n1, 1.458, 121.7, omega)
-    c1 = place(c0, n1, ca, 1.525, 111.0, phi)
-    n2 = place(n1, ca, c1, 1.335, 116.2, psi)
-    c2 = place(ca, c1, n2, 1.449, 121.7, omega)
-    o0 = place(ca, n1, c0, 1.229, 123.0, 0.0)
-    o1 = place(c2, n2, c1, 1.229, 123.0, 0.0)
-    cb = place(n1, c1, ca, 1.526, 110.1, 122.7)
-    return [("ACE", "CH3", "C", ch3), ("ACE", "C", "C", c0), ("ACE", "O", "O", o0),
-            ("ALA", "N", "N", n1), ("ALA", "CA", "C", ca), ("ALA", "CB", "C", cb), ("ALA", "C", "C", c1),
-            ("ALA", "O", "O", o1), ("NME", "N", "N", n2), ("NME", "C", "C", c2)]
+    Standard geometry (Engh & Huber-like values): C-N 1.335 Å, N-CA 1.458 Å, CA-C 1.525 Å, C=O 1.229 Å, angles
+    CA-C-N 116.2°, C-N-CA 121.7°, N-CA-C 111.0°; every residue at the same (φ, ψ), the peptide bonds trans (ω);
+    each O cis to the next residue's alpha carbon; CB placed with the torsion N-C-CA-CB = +122.7° of an L-amino
+    acid (the value PeptideBuilder uses). NeRF placement (:func:`place`): each backbone atom from the three before
+    it."""
+    if isinstance(n_residues, bool) or not isinstance(n_residues, int) or n_residues < 1:
+        raise ValueError(f"n_residues={n_residues!r} is not allowed; it must be an integer >= 1")
+    dummy = np.array([0.0, 1.0, 0.0])
+    atoms: list[list] = []                    # [residue id, residue name, atom name, element, position]
+    bb: list[np.ndarray] = []                 # the backbone so far (ACE CH3, C, then N, CA, C per residue, ...)
+    if caps:
+        ch3, c0 = np.array([0.0, 0.0, 0.0]), np.array([1.52, 0.0, 0.0])
+        atoms += [[0, "ACE", "CH3", "C", ch3], [0, "ACE", "C", "C", c0]]
+        bb += [ch3, c0]
+    first = 1 if caps else 0
+    for r in range(first, first + n_residues):
+        if not bb:                            # a free N-terminus starts the chain
+            n = np.array([0.0, 0.0, 0.0])
+            ca = np.array([1.458, 0.0, 0.0])
+            c = place(dummy, n, ca, 1.525, 111.0, 0.0)
+        else:
+            if len(bb) == 2:                  # the N after the ACE cap
+                n = place(dummy, bb[-2], bb[-1], 1.335, 116.6, 0.0)
+            else:
+                n = place(bb[-3], bb[-2], bb[-1], 1.335, 116.2, psi)
+            ca = place(bb[-2], bb[-1], n, 1.458, 121.7, omega)
+            c = place(bb[-1], n, ca, 1.525, 111.0, phi)
+        cb = place(n, c, ca, 1.526, 110.1, 122.7)
+        atoms += [[r, "ALA", "N", "N", n], [r, "ALA", "CA", "C", ca], [r, "ALA", "CB", "C", cb], [r, "ALA", "C", "C", c]]
+        bb += [n, ca, c]
+    last = first + n_residues
+    if caps:
+        n2 = place(bb[-3], bb[-2], bb[-1], 1.335, 116.2, psi)
+        c2 = place(bb[-2], bb[-1], n2, 1.449, 121.7, omega)
+        atoms += [[last, "NME", "N", "N", n2], [last, "NME", "C", "C", c2]]
+        bb += [n2, c2]
+    # carbonyl oxygens: cis to the next residue's first heavy atom after N (CA, or the NME carbon)
+    out = []
+    for a in atoms:
+        out.append(a)
+        if a[2] == "C" and a[1] in ("ACE", "ALA"):
+            j = next((k for k, x in enumerate(bb) if x is a[4]), None)
+            if j is not None and j + 2 < len(bb):
+                out.append([a[0], a[1], "O", "O", place(bb[j + 2], bb[j + 1], bb[j], 1.229, 123.0, 0.0)])
+            else:                             # the C-terminal carboxylate: O and OXT, 1.25 Å, CA-C-O 117°
+                out.append([a[0], a[1], "O", "O", place(bb[j - 2], bb[j - 1], bb[j], 1.25, 117.0, psi + 180.0)])
+                out.append([a[0], a[1], "OXT", "O", place(bb[j - 2], bb[j - 1], bb[j], 1.25, 117.0, psi)])
+    return [(f"{name}{rid}", atom, el, xyz) for rid, name, atom, el, xyz in out]
+
+
+def heavy_atom_positions(phi: float = -80.0, psi: float = 150.0, omega: float = 180.0) -> list[tuple[str, str, str, np.ndarray]]:
+    """(residue, atom name, element, position in Å) of the ten heavy atoms of ACE-ALA-NME: ACE CH3 C O, ALA N CA CB
+    C O, NME N C (:func:`alanine_peptide_heavy_atoms` with one residue and caps; residue names without ids)."""
+    return [(res.rstrip("0123456789"), name, el, xyz)
+            for res, name, el, xyz in alanine_peptide_heavy_atoms(1, True, phi, psi, omega)]
 
 
 def _forcefield(name: str):
@@ -71,8 +114,8 @@ def _forcefield(name: str):
 
 
 @dataclasses.dataclass
-class AlanineDipeptide:
-    """The built molecule: OpenMM topology, minimised positions (nm, (22, 3)), force-field name, temperature."""
+class AlaninePeptide:
+    """A built alanine peptide: OpenMM topology, minimised positions (nm, (N, 3)), force-field name, temperature (K)."""
 
     topology: object
     positions: np.ndarray
@@ -87,10 +130,15 @@ class AlanineDipeptide:
         return [f"{a.residue.name}-{a.name}" for a in self.topology.atoms()]
 
     def index(self, residue: str, name: str) -> int:
+        """The first atom called ``name`` in a residue called ``residue``."""
         for a in self.topology.atoms():
             if a.residue.name == residue and a.name == name:
                 return a.index
         raise KeyError(f"no atom {residue}-{name}")
+
+    def residues(self) -> list[tuple[str, dict[str, int]]]:
+        """(residue name, {atom name: index}) in chain order."""
+        return [(r.name, {a.name: a.index for a in r.atoms()}) for r in self.topology.residues()]
 
     def bonds(self) -> np.ndarray:
         """(n_bonds, 2) atom indices."""
@@ -100,21 +148,55 @@ class AlanineDipeptide:
         return [a.element.symbol for a in self.topology.atoms()]
 
     def backbone_dihedral_atoms(self) -> dict[str, tuple[int, int, int, int]]:
-        """φ = C(ACE)-N-CA-C and ψ = N-CA-C-N(NME), atom indices."""
-        i = self.index
-        return {"phi": (i("ACE", "C"), i("ALA", "N"), i("ALA", "CA"), i("ALA", "C")),
-                "psi": (i("ALA", "N"), i("ALA", "CA"), i("ALA", "C"), i("NME", "N"))}
+        """φ = C(previous)-N-CA-C and ψ = N-CA-C-N(next) of every alanine that has both neighbours' atoms; named
+        ``phi``/``psi`` when there is one of each (the dipeptide), else ``phi1``, ``psi1``, ... by alanine."""
+        res = self.residues()
+        phi, psi = {}, {}
+        k = 0
+        for j, (name, at) in enumerate(res):
+            if name != "ALA":
+                continue
+            k += 1
+            if j > 0 and "C" in res[j - 1][1]:
+                phi[k] = (res[j - 1][1]["C"], at["N"], at["CA"], at["C"])
+            if j + 1 < len(res) and "N" in res[j + 1][1]:
+                psi[k] = (at["N"], at["CA"], at["C"], res[j + 1][1]["N"])
+        if len(phi) == 1 and len(psi) == 1:
+            return {"phi": next(iter(phi.values())), "psi": next(iter(psi.values()))}
+        out = {}
+        for k in sorted(set(phi) | set(psi)):
+            if k in phi:
+                out[f"phi{k}"] = phi[k]
+            if k in psi:
+                out[f"psi{k}"] = psi[k]
+        return out
+
+    def peptide_bond_torsions(self) -> list[tuple[int, int, int, int]]:
+        """ω = CA(or ACE CH3)-C-N-CA(or NME C) of every peptide bond."""
+        res = self.residues()
+        out = []
+        for (_, a), (_, b) in zip(res[:-1], res[1:]):
+            if "C" in a and "N" in b:
+                out.append((a.get("CA", a.get("CH3")), a["C"], b["N"], b.get("CA", b.get("C"))))
+        return out
+
+    def chiral_centres(self) -> list[tuple[int, int, int, int]]:
+        """(CA, N, C, CB) of every alanine."""
+        return [(at["CA"], at["N"], at["C"], at["CB"]) for name, at in self.residues() if name == "ALA"]
 
     def chiral_centre(self) -> tuple[int, int, int, int]:
-        """(CA, N, C, CB): the alanine stereocentre and three of its neighbours."""
-        i = self.index
-        return i("ALA", "CA"), i("ALA", "N"), i("ALA", "C"), i("ALA", "CB")
+        """(CA, N, C, CB): the first alanine's stereocentre and three of its neighbours."""
+        return self.chiral_centres()[0]
 
     def system(self, force_field: str | None = None):
         return make_system(self.topology, force_field or self.force_field)
 
     def energy(self, platform: str = "Reference") -> "Energy":
         return Energy(self, platform=platform)
+
+
+class AlanineDipeptide(AlaninePeptide):
+    """ACE-ALA-NME (22 atoms), the paper's smallest system."""
 
 
 def make_system(topology, force_field: str):
@@ -125,8 +207,28 @@ def make_system(topology, force_field: str):
 
 def build_alanine_dipeptide(force_field: str = "amber99sbildn-obc", temperature: float = 300.0,
                             minimise: bool = True) -> AlanineDipeptide:
-    """Heavy atoms from internal coordinates, hydrogens by ``Modeller.addHydrogens``, then an energy
+    """ACE-ALA-NME: heavy atoms from internal coordinates, hydrogens by ``Modeller.addHydrogens``, then an energy
     minimisation (Reference platform, tolerance 1 kJ/mol/nm) with the chosen force field."""
+    return _build(heavy_atom_positions(), force_field, temperature, minimise, AlanineDipeptide)
+
+
+#: the paper's larger single systems we can build (dossier §4): uncapped, zwitterionic alanine peptides
+PEPTIDES = {"AAA": (3, False), "AAAAAA": (6, False), "ACE-AAA-NME": (3, True)}
+
+
+def build_alanine_peptide(name: str, force_field: str = "amber14-obc1", temperature: float = 310.0,
+                          minimise: bool = True) -> AlaninePeptide:
+    """Tri-alanine ``"AAA"``, hexa-alanine ``"AAAAAA"`` (free termini: NH3+ and COO-) or ``"ACE-AAA-NME"``, built like
+    the dipeptide (our internal coordinates, Modeller's hydrogens, minimisation); the paper's setting for these
+    systems is amber14 + OBC1 at 310 K."""
+    if name not in PEPTIDES:
+        raise ValueError(f"peptide={name!r} is not allowed; allowed values: {', '.join(PEPTIDES)}")
+    n, caps = PEPTIDES[name]
+    return _build(alanine_peptide_heavy_atoms(n, caps), force_field, temperature, minimise, AlaninePeptide)
+
+
+def _build(heavy, force_field: str, temperature: float, minimise: bool, cls):
+    """The shared builder; the hydrogens are placed from a fixed seed, so the same call gives the same structure."""
     import openmm
     from openmm import app, unit
     if not temperature > 0:
@@ -136,14 +238,19 @@ def build_alanine_dipeptide(force_field: str = "amber99sbildn-obc", temperature:
     chain = top.addChain()
     residues: dict[str, object] = {}
     pos = []
-    for res, name, el, xyz in heavy_atom_positions():
+    for res, name, el, xyz in heavy:
         if res not in residues:
-            residues[res] = top.addResidue(res, chain)
+            residues[res] = top.addResidue(res.rstrip("0123456789"), chain)
         top.addAtom(name, app.Element.getBySymbol(el), residues[res])
         pos.append(xyz / 10.0)
     top.createStandardBonds()
     modeller = app.Modeller(top, np.array(pos) * unit.nanometer)
-    modeller.addHydrogens(ff)
+    state = random.getstate()                 # Modeller starts new hydrogens at positions from Python's `random`
+    try:
+        random.seed(0)
+        modeller.addHydrogens(ff, platform=openmm.Platform.getPlatformByName("Reference"))
+    finally:
+        random.setstate(state)
     system = ff.createSystem(modeller.topology, nonbondedMethod=app.NoCutoff, constraints=None)
     positions = np.array(modeller.positions.value_in_unit(unit.nanometer))
     if minimise:
@@ -151,7 +258,7 @@ def build_alanine_dipeptide(force_field: str = "amber99sbildn-obc", temperature:
         ctx.setPositions(positions * unit.nanometer)
         openmm.LocalEnergyMinimizer.minimize(ctx, 1.0, 0)
         positions = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
-    return AlanineDipeptide(modeller.topology, np.asarray(positions, dtype=np.float64), force_field, float(temperature))
+    return cls(modeller.topology, np.asarray(positions, dtype=np.float64), force_field, float(temperature))
 
 
 def kT(temperature: float) -> float:

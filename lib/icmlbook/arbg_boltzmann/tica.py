@@ -12,7 +12,7 @@ dynamics). The leading eigenvectors span the slow coordinates; with the kinetic-
 (tested against the eigenproblem solved in scipy).
 
 Features of a frame (the reference code's choice): every pairwise distance among the carbon and nitrogen atoms
-(nm) and the sine and cosine of the backbone torsions φ, ψ and both peptide-bond ω (:func:`adp_features`).
+(nm) and the sine and cosine of the backbone torsions φ, ψ and every peptide-bond ω (:func:`feature_spec`).
 
 What differs from the paper: we fit TICA on the **training** MD frames (the paper's code fits it on the test
 trajectory, with Koopman reweighting); time-lagged pairs are taken inside each contiguous block of the training
@@ -29,7 +29,7 @@ import numpy as np
 
 from .metrics import dihedrals, subsample_even
 
-__all__ = ["TicaModel", "fit_tica", "adp_feature_spec", "featurise", "euclidean_w2", "TicaW2"]
+__all__ = ["TicaModel", "fit_tica", "feature_spec", "featurise", "euclidean_w2", "TicaW2"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,13 +76,11 @@ def fit_tica(trajectories: Sequence[np.ndarray], lag: int, dim: int = 2) -> Tica
                      n_pairs=int(sum(len(t) - lag for t in usable)))
 
 
-def adp_feature_spec(mol) -> tuple[list[int], list[tuple[int, int, int, int]]]:
-    """The carbon and nitrogen atoms of the molecule and its torsions φ, ψ, ω(ACE-ALA), ω(ALA-NME) (atom indices)."""
-    i = mol.index
+def feature_spec(mol) -> tuple[list[int], list[tuple[int, int, int, int]]]:
+    """The carbon and nitrogen atoms of the peptide and its torsions: every φ and ψ, then every peptide-bond ω
+    (for the dipeptide φ, ψ, ω(ACE-ALA), ω(ALA-NME)) (atom indices)."""
     atoms = [a for a, el in enumerate(mol.elements()) if el in ("C", "N")]
-    quads = list(mol.backbone_dihedral_atoms().values())
-    quads += [(i("ACE", "CH3"), i("ACE", "C"), i("ALA", "N"), i("ALA", "CA")),
-              (i("ALA", "CA"), i("ALA", "C"), i("NME", "N"), i("NME", "C"))]
+    quads = list(mol.backbone_dihedral_atoms().values()) + list(mol.peptide_bond_torsions())
     return atoms, quads
 
 
@@ -115,7 +113,7 @@ class TicaW2:
 
     def __init__(self, mol, train_blocks: Sequence[np.ndarray], reference: np.ndarray, lag: int, dim: int = 2,
                  n_ref: int = 1000):
-        self.atoms, self.quads = adp_feature_spec(mol)
+        self.atoms, self.quads = feature_spec(mol)
         self.model = fit_tica([featurise(b, self.atoms, self.quads) for b in train_blocks], lag, dim)
         self.reference = self.project(subsample_even(np.asarray(reference), n_ref))
 
