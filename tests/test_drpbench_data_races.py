@@ -1171,3 +1171,35 @@ def test_line_match_on_the_two_helper_forms():
         expect = Counts(1, 0, 0) if prog is listed else Counts(0, 1, 1)
         assert line_counts([R("v0", (calls[0],), (calls[1],))], prog.races) == expect
         assert len(calls) == 2
+
+
+# -- bad input: clear errors -----------------------------------------------------------------------------
+def test_threadsanitizer_where_gcc_cannot_link_it_is_a_clear_error(tmp_path, monkeypatch):
+    """A gcc that cannot link -fsanitize=thread (here a stand-in script that fails like a gcc without
+    libtsan) and no gcc at all both raise TSanError naming the cause; neither becomes a silent
+    'not compiled' for every program."""
+    from icmlbook.drpbench_data_races.tsan import TSanError
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gcc").write_text("#!/bin/sh\necho '/usr/bin/ld: cannot find -ltsan: No such file or directory' >&2\nexit 1\n")
+    (fake / "gcc").chmod(0o755)
+    prog = generate_program([Instance("mutex_missing", True, 0)])
+    monkeypatch.setenv("PATH", str(fake))
+    assert not tsan_available()
+    with pytest.raises(TSanError, match=r"cannot link .*-fsanitize=thread.*cannot find -ltsan"):
+        run_tsan(prog)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(TSanError, match="needs gcc"):
+        run_tsan(prog)
+    with pytest.raises(ValueError, match="runs=0"):
+        run_tsan(prog, runs=0)
+
+
+def test_unknown_constructs_and_bad_c_are_refused():
+    with pytest.raises(ValueError, match="constructs"):
+        config_for("smoke", constructs=("mutex_missing", "deadlock"))
+    with pytest.raises(ValueError, match="unknown construct 'deadlock'; allowed values"):
+        generate_program([Instance("deadlock", True, 0)])
+    with pytest.raises(ParseError, match="first error at line 2"):
+        analyse("int x;\nint main( {\n")

@@ -16,6 +16,7 @@ its output vary between runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shutil
@@ -59,15 +60,32 @@ class TSanError(RuntimeError):
     """ThreadSanitizer cannot be used here (no gcc, no libtsan, or the program does not compile)."""
 
 
-def tsan_available() -> bool:
-    """True when gcc can link a ThreadSanitizer program on this machine."""
-    if shutil.which("gcc") is None:
-        return False
+@functools.lru_cache(maxsize=8)
+def _link_check(gcc: str) -> str | None:
+    """None when ``gcc`` links a ThreadSanitizer program, else its first error line."""
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "t.c"
         src.write_text("int main(void){return 0;}\n")
-        r = subprocess.run(["gcc", "-fsanitize=thread", str(src), "-o", str(Path(d) / "t")], capture_output=True)
-        return r.returncode == 0
+        r = subprocess.run([gcc, "-fsanitize=thread", str(src), "-o", str(Path(d) / "t")], capture_output=True,
+                           text=True)
+        if r.returncode == 0:
+            return None
+        return next((ln.strip() for ln in r.stderr.splitlines() if ln.strip()), f"exit status {r.returncode}")
+
+
+def tsan_available() -> bool:
+    """True when gcc can link a ThreadSanitizer program on this machine."""
+    gcc = shutil.which("gcc")
+    return gcc is not None and _link_check(gcc) is None
+
+
+def _require_tsan() -> None:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        raise TSanError("ThreadSanitizer needs gcc, which is not on PATH")
+    err = _link_check(gcc)
+    if err is not None:
+        raise TSanError(f"gcc ({gcc}) cannot link a program with -fsanitize=thread here (is libtsan installed?): {err}")
 
 
 def instrument(text: str) -> str:
@@ -119,11 +137,14 @@ def _parse(report: str, filename: str) -> set[tuple[int, int]]:
 
 
 def run_tsan(program: Program, runs: int = 3, timeout: float = 2.0, workdir: str | os.PathLike | None = None) -> TSanResult:
-    """Compile ``program`` with ThreadSanitizer and run it ``runs`` times (each at most ``timeout`` s)."""
+    """Compile ``program`` with ThreadSanitizer and run it ``runs`` times (each at most ``timeout`` s).
+
+    Raises :class:`TSanError` when gcc is missing or cannot link ``-fsanitize=thread`` at all (a machine
+    without libtsan); a program that does not compile with the stubs is a result (``compiled=False`` with the
+    compiler's first error), not an exception."""
     if runs < 1:
         raise ValueError(f"runs={runs!r}: at least 1")
-    if shutil.which("gcc") is None:
-        raise TSanError("ThreadSanitizer needs gcc, which is not on PATH")
+    _require_tsan()
     with tempfile.TemporaryDirectory(dir=workdir) as d:
         d = Path(d)
         src, stubs, exe = d / "prog.c", d / "sv_stubs.c", d / "prog"
