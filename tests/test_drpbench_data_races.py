@@ -1203,3 +1203,27 @@ def test_unknown_constructs_and_bad_c_are_refused():
         generate_program([Instance("deadlock", True, 0)])
     with pytest.raises(ParseError, match="first error at line 2"):
         analyse("int x;\nint main( {\n")
+
+
+def test_figure_titles_state_their_numbers():
+    """The granularity, distraction and myopia figures' titles are computed from the study they draw (here
+    test worlds whose numbers are known: a perfect localiser has no gap; an all-flagging predictor flags
+    every protected pair, a lock-aware one none; the myopic analyser loses the non-mutex stratum)."""
+    from icmlbook.drpbench_data_races.plots import construct_figure, distraction_figure, granularity_figure
+
+    st = _c3_world(0.4)
+    sc = st.scores()
+    gaps = [sc[n]["program_f1"] - sc[n]["line_f1"] for n in ("all pairs", "lockset")]
+    title = granularity_figure([st], ["all pairs", "lockset"], 200, 0).axes[0].get_title()
+    assert f"program F1 − line F1 from {min(gaps):+.2f} to {max(gaps):+.2f}" in title and min(gaps) > 0.2
+    assert "from +0.00 to +0.00" in granularity_figure([_c3_world(1.0)], ["all pairs", "lockset"], 200, 0).axes[0].get_title()
+    title = distraction_figure([_c5_world(True)], ["all pairs", "lockset"]).axes[0].get_title()
+    assert "test world: all pairs 100%, lockset 0%" in title
+    st6 = _c6_world(True)
+    counts = st6.counts("lockset (mutex only)", "line")
+    f = {s: micro([c for c, p in zip(counts, st6.programs) if stratum_of(p) == s]).f1
+         for s in ("mutex only", "non-mutex synchronisation")}
+    title = construct_figure(st6, ["lockset (mutex only)", "lockset"], 200, 0).axes[0].get_title()
+    assert (f"lockset (mutex only) line F1 {f['mutex only']:.2f} on mutex only programs, "
+            f"{f['non-mutex synchronisation']:.2f} with non-mutex synchronisation") in title
+    assert f["mutex only"] == 1.0 > f["non-mutex synchronisation"]
