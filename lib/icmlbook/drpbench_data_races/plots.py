@@ -70,8 +70,9 @@ def granularity_figure(studies: Sequence[PopulationStudy], predictors: Sequence[
         gap = point["program"] - point["line"]
         ax.set_xticks(x, [p.replace(" (", "\n(") for p in predictors], fontsize=8)
         ax.set(ylabel="F1 (micro over programs)", ylim=(0, 1.05))
-        ax.set_title(f"{st.population} ({len(st.programs)} programs):\nprogram F1 − line F1 from {np.nanmin(gap):+.2f} "
-                     f"to {np.nanmax(gap):+.2f}", fontsize=9)
+        gap_txt = (f"from {np.nanmin(gap):+.2f} to {np.nanmax(gap):+.2f}" if np.isfinite(gap).any()
+                   else "undefined (nothing to find)")
+        ax.set_title(f"{st.population} ({len(st.programs)} programs):\nprogram F1 − line F1 {gap_txt}", fontsize=9)
         ax.legend(fontsize=7.5, loc="upper right")
     return fig
 
