@@ -477,7 +477,9 @@ def _(mo):
     ## Live playground
 
     Compose a program from synchronisation patterns, choose which are broken, add protected
-    distractor variables, and pick a predictor: the listing marks the annotated races (vermilion),
+    distractor variables, set how many copies of a loop-spawned thread main starts, and pick a
+    predictor and the scoring rule (DRDBench's line level or one of the two variable-level
+    readings): the listing marks the annotated races (vermilion),
     the protected pairs (green) and the predicted lines (→). On the website the controls show the
     values this page was built with; open the chapter live to change them.
     """)
@@ -485,24 +487,27 @@ def _(mo):
 
 
 @app.cell
-def _(PATTERNS, PREDICTORS, mo):
+def _(PATTERNS, PREDICTORS, ex, mo):
     construct_pick = mo.ui.multiselect(options=list(PATTERNS), value=["mutex_missing", "busy_wait", "join_order"],
                                        label="constructs")
     broken_pick = mo.ui.multiselect(options=list(PATTERNS), value=["mutex_missing"], label="broken (racy) ones")
     distractor_slider = mo.ui.slider(start=0, stop=6, step=1, value=2, label="protected distractors")
+    threads_slider = mo.ui.slider(start=2, stop=6, step=1, value=2, label="copies of a loop-spawned thread")
     predictor_pick = mo.ui.dropdown(options=[p for p in PREDICTORS if p != "empty"], value="lockset", label="predictor")
-    mo.vstack([mo.hstack([construct_pick, broken_pick]), mo.hstack([distractor_slider, predictor_pick])])
-    return broken_pick, construct_pick, distractor_slider, predictor_pick
+    level_pick = mo.ui.dropdown(options=list(ex.PLAYGROUND_LEVELS), value="line (DRDBench)", label="scoring rule")
+    mo.vstack([mo.hstack([construct_pick, broken_pick]), mo.hstack([distractor_slider, threads_slider]),
+               mo.hstack([predictor_pick, level_pick])])
+    return broken_pick, construct_pick, distractor_slider, level_pick, predictor_pick, threads_slider
 
 
 @app.cell
-def _(broken_pick, construct_pick, distractor_slider, ex, mo, plots, predictor_pick):
+def _(broken_pick, construct_pick, distractor_slider, ex, level_pick, plots, predictor_pick, threads_slider):
     _cons = list(construct_pick.value) or ["mutex_missing"]
     _prog, _pred, _sc = ex.playground(_cons, [c in broken_pick.value for c in _cons], distractor_slider.value,
-                                      predictor_pick.value)
-    _l = _sc["line"]
-    _title = (f"{predictor_pick.value}: {_l.tp} of {len(_prog.races)} races found, {_l.fp} false alarm(s); "
-              f"program verdict {'right' if _sc['program_right'] else 'wrong'}")
+                                      predictor_pick.value, threads=threads_slider.value, level=level_pick.value)
+    _l = _sc["chosen"]
+    _title = (f"{predictor_pick.value}, scored by {level_pick.value}: {_l.tp} found, {_l.fn} missed, {_l.fp} false "
+              f"alarm(s); program verdict {'right' if _sc['program_right'] else 'wrong'}")
     plots.listing_figure(_prog, _pred, title=_title, max_lines=80)
     return
 

@@ -1227,3 +1227,21 @@ def test_figure_titles_state_their_numbers():
     assert (f"lockset (mutex only) line F1 {f['mutex only']:.2f} on mutex only programs, "
             f"{f['non-mutex synchronisation']:.2f} with non-mutex synchronisation") in title
     assert f["mutex only"] == 1.0 > f["non-mutex synchronisation"]
+
+
+def test_playground_controls():
+    """The playground's program and scores: a loop-spawned thread started ``threads`` times, the chosen
+    scoring rule's counts, and clear errors for a bad rule or a thread started once."""
+    from icmlbook.drpbench_data_races.experiments import PLAYGROUND_LEVELS, playground
+
+    prog, pred, sc = playground(["loop_spawn", "mutex_missing"], [True, False], 1, "lockset", threads=4,
+                                level="line + variable")
+    assert "for (int i = 0; i < 4; i++)" in prog.text and "pthread_t spawned0_t[4];" in prog.text
+    assert sc["chosen"] == sc["line_variable"] == line_counts(pred, prog.races, with_variable=True)
+    assert sc["line"] == Counts(1, 0, 0) and sc["program_right"]
+    assert playground(["mutex_missing"], [True], 0, "all pairs", level="variable set")[2]["chosen"] == Counts(1, 0, 0)
+    assert set(PLAYGROUND_LEVELS.values()) == {"line", "line_variable", "variable_set"}
+    with pytest.raises(ValueError, match="level='pair'.*allowed values"):
+        playground(["mutex_missing"], [True], 0, "lockset", level="pair")
+    with pytest.raises(ValueError, match="loop_threads=1"):
+        playground(["loop_spawn"], [True], 0, "lockset", threads=1)

@@ -17,7 +17,7 @@ from .metrics import (Counts, _resample, bootstrap_f1, f1_replicates, match, mic
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
-__all__ = ["playground", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
+__all__ = ["playground", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
            "localisation_gap", "distraction_rates", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
@@ -174,9 +174,18 @@ def tsan_study(generated: Sequence[Program], real: Sequence[Program], cfg: DRPBe
                      gen, real_sample)
 
 
-def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int, predictor: str):
+#: the playground's scoring rules: DRDBench's line level and the two variable-level readings
+PLAYGROUND_LEVELS = {"line (DRDBench)": "line", "line + variable": "line_variable", "variable set": "variable_set"}
+
+
+def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int, predictor: str,
+               threads: int = 2, level: str = "line (DRDBench)"):
     """One generated program from the chosen constructs (each racy or safe) plus protected distractor
-    variables, and what the chosen rule-based predictor says about it: (program, predicted, scores)."""
+    variables, with ``threads`` copies of a loop-spawned thread, and what the chosen rule-based predictor
+    says about it: (program, predicted, scores), scores holding every level's counts, ``"chosen"`` (the
+    counts at ``level``, one of :data:`PLAYGROUND_LEVELS`) and whether the program verdict is right."""
+    if level not in PLAYGROUND_LEVELS:
+        raise ValueError(f"level={level!r} is not allowed; allowed values: {', '.join(PLAYGROUND_LEVELS)}")
     from .generator import Instance, generate_program
     from .metrics import line_counts, program_counts, variable_counts
     from .predictors import make_predictor
@@ -185,11 +194,12 @@ def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int
         raise ValueError(f"constructs and racy must have the same length ({len(constructs)} vs {len(racy)})")
     insts = [Instance(c, bool(r), k) for k, (c, r) in enumerate(zip(constructs, racy))]
     insts += [Instance("mutex_missing", False, len(insts) + d) for d in range(int(distractors))]
-    prog = generate_program(insts, name="generated/playground.c")
+    prog = generate_program(insts, name="generated/playground.c", loop_threads=threads)
     pred = make_predictor(predictor).predict(prog)
-    return prog, pred, {"line": line_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
-                        "variable_set": variable_counts(pred, prog.races),
-                        "program_right": program_counts(pred, prog.racy)[1]}
+    out = {"line": line_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
+           "variable_set": variable_counts(pred, prog.races), "program_right": program_counts(pred, prog.racy)[1]}
+    out["chosen"] = out[PLAYGROUND_LEVELS[level]]
+    return prog, pred, out
 
 
 def scores_table(studies: Sequence[PopulationStudy], n_boot: int, seed: int) -> str:

@@ -339,8 +339,13 @@ def _render(parts: _Parts, loop_threads: int = 2) -> tuple[str, dict[str, int]]:
     return "\n".join(line for line, _ in out) + "\n", tags
 
 
-def generate_program(instances: Sequence[Instance], name: str = "generated/p.c") -> Program:
-    """One program from pattern instances (racy iff one instance is racy), annotated exactly."""
+def generate_program(instances: Sequence[Instance], name: str = "generated/p.c", loop_threads: int = 2) -> Program:
+    """One program from pattern instances (racy iff one instance is racy), annotated exactly.
+    ``loop_threads``: how many copies of each thread main starts in a loop (>= 2: the loop-spawned thread's
+    race is with its own copy)."""
+    if isinstance(loop_threads, bool) or not isinstance(loop_threads, int) or loop_threads < 2:
+        raise ValueError(f"loop_threads={loop_threads!r} is not allowed; it must be an integer >= 2 (a thread "
+                         "started once in a loop does not race with itself)")
     parts = _Parts()
     for inst in instances:
         if inst.pattern not in PATTERNS:
@@ -348,7 +353,7 @@ def generate_program(instances: Sequence[Instance], name: str = "generated/p.c")
         before = _lengths(parts)
         _emit(parts, inst)
         _own(parts, before, inst.k)
-    text, tags = _render(parts)
+    text, tags = _render(parts, loop_threads)
     role = {inst.k: ("distractor" if inst.distractor else inst.pattern) for inst in instances}
     n_lines = len(text.splitlines())
     line_patterns = [""] * n_lines
