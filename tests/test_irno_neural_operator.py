@@ -418,14 +418,21 @@ def _c2_alt():
     return claims.claim2([make_eval(DIVERGE)], CFG)
 
 
+def at_plateau(ev, gain=0.02):
+    """The test VRMSE of the same base trained with the extra epochs: ``gain`` lower than the base's."""
+    return ev.vrmse[0] * (1 - gain)
+
+
 @claim_case("irno_neural_operator", "C3", "reproduced")
 def _c3_ok():
-    return claims.claim3([make_eval(GOOD)], CFG)
+    ev = make_eval(GOOD)
+    return claims.claim3([ev], [at_plateau(ev)], CFG)
 
 
 @claim_case("irno_neural_operator", "C3", "not reproduced", alternative="a refiner that only polishes (7 %)")
 def _c3_alt():
-    return claims.claim3([make_eval(POLISH)], CFG)
+    ev = make_eval(POLISH)
+    return claims.claim3([ev], [at_plateau(ev)], CFG)
 
 
 @claim_case("irno_neural_operator", "C4", "reproduced")
@@ -472,13 +479,15 @@ def _c7_alt():
 
 @claim_case("irno_neural_operator", "C8", "reproduced")
 def _c8_ok():
-    return claims.claim8({"fno": make_eval(GOOD), "tfno": make_eval(POLISH, seed=1)}, CFG)
+    ev = make_eval(GOOD)
+    return claims.claim8(ev, make_eval(POLISH, seed=1), make_eval(GOOD, seed=2), at_plateau(ev), CFG)
 
 
 @claim_case("irno_neural_operator", "C8", "not reproduced", alternative="no gain on the second base")
 def _c8_alt():
     flat = [0.40] * 9
-    return claims.claim8({"fno": make_eval(GOOD), "tfno": make_eval(flat, seed=1)}, CFG)
+    ev = make_eval(GOOD)
+    return claims.claim8(ev, make_eval(flat, seed=1), make_eval(GOOD, seed=2), at_plateau(ev), CFG)
 
 
 @claim_case("irno_neural_operator", "C9", "reproduced")
@@ -543,6 +552,30 @@ def test_c10_needs_both_metrics():
     (_c10_ok, True), (_c10_alt, False), (_c11_ok, True), (_c11_alt, False)])
 def test_claim_rules_both_ways(case, expected):
     assert case().passed is expected
+
+
+def test_review_findings_are_rejected():
+    """The rule-breaking review's constructed inputs (review4, 2026-12-01): each must not pass."""
+    nothing = [0.40, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30]          # nothing after the first step
+    almost = [0.40, 0.30, 0.2999, 0.2998, 0.2997, 0.2997, 0.2997, 0.2997, 0.2997]
+    assert claims.claim1([make_eval(nothing), make_eval(nothing, seed=1)], CFG).passed is False
+    assert claims.claim1([make_eval(almost)], CFG).passed is False
+    descent = [0.40, 0.38, 0.36, 0.34, 0.32, 0.30, 0.28, 0.26, 0.24]          # constant-size steps, not settled
+    assert claims.claim2([make_eval(descent, diff_rate=1.0)], CFG).passed is False
+    under = make_eval([0.63, 0.60, 0.58, 0.56, 0.54, 0.53, 0.52, 0.51, 0.50])  # 14 % over an under-trained base
+    c3 = claims.claim3([under], [np.full(24, 0.34)], CFG)
+    assert c3.passed is None and "plateau" in c3.reason
+    c8 = claims.claim8(under, make_eval(GOOD, seed=1), make_eval(GOOD, seed=2), np.full(24, 0.34), CFG)
+    assert c8.passed is None
+    assert claims.claim4(make_eval(GOOD, bands=(0.60, 0.59, 0.58)), CFG).passed is False   # uniform reduction
+    ev = make_eval(GOOD, lip=0.95)
+    d = ev.diffs.copy()
+    d[ev.K:] = d[ev.K - 1]                                                      # corrections stop shrinking at K
+    ev.diffs = d
+    assert claims.claim7(ev, CFG).passed is False
+    # and the cases the rules should keep passing still pass
+    assert claims.claim1([make_eval(GOOD)], CFG).passed is True
+    assert claims.claim7(make_eval(GOOD, lip=0.95), CFG).passed is True
 
 
 def test_statistics_helpers():

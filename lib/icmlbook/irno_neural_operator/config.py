@@ -34,8 +34,9 @@ __all__ = ["IRNOConfig", "PRESETS", "config_for", "VARIANTS", "BASES"]
 
 #: the IRNO variants trained on the main (FNO) base: the method and its ablations
 VARIANTS = ("irno", "no_spectral", "const_lambda", "no_fp", "k1", "unshared")
-#: the base operators: few-mode FNO, few-mode TFNO, many-mode FNO, and the larger FNO at equal extra budget
-BASES = ("fno", "tfno", "fno_many", "fno_large")
+#: the base operators: few-mode FNO, few-mode TFNO, many-mode FNO, the larger FNO at equal extra budget, and the
+#: few-mode FNO itself trained with that extra budget (the reference that tells whether the base is at a plateau)
+BASES = ("fno", "tfno", "fno_many", "fno_large", "fno_long")
 
 
 @profile_config
@@ -61,6 +62,8 @@ class IRNOConfig(ProfileConfig):
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
         of IRNO's value for VRMSE and Phi differences, 0.01 for band-ratio differences and relative gains.
     n_boot : bootstrap resamples of every paired interval.
+    plateau_tol : claims 3 and 8 are decided only when the few-mode FNO trained with IRNO's extra epochs
+        (``fno_long``) lowers the base's test VRMSE by less than this fraction (the base is at a plateau).
     sr_coarse, sr_fine, sr_sim : the super-resolution task (our stand-in for ERA5): fine fields of sr_fine^2
         (Fourier truncations of a sr_sim^2 simulation), observed as sr_coarse^2 block averages; the operators see
         the coarse field Fourier-interpolated to sr_fine^2.
@@ -114,6 +117,7 @@ class IRNOConfig(ProfileConfig):
     lip_share: Float(gt=0, le=1) = 0.9
     effect_min: Float(ge=0, lt=1) = 0.01
     n_boot: Int(ge=100) = 2000
+    plateau_tol: Float(gt=0, lt=1) = 0.05
     sr_coarse: Int(ge=4) = 16
     sr_fine: Int(ge=8) = 64
     sr_sim: Int(ge=8) = 128

@@ -73,16 +73,19 @@ def base_kwargs(cfg: IRNOConfig, kind: str) -> dict:
         return dict(common, width=cfg.base_width, modes=cfg.many_modes, factorization="dense")
     if kind == "fno_large":
         return dict(common, width=cfg.large_width, modes=cfg.base_modes, factorization="dense")
+    if kind == "fno_long":
+        return dict(common, width=cfg.base_width, modes=cfg.base_modes, factorization="dense")
     raise ValueError(f"kind={kind!r} is not allowed; allowed values: {', '.join(BASES)}")
 
 
 def train_base_operator(cfg: IRNOConfig, task: Task, kind: str, seed: int, show_progress: bool = True) -> dict:
-    """Train base ``kind`` on the task by MSE. ``fno_large`` trains ``base_epochs + irno_epochs`` epochs (the
-    extra budget IRNO gets), the others ``base_epochs``."""
-    torch.manual_seed(10_000 + seed * 10 + BASES.index(kind))
+    """Train base ``kind`` on the task by MSE. ``fno_large`` and ``fno_long`` train ``base_epochs + irno_epochs``
+    epochs (the extra budget IRNO gets), the others ``base_epochs``."""
+    init = "fno" if kind == "fno_long" else kind                  # fno_long: the fno's own initialisation
+    torch.manual_seed(10_000 + seed * 10 + BASES.index(init))
     kw = base_kwargs(cfg, kind)
     model = FNO2d(**kw)
-    epochs = cfg.base_epochs + (cfg.irno_epochs if kind == "fno_large" else 0)
+    epochs = cfg.base_epochs + (cfg.irno_epochs if kind in ("fno_large", "fno_long") else 0)
     t0 = time.perf_counter()
     tr = train_base(model, task.x_train, task.y_train, epochs=epochs, batch=cfg.batch, lr=cfg.base_lr, seed=seed,
                     desc=f"base {kind}", show_progress=show_progress)
@@ -239,13 +242,15 @@ def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int 
 
 
 def run_seed(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
-    """One replicate of the main comparison (fresh data, base FNO and IRNO for ``seed``): the evaluations of the
-    base alone along the IRNO iteration."""
+    """One replicate of the main comparison (fresh data, base FNO and IRNO for ``seed``): the evaluation along the
+    IRNO iteration, and that of the same base trained with the extra epochs (``long``, claim 3's plateau check)."""
     task = make_task(cfg, seed, show_progress)
     base = train_base_operator(cfg, task, "fno", seed, show_progress)
+    long = train_base_operator(cfg, task, "fno_long", seed, show_progress)
     rec = train_variant(cfg, task, base, "irno", seed, show_progress)
     ev = evaluate(cfg, task, load_irno(cfg, base, rec), cfg.eval_steps, lip_at=(cfg.K,), seed=seed)
-    return {"seed": seed, "eval": ev, "base_seconds": base["seconds"], "irno_seconds": rec["seconds"]}
+    return {"seed": seed, "eval": ev, "base_seconds": base["seconds"], "irno_seconds": rec["seconds"],
+            "long": evaluate(cfg, task, None, 0, base=load_base(long))}
 
 
 #: the IRNO runs of the main study: (variant, base)
