@@ -453,32 +453,74 @@ def _c1c_alt():
 
 @claim_case("hh_mea_inference", "C2", "reproduced")
 def _c2_ok():
-    return claims.claim2(fake_study(logq_gap=2.0))
+    return claims.claim2(fake_study(logq_gap=2.0), CFG)
 
 
 @claim_case("hh_mea_inference", "C2", "not reproduced", alternative="random projection as informative")
 def _c2_alt():
-    return claims.claim2(fake_study(logq_gap=-0.3))
+    return claims.claim2(fake_study(logq_gap=-0.3), CFG)
 
 
 @claim_case("hh_mea_inference", "C3", "reproduced")
 def _c3_ok():
-    return claims.claim3(fake_study(ref_gain=-0.03))
+    return claims.claim3(fake_study(ref_gain=-0.03), CFG)
 
 
 @claim_case("hh_mea_inference", "C3", "not reproduced", alternative="refinement moving θ away from the truth")
 def _c3_alt():
-    return claims.claim3(fake_study(ref_gain=0.03))
+    return claims.claim3(fake_study(ref_gain=0.03), CFG)
 
 
 @claim_case("hh_mea_inference", "C3b", "reproduced")
 def _c3b_ok():
-    return claims.claim3b(fake_study(loss_ratio=0.3))
+    return claims.claim3b(fake_study(loss_ratio=0.3), CFG)
 
 
 @claim_case("hh_mea_inference", "C3b", "not reproduced", alternative="random restarts reaching the same loss")
 def _c3b_alt():
-    return claims.claim3b(fake_study(loss_ratio=1.0))
+    return claims.claim3b(fake_study(loss_ratio=1.0), CFG)
+
+
+@claim_case("hh_mea_inference", "C3b", "not reproduced",
+            alternative="random restarts that fit 3 of 8 cells exactly (loss 0) while the refined fit does not")
+def _c3b_alt_exact():
+    s = fake_study(loss_ratio=0.3)
+    s.loss_gradient_only = s.loss_gradient_only.copy()
+    s.loss_gradient_only[:3] = 0.0                 # log-ratio +inf: evidence against the claim, formerly dropped
+    return claims.claim3b(s, CFG)
+
+
+def test_paired_rules_count_non_finite_cells_and_fail_past_the_limit():
+    """C3b and C4 left non-finite cells out silently; now they are counted in the measured text, and past
+    max_dropped_frac of the cells the rule fails (whichever way the left-out cells point)."""
+    assert CFG.max_dropped_frac == 0.2
+    ok = claims.claim3b(fake_study(loss_ratio=0.3), CFG)
+    assert ok.passed is True and "left out" not in ok.measured and ok.values["dropped"] == 0
+    one = fake_study(loss_ratio=0.3)
+    one.loss_gradient_only = one.loss_gradient_only.copy()
+    one.loss_gradient_only[0] = 0.0                # 1 of 8 cells: within the limit, decided on the other 7
+    c = claims.claim3b(one, CFG)
+    assert c.passed is True and "1 of 8 cells non-finite, left out" in c.measured and c.values["n"] == 7
+    c = _c3b_alt_exact()
+    assert c.passed is False and "3 of 8 cells non-finite" in c.measured and "max_dropped_frac" in c.reason
+    many = fake_study(loss_ratio=0.3)              # refined fits at loss 0 (-inf: for the claim) count the same
+    many.loss_refined = many.loss_refined.copy()
+    many.loss_refined[:3] = 0.0
+    assert claims.claim3b(many, CFG).passed is False
+    # C4: cells whose measured responses are all one class have no balanced accuracy
+    st = fake_study(acc=0.92, oracle=0.95, pm=0.8)
+    st.balanced_accuracy = {k: v.copy() for k, v in st.balanced_accuracy.items()}
+    for k in st.balanced_accuracy:
+        st.balanced_accuracy[k][0] = np.nan
+    c = claims.claim4(st, CFG)
+    assert c.passed is True and "1 of 8 cells non-finite, left out" in c.measured
+    for k in st.balanced_accuracy:
+        st.balanced_accuracy[k][:3] = np.nan
+    c = claims.claim4(st, CFG)
+    assert c.passed is False and "3 of 8" in c.measured and "max_dropped_frac" in c.reason
+    # a stricter config limit makes the one-cell case fail too (the limit is the config's, not a constant)
+    strict = dataclasses.replace(CFG, max_dropped_frac=0.1)
+    assert claims.claim3b(one, strict).passed is False
 
 
 @claim_case("hh_mea_inference", "C4", "reproduced")
@@ -493,12 +535,12 @@ def _c4_alt():
 
 @claim_case("hh_mea_inference", "C5", "reproduced")
 def _c5_ok():
-    return claims.claim5(fake_study(mixed_gap=0.06))
+    return claims.claim5(fake_study(mixed_gap=0.06), CFG)
 
 
 @claim_case("hh_mea_inference", "C5", "not reproduced", alternative="linear summation as accurate on mixed polarity")
 def _c5_alt():
-    return claims.claim5(fake_study(mixed_gap=-0.01))
+    return claims.claim5(fake_study(mixed_gap=-0.01), CFG)
 
 
 @claim_case("hh_mea_inference", "C6", "reproduced")
@@ -522,7 +564,7 @@ def _c7_alt():
 
 
 CASES = [(f, o) for f, o in [(_c1_ok, True), (_c1_alt, False), (_c1c_ok, True), (_c1c_alt, False), (_c2_ok, True),
-                             (_c2_alt, False), (_c3_ok, True), (_c3_alt, False), (_c3b_ok, True), (_c3b_alt, False),
+                             (_c2_alt, False), (_c3_ok, True), (_c3_alt, False), (_c3b_ok, True), (_c3b_alt, False), (_c3b_alt_exact, False),
                              (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c6_ok, True),
                              (_c6_alt, False), (_c7_ok, True), (_c7_alt, False)]]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy import stats
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ..runtime.stats import mean_t_interval
 from .config import GrokkingConfig
 from .experiments import EliminationTradeoff, EtaLamGrid, FitTimeGrid, NNGrid, NuSweep, SampleSizeSweep
 
@@ -84,14 +84,13 @@ class Interval:
 
 
 def seed_interval(values, level: float = _T["ci_level"]) -> Interval | None:
-    """The t interval of the mean of independent replicate values; None with fewer than two."""
+    """The t interval of the mean of independent replicate values (:func:`~icmlbook.runtime.stats.mean_t_interval`);
+    None with fewer than two or with a non-finite value."""
     v = np.asarray(values, float).ravel()
     if v.size < 2 or not np.all(np.isfinite(v)):
         return None
-    sd = float(v.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + level / 2, v.size - 1)) * sd / np.sqrt(v.size)
-    m = float(v.mean())
-    return Interval(mean=m, lo=m - half, hi=m + half, sd=sd, n=int(v.size))
+    ci = mean_t_interval(v, level)
+    return Interval(mean=ci.mean, lo=ci.lo, hi=ci.hi, sd=ci.sd, n=ci.n)
 
 
 def _slope(x, y) -> float:

@@ -11,6 +11,8 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from ..runtime.stats import mean_t_interval, ols_slope_interval
+
 __all__ = ["paired", "t_interval", "accuracy_table", "depth_gains", "ols_slope", "pair_records", "records_by",
            "PAPER_PER_LAYER"]
 
@@ -24,8 +26,8 @@ def t_interval(d: Sequence[float], alpha: float = 0.05) -> tuple[float, float]:
     m, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
     if se <= 1e-12 * max(1.0, abs(m)):
         return m, m
-    h = float(stats.t.ppf(1 - alpha / 2, d.size - 1)) * se
-    return m - h, m + h
+    ci = mean_t_interval(d, 1 - alpha)             # the shared interval (runtime.stats)
+    return ci.lo, ci.hi
 
 
 def paired(a: Sequence[float], b: Sequence[float], alpha: float = 0.05) -> dict:
@@ -48,7 +50,7 @@ def paired(a: Sequence[float], b: Sequence[float], alpha: float = 0.05) -> dict:
     else:
         p = float(stats.ttest_rel(a, b).pvalue)
     lo, hi = t_interval(d, alpha)
-    return {"mean_diff": mean, "sd_diff": sd, "ci": (lo, hi), "p": p, "n": n,
+    return {"mean_diff": mean, "sd_diff": sd, "ci": (lo, hi), "p": p, "n": n, "diffs": d,
             "effect": mean / sd if n >= 2 and sd > 0 else float("nan"),
             "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}
 
@@ -90,15 +92,14 @@ def depth_gains(records, per_backbone: bool = False) -> dict:
 
 
 def ols_slope(x: Sequence[float], y: Sequence[float], alpha: float = 0.05) -> dict:
-    """Least-squares slope of y on x with its (1 - alpha) t-interval (n - 2 degrees of freedom)."""
+    """Least-squares slope of y on x with its (1 - alpha) t-interval (n - 2 degrees of freedom; the shared
+    :func:`~icmlbook.runtime.stats.ols_slope_interval`)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = x.size
     if n < 3 or np.ptp(x) == 0:
         return {"slope": float("nan"), "ci": (float("nan"), float("nan")), "n": int(n)}
-    res = stats.linregress(x, y)
-    h = float(stats.t.ppf(1 - alpha / 2, n - 2)) * float(res.stderr)
-    return {"slope": float(res.slope), "ci": (float(res.slope) - h, float(res.slope) + h), "n": int(n),
-            "intercept": float(res.intercept)}
+    fit = ols_slope_interval(x, y, 1 - alpha)
+    return {"slope": fit.slope, "ci": (fit.lo, fit.hi), "n": int(n), "intercept": fit.intercept}
 
 
 #: The paper's own per-layer LOES scores, as committed in the official repository

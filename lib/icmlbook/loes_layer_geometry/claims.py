@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ..runtime.stats import effect_bound
 from .analysis import depth_gains, ols_slope, pair_records, paired
 
 __all__ = ["claim1", "claim2", "claim3", "claim4", "claim5", "claim6", "claim7", "claim7ft", "claim8", "claim9",
@@ -50,6 +51,13 @@ def _pct(x: float) -> str:
 def _ci(s: dict) -> str:
     lo, hi = s["ci"]
     return f"[{100 * lo:+.2f}, {100 * hi:+.2f}]"
+
+
+def _beyond(s: dict, threshold: float, cfg, side: str = "lower") -> bool:
+    """The shared rule (:func:`~icmlbook.runtime.stats.effect_bound`) on the paired differences behind ``s``
+    (:func:`.analysis.paired`): the (1 - alpha_ci) interval lies above ``threshold`` (``side="lower"``) or below it
+    (``"upper"``)."""
+    return effect_bound(s["diffs"], threshold, side=side, level=1 - cfg.alpha_ci).passed
 
 
 def _undecided(measured: str, reason: str, values: dict | None = None) -> ClaimCheck:
@@ -153,7 +161,7 @@ def claim2(records, cfg) -> ClaimCheck:
         return _undecided(f"{s['n']} pair(s)", "fewer than 2 (task, seed) pairs: no interval", {"pooled": s})
     return ClaimCheck(f"Δ = {_pct(s['mean_diff'])} pts {_ci(s)}, p = {s['p']:.3g}, {s['wins']} wins / {s['ties']} ties / "
                       f"{s['losses']} losses over {s['n']} (task, seed) pairs; per class: {_per_class_text(per)}",
-                      bool(s["ci"][0] > 0), {"pooled": s, "per_class": per})
+                      _beyond(s, 0.0, cfg), {"pooled": s, "per_class": per})
 
 
 AGGREGATIONS = ("last_k", "concat_all", "mean_all", "softmax_all")
@@ -174,7 +182,7 @@ def claim3(records, cfg) -> ClaimCheck:
         vals[m] = {"pooled": s, "per_class": per}
         if s["n"] < 2:
             return _undecided(f"{s['n']} pair(s) against {m}", "fewer than 2 (task, seed) pairs: no interval", vals)
-        ok &= s["ci"][0] > 0
+        ok &= _beyond(s, 0.0, cfg)
         parts.append(f"vs {m}: Δ = {_pct(s['mean_diff'])} pts {_ci(s)} ({_per_class_text(per)})")
     return ClaimCheck("; ".join(parts), bool(ok), vals)
 
@@ -188,7 +196,7 @@ def claim8(records, cfg) -> ClaimCheck:
     if s["n"] < 2:
         return _undecided(f"{s['n']} pair(s)", "fewer than 2 (task, seed) pairs: no interval", {"pooled": s})
     return ClaimCheck(f"Δ = {_pct(s['mean_diff'])} pts {_ci(s)}, {s['wins']} wins / {s['ties']} ties / {s['losses']} "
-                      f"losses; per class: {_per_class_text(per)}", bool(s["ci"][0] > 0), {"pooled": s, "per_class": per})
+                      f"losses; per class: {_per_class_text(per)}", _beyond(s, 0.0, cfg), {"pooled": s, "per_class": per})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,7 +273,7 @@ def claim6(records, rec, cfg) -> ClaimCheck:
                 f"{real_cka['mean_diff']:+.3f}, planted {syn_cka['mean_diff']:+.3f}); same layer set in {same} of {acc['n']}")
     if acc["n"] < 2:
         return _undecided(measured, "fewer than 2 pairs: no interval", vals)
-    return ClaimCheck(measured, bool(acc["ci"][0] > 0 and cka["ci"][1] < 0), vals)
+    return ClaimCheck(measured, _beyond(acc, 0.0, cfg) and _beyond(cka, 0.0, cfg, "upper"), vals)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -286,7 +294,7 @@ def _georeg(records, cfg) -> ClaimCheck:
                 f"optimises, for reference: isotropy up in {iso['wins']}, scaled triangle area up in {tri['wins']} of {len(keys)}")
     if len(keys) < 2:
         return _undecided(measured, "fewer than 2 (task, seed) pairs: no interval", vals)
-    return ClaimCheck(measured, bool(wb["ci"][1] < 0 and acc["ci"][0] > -cfg.acc_margin), vals)
+    return ClaimCheck(measured, _beyond(wb, 0.0, cfg, "upper") and _beyond(acc, -cfg.acc_margin, cfg), vals)
 
 
 _C7_RULE = ("on held-out fused embeddings, mean paired Δ (GeoReg on − off) of the within/between class scatter ratio, "

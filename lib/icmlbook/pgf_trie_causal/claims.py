@@ -21,10 +21,11 @@ import numpy as np
 from scipy import stats
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ..runtime.stats import EffectBound, effect_bound
 from .config import THRESHOLDS as T
 
 __all__ = ["OURS", "PC", "FCI", "SUFFICIENT", "PBSCM", "claim1", "claim3", "claim6", "claim7", "claim8", "claim9",
-           "claim10", "claim11", "claim12", "paired_interval"]
+           "claim10", "claim11", "claim12", "paired_effect"]
 
 OURS = "LC-PB-SCM (ours)"
 SUFFICIENT = "PGF, causally sufficient"
@@ -38,18 +39,12 @@ _CI = f"{T.ci_level:.0%}"
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------
-def paired_interval(diff) -> tuple[float, float, float, int]:
-    """Mean of paired differences with its two-sided t interval at ``T.ci_level`` (NaNs dropped):
-    (mean, low, high, n)."""
-    d = np.asarray(diff, dtype=float)
-    d = d[~np.isnan(d)]
-    n = len(d)
-    if n < 2:
-        return (float(d.mean()) if n else float("nan")), float("nan"), float("nan"), n
-    m = float(d.mean())
-    se = float(d.std(ddof=1) / np.sqrt(n))
-    q = float(stats.t.ppf(0.5 + T.ci_level / 2, n - 1))
-    return m, m - q * se, m + q * se, n
+def paired_effect(diff, side: str = "lower") -> EffectBound:
+    """Mean of per-graph differences with its two-sided t interval at ``T.ci_level``
+    (:func:`~icmlbook.runtime.stats.effect_bound`, minimum effect 0): ``side="lower"`` passes when the interval
+    lies above 0, ``"upper"`` when below. Graphs where a difference is undefined (NaN: e.g. the ablation's recall
+    is 0) are left out and counted in ``dropped``; ``mean``, ``lo``, ``hi``, ``n`` as in the ledger."""
+    return effect_bound(diff, 0.0, side=side, level=T.ci_level, nonfinite="drop")
 
 
 def _by_method(records: list[dict], metric: str) -> dict[str, dict[int, float]]:
@@ -153,9 +148,9 @@ def claim7(records: list[dict]) -> ClaimCheck:
         return ClaimCheck(measured="PC/FCI did not run", passed=None, reason="causal-learn is not installed")
     parts, ok = [], True
     for other in (PC, FCI):
-        m, lo, hi, n = paired_interval(_paired(records, "directed_f1", OURS, other))
-        parts.append(f"ours − {other.split()[0]} {m:+.2f} [{lo:+.2f}, {hi:+.2f}]")
-        ok &= bool(lo > 0)
+        e = paired_effect(_paired(records, "directed_f1", OURS, other))
+        parts.append(f"ours − {other.split()[0]} {e.mean:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]")
+        ok &= e.passed
     f1 = {k: np.nanmean(list(v.values())) for k, v in _by_method(records, "directed_f1").items()}
     measured = (f"directed F1 ours {f1[OURS]:.2f}, PC {f1[PC]:.2f}, FCI {f1[FCI]:.2f}; paired differences "
                 + "; ".join(parts) + f" ({_graphs(records, OURS)} graphs)")
@@ -226,8 +221,10 @@ def claim11(records: list[dict], method: str = OURS) -> ClaimCheck:
 def claim12(records: list[dict], method: str = OURS, ablation: str = SUFFICIENT) -> ClaimCheck:
     if _graphs(records, method) == 0 or _graphs(records, ablation) == 0:
         return ClaimCheck(measured="the learners did not run", passed=None, reason=f"no records of {method}/{ablation}")
-    m, lo, hi, n = paired_interval(_paired(records, "spurious_on_confounded", ablation, method))
-    xm, xlo, xhi, _ = paired_interval(_excess_reduction(records, method, ablation))
+    e, x = (paired_effect(_paired(records, "spurious_on_confounded", ablation, method)),
+            paired_effect(_excess_reduction(records, method, ablation)))
+    m, lo, hi, n = e.mean, e.lo, e.hi, e.n
+    xm, xlo, xhi = x.mean, x.lo, x.hi
     sp = {k: np.nanmean(list(v.values())) for k, v in _by_method(records, "spurious_on_confounded").items()}
     rec = {k: np.nanmean(list(v.values())) for k, v in _by_method(records, "directed_recall").items()}
     extra = f", PB-SCM cumulant {sp[PBSCM]:.2f} (recall {rec[PBSCM]:.2f})" if PBSCM in sp else ""
@@ -239,10 +236,10 @@ def claim12(records: list[dict], method: str = OURS, ablation: str = SUFFICIENT)
         return ClaimCheck(measured=measured, passed=None,
                           reason=f"{_graphs(records, method)} graph(s) < {T.e2e_min_graphs} at this profile")
     recall_ok = bool(rec[method] >= T.recall_ratio_min * rec[ablation])
-    excess_ok = bool(xlo > 0)
+    excess_ok = x.passed
     reason = ("our recall is below the required fraction of the ablation's" if not recall_ok else
               None if excess_ok else "the spurious arrows fall no more than the recall does (as if dropped at random)")
-    return ClaimCheck(measured=measured, passed=bool(lo > 0 and excess_ok and recall_ok),
+    return ClaimCheck(measured=measured, passed=bool(e.passed and excess_ok and recall_ok),
                       values={"diff": m, "low": lo, "excess": xm, "excess_low": xlo, "recall_ok": recall_ok},
                       reason=reason)
 
@@ -330,15 +327,16 @@ def _slopes(records: list[dict], method: str, metric: str) -> tuple[np.ndarray, 
 def claim8(records: list[dict], method: str = OURS) -> ClaimCheck:
     f1, ns = _slopes(records, method, "directed_f1")
     shd, _ = _slopes(records, method, "shd")
-    m1, lo1, hi1, n1 = paired_interval(f1)
-    m2, lo2, hi2, _ = paired_interval(shd)
+    e1, e2 = paired_effect(f1), paired_effect(shd, side="upper")
+    m1, lo1, hi1, n1 = e1.mean, e1.lo, e1.hi, e1.n
+    m2, lo2, hi2 = e2.mean, e2.lo, e2.hi
     by_n = {n: np.nanmean([r["directed_f1"] for r in records if r["method"] == method and r["n"] == n]) for n in ns}
     measured = ("F1 " + ", ".join(f"{n // 1000}k: {v:.2f}" for n, v in by_n.items())
                 + f"; slope per decade: F1 {m1:+.2f} [{lo1:+.2f}, {hi1:+.2f}], SHD {m2:+.1f} [{lo2:+.1f}, {hi2:+.1f}]")
     if len(ns) < T.trend_min_sizes or n1 < T.trend_min_graphs:
         return ClaimCheck(measured=measured, passed=None,
                           reason=f"{len(ns)} sample sizes × {n1} graphs at this profile")
-    return ClaimCheck(measured=measured, passed=bool(lo1 > 0 and hi2 < 0))
+    return ClaimCheck(measured=measured, passed=bool(e1.passed and e2.passed))
 
 
 abstract_sentence("However, existing approaches based on PB-SCM rely on the restrictive assumption of causal "

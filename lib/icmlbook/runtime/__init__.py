@@ -13,7 +13,7 @@ from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntG
 from .progress import progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
-from .stats import mean_t_bound
+from .stats import effect_bound, mean_t_bound, mean_t_interval, ols_slope_interval
 from .style import PALETTE, apply_style, new_figure
 
 __all__ = [
@@ -24,5 +24,5 @@ __all__ = [
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
     "progress", "Run", "start_run", "rng",
-    "seed_everything", "mean_t_bound", "PALETTE", "apply_style", "new_figure",
+    "seed_everything", "mean_t_bound", "mean_t_interval", "ols_slope_interval", "effect_bound", "PALETTE", "apply_style", "new_figure",
 ]

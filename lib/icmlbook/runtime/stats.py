@@ -7,16 +7,25 @@ by more than a margin" uses on paired differences :math:`d_s = A_s - B_s` (one p
 
 (upper; the lower bound subtracts), with :math:`s_d` the sample standard deviation (``ddof=1``). It is the
 bound of ``scipy.stats.ttest_rel(a, b, alternative="less").confidence_interval(level)`` (tested against it).
+
+:func:`mean_t_interval` is the two-sided t-interval of a mean over replicates, :func:`ols_slope_interval` the
+t-interval of a least-squares slope (``n - 2`` degrees of freedom), and :func:`effect_bound` the decision the
+claims repeat: "the lower (or upper) confidence bound of a mean paired difference is beyond a minimum effect
+fixed in the config", returning the mean, the bound, ``n``, the pass flag, how many non-finite differences
+were dropped, and a short measured string (:meth:`EffectBound.text`). Every number is tested against
+``scipy.stats`` (``tests/test_runtime_stats.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 import numpy as np
 from scipy import stats
 
-__all__ = ["mean_t_bound", "SIDES"]
+__all__ = ["mean_t_bound", "mean_t_interval", "MeanInterval", "ols_slope_interval", "SlopeInterval", "effect_bound",
+           "EffectBound", "finite_values", "SIDES", "NONFINITE"]
 
 SIDES = ("upper", "lower")
 
@@ -37,3 +46,172 @@ def mean_t_bound(values: Sequence[float], level: float = 0.95, side: str = "uppe
         return float(m), float("inf") if side == "upper" else float("-inf")
     q = stats.t.ppf(level, d.size - 1) * (d.std(ddof=1) / np.sqrt(d.size))
     return float(m), float(m + q if side == "upper" else m - q)
+
+
+# ---------------------------------------------------------------------------------------------- two-sided intervals
+def _level(level) -> float:
+    if isinstance(level, bool) or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level={level!r} is not allowed; it must lie strictly between 0 and 1")
+    return float(level)
+
+
+def finite_values(values: Sequence[float]) -> tuple[np.ndarray, int]:
+    """The finite entries of ``values`` (flattened, in order) and how many were dropped (NaN or ±inf).
+
+    A rule that drops non-finite replicates says how many (:class:`EffectBound` carries the count), so the
+    reader sees when an interval stands on fewer replicates than were run."""
+    v = np.asarray(values, dtype=float).ravel()
+    keep = np.isfinite(v)
+    return v[keep], int(v.size - keep.sum())
+
+
+@dataclasses.dataclass(frozen=True)
+class MeanInterval:
+    """The mean of ``n`` independent replicate values with its two-sided Student-t interval ``[lo, hi]`` at
+    ``level`` and the values' sample standard deviation ``sd`` (``ddof=1``; NaN below two values, where the
+    interval is the uninformative ``(-inf, inf)``)."""
+
+    mean: float
+    lo: float
+    hi: float
+    sd: float
+    n: int
+    level: float
+
+    def inside(self, lo: float, hi: float) -> bool:
+        """The whole interval lies strictly inside ``(lo, hi)``."""
+        return bool(lo < self.lo and self.hi < hi)
+
+
+def mean_t_interval(values: Sequence[float], level: float = 0.95) -> MeanInterval:
+    r"""The two-sided ``level`` t-interval of the mean of ``values`` (one per independent replicate):
+
+    .. math::  \bar v \pm t_{(1+\mathrm{level})/2,\,n-1}\,\frac{s_v}{\sqrt n}
+
+    (``scipy.stats.t.interval(level, n - 1, loc=mean, scale=sem)``, tested against it). The values must be
+    finite (drop them with :func:`finite_values`, which counts what it drops); with one value the interval
+    is ``(-inf, inf)``."""
+    level = _level(level)
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
+        raise ValueError("values holds no numbers; the interval needs at least one replicate (two to be finite)")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"values holds {int(np.sum(~np.isfinite(v)))} non-finite number(s); drop them with "
+                         "finite_values (which counts them) before taking the interval")
+    m = float(v.mean())
+    if v.size < 2:
+        return MeanInterval(m, float("-inf"), float("inf"), float("nan"), 1, level)
+    sd = float(v.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + level / 2, v.size - 1)) * float(sd / np.sqrt(v.size))
+    return MeanInterval(m, m - half, m + half, sd, int(v.size), level)
+
+
+@dataclasses.dataclass(frozen=True)
+class SlopeInterval:
+    """Ordinary least squares of y on x: ``slope`` with its two-sided t-interval ``[lo, hi]`` at ``level``
+    (``n - 2`` degrees of freedom), its standard error, the ``intercept`` and ``r2``."""
+
+    slope: float
+    lo: float
+    hi: float
+    stderr: float
+    intercept: float
+    r2: float
+    n: int
+    level: float
+
+
+def ols_slope_interval(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> SlopeInterval:
+    r"""Least-squares slope of ``y`` on ``x`` with its two-sided ``level`` t-interval,
+    :math:`\hat b \pm t_{(1+\mathrm{level})/2,\,n-2}\,\mathrm{se}(\hat b)` (the slope and its standard error
+    from ``scipy.stats.linregress``). Needs at least three finite points and ``x`` not constant."""
+    level = _level(level)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y need equal lengths, got {x.size} and {y.size}")
+    if x.size < 3:
+        raise ValueError(f"a slope interval needs >= 3 points; got {x.size}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    if np.ptp(x) == 0:
+        raise ValueError("x is constant: the slope is not defined")
+    res = stats.linregress(x, y)
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 2)) * float(res.stderr)
+    b = float(res.slope)
+    return SlopeInterval(b, b - half, b + half, float(res.stderr), float(res.intercept), float(res.rvalue) ** 2,
+                         int(x.size), level)
+
+
+# ---------------------------------------------------------------------------------------------- effect rules
+@dataclasses.dataclass(frozen=True)
+class EffectBound:
+    """The decision "the ``side`` confidence bound of the mean (paired) difference is beyond ``threshold``":
+    ``side="lower"``: ``bound > threshold`` (an effect of at least a minimum size), ``side="upper"``:
+    ``bound < threshold`` (an effect at most that large, or a decrease). ``lo``/``hi`` are the interval's
+    ends (the one-sided bound's other end is infinite), ``dropped`` the non-finite differences left out."""
+
+    mean: float
+    bound: float
+    lo: float
+    hi: float
+    n: int
+    threshold: float
+    side: str
+    level: float
+    two_sided: bool
+    dropped: int
+    passed: bool
+
+    def text(self, fmt: str = "+.3f", unit: str = "") -> str:
+        """A short measured string, e.g. ``+0.120 [+0.050, +0.190] (95% t-interval, n = 8); lower bound > +0.000``
+        (``; 2 non-finite dropped`` appended when some were)."""
+        u = f" {unit}" if unit else ""
+        kind = "t-interval" if self.two_sided else f"one-sided {self.side} t-bound"
+        sign = ">" if self.side == "lower" else "<"
+        ends = (f"[{self.lo:{fmt}}, {self.hi:{fmt}}]" if self.two_sided
+                else f"{self.side} bound {self.bound:{fmt}}")
+        out = (f"{self.mean:{fmt}}{u} {ends} ({100 * self.level:g}% {kind}, n = {self.n}); {self.side} bound "
+               f"{sign} {self.threshold:{fmt}}: {'yes' if self.passed else 'no'}")
+        return out + (f"; {self.dropped} non-finite dropped" if self.dropped else "")
+
+
+NONFINITE = ("raise", "drop")
+
+
+def effect_bound(diffs: Sequence[float], threshold: float = 0.0, *, side: str = "lower", level: float = 0.95,
+                 two_sided: bool = True, nonfinite: str = "raise") -> EffectBound:
+    """Decide "the mean difference exceeds a minimum effect" on replicate differences ``diffs`` (one per
+    independent replicate; a paired difference A - B per seed, or a per-replicate slope).
+
+    ``side="lower"`` passes when the lower confidence bound is strictly above ``threshold`` (the minimum
+    effect, fixed in the chapter's config); ``side="upper"`` when the upper bound is strictly below it. With
+    ``two_sided`` (the default) the bound is an end of the two-sided ``level`` interval
+    (:func:`mean_t_interval`, i.e. a one-sided bound at ``(1 + level) / 2``), otherwise the one-sided
+    ``level`` bound of :func:`mean_t_bound`. Non-finite differences raise (``nonfinite="raise"``) or are left
+    out and counted (``"drop"``; the rule shows the count and sets its own limit). Below two finite
+    differences the bound is uninformative (±inf) and the check fails."""
+    if side not in SIDES:
+        raise ValueError(f"side={side!r} is not allowed; allowed values: {', '.join(SIDES)}")
+    if nonfinite not in NONFINITE:
+        raise ValueError(f"nonfinite={nonfinite!r} is not allowed; allowed values: {', '.join(NONFINITE)}")
+    level = _level(level)
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold={threshold!r} is not allowed; it must be a finite number")
+    raw = np.asarray(diffs, dtype=float).ravel()
+    d, dropped = finite_values(raw)
+    if dropped and nonfinite == "raise":
+        raise ValueError(f"diffs holds {dropped} non-finite difference(s); pass nonfinite='drop' to leave them out "
+                         "(counted) or fix the experiment")
+    if d.size == 0:
+        return EffectBound(float("nan"), -np.inf if side == "lower" else np.inf, -np.inf, np.inf, 0, float(threshold),
+                           side, level, bool(two_sided), dropped, False)
+    if two_sided:
+        ci = mean_t_interval(d, level)
+        mean, lo, hi = ci.mean, ci.lo, ci.hi
+    else:
+        mean, b = mean_t_bound(d, level, side)
+        lo, hi = (b, float("inf")) if side == "lower" else (float("-inf"), b)
+    bound = lo if side == "lower" else hi
+    passed = bool(bound > threshold) if side == "lower" else bool(bound < threshold)
+    return EffectBound(float(mean), float(bound), float(lo), float(hi), int(d.size), float(threshold), side, level,
+                       bool(two_sided), dropped, passed)

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from ..lm import GPT, ByteTokenizer, GPTConfig, MixtureSampler, constant_weights, lm_loss, stdlib_corpus
+from ..runtime.stats import ols_slope_interval
 from ..training import ActivationStats, Callback, Evaluate, LossLogger, Trainer, TrainerConfig, WarmupCosine
 from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 
@@ -308,16 +309,13 @@ def log2_lr_spread(best: dict[tuple[str, int], float], optimizer: str) -> float:
 
 
 def power_law_fit(x, y, level: float = 0.95) -> tuple[float, float, float]:
-    """Least-squares slope of log y on log x and its ``level`` confidence interval (t distribution):
-    ``(exponent, low, high)``; needs at least three points."""
-    from scipy import stats
-
+    """Least-squares slope of log y on log x and its ``level`` confidence interval (t distribution, the shared
+    :func:`~icmlbook.runtime.stats.ols_slope_interval`): ``(exponent, low, high)``; needs at least three points."""
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     if lx.size < 3:
         raise ValueError(f"a power-law fit with a confidence interval needs >= 3 points; got {lx.size}")
-    res = stats.linregress(lx, ly)
-    half = stats.t.ppf(0.5 + level / 2, lx.size - 2) * res.stderr
-    return float(res.slope), float(res.slope - half), float(res.slope + half)
+    fit = ols_slope_interval(lx, ly, level)
+    return fit.slope, fit.lo, fit.hi
 
 
 def msign_accuracy(matrices: list[torch.Tensor], steps: int = 8) -> dict[str, np.ndarray]:

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule
+from ..runtime.stats import effect_bound, mean_t_interval
 from .config import RankingConfig
 from .experiments import (AnnotationBudget, CrowdResult, LipschitzCheck, NoiseSweep, SoftTwedCheck, WellSpecified)
 
@@ -46,20 +47,28 @@ for _sentence, _ids in ABSTRACT_RESULTS.values():
 def paired_summary(a, b) -> dict:
     """Paired comparison of ``a`` and ``b`` (one value per independent replicate): the mean difference
     ``a - b``, its 95 % t-interval, the standardised effect size :math:`d_z` (mean / sd of the
-    differences), the two-sided paired t-test's p-value and ``n``."""
+    differences), the two-sided paired t-test's p-value and ``n`` (the interval is the shared
+    :func:`~icmlbook.runtime.stats.mean_t_interval`; a non-finite difference makes every entry but ``n`` NaN)."""
     d = np.asarray(a, float) - np.asarray(b, float)
     n = d.size
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
-    if n < 2:
+    if n < 2 or not np.all(np.isfinite(d)):
         return {"mean": mean, "lo": float("nan"), "hi": float("nan"), "sd": sd, "dz": float("nan"),
                 "p": float("nan"), "n": n}
     if sd == 0:
         return {"mean": mean, "lo": mean, "hi": mean, "sd": 0.0, "dz": float(np.sign(mean) * np.inf) if mean else 0.0,
                 "p": 0.0 if mean else 1.0, "n": n}
-    half = float(stats.t.ppf(0.975, n - 1)) * sd / np.sqrt(n)
+    ci = mean_t_interval(d, 0.95)
     p = float(stats.ttest_1samp(d, 0.0).pvalue)
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "dz": mean / sd, "p": p, "n": n}
+    return {"mean": mean, "lo": ci.lo, "hi": ci.hi, "sd": sd, "dz": mean / sd, "p": p, "n": n}
+
+
+def _beyond(d, threshold: float, side: str = "lower") -> bool:
+    """The shared rule (:func:`~icmlbook.runtime.stats.effect_bound`): the 95 % t-interval of the mean of ``d``
+    lies above ``threshold`` (``side="lower"``) or below it (``"upper"``); False with a non-finite value."""
+    d = np.asarray(d, float)
+    return bool(np.all(np.isfinite(d))) and effect_bound(d, threshold, side=side, level=0.95).passed
 
 
 def _fmt_paired(s: dict) -> str:
@@ -69,15 +78,16 @@ def _fmt_paired(s: dict) -> str:
 
 def slope_summary(x, Y, floor: float = 1e-3) -> dict:
     """Log-log slope of ``Y`` ``(R, K)`` (one row per independent replicate, clipped below at ``floor``)
-    against ``x`` ``(K,)``: one least-squares slope per row, their mean and 95 % t-interval."""
+    against ``x`` ``(K,)``: one least-squares slope per row, their mean and 95 % t-interval (the shared
+    :func:`~icmlbook.runtime.stats.mean_t_interval`)."""
     lx = np.log(np.asarray(x, float))
     slopes = np.array([np.polyfit(lx, np.log(np.maximum(np.asarray(y, float), floor)), 1)[0] for y in Y])
     n = slopes.size
     mean = float(slopes.mean())
     if n < 2:
         return {"mean": mean, "lo": float("nan"), "hi": float("nan"), "slopes": slopes, "n": n}
-    half = float(stats.t.ppf(0.975, n - 1)) * float(slopes.std(ddof=1)) / np.sqrt(n)
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "slopes": slopes, "n": n}
+    ci = mean_t_interval(slopes, 0.95)
+    return {"mean": mean, "lo": ci.lo, "hi": ci.hi, "slopes": slopes, "n": n}
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -94,7 +104,7 @@ def claim0(a: AnnotationBudget, cfg: RankingConfig = _T) -> ClaimCheck:
     s = paired_summary(a.tau_pairwise, a.tau_pointwise)
     s_r = paired_summary(a.tau_pairwise, a.tau_pointwise_per_annotator)
     s_te = paired_summary(a.tau_pairwise_test, a.tau_pointwise_test)
-    ok = bool(s["lo"] > cfg.c0_min_gain)
+    ok = _beyond(np.asarray(a.tau_pairwise, float) - np.asarray(a.tau_pointwise, float), cfg.c0_min_gain)
     text = (f"tau pairwise {a.tau_pairwise.mean():.3f} vs individual labels {a.tau_pointwise.mean():.3f}: gain "
             f"{_fmt_paired(s)}; {a.n_annotations} annotations each, {a.n_annotators} annotators with thresholds "
             f"in [{a.thresholds.min():.2f}, {a.thresholds.max():.2f}], flip {a.flip:g}. Against one threshold per "
@@ -175,11 +185,12 @@ def claim5(s: NoiseSweep, cfg: RankingConfig = _T) -> ClaimCheck:
     out, ok, parts = {}, True, []
     for d in ("softdtw", "softtwed"):
         k = s.distances.index(d)
-        summ = paired_summary(np.nanmean(s.tau_train[:, :, k], 1), np.nanmean(s.tau_train[:, :, e], 1))
+        elastic, euclid = np.nanmean(s.tau_train[:, :, k], 1), np.nanmean(s.tau_train[:, :, e], 1)
+        summ = paired_summary(elastic, euclid)
         cells = s.tau_train[:, :, k] - s.tau_train[:, :, e]
         summ["cells_won"] = int(np.sum(cells > 0))
         out[d] = summ
-        ok &= bool(summ["lo"] > cfg.c5_min_margin)
+        ok &= _beyond(elastic - euclid, cfg.c5_min_margin)
         parts.append(f"{d} - Euclidean: {_fmt_paired(summ)}; ahead in {summ['cells_won']} of {cells.size} "
                      "(data set, flip) cells")
     return ClaimCheck("; ".join(parts), bool(ok), out)
@@ -221,7 +232,7 @@ def claim7(w: WellSpecified, cfg: RankingConfig = _T) -> ClaimCheck:
     err = 1.0 - np.atleast_2d(w.tau_test)
     s = slope_summary(w.n_comparisons, err)
     s_ideal = slope_summary(w.n_comparisons, np.atleast_2d(w.ideal_error))
-    ok = bool(np.isfinite(s["hi"]) and s["hi"] < cfg.c7_max_slope)
+    ok = _beyond(s["slopes"], cfg.c7_max_slope, side="upper")
     text = (f"slope of 1 - tau(held-out): {s['mean']:.2f} [{s['lo']:.2f}, {s['hi']:.2f}] (95% t-interval, "
             f"{s['n']} data sets, {w.n_comparisons.min()} to {w.n_comparisons.max()} comparisons); error "
             f"{err[:, 0].mean():.3f} -> {err[:, -1].mean():.3f}. The distance of U_hat to U* (not in the verdict): "
