@@ -333,7 +333,14 @@ def _(analyses, claims, cfg, mo, plots, run):
     check8 = claims.claim8(analyses, cfg, run.seed)
     check8b = claims.claim8b(analyses, cfg, run.seed)
     _fig = plots.zero_shot_figure(analyses)
+    _ex = analyses.extrapolation
+    _len = "; ".join(f"{plots.NAMES[a]} {e['within']:.3f} bits/nt inside the training length and {e['beyond']:.3f} "
+                     f"past it" for a, e in _ex.items())
     mo.vstack([_fig, mo.md(f"""
+    Knockout windows are {cfg.ko_window:,} nt, SNV windows {cfg.zs_window:,} nt; the models were trained on
+    {cfg.context}-nt windows and read each window whole, so they run past their training length. On held-out
+    windows of {cfg.ko_window:,} nt: {_len}.
+
     {check7.sentence("Knockout proxy (C7)")}
 
     {check7b.sentence("Knockout proxy, against the Transformer (C7b)")}
@@ -455,7 +462,8 @@ def _(
 
 
 @app.cell
-def _(cfg, corpus, mo):
+def _(cfg, corpus, dh, mo, run):
+    _ko = ", ".join(f"{_p} {_c.ko_window:,}" for _p, _c in dh.PRESETS.items())
     _src = "; ".join(f"{s['name']} ({s['source']}, SHA-256 {s['sha256'][:16]}…)" if s["sha256"] else
                      f"{s['name']} ({s['source']})" for s in corpus.sources)
     mo.md(f"""
@@ -480,8 +488,10 @@ def _(cfg, corpus, mo):
     - **Replicates** share the genome and the held-out windows; they differ in initialisation and in the
       training windows drawn. The boundary and zero-shot analyses read the first replicate.
     - **Zero-shot tasks are proxies**: a coding-knockout proxy (cassette in genes against intergenic
-      gaps) and SNV classes, in windows of a few hundred nt instead of 8,192; not DEG essentiality, not
-      MaveDB fitness.
+      gaps) in windows of {cfg.ko_window:,} nt instead of the paper's 8,192 (this page: profile {run.profile}; by profile:
+      {_ko} nt), and SNV classes in windows of
+      {cfg.zs_window:,} nt; not DEG essentiality, not MaveDB fitness. Our models were trained on {cfg.context}-nt
+      windows, so a long window tests how they read past their training length, not long-range knowledge.
     - **Boundary biology** is read against pyrodigal's gene calls (or the generator's genes), not the
       *B. subtilis* annotation of the paper's Table 1 (that genome is not in the wheel).
     - **Reverse complement**: no augmentation; training reads the forward strand, the analyses read

@@ -433,7 +433,31 @@ def test_phase_counts_and_auroc_against_references():
     assert an.auroc(pos, neg) == pytest.approx(truth)
 
 
+class _CopyModel(torch.nn.Module):
+    """Predicts that the next nucleotide repeats the current one (logit 20 for it, 0 for the others)."""
+
+    def forward(self, idx, mask=None):
+        return 20.0 * torch.nn.functional.one_hot(idx, 5).float(), []
+
+
+def test_bits_by_position_splits_at_the_training_length():
+    class Uniform(torch.nn.Module):
+        def forward(self, idx, mask=None):
+            return torch.zeros(*idx.shape, 5), []
+    g = np.random.default_rng(0)
+    w = g.integers(0, 4, (6, 101)).astype(np.uint8)
+    u = an.bits_by_position(Uniform(), w, 40)
+    assert u["within"] == pytest.approx(np.log2(5)) and u["beyond"] == pytest.approx(np.log2(5))
+    w[:, 40:] = 2                                                  # constant past the training length: a copier is sure
+    c = an.bits_by_position(_CopyModel(), w, 40)
+    assert c["beyond"] < 1e-3 and c["within"] > 10 and c["length"] == 101
+    with pytest.raises(ValueError, match="context=100"):
+        an.bits_by_position(Uniform(), w, 100)
+
+
 def test_config_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="ko_window=2048.*4 x context"):
+        config_for("default", ko_window=2048)
     with pytest.raises(ValueError, match="context=.*total compression"):
         config_for("smoke", context=32, ratios2=(4.0, 3.0))
     with pytest.raises(ValueError, match="ratio=1.0"):
@@ -443,7 +467,8 @@ def test_config_errors_name_the_parameter():
 
 
 def test_training_is_deterministic_and_goes_through_the_trainer():
-    cfg = config_for("smoke", steps=3, batch=2, context=64, eval_windows=2, evals=2, synthetic_length=20_000)
+    cfg = config_for("smoke", steps=3, batch=2, context=64, eval_windows=2, evals=2, synthetic_length=20_000,
+                     ko_window=256)
     corpus = ex.prepare_corpus(cfg, 0)
     a = ex.train_arm(cfg, corpus, "dnahnet", 7)
     b = ex.train_arm(cfg, corpus, "dnahnet", 7)
@@ -693,3 +718,18 @@ def test_phase_by_gene_composition_prediction():
     assert t[0, :, 0].tolist() == [8, 0, 0] and t[0, :, 1].tolist() == [8, 8, 8]
     obs, pred = an.phase_contrast(t)
     assert obs > 1e6 and pred < obs                                    # dinucleotides explain part of it, not all
+
+
+@pytest.mark.filterwarnings("ignore:sequence should be at least")      # pyrodigal: a short training region, on purpose
+def test_full_profile_code_path_with_sizes_overridden_down():
+    """The ``full`` preset's path (real genome, pyrodigal gene calls, long knockout windows, the Mamba), tiny."""
+    cfg = config_for("full", real_length=60_000, context=128, batch=2, steps=2, widths=(16, 32), widths2=(16, 24, 32),
+                     tf_width=32, tf_layers=1, mamba_width=16, mamba_layers=1, mamba_state=4, d_head=16, eval_windows=4,
+                     evals=2, ko_window=512, zs_window=256, n_knockout=10, n_snv=10, n_boot=100, threads=1,
+                     timing_lengths=(10,), speedup_from=10)
+    assert config_for("full").ko_window == 8192
+    corpus = ex.prepare_corpus(cfg, 0)
+    arms = {a: [ex.train_arm(cfg, corpus, a, 0)] for a in ("dnahnet", "transformer", "mamba")}
+    res = ex.analyse(cfg, corpus, arms, 0)
+    assert res.ko_scores["dnahnet"].shape == res.ko_labels.shape and len(res.ko_labels) > 0
+    assert set(res.extrapolation) == {"dnahnet", "transformer"} and res.extrapolation["dnahnet"]["length"] == 513

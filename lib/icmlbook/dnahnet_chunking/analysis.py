@@ -149,6 +149,26 @@ def window_bits(model, windows: np.ndarray, batch: int = 32) -> np.ndarray:
     return torch.cat(out).numpy()
 
 
+def bits_by_position(model, windows: np.ndarray, context: int, batch: int = 8) -> dict:
+    """Mean bits per nucleotide of ``windows`` (n, W) read whole by ``model``, split at the training length:
+    ``within`` averages the predicted positions context/2 <= t < context (inside the training length, with at least
+    half of it as left context), ``beyond`` those t >= context (the model reads further back than it ever did in
+    training). A model confused by the longer input shows ``beyond`` above ``within``."""
+    x = torch.as_tensor(windows.astype(np.int64))
+    if x.shape[1] - 1 <= context:
+        raise ValueError(f"windows of {x.shape[1]} nt are not longer than context={context} + 1; nothing lies beyond it")
+    tot = torch.zeros(x.shape[1] - 1, dtype=torch.float64)
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            xb = x[i:i + batch]
+            logits, _ = model(xb[:, :-1])
+            lp = torch.log_softmax(logits.float(), -1).gather(-1, xb[:, 1:, None]).squeeze(-1)
+            tot += -lp.sum(0).double() / np.log(2)
+    per = (tot / len(x)).numpy()
+    return {"within": float(per[context // 2:context].mean()), "beyond": float(per[context:].mean()), "n": int(len(x)),
+            "length": int(x.shape[1])}
+
+
 @dataclasses.dataclass
 class Sites:
     """Paired windows (n, W): wild type and variant, with a label per site (a class name)."""

@@ -37,7 +37,9 @@ class DnaHNetConfig(ProfileConfig):
     seeds : independent replicates of dnahnet / transformer / mamba / stride; ablation_seeds those of the ablations and the
         two-stage model.
     eval_windows : held-out windows for bits per nucleotide; evals : evaluation points along training.
-    n_knockout, n_snv : sites per class of the knockout proxy and SNV classes; zs_window : their window (nt).
+    n_knockout, n_snv : sites per class of the knockout proxy and SNV classes; ko_window, zs_window : their windows
+        (nt; at most 4 x context; a model reads the whole window at once, beyond the length it was trained on, and
+        the chapter reports its bits per nucleotide past the training length beside those within it).
     timing_lengths : log2 of the sequence lengths of the wall-time study; timing_repeats : timed forwards each.
     n_boot : bootstrap resamples.
     Thresholds: ratio_tol (C1), min_gap (C2, C3, C5: bits per nucleotide), phase_ratio_min, phase_p_max (C6),
@@ -78,6 +80,7 @@ class DnaHNetConfig(ProfileConfig):
     n_knockout: Int(ge=10) = 200
     n_snv: Int(ge=10) = 200
     zs_window: Int(ge=64) = 256
+    ko_window: Int(ge=64) = 1024
     timing_lengths: IntGrid(ge=6) = (10, 11, 12, 13, 14)
     timing_repeats: PositiveInt = 3
     n_boot: Int(ge=100) = 1000
@@ -100,8 +103,10 @@ class DnaHNetConfig(ProfileConfig):
         if self.context < 4 * max(self.ratio, total):
             raise ValueError(f"context={self.context} is not allowed; it must be at least 4x the total compression "
                              f"({max(self.ratio, total):g}) so every stage sees several chunks")
-        if self.zs_window > self.context * 4:
-            raise ValueError(f"zs_window={self.zs_window} is not allowed; it must be <= 4 x context ({4 * self.context})")
+        for name in ("zs_window", "ko_window"):
+            if getattr(self, name) > self.context * 4:
+                raise ValueError(f"{name}={getattr(self, name)} is not allowed; it must be <= 4 x context "
+                                 f"({4 * self.context})")
         if self.speedup_from not in self.timing_lengths:
             raise ValueError(f"speedup_from={self.speedup_from} is not allowed; it must be one of timing_lengths="
                              f"{self.timing_lengths}")
@@ -113,13 +118,13 @@ class DnaHNetConfig(ProfileConfig):
 PRESETS: dict[str, DnaHNetConfig] = {
     "smoke": DnaHNetConfig(genome="synthetic", synthetic_length=100_000, holdout=0.3, context=192, batch=8, steps=50,
                            widths=(32, 64), widths2=(32, 48, 64), tf_width=64, tf_layers=2, mamba_width=64, mamba_state=2, seeds=2,
-                           ablation_seeds=1, eval_windows=24, evals=3, n_knockout=40, n_snv=40, zs_window=192,
+                           ablation_seeds=1, eval_windows=24, evals=3, n_knockout=40, n_snv=40, zs_window=192, ko_window=384,
                            timing_lengths=(10, 11, 12), timing_repeats=2, n_boot=300, warmup=10),
     "default": DnaHNetConfig(),
     "full": DnaHNetConfig(context=2048, batch=32, steps=4000, widths=(128, 256), widths2=(128, 192, 256),
                           tf_width=256, tf_layers=6, mamba_width=256, mamba_layers=4,
                           mamba_state=16, d_head=64, seeds=3, ablation_seeds=3, eval_windows=256, evals=10,
-                          n_knockout=1000, n_snv=1000, zs_window=2048, timing_lengths=(10, 11, 12, 13, 14, 15, 16, 17),
+                          n_knockout=1000, n_snv=1000, zs_window=2048, ko_window=8192, timing_lengths=(10, 11, 12, 13, 14, 15, 16, 17),
                           n_boot=2000, threads=8),
 }
 

@@ -225,7 +225,8 @@ def train_all(cfg: DnaHNetConfig, corpus: Corpus, seed: int) -> dict[str, list[A
 @dataclasses.dataclass
 class Analyses:
     """Boundary statistics of dnaHNet-mini (first replicate) on the held-out genome, and the zero-shot proxies for
-    dnaHNet-mini and the Transformer (first replicate of each)."""
+    dnaHNet-mini and the Transformer (first replicate of each). ``extrapolation[arm]``: held-out bits per nucleotide
+    in windows of ``ko_window`` nt at positions within the training context and past it (:func:`.analysis.bits_by_position`)."""
 
     track_p: np.ndarray
     track_b: np.ndarray
@@ -239,6 +240,7 @@ class Analyses:
     snv_scores: dict
     n_genes: int
     phase_genes: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3, 3)))
+    extrapolation: dict = dataclasses.field(default_factory=dict)
 
 
 def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]], seed: int) -> Analyses:
@@ -250,16 +252,19 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         counts = an.phase_counts(b, valid, trimmed.genes)
         by_gene = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes)
         enrich = an.edge_enrichment(b, valid, trimmed.genes, 3, cfg.n_boot, seed)
-        ko = an.knockout_sites(held, cfg.n_knockout, cfg.zs_window, seed)
+        ko = an.knockout_sites(held, cfg.n_knockout, cfg.ko_window, seed)
         snv = an.snv_sites(held, cfg.n_snv, cfg.zs_window, seed + 1)
-        ko_scores, snv_scores = {}, {}
+        long_w, _ = tile_windows(held.seq, cfg.ko_window + 1, max(4, cfg.eval_windows // 4))
+        ko_scores, snv_scores, extrapolation = {}, {}, {}
         for arm in ("dnahnet", "transformer"):
-            m = load_model(cfg, arms[arm][0])
+            m = load_model(cfg, arms[arm][0], max(cfg.ko_window, cfg.zs_window))
             ko_scores[arm] = an.window_bits(m, ko.wt) - an.window_bits(m, ko.variant)
             snv_scores[arm] = an.window_bits(m, snv.wt) - an.window_bits(m, snv.variant)
+            extrapolation[arm] = an.bits_by_position(m, long_w, cfg.context)
     return Analyses(track_p=p, track_b=b, track_valid=valid, phase=an.phase_test(counts), phase_counts=counts,
                     enrichment=enrich, ko_labels=ko.label, ko_scores=ko_scores, snv_labels=snv.label,
-                    snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene)
+                    snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene,
+                    extrapolation=extrapolation)
 
 
 @dataclasses.dataclass
