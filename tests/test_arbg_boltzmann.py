@@ -552,14 +552,20 @@ def _c3_alt():
     return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.91, 0.9, 0.89], [0.1, 0.12, 0.1], [0.09, 0.13, 0.11]))
 
 
-def _between(ar, fl):
-    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "between_frac": ar[s], "between_target": 6e-5},
-                                           {"seed": s, "model": "NSF", "between_frac": fl[s]})]
+@claim_case("arbg_boltzmann", "C3", "not reproduced", alternative="noise-level differences of one sign (review)")
+def _c3_alt_noise():
+    return claims.claim3(_toy_rows([0.946, 0.921, 0.960], [0.945, 0.919, 0.958], [0.101, 0.150, 0.090],
+                                   [0.102, 0.152, 0.091]))
+
+
+def _between(ar, fl, n=3000):
+    return [r for s in range(len(ar)) for r in ({"seed": s, "model": "ArBG", "between_frac": ar[s], "between_target": 6e-5,
+                                                 "n": n}, {"seed": s, "model": "NSF", "between_frac": fl[s], "n": n})]
 
 
 @claim_case("arbg_boltzmann", "C3b", "reproduced")
 def _c3b_ok():
-    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.007, 0.009, 0.008]))
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.012, 0.015, 0.013]))
 
 
 @claim_case("arbg_boltzmann", "C3b", "not reproduced", alternative="a flow that separates the wells as cleanly")
@@ -567,45 +573,64 @@ def _c3b_alt():
     return claims.claim3b(_between([0.003, 0.004, 0.003], [0.003, 0.0035, 0.004]))
 
 
-def _adp_rows(ar, fl):
+@claim_case("arbg_boltzmann", "C3b", "not reproduced", alternative="fractions within binomial noise (review)")
+def _c3b_alt_noise():
+    return claims.claim3b(_between([0.0093, 0.0127], [0.0210, 0.0130]))
+
+
+def _adp_rows(ar, fl, seeds=3):
     keys = ("ew2_raw", "ew2", "tw2_raw", "tw2", "ess", "symmetry_rate", "ticaw2")
-    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000, **dict(zip(keys, ar))},
-                                           {"seed": s, "model": "NSF", "params": 1100, "n": 10000, **dict(zip(keys, fl))})]
+    return [r for s in range(seeds) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000, **dict(zip(keys, ar))},
+                                               {"seed": s, "model": "NSF", "params": 1100, "n": 10000, **dict(zip(keys, fl))})]
 
 
 @claim_case("arbg_boltzmann", "C4", "reproduced")
 def _c4_ok():
-    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)))
+    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)), CFG)
 
 
 @claim_case("arbg_boltzmann", "C4", "not reproduced", alternative="weights collapsing onto a few proposals")
 def _c4_alt():
-    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 2.5, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)))
+    return claims.claim4(_adp_rows((1e6, 2.0, 0.6, 2.5, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)), CFG)
+
+
+@claim_case("arbg_boltzmann", "C4", "not reproduced", alternative="one effective sample that drops the clashes (review)")
+def _c4_alt_collapse():
+    return claims.claim4(_adp_rows((2.08e20, 1.78e3, 0.959, 0.958, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9)), CFG)
 
 
 @claim_case("arbg_boltzmann", "C5", "reproduced")
 def _c5_ok():
-    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.3)))
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.3)), CFG)
 
 
 @claim_case("arbg_boltzmann", "C5", "not reproduced", alternative="a flow that matches on T-W2")
 def _c5_alt():
-    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.35, 1e-3, 0.9, 0.3)))
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.35, 1e-3, 0.9, 0.3)), CFG)
 
 
 @claim_case("arbg_boltzmann", "C5", "not reproduced", alternative="a flow that matches on TICA-W2 only")
 def _c5_alt_tica():
-    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.3), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.1)))
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.3), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.1)), CFG)
 
 
-def test_claim5_refuses_rows_without_tica_w2():
+@claim_case("arbg_boltzmann", "C5", "not reproduced", alternative="ArBG's weights collapse while the flow's do not")
+def _c5_alt_collapse():
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-4, 0.99, 0.1), (1e7, 5.0, 0.8, 0.9, 1e-2, 0.9, 0.3)), CFG)
+
+
+def test_claim5_undecided_on_collapsed_weights_or_one_seed_and_refuses_rows_without_tica_w2():
+    both = _adp_rows((1e6, 1779.0, 0.9, 2.238, 5e-5, 0.99, 0.500), (1e7, 1780.0, 0.9, 2.239, 5e-5, 0.9, 0.501), seeds=1)
+    assert claims.claim5(both, CFG).verdict == "not testable at this profile"          # the review's case
+    one = _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.3), seeds=1)
+    assert claims.claim5(one, CFG).verdict == "not testable at this profile"
     rows = _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9))
     with pytest.raises(ValueError, match="ticaw2"):
-        claims.claim5(rows)
+        claims.claim5(rows, CFG)
 
 
-def _temps(best):
-    return [{"tau": t, "ew2": 1.0 + abs(t - best)} for t in (0.9, 0.95, 1.0, 1.05, 1.1)]
+def _temps(best, taus=(0.9, 0.95, 1.0, 1.05, 1.1), ess=1e-2):
+    return [{"tau": t, "ew2": 1.0 + abs(t - best), "ess": ess, "n": 10000} for t in taus]
 
 
 @claim_case("arbg_boltzmann", "C6", "reproduced")
@@ -618,19 +643,41 @@ def _c6_alt():
     return claims.claim6(_temps(0.9), CFG)
 
 
-def _bins(errs, w2s):
-    return [{"bins": K, "delta_nm": 0.6 / K, "quant_bond_err_nm": 0.1 / K, "bond_mean_err_nm": e, "ew2": w}
-            for K, e, w in zip((64, 256, 1024), errs, w2s)]
+@claim_case("arbg_boltzmann", "C6", "not reproduced", alternative="monotone E-W2 on a sweep inside the window (review)")
+def _c6_alt_narrow():
+    return claims.claim6(_temps(0.9, taus=(0.95, 1.0, 1.05)), CFG)
+
+
+def test_claim6_nan_fails_and_collapsed_weights_are_undecided():
+    rows = _temps(1.05)
+    rows[2]["ew2"] = float("nan")
+    assert claims.claim6(rows, CFG).verdict == "not reproduced"
+    assert claims.claim6(_temps(1.0, ess=1e-4), CFG).verdict == "not testable at this profile"
+
+
+def _bins(errs, w2s, se=1e-5, ess=5e-2):
+    return [{"bins": K, "delta_nm": 0.6 / K, "quant_bond_err_nm": 0.1 / K, "bond_mean_err_nm": e,
+             "bond_mean_err_se_nm": se, "ew2": w, "ess": ess, "n": 2000} for K, e, w in zip((64, 256, 1024), errs, w2s)]
 
 
 @claim_case("arbg_boltzmann", "C7", "reproduced")
 def _c7_ok():
-    return claims.claim7(_bins((0.004, 0.002, 0.001), (30.0, 8.0, 3.0)))
+    return claims.claim7(_bins((0.004, 0.002, 0.001), (30.0, 8.0, 3.0)), CFG)
 
 
 @claim_case("arbg_boltzmann", "C7", "not reproduced", alternative="errors flat across bin counts")
 def _c7_alt():
-    return claims.claim7(_bins((0.002, 0.002, 0.0021), (5.0, 8.0, 6.0)))
+    return claims.claim7(_bins((0.002, 0.002, 0.0021), (5.0, 8.0, 6.0)), CFG)
+
+
+@claim_case("arbg_boltzmann", "C7", "not reproduced", alternative="a bond error larger by a hair (review)")
+def _c7_alt_hair():
+    return claims.claim7(_bins((0.002000001, 0.002, 0.002), (5.000001, 5.0, 5.0)), CFG)
+
+
+def test_claim7_undecided_on_collapsed_weights():
+    assert claims.claim7(_bins((0.004, 0.002, 0.001), (30.0, 8.0, 3.0), ess=1e-4), CFG).verdict == \
+        "not testable at this profile"
 
 
 @claim_case("arbg_boltzmann", "C8", "reproduced")
@@ -643,35 +690,49 @@ def _c8_alt():
     return claims.claim8(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.52), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.5)), CFG)
 
 
-def _smc(clash_smc, ew2_smc):
+def _smc(ew2_smc, tw2_smc=0.8, ess=(0.05, 0.1), clash_smc=0.05):
     return {"particles": 2000, "rows": [
-        {"method": "SNIS", "clash_frac": 0.4, "ew2": 20.0, "tw2": 0.9, "ess": 1e-3, "seconds": 5.0},
-        {"method": "twisted SMC", "clash_frac": clash_smc, "ew2": ew2_smc, "tw2": 0.8, "ess": 2e-3, "seconds": 7.0,
+        {"method": "SNIS", "clash_frac": 0.4, "ew2": 20.0, "tw2": 0.9, "ess": ess[0], "seconds": 5.0},
+        {"method": "twisted SMC", "clash_frac": clash_smc, "ew2": ew2_smc, "tw2": tw2_smc, "ess": ess[1], "seconds": 7.0,
          "resampling_events": 12, "lineages": 40}]}
 
 
 @claim_case("arbg_boltzmann", "C9", "reproduced")
 def _c9_ok():
-    return claims.claim9(_smc(0.05, 12.0))
+    return claims.claim9(_smc(12.0), CFG)
 
 
-@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a twist that changes nothing")
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a twist that biases the energies")
 def _c9_alt():
-    return claims.claim9(_smc(0.41, 20.5))
+    return claims.claim9(_smc(20.5), CFG)
+
+
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="fewer clashes but worse dihedrals (review)")
+def _c9_alt_tw2():
+    return claims.claim9(_smc(12.0, tw2_smc=1.2, clash_smc=0.01), CFG)
+
+
+def test_claim9_undecided_on_collapsed_weights():
+    assert claims.claim9(_smc(12.0, ess=(5e-4, 5e-4)), CFG).verdict == "not testable at this profile"  # the review's case
 
 
 def _md(med):
-    return {"evaluations": 10000, "frames_per_window": 10, "ew2": [med] * 5, "ew2_median": med}
+    return {"evaluations": 10000, "runs": 5, "ew2": [med] * 5, "ew2_median": med}
 
 
 @claim_case("arbg_boltzmann", "C11", "reproduced")
 def _c11_ok():
-    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(3.5))
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(3.5), CFG)
 
 
 @claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="MD as accurate at equal cost")
 def _c11_alt():
-    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(1.5))
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(1.5), CFG)
+
+
+@claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="a generator whose weights collapsed")
+def _c11_alt_collapse():
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(3.5), CFG)
 
 
 def test_claim_cases_give_their_verdicts():

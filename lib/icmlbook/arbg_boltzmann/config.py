@@ -47,7 +47,9 @@ class ArbgConfig(ProfileConfig):
         norm_tol : claim 1's |∫q - 1| and teacher-forced vs recorded log q tolerance (the latter x 1e-1).
         snis_slope_hi : claim 2: the fitted log-log slope of SNIS error against M must be below this.
         chirality_max_wrong : claim 8: the largest fraction of wrong-handed proposals.
-        tau_window : claim 6: the best τ lies within this distance of 1.
+        tau_window : claim 6: the best τ lies within this distance of 1 (the sweep must extend beyond it).
+        ess_min : the effective number of samples (ESS·M) below which reweighted metrics are not compared (claims 4-7,
+            9, 11): the weights then sit on a handful of proposals.
     """
 
     toy_centre: PositiveFloat = 3.0
@@ -107,6 +109,7 @@ class ArbgConfig(ProfileConfig):
     peptide_platform: OneOf("Reference", "CPU", "CUDA", "OpenCL") = "Reference"
     peptide_bins: Int(ge=2) = 512
     robin_path: str | None = None
+    ess_min: PositiveFloat = 30.0
     norm_tol: PositiveFloat = 1e-3
     snis_slope_hi: Float(lt=0) = -0.25
     chirality_max_wrong: Probability = 0.05
@@ -121,6 +124,9 @@ class ArbgConfig(ProfileConfig):
         if not self.tica_lag < self.adp_block:
             raise ValueError(f"tica_lag={self.tica_lag} is not allowed; it must be < adp_block={self.adp_block} "
                              "(lagged pairs are taken inside the contiguous training blocks)")
+        if not (min(self.temps) < 1 - self.tau_window and max(self.temps) > 1 + self.tau_window):
+            raise ValueError(f"temps={self.temps} is not allowed; the sweep must extend beyond 1 ± tau_window "
+                             f"(= {self.tau_window}) on both sides, so that claim 6 can fail")
         if self.peptides and not self.tica_lag < self.peptide_block:
             raise ValueError(f"tica_lag={self.tica_lag} is not allowed; it must be < peptide_block={self.peptide_block}")
         if self.peptides and not self.peptide_frames >= 2 * self.peptide_block:
@@ -140,7 +146,7 @@ PRESETS = {
                         toy_flow_hidden=80, snis_Ms=(64, 256, 1024), snis_reps=12,
                         adp_frames=4000, adp_bins=256, adp_width=48, adp_layers=2, adp_heads=2, adp_steps=150,
                         adp_batch=64, flow_hidden=32, flow_transforms=2, n_seeds=1, proposals=2000, n_eval=1000,
-                        n_torus=500, temps=(0.95, 1.0, 1.05), temp_proposals=1000, bin_sweep=(32, 256),
+                        n_torus=500, temps=(0.9, 1.0, 1.1), temp_proposals=1000, bin_sweep=(32, 256),
                         sweep_steps=150, md_windows=8, smc_particles=500),
     "default": ArbgConfig(),
     "full": ArbgConfig(toy_bins=512, toy_steps=3000, toy_proposals=50000, toy_grid=1024, toy_seeds=5,
