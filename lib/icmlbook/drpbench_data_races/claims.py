@@ -15,29 +15,34 @@ from typing import Sequence
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from .config import DRPBenchConfig
 from .data import Program
-from .experiments import PopulationStudy, distraction_rates, localisation_gap, stratum_gap
+from .experiments import PopulationStudy, distraction_rates, distraction_specificity, localisation_gap, stratum_gap
 
-LOCALISING = ("all pairs", "lockset", "learned pairs (CV)")
+#: the predictors claim 3 is about; all pairs (every conflicting pair, so a huge gap by construction) is shown
+#: beside them as a reference
+LOCALISING = ("lockset", "learned pairs (CV)")
+REFERENCE = "all pairs"
 
 
-@claim_rule("C1", statement="The vendored SV-COMP population (DRDBench's snapshot, racy and race-free programs) has the "
-            "paper's benchmark size: about 1,003 programs with about 557 annotated races.",
-            rule="program count and annotated-race count each within the config's relative tolerance (2 %) of the paper's",
-            rejects="DRDBench's racy-only population (226 programs), or a population or annotation set more than 2 % "
-                    "off (DRDBench's own 555 races are 0.4 % off and pass)",
-            paper="1,003 programs; 557 races (abstract)")
-def claim1(programs: Sequence[Program], cfg: DRPBenchConfig) -> ClaimCheck:
+def benchmark_counts(programs: Sequence[Program], cfg: DRPBenchConfig) -> dict:
+    """The vendored population's size beside the paper's (a fact about our copy, shown on the page; not a
+    claim: the snapshot is committed, so comparing it with typed counts would be decided when it was
+    vendored). ``dev_*`` are the relative differences from the paper's counts."""
     n = len(programs)
     races = sum(len(p.races) for p in programs)
-    racy = sum(p.racy for p in programs)
-    dp, dr = abs(n / cfg.paper_programs - 1), abs(races / cfg.paper_races - 1)
-    ok = dp <= cfg.count_tolerance and dr <= cfg.count_tolerance
-    return ClaimCheck(f"{n:,} programs ({racy} racy), {races} annotated races: {dp:.1%} and {dr:.1%} from the paper's counts",
-                      bool(ok), {"programs": n, "racy": racy, "races": races, "dev_programs": dp, "dev_races": dr})
+    return {"programs": n, "racy": sum(p.racy for p in programs), "races": races,
+            "dev_programs": abs(n / cfg.paper_programs - 1), "dev_races": abs(races / cfg.paper_races - 1)}
 
 
-@claim_rule("C2", statement="The line-level annotations refer to the normalised program text (each race endpoint "
-            "names its variable).",
+not_testable("C1", statement="DRPBench's own benchmark: 1,003 SV-COMP programs with 557 races annotated at variable "
+             "and line level.", paper="1,003 programs; 557 races (abstract)",
+             reason="DRPBench's files and program filter were not reached; the chapter runs DRDBench's snapshot of the "
+                    "same SV-COMP set (its counts are on the page; that they are close to the paper's is a check of "
+                    "our vendoring, kept in the tests; changed after a review: this row was decided on those typed "
+                    "counts)")
+
+
+@claim_rule("C2", statement="The line-level annotations refer to the normalised program text as we vendor it (each "
+            "race endpoint names its variable): a check of our normalisation against DRDBench's annotations.",
             rule="share of annotated race endpoints whose line(s) contain an identifier of the annotated lvalue >= 95 %",
             rejects="annotations read one line off (a formatter-version drift)",
             paper="not reached (DRDBench's format; dossier §3.2)")
@@ -54,18 +59,51 @@ def _localisation(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> Cla
     gaps = {name: localisation_gap(study, name, cfg.n_boot, seed) for name in LOCALISING}
     ok = all(lo > cfg.localisation_margin for _, lo, _ in gaps.values())
     text = "; ".join(f"{n}: {g:+.2f} [{lo:+.2f}, {hi:+.2f}]" for n, (g, lo, hi) in gaps.items())
-    return ClaimCheck(f"program F1 − line F1 (95% CI): {text}", bool(ok), {"gaps": gaps})
+    ref = {}
+    if REFERENCE in study.predictions:
+        ref = {REFERENCE: localisation_gap(study, REFERENCE, cfg.n_boot, seed)}
+        g, lo, hi = ref[REFERENCE]
+        text += f" (reference, not in the rule: {REFERENCE} {g:+.2f} [{lo:+.2f}, {hi:+.2f}])"
+    return ClaimCheck(f"program F1 − line F1 (95% CI): {text}", bool(ok), {"gaps": gaps, "reference": ref})
 
 
 _C3 = dict(statement="Localising a race (the two lines) is much harder than detecting that a program is racy.",
-           rule="for every non-trivial predictor (all pairs, lockset, learned pairs), the paired-bootstrap 95 % CI of "
-                "program-level F1 minus line-level F1 lies above 0.1",
+           rule="for the lockset analyser and the learned pair classifier, the paired-bootstrap 95 % CI of "
+                "program-level F1 minus line-level F1 lies above 0.1 (all pairs, whose gap holds by construction, is "
+                "shown as a reference; it was one of the rule's predictors until a review after the first default "
+                "run, a change that cannot alter the verdict)",
            rejects="a predictor that localises every race it detects (line F1 = program F1)",
            paper="not reached (the abstract's motivation for fine-grained prediction)")
 claim3 = claim_rule("C3", **_C3)(_localisation)
 
 
 def _distraction(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimCheck:
+    r = distraction_specificity(study, "all pairs", "lockset", cfg.n_boot, seed)
+    ok = r["lo"] > 0
+    return ClaimCheck(f"of the {r['seen_protected']:,} protected pairs all pairs flags, lockset still flags "
+                      f"{r['keep_protected']:.1%}; of the {r['seen_races']:,} races all pairs finds, {r['keep_races']:.1%} "
+                      f"(difference {r['diff']:+.1%}, 95% CI [{r['lo']:+.1%}, {r['hi']:+.1%}]); all pairs reaches "
+                      f"{r['coverage']:.1%} of the {r['protected_pairs']:,} protected pairs (front-end coverage, not "
+                      "part of the rule)", bool(ok), r)
+
+
+_C5 = dict(statement="Shared-variable distraction is measurable: of the annotated protected pairs that a reader blind "
+                     "to synchronisation flags as races, a lock-aware analysis withdraws a larger share than of the "
+                     "annotated races it flags.",
+           rule="over the protected pairs and the races that all pairs flags, (share of those races lockset still "
+                "finds) − (share of those protected pairs lockset still flags): paired-bootstrap 95 % CI above 0 "
+                "(changed after the first default run, following a review: the former rule also asked all pairs "
+                "to flag more than half of all protected pairs, which measures our front end's coverage)",
+           rejects="protected pairs that locks do not explain (lockset keeps as many as it keeps races); a lock-aware "
+                   "analyser that merely thins its output (a random subset, or nothing at all)",
+           paper="not reached (the abstract names shared-variable distraction as a failure mode of LLMs)")
+claim5 = claim_rule("C5", **_C5)(_distraction)
+
+
+def former_distraction_rule(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimCheck:
+    """Claim 5's rule before the review (shown on the page for the record, never in the ledger): all pairs
+    flags more than half of the protected pairs (bootstrap lower bound above ``distraction_min``) and flags
+    more of them than lockset (paired-bootstrap interval above 0)."""
     r = distraction_rates(study, "all pairs", "lockset", cfg.n_boot, seed)
     ok = r["rate_a_lo"] > cfg.distraction_min and r["lo"] > 0
     return ClaimCheck(f"protected pairs flagged: all pairs {r['rate_a']:.1%} (95% CI [{r['rate_a_lo']:.1%}, "
@@ -74,15 +112,8 @@ def _distraction(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> Clai
                       f"{r['protected_pairs']:,} protected pairs)", bool(ok), r)
 
 
-_C5 = dict(statement="Shared-variable distraction is measurable: a predictor that ignores synchronisation flags most "
-                     "annotated protected pairs, and a lock-aware one flags fewer.",
-           rule="all-pairs flags more than half of the protected conflicting pairs (the bootstrap 95 % CI of its "
-                "share lies above 50 %; changed after the first default run from the point estimate >= 50 %), and "
-                "the paired-bootstrap 95 % CI of (all pairs − lockset) lies above 0",
-           rejects="protected pairs that locks do not explain (lockset flags as many as all pairs); or an "
-                   "over-reporting predictor that flags only about half of them (interval straddling 50 %)",
-           paper="not reached (the abstract names shared-variable distraction as a failure mode of LLMs)")
-claim5 = claim_rule("C5", **_C5)(_distraction)
+FORMER_C5_RULE = ("all-pairs flags more than half of the protected conflicting pairs (bootstrap 95 % CI of its share "
+                  "above 50 %), and the paired-bootstrap 95 % CI of (all pairs − lockset) lies above 0")
 
 
 def _myopia(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimCheck:
@@ -96,7 +127,10 @@ def _myopia(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimChec
 
 
 _C6 = dict(statement="Synchronisation-logic myopia is measurable: an analyser that only understands mutexes does "
-                     "much worse on programs synchronised otherwise (atomics, semaphores, flags, barriers).",
+                     "much worse on programs synchronised otherwise (atomics, semaphores, flags, barriers). The "
+                     "mutex-only analyser is ours and myopic by construction; what the row tests is the benchmark: "
+                     "that its non-mutex programs hold pairs protected by non-mutex synchronisation, marked in its "
+                     "annotations, beyond what makes them harder for any analyser.",
            rule="line-level F1 of the mutex-only lockset analyser on mutex-only programs minus its F1 on programs with "
                 "non-mutex synchronisation: bootstrap 95 % CI above 0; and that gap minus the full lockset analyser's "
                 "gap (same resampled programs): 95 % CI above 0",

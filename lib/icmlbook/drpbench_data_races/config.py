@@ -36,8 +36,8 @@ class DRPBenchConfig(ProfileConfig):
     count_tolerance : claim 1: relative difference allowed from the paper's counts.
     consistency_min : claim 2: share of annotated race endpoints that must name their variable.
     localisation_margin : claim 3: the lower 95% bound of (program F1 - line F1) must exceed this.
-    distraction_min : claim 5: the lower 95% bound of the share of protected pairs the over-reporting
-        predictor flags must exceed this ("more than half"; a point estimate until the first default run).
+    distraction_min : the former claim-5 rule (shown on the page for the record, no longer deciding the row):
+        the lower 95% bound of the share of protected pairs all pairs flags had to exceed this.
     """
 
     real_stride: PositiveInt = 1

@@ -18,7 +18,7 @@ from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, p
 from .tsan import run_many, tsan_available
 
 __all__ = ["playground", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
-           "localisation_gap", "distraction_rates", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
+           "localisation_gap", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
 RULE_PREDICTORS = ("all pairs", "lockset", "lockset (mutex only)")
@@ -116,6 +116,40 @@ def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed:
     return {"rate_a": float(_rate(ma.sum(0))), "rate_a_lo": float(a_lo), "rate_a_hi": float(a_hi),
             "rate_b": float(_rate(np.array([sum(c.tp for c in fb), 0, sum(c.fn for c in fb)]))),
             "diff": diff, "lo": lo, "hi": hi, "protected_pairs": int(total)}
+
+
+def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int, seed: int) -> dict[str, float]:
+    """What a lock-aware predictor ``b`` withdraws of what a synchronisation-blind one ``a`` flags.
+
+    Over the annotated protected pairs that ``a`` flags (``seen_protected``; the rest its front end never
+    extracted) and the annotated races ``a`` matches (``seen_races``): the share of each that ``b`` still
+    flags, ``keep_protected`` and ``keep_races``, and ``diff = keep_races - keep_protected`` with a paired
+    percentile bootstrap 95% interval (programs resampled, the same indices for both shares, those of
+    :func:`.metrics.paired_bootstrap`). ``diff`` is 0 when ``b`` thins ``a``'s output without regard to
+    protection (a random subset, or nothing at all) and > 0 only when it withdraws protected pairs more than
+    races. ``coverage`` is the share of all annotated protected pairs that ``a`` flags (a property of the
+    front end, reported beside)."""
+    rows = []
+    for prog in study.programs:
+        pa, pb = study.predictions[a][prog.name], study.predictions[b][prog.name]
+        seen_p = [g for g in prog.critical if any(match(x, g) for x in pa)]
+        seen_r = [g for g in prog.races if any(match(x, g) for x in pa)]
+        rows.append([len(seen_p), sum(any(match(x, g) for x in pb) for g in seen_p),
+                     len(seen_r), sum(any(match(x, g) for x in pb) for g in seen_r), len(prog.critical)])
+    m = np.array(rows, dtype=float).reshape(-1, 5)
+
+    def shares(summed):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return summed[..., 1] / summed[..., 0], summed[..., 3] / summed[..., 2]
+
+    kp, kr = shares(m.sum(0))
+    rp, rr = shares(m[_resample(len(m), n_boot, seed)].sum(1))
+    d = rr - rp
+    lo, hi = np.nanquantile(d, [0.025, 0.975]) if np.isfinite(d).any() else (np.nan, np.nan)
+    tot = m.sum(0)
+    return {"keep_protected": float(kp), "keep_races": float(kr), "diff": float(kr - kp), "lo": float(lo),
+            "hi": float(hi), "seen_protected": int(tot[0]), "seen_races": int(tot[2]), "protected_pairs": int(tot[4]),
+            "coverage": float(tot[0] / tot[4]) if tot[4] else float("nan")}
 
 
 def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line",
