@@ -34,8 +34,8 @@ def _(mo):
     (H-Net-style, reconstruction)**, on real bacterial DNA shipped inside the `pyrodigal` wheel and on
     a synthetic genome whose genes we planted, and asks of it what the paper claims: does the
     compression hold, do the gradient paths matter, do learned chunks beat fixed ones, is it cheaper
-    and better than a nucleotide Transformer at equal compute, and do its boundaries find codons and
-    genes without being told. Every verdict below is computed by this run.
+    and better than a nucleotide Transformer or an isotropic Mamba at equal compute, and do its
+    boundaries find codons and genes without being told. Every verdict below is computed by this run.
     """)
     return
 
@@ -227,22 +227,27 @@ def _(arms, plots):
 
 
 @app.cell
-def _(arms, cfg, claims, run):
-    check5 = claims.claim5(arms, cfg, run.seed)
-    check5b = claims.claim5b(arms, cfg, run.seed)
-    check3 = claims.claim3(arms, cfg, run.seed)
-    check2 = claims.claim2(arms, cfg, run.seed)
-    return check2, check3, check5, check5b
+def _(analyses, arms, cfg, claims, run):
+    markov_ref = analyses.markov_reference()
+    check5 = claims.claim5(arms, cfg, run.seed, markov_ref)
+    check5b = claims.claim5b(arms, cfg, run.seed, markov_ref)
+    check3 = claims.claim3(arms, cfg, run.seed, markov_ref)
+    check2 = claims.claim2(arms, cfg, run.seed, markov_ref)
+    return check2, check3, check5, check5b, markov_ref
 
 
 @app.cell
-def _(arms, check2, check3, check5, check5b, mo):
+def _(analyses, arms, check2, check3, check5, check5b, markov_ref, mo):
     _rows = "\n".join(f"| {a} | {len(rs)} | {rs[0].params:,} | {rs[0].steps} | {sum(r.bpn for r in rs) / len(rs):.4f} | "
                       f"{', '.join(f'{c:.2f}' for c in rs[0].compression) or '—'} |"
                       for a, rs in arms.items())
     _head = ("| arm | replicates | parameters | updates | held-out bits/nt (mean) | L/L′ (first replicate) |\n"
              "|---|---|---|---|---|---|\n")
-    mo.md("\n\n".join([_head + _rows, check5.sentence("Matched FLOPs (C5)"),
+    _best = min(analyses.markov, key=analyses.markov.get)
+    _mk = (f"For reference, k-mer statistics alone: the best order-k Markov chain (k = 0…{max(analyses.markov)}, "
+           f"fitted on the training region, scored on the same held-out windows) reaches {markov_ref:.4f} bits/nt at "
+           f"k = {_best}; the order-0 chain {analyses.markov[0]:.4f}.")
+    mo.md("\n\n".join([_head + _rows, _mk, check5.sentence("Matched FLOPs (C5)"),
                          check5b.sentence("Matched FLOPs, against Mamba (C5b)"),
                          check3.sentence("Learned vs fixed stride (C3)"), check2.sentence("Ablations (C2)")]))
     return
@@ -278,8 +283,12 @@ def _(mo):
     differs across phases. Codon positions also differ in composition (third positions are GC-rich in
     this genome), so a router that reacted only to the local dinucleotide would show some phase contrast
     too: as a control, we predict each position's boundary rate from its dinucleotide $(x_{t-1},x_t)$
-    alone (the track-wide rate of that dinucleotide) and compare the two contrasts. We also compare the
-    rate within 3 nt of start and stop codons with the region's rate.
+    alone (the track-wide rate of that dinucleotide), and from its trinucleotide $(x_{t-2},x_{t-1},x_t)$,
+    which carries codon usage, and compare the contrasts. The router's own view is local too: two causal
+    convolutions of width 4 and the comparison of neighbouring states make each decision a function of
+    the last eight nucleotides, so the control asks how much of that window's use goes beyond
+    two- and three-letter composition. We also compare the rate within 3 nt of start and stop codons with
+    the region's rate.
     """)
     return
 
@@ -430,6 +439,20 @@ def _(mo):
     Each row is decided by the rule shown, applied to this run's numbers, with thresholds fixed in
     the chapter's config before the run. The paper's own large-scale rows are quoted and marked not
     testable; the zero-shot rows here are proxies on our genomes, never MaveDB or DEG.
+
+    **Rules made stricter after a review.** A rule-breaking review (session review4, on the rules of
+    commit a8cdca2 and the default run of the previous session) built inputs under which five rules
+    returned the wrong verdict; they were tightened before this page's run, and the reviewer's inputs are
+    now tests that must fail. Only stricter: (i) C2, C3, C5 and C5b decided on the replicate-level paired
+    gaps (a one-sided 95 % t bound over training seeds) as well as the interval over held-out windows,
+    which alone let seed noise pass, and undecided with a single replicate; (ii) C2, C3, C5 and C5b also
+    require dnaHNet-mini to beat the best k-mer Markov chain on the same windows (in the previous default
+    run every model sat at the bits per nucleotide of a 6-mer chain); (iii) C5 and C5b also require the
+    lead along the learning curves' upper half, not only at the last evaluation; (iv) C4 compares the
+    speed-up with 1.5 × the FLOP ratio of the same two models with no chunking, since the baseline's extra
+    attention layer alone gave 1.3–1.5× (the former threshold, 1×, was met without chunking); its growth is
+    a slope over all lengths; (v) C6c's composition control adds the trinucleotide (codon usage) to the
+    dinucleotide. The previous default run had C3 and C5 reproduced under the former rules.
     """)
     return
 

@@ -455,6 +455,24 @@ def test_bits_by_position_splits_at_the_training_length():
         an.bits_by_position(Uniform(), w, 100)
 
 
+def test_markov_bpn_against_a_direct_count():
+    rng = np.random.default_rng(3)
+    train = rng.integers(0, 4, 3000)
+    w = rng.integers(0, 4, (3, 12))
+    for order in (0, 1, 2):
+        bits = []
+        for row in w:
+            for t in range(1, 12):
+                j = min(t, order)
+                ctx = tuple(row[t - j:t])
+                follow = [train[p] for p in range(j, len(train)) if tuple(train[p - j:p]) == ctx]
+                num = sum(1 for x in follow if x == row[t]) + 0.5
+                bits.append(-np.log2(num / (len(follow) + 2.5)))
+        assert an.markov_bpn(train, w, order) == pytest.approx(np.mean(bits), rel=1e-10)
+    with pytest.raises(ValueError, match="order=-1"):
+        an.markov_bpn(train, w, -1)
+
+
 def test_config_errors_name_the_parameter():
     with pytest.raises(ValueError, match="ko_window=2048.*4 x context"):
         config_for("default", ko_window=2048)
@@ -487,10 +505,15 @@ CFG = config_for("default")
 _WIN = np.random.default_rng(11).normal(0, 0.05, 64)      # per-window difficulty shared by every model
 
 
-def _arm(bpn, comp=(3.0,), noise=0.002, seed=0):
+_FLOPS = np.array([0.0, 1e12, 2e12, 3e12, 4e12])
+_DECAY = np.array([0.10, 0.04, 0.02, 0.01, 0.0])            # a learning curve ending at the arm's bpn
+
+
+def _arm(bpn, comp=(3.0,), noise=0.002, seed=0, decay=_DECAY):
     wb = bpn + _WIN + np.random.default_rng(seed).normal(0, noise, 64)
     wb += bpn - wb.mean()                                      # the window mean is the arm's bpn
-    return SimpleNamespace(bpn=bpn, compression=list(comp), window_bpn=wb)
+    return SimpleNamespace(bpn=bpn, compression=list(comp), window_bpn=wb,
+                           curve={"flops": _FLOPS, "bpn": bpn + np.asarray(decay)})
 
 
 def _arms(dn=(1.90, 1.91, 1.92), tf=(1.95, 1.96, 1.97), stride=(1.93, 1.94, 1.95), abl=0.02, comp=(3.05, 2.95, 3.1),
@@ -558,7 +581,18 @@ def _timing(ratio):
 
 @claim_case(SLUG, "C4", "reproduced")
 def _c4_ok():
-    return claims.claim4(_timing([0.8, 1.1, 1.6, 2.5, 4.0]), CFG)
+    return claims.claim4(_timing([1.6, 2.2, 3.0, 4.5, 7.0]), CFG)
+
+
+@claim_case(SLUG, "C4", "not reproduced",
+            alternative="wall time proportional to the FLOPs of the two models with no chunking (review4's input)")
+def _c4_alt_unchunked():
+    return claims.claim4(_timing([1.30, 1.36, 1.41, 1.45, 1.47]), CFG)
+
+
+def test_c4_baseline_is_the_unchunked_flop_ratio_of_the_default_models():
+    r = claims.unchunked_flop_ratio(CFG, CFG.timing_lengths)
+    assert 1.2 < r[0] < r[-1] < 1.6                  # the Transformer's third layer alone: ~1.3-1.5x, rising with L
 
 
 @claim_case(SLUG, "C4", "not reproduced", alternative="chunking overhead dominates: no speed-up at long L")
@@ -574,6 +608,48 @@ def _c5_ok():
 @claim_case(SLUG, "C5", "not reproduced", alternative="the Transformer better at equal FLOPs")
 def _c5_alt():
     return claims.claim5(_arms(tf=(1.88, 1.90, 1.93)), CFG)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="the Transformer ahead along the curve, behind only at the end")
+def _c5_alt_late():
+    arms = _arms()
+    arms["transformer"] = [_arm(b, (), seed=10 + i, decay=(0.05, -0.02, -0.06, -0.07, 0.0))
+                           for i, b in enumerate((1.95, 1.96, 1.97))]
+    return claims.claim5(arms, CFG)
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="seed noise drawn positive in all three replicates (review4's input)")
+def _c3_alt_seed_noise():
+    dn, gaps = (1.9410, 1.9440, 1.9380), (0.0005, 0.0040, 0.0010)
+    arms = _arms(dn=dn)
+    arms["stride"] = [_arm(b + g, noise=0.0005, seed=20 + i) for i, (b, g) in enumerate(zip(dn, gaps))]
+    return claims.claim3(arms, CFG)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="dnaHNet-mini ahead of the Transformer but no better than k-mer "
+            "statistics (review4: both at the bpn of a 6-mer chain)")
+def _c5_alt_markov():
+    return claims.claim5(_arms(), CFG, reference=1.905)
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="learned ahead of stride, neither beyond k-mer statistics")
+def _c3_alt_markov():
+    return claims.claim3(_arms(), CFG, reference=1.90)
+
+
+def test_gap_rules_pass_with_a_markov_reference_they_beat():
+    for rule in (claims.claim2, claims.claim3, claims.claim5, claims.claim5b):
+        assert rule(_arms(), CFG, reference=1.93).passed is True
+
+
+def test_gap_rules_are_undecided_with_one_replicate():
+    arms = _arms()
+    for a in claims.ABLATIONS:
+        arms[a] = arms[a][:1]
+    check = claims.claim2(arms, CFG)
+    assert check.passed is None and "one replicate" in check.measured
+    arms = _arms(dn=(1.90,), tf=(1.95,), mamba=(1.95,), stride=(1.95,), comp=(3.0,))
+    assert claims.claim5(arms, CFG).passed is None and claims.claim3(arms, CFG).passed is None
 
 
 @claim_case(SLUG, "C5b", "reproduced")
@@ -618,24 +694,32 @@ def _c6_alt():
     return claims.claim6(_analyses(phase_rates=(0.33, 0.335, 0.33)), CFG)
 
 
-def _phase_table(obs_rates, pred_rates, genes=80, n=300):
+def _phase_table(obs_rates, pred_rates, pred3_rates=None, genes=80, n=300):
     rng = np.random.default_rng(4)
     t = np.zeros((genes, 3, 3))
     for k in range(3):
         t[:, k, 1] = n
         t[:, k, 0] = rng.binomial(n, obs_rates[k], genes)
         t[:, k, 2] = pred_rates[k] * n
-    return SimpleNamespace(phase_genes=t)
+    t3 = t.copy()
+    t3[:, :, 2] = np.asarray(pred3_rates if pred3_rates is not None else pred_rates)[None, :] * n
+    return SimpleNamespace(phase_genes=t, phase_genes3=t3)
 
 
 @claim_case(SLUG, "C6c", "reproduced")
 def _c6c_ok():
-    return claims.claim6c(_phase_table((0.2, 0.35, 0.45), (0.3, 0.33, 0.37)), CFG)
+    return claims.claim6c(_phase_table((0.2, 0.35, 0.45), (0.3, 0.33, 0.37), (0.28, 0.34, 0.38)), CFG)
 
 
 @claim_case(SLUG, "C6c", "not reproduced", alternative="boundaries set by the dinucleotide alone")
 def _c6c_alt():
     return claims.claim6c(_phase_table((0.3, 0.33, 0.37), (0.3, 0.33, 0.37)), CFG)
+
+
+@claim_case(SLUG, "C6c", "not reproduced",
+            alternative="boundaries set by codon usage (the trinucleotide) alone, above the dinucleotide (review4)")
+def _c6c_alt_codon_usage():
+    return claims.claim6c(_phase_table((0.2, 0.35, 0.45), (0.3, 0.33, 0.37), (0.2, 0.35, 0.45)), CFG)
 
 
 @claim_case(SLUG, "C6b", "reproduced")
@@ -718,6 +802,14 @@ def test_phase_by_gene_composition_prediction():
     assert t[0, :, 0].tolist() == [8, 0, 0] and t[0, :, 1].tolist() == [8, 8, 8]
     obs, pred = an.phase_contrast(t)
     assert obs > 1e6 and pred < obs                                    # dinucleotides explain part of it, not all
+    t3 = an.phase_by_gene(seq, b, np.ones(30, bool), [dd.Gene(0, 30, 1)], 3)
+    assert np.array_equal(t3[..., :2], t[..., :2])                      # the same observations, another predictor
+    # by hand: the trinucleotide rate of (x_{t-2}, x_{t-1}, x_t) over the track, summed per phase
+    kmers = [tuple(seq[i - 2:i + 1]) for i in range(2, 30)]
+    rate = {km: np.mean([b[i + 2] for i, k2 in enumerate(kmers) if k2 == km]) for km in set(kmers)}
+    for ph in range(3):
+        ts = [i for i in range(3, 27) if i % 3 == ph]
+        assert t3[0, ph, 2] == pytest.approx(sum(rate[tuple(seq[i - 2:i + 1])] for i in ts))
 
 
 @pytest.mark.filterwarnings("ignore:sequence should be at least")      # pyrodigal: a short training region, on purpose

@@ -74,26 +74,35 @@ def phase_test(counts: np.ndarray) -> dict:
     return {"rates": rates, "ratio": ratio, "chi2": float(chi2), "p": float(p), "n": int(counts.sum())}
 
 
-def phase_by_gene(seq: np.ndarray, b: np.ndarray, valid: np.ndarray, genes: list[Gene]) -> tuple[np.ndarray, np.ndarray]:
+def _kmer_index(seq: np.ndarray, t: np.ndarray, k: int) -> np.ndarray:
+    idx = np.zeros(len(t), int)
+    for j in range(k - 1, -1, -1):                                       # x_{t-k+1}, ..., x_t in base 5
+        idx = idx * 5 + seq[t - j].astype(int)
+    return idx
+
+
+def phase_by_gene(seq: np.ndarray, b: np.ndarray, valid: np.ndarray, genes: list[Gene], k: int = 2) -> np.ndarray:
     """Per forward-strand gene: observed (G, 3) boundary counts and position counts by codon phase, and the
-    boundary counts a **dinucleotide-composition** router would give, (G, 3): each position weighted by the
-    track-wide boundary rate of its dinucleotide (x_{t-1}, x_t). Returns ``(obs, pos, pred)`` stacked as
-    (G, 3, 3): [..., 0] observed boundaries, [..., 1] positions, [..., 2] composition-predicted boundaries."""
+    boundary counts a **k-mer-composition** router would give, (G, 3): each position weighted by the track-wide
+    boundary rate of its k-mer (x_{t-k+1}, ..., x_t); k = 2 the dinucleotide, k = 3 the trinucleotide (codon usage).
+    Returns (G, 3, 3): [..., 0] observed boundaries, [..., 1] positions, [..., 2] composition-predicted boundaries."""
+    if k < 1:
+        raise ValueError(f"k={k} is not allowed; the composition order must be >= 1")
     L = len(b)
-    t = np.flatnonzero(valid[1:]) + 1
-    di = seq[t - 1].astype(int) * 5 + seq[t].astype(int)
-    hits = np.bincount(di, weights=b[t].astype(float), minlength=25)
-    tot = np.bincount(di, minlength=25)
+    t = np.flatnonzero(valid[k - 1:]) + k - 1
+    km = _kmer_index(seq, t, k)
+    hits = np.bincount(km, weights=b[t].astype(float), minlength=5 ** k)
+    tot = np.bincount(km, minlength=5 ** k)
     rate = hits / np.maximum(tot, 1)
     rows = []
     for g in genes:
         if g.strand != 1 or g.end - 3 > L:
             continue
-        tt = np.arange(g.begin + 3, g.end - 3)
+        tt = np.arange(max(g.begin + 3, k - 1), g.end - 3)
         tt = tt[valid[tt]]
         ph = (tt - g.begin) % 3
-        r = rate[seq[tt - 1].astype(int) * 5 + seq[tt].astype(int)]
-        rows.append([[b[tt[ph == k]].sum(), (ph == k).sum(), r[ph == k].sum()] for k in range(3)])
+        r = rate[_kmer_index(seq, tt, k)]
+        rows.append([[b[tt[ph == j]].sum(), (ph == j).sum(), r[ph == j].sum()] for j in range(3)])
     return np.array(rows, float).reshape(-1, 3, 3)
 
 
@@ -147,6 +156,35 @@ def window_bits(model, windows: np.ndarray, batch: int = 32) -> np.ndarray:
         lp = torch.log_softmax(logits.float(), -1).gather(-1, xb[:, 1:, None]).squeeze(-1)
         out.append(lp.sum(1) / np.log(2))
     return torch.cat(out).numpy()
+
+
+def markov_bpn(train: np.ndarray, windows: np.ndarray, order: int, pseudo: float = 0.5) -> float:
+    """Held-out bits per nucleotide of an order-``order`` Markov chain (counts of (k-mer, next letter) on ``train``,
+    ``pseudo`` added to every count) on ``windows`` (n, W), scored on positions 1..W-1 as the models are: position t
+    uses the min(t, order) letters before it (a chain of that lower order, fitted the same way)."""
+    if order < 0:
+        raise ValueError(f"order={order} is not allowed; a Markov order must be >= 0")
+    train = np.asarray(train).astype(np.int64)
+    w = np.asarray(windows).astype(np.int64)
+    n, W = w.shape
+    total, count = 0.0, 0
+    for j in range(0, order + 1):
+        ctx = np.zeros(len(train) - j, np.int64)
+        for i in range(j):
+            ctx = ctx * 5 + train[i:len(train) - j + i]
+        table = np.bincount(ctx * 5 + train[j:], minlength=5 ** (j + 1)).reshape(5 ** j, 5).astype(float) + pseudo
+        logp = np.log2(table / table.sum(1, keepdims=True))
+        ts = np.arange(max(j, 1), W) if j == order else np.array([j]) if j >= 1 else np.zeros(0, int)
+        if j == 0 and order == 0:
+            ts = np.arange(1, W)
+        if len(ts) == 0:
+            continue
+        c = np.zeros((n, len(ts)), np.int64)
+        for i in range(j, 0, -1):
+            c = c * 5 + w[:, ts - i]
+        total -= logp[c, w[:, ts]].sum()
+        count += c.size
+    return float(total / count)
 
 
 def bits_by_position(model, windows: np.ndarray, context: int, batch: int = 8) -> dict:

@@ -41,9 +41,11 @@ class DnaHNetConfig(ProfileConfig):
         (nt; at most 4 x context; a model reads the whole window at once, beyond the length it was trained on, and
         the chapter reports its bits per nucleotide past the training length beside those within it).
     timing_lengths : log2 of the sequence lengths of the wall-time study; timing_repeats : timed forwards each.
-    n_boot : bootstrap resamples.
+    n_boot : bootstrap resamples; markov_orders : the highest order of the k-mer Markov reference (C2, C3, C5, C5b).
     Thresholds: ratio_tol (C1), min_gap (C2, C3, C5: bits per nucleotide), phase_ratio_min, phase_p_max (C6),
-        enrich_min (C6b), auroc_min (C7), speedup_min (C4), speedup_from (C4: log2 L from which it must hold).
+        enrich_min (C6b), auroc_min (C7), speedup_min (C4: the wall-time speed-up over the Transformer must exceed
+        speedup_min x the FLOP ratio of the two models with no chunking), speedup_from (C4: log2 L from which it must
+        hold).
     """
 
     genome: OneOf("synthetic", "real") = "real"
@@ -84,13 +86,14 @@ class DnaHNetConfig(ProfileConfig):
     timing_lengths: IntGrid(ge=6) = (10, 11, 12, 13, 14)
     timing_repeats: PositiveInt = 3
     n_boot: Int(ge=100) = 1000
+    markov_orders: Int(ge=0, le=10) = 8
     ratio_tol: Float(gt=0, lt=1) = 0.10
     min_gap: NonNegativeFloat = 0.0
     phase_ratio_min: Float(gt=1) = 1.2
     phase_p_max: Float(gt=0, lt=1) = 1e-3
     enrich_min: Float(gt=1) = 1.1
     auroc_min: Float(gt=0.5, lt=1) = 0.6
-    speedup_min: Float(gt=0) = 1.0
+    speedup_min: Float(gt=1) = 1.5
     speedup_from: Int(ge=6) = 12
     threads: PositiveInt = 1
 

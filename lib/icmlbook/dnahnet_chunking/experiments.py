@@ -226,7 +226,8 @@ def train_all(cfg: DnaHNetConfig, corpus: Corpus, seed: int) -> dict[str, list[A
 class Analyses:
     """Boundary statistics of dnaHNet-mini (first replicate) on the held-out genome, and the zero-shot proxies for
     dnaHNet-mini and the Transformer (first replicate of each). ``extrapolation[arm]``: held-out bits per nucleotide
-    in windows of ``ko_window`` nt at positions within the training context and past it (:func:`.analysis.bits_by_position`)."""
+    in windows of ``ko_window`` nt at positions within the training context and past it (:func:`.analysis.bits_by_position`);
+    ``markov[k]``: held-out bpn of an order-k Markov chain on the evaluation windows (:func:`.analysis.markov_bpn`)."""
 
     track_p: np.ndarray
     track_b: np.ndarray
@@ -241,6 +242,14 @@ class Analyses:
     n_genes: int
     phase_genes: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3, 3)))
     extrapolation: dict = dataclasses.field(default_factory=dict)
+    phase_genes3: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3, 3)))
+    markov: dict = dataclasses.field(default_factory=dict)
+
+    def markov_reference(self) -> float | None:
+        """The lowest held-out bpn of the order-k Markov chains (k = 0..markov_orders, fitted on the training region,
+        scored on the same evaluation windows as the models): what k-mer statistics alone reach. The order is
+        chosen on those windows, which makes the reference optimistic (harder to beat)."""
+        return min(self.markov.values()) if self.markov else None
 
 
 def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]], seed: int) -> Analyses:
@@ -250,11 +259,13 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         p, b, valid = an.boundary_track(model, held.seq, cfg.context)
         trimmed = dataclasses.replace(held, genes=[g for g in held.genes if g.end <= len(p)])
         counts = an.phase_counts(b, valid, trimmed.genes)
-        by_gene = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes)
+        by_gene = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes, 2)
+        by_gene3 = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes, 3)
         enrich = an.edge_enrichment(b, valid, trimmed.genes, 3, cfg.n_boot, seed)
         ko = an.knockout_sites(held, cfg.n_knockout, cfg.ko_window, seed)
         snv = an.snv_sites(held, cfg.n_snv, cfg.zs_window, seed + 1)
         long_w, _ = tile_windows(held.seq, cfg.ko_window + 1, max(4, cfg.eval_windows // 4))
+        markov = {k: an.markov_bpn(corpus.train, corpus.eval_windows, k) for k in range(cfg.markov_orders + 1)}
         ko_scores, snv_scores, extrapolation = {}, {}, {}
         for arm in ("dnahnet", "transformer"):
             m = load_model(cfg, arms[arm][0], max(cfg.ko_window, cfg.zs_window))
@@ -264,7 +275,7 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
     return Analyses(track_p=p, track_b=b, track_valid=valid, phase=an.phase_test(counts), phase_counts=counts,
                     enrichment=enrich, ko_labels=ko.label, ko_scores=ko_scores, snv_labels=snv.label,
                     snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene,
-                    extrapolation=extrapolation)
+                    extrapolation=extrapolation, phase_genes3=by_gene3, markov=markov)
 
 
 @dataclasses.dataclass
