@@ -122,13 +122,19 @@ def _(cfg, ex, run):
 
 @app.cell
 def _(cfg, ex, run):
+    mamba_arms = run.cached("dnahnet-mamba-arms", ex.train_group, cfg, run.seed, "mamba")
+    return (mamba_arms,)
+
+
+@app.cell
+def _(cfg, ex, run):
     ablation_arms = run.cached("dnahnet-ablation-arms", ex.train_group, cfg, run.seed, "ablations")
     return (ablation_arms,)
 
 
 @app.cell
-def _(ablation_arms, cfg, corpus, ex, main_arms, run):
-    arms = {**main_arms, **ablation_arms}
+def _(ablation_arms, cfg, corpus, ex, main_arms, mamba_arms, run):
+    arms = {**main_arms, **mamba_arms, **ablation_arms}
     analyses = ex.analyse(cfg, corpus, arms, run.seed)
     return analyses, arms
 
