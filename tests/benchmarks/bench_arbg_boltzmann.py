@@ -28,11 +28,10 @@ def _energies_one_context(platform: str) -> BenchResult:
     Context to the 10,000 evaluations; the baseline creates a Context (same System, same platform object, so no
     platform loading) for every frame (best of 3 runs of 200 frames, scaled to 10,000). The note also times the
     parts and a pipeline that rebuilds the System from the force field for every frame (5 frames, scaled)."""
-    import time
-
     import openmm
 
     from icmlbook.arbg_boltzmann.data import load_adp_md
+    from icmlbook.arbg_boltzmann.experiments import energy_timing
     from icmlbook.arbg_boltzmann.molecule import Energy, build_alanine_dipeptide
     mol = build_alanine_dipeptide()
     frames = load_adp_md()[0].astype(np.float64)
@@ -58,17 +57,8 @@ def _energies_one_context(platform: str) -> BenchResult:
     one = best_time(one_context, repeat=2)
     fresh = best_time(lambda: per_frame(frames[:200]), repeat=3) * (len(frames) / 200)
     rebuild = best_time(lambda: per_frame(frames[:5], rebuild=True), repeat=1) * (len(frames) / 5)
-    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), plat, props)
-    t0 = time.perf_counter()
-    for f in frames[:2000]:
-        ctx.setPositions(f)
-        ctx.getState(getEnergy=True)
-    ev = (time.perf_counter() - t0) / 2000
-    t0 = time.perf_counter()
-    for _ in range(100):
-        c = openmm.Context(system, openmm.VerletIntegrator(0.001), plat, props)
-        del c
-    make = (time.perf_counter() - t0) / 100
+    parts = energy_timing(mol, frames[:2000], platform=platform)
+    ev, make = parts["evaluation_s"], parts["context_s"]
     met = fresh / one >= 20
     note = (f"per frame: evaluation {1e6 * ev:.0f} us, Context creation {1e6 * make:.0f} us, so a new Context per frame "
             f"costs about 1 + creation/evaluation = {1 + make / ev:.1f}x for this 22-atom molecule"
