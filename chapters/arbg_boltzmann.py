@@ -302,8 +302,18 @@ def _(adp, mo):
 
 
 @app.cell
-def _(adp, plots):
-    plots.loss_figure(adp)
+def _(adp, cfg, mo, plots):
+    _r = next(r for r in adp["rows"] if r["model"] == "ArBG" and r["seed"] == 0)
+    _gap = _r["ce_test"] - _r["ce_train"]
+    _why = ("the loss was still falling when training stopped and the held-out gap is small, so the model is limited by "
+            "its training budget more than by overfitting" if _r["loss_last_quarter"] > 0.01 and _gap < 0.1 else
+            "the loss had flattened or the held-out gap is large, so more updates alone would not obviously help")
+    mo.vstack([plots.loss_figure(adp), mo.md(f"""
+    *Figure: ArBG's training loss (seed 0).* After {cfg.adp_steps} updates of batch {cfg.adp_batch} the
+    cross-entropy is {_r['ce_train']:.3f} nats per token on training frames and {_r['ce_test']:.3f} on held-out
+    frames (gap {_gap:+.3f}); it fell by {_r['loss_last_quarter']:.3f} over the last quarter of the updates: {_why}.
+    With {_r['n']:,} proposals the weights keep {_r['ess'] * _r['n']:.1f} effective samples.
+    """)])
     return
 
 

@@ -212,6 +212,14 @@ def _tica_at(data: dict, cfg: ArbgConfig, lag: int) -> list[float] | None:
     return fit_tica(blocks, lag, cfg.tica_dim).eigenvalues.tolist()
 
 
+def _cross_entropy(ar, disc: Discretizer, rep, frames: np.ndarray, n: int = 1000) -> float:
+    """Teacher-forced cross-entropy (nats per token) of the binned frames (``n`` evenly spaced; unrotated)."""
+    z = disc.encode(torch.tensor(rep.encode(subsample_even(frames, n))))
+    dev = next(ar.parameters()).device
+    with torch.no_grad():
+        return float(-ar.log_prob_tokens(z.to(dev)).double().mean().cpu()) / rep.dim
+
+
 def adp_study(cfg: ArbgConfig, seed: int) -> dict:
     data = adp_data(cfg)
     mol, rep = data["mol"], data["rep"]
@@ -240,10 +248,13 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
         with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
             p_ar = fix_chirality(propose_ar(ar, disc, rep, cfg.proposals, cfg.temperature, sd + 1), centre, ref_sign)
             p_fl = fix_chirality(propose_flow(fl, rep, cfg.proposals, sd + 2), centre, ref_sign)
+        ce = {"ce_train": _cross_entropy(ar, disc, rep, data["train"]), "ce_test": _cross_entropy(ar, disc, rep, data["test"])}
         for name, p, tr, m in (("ArBG", p_ar, tr_ar, ar), ("NSF", p_fl, tr_fl, fl)):
             ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=sd + 3, **kw)
             rows.append({"seed": s, "model": name, "params": m.num_parameters(), "train_seconds": tr["seconds"],
-                         "final_loss": float(tr["loss"][-1]), **{k: v for k, v in ev.items()
+                         "final_loss": float(tr["loss"][-1]), **(ce if name == "ArBG" else {}),
+                         "loss_last_quarter": float(tr["loss"][(3 * len(tr["loss"])) // 4] - tr["loss"][-1]),
+                         **{k: v for k, v in ev.items()
                                                                   if k not in ("energies", "resampled_idx")}})
             if s == 0:
                 idx = ev["resampled_idx"]

@@ -117,11 +117,17 @@ def bins_figure(bin_rows: list[dict]):
 
 
 def loss_figure(adp: dict):
+    """ArBG's training cross-entropy (seed 0) with its training-set and held-out values after training."""
     fig, ax = new_figure(1, 1, width=6.4, height=3.6)
     k = adp["keep"]["ArBG"]
-    ax.plot(k["loss_steps"], k["loss"], color=PALETTE[0])
+    r = next(r for r in adp["rows"] if r["model"] == "ArBG" and r["seed"] == 0)
+    ax.plot(k["loss_steps"], k["loss"], color=PALETTE[0], label="training batches")
+    ax.axhline(r["ce_test"], color=PALETTE[1], ls="--", label=f"held-out MD after training ({r['ce_test']:.3f})")
+    ax.axhline(r["ce_train"], color=PALETTE[2], ls=":", label=f"training MD after training ({r['ce_train']:.3f})")
     ax.set(xlabel="update", ylabel="cross-entropy per token (nats)",
-           title=f"ArBG training: {k['loss'][0]:.2f} → {k['loss'][-1]:.2f} nats per token")
+           title=f"ArBG training: {k['loss'][0]:.2f} → {k['loss'][-1]:.2f} nats per token "
+                 f"({r['loss_last_quarter']:.3f} in the last quarter)")
+    ax.legend(fontsize=8)
     return fig
 
 
