@@ -537,15 +537,15 @@ def _(cfg, ex, mo, plots, sr, torch):
 
 @app.cell
 def _(cfg, claims, mo, plots, sr):
-    check10 = claims.claim10(sr["eval"], cfg)
-    check11 = claims.claim11(sr["eval"], cfg)
+    check10 = claims.claim10(sr["eval"], sr["long_rfne"], cfg)
+    check11 = claims.claim11(sr["eval"], sr["long_rfne"], cfg)
     mo.vstack([plots.sr_curve_figure(sr["eval"]), mo.md(f"""
     *Figure: mean test RFNE (left, lower is better) and ACC (right, higher is better) against the refinement
     step; dashed: the trained horizon K. Intervals below are 95 % bootstraps over test trajectories.*
 
-    {check10.sentence("Claim 10")}
+    {check10.sentence("Claim 10")} {check10.reason or ""}
 
-    {check11.sentence("Claim 11")}
+    {check11.sentence("Claim 11")} {check11.reason or ""}
     """)])
     return check10, check11
 
