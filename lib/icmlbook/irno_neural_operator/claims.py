@@ -211,8 +211,13 @@ def claim9(ev: Evaluation, k1: Evaluation, large: Evaluation, cfg: IRNOConfig) -
                       {"k1": d1, "large": d2})
 
 
-def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, cfg: IRNOConfig) -> str | None:
-    g = 1.0 - float(np.mean(long_rfne)) / float(ev.rfne[0].mean())
+def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> str | None:
+    base = float(ev.rfne[0].mean())
+    if base >= float(np.mean(interp_rfne)):
+        return (f"the super-resolution base (RFNE {base:.4f}) does not beat the Fourier-interpolated observation "
+                f"itself (RFNE {np.mean(interp_rfne):.4f}): it is not a trained operator, so a gain over it says "
+                "nothing about refinement")
+    g = 1.0 - float(np.mean(long_rfne)) / base
     if g < cfg.plateau_tol:
         return None
     return (f"the super-resolution base is not trained to a plateau (the extra epochs lower its RFNE by {g:.1%}, "
@@ -224,20 +229,22 @@ def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, cfg: IRNOConfig) -> str
             "its ACC.",
             rule="paired over test samples at k = K: the relative RFNE gain 1 - RFNE_K/RFNE_0 has a 95 % "
                  "cluster-bootstrap lower bound > effect_min (1 %), and ACC_K - ACC_0 a lower bound > effect_min "
-                 "(0.01); decided only where the base is at a plateau (the same base trained with IRNO's extra "
-                 "epochs gains < plateau_tol, 5 %, in RFNE), undecided otherwise",
+                 "(0.01); decided only where the base beats the Fourier-interpolated observation and is at a "
+                 "plateau (the same base trained with IRNO's extra epochs gains < plateau_tol, 5 %, in RFNE), "
+                 "undecided otherwise",
             rejects="a refiner that does not help on super-resolution (RFNE or ACC no better than the base's); a gain "
                     "that only makes up for an under-trained base",
             paper="ERA5 16x, FNO base: ACC 0.7523 → 0.892, RFNE 0.3247 → 0.214")
-def claim10(ev: SREvaluation, long_rfne: np.ndarray, cfg: IRNOConfig) -> ClaimCheck:
+def claim10(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> ClaimCheck:
     K = ev.K
     g = relative_gain(ev.rfne[0], ev.rfne[K], ev.traj_id, cfg.n_boot)
     d = paired_difference(ev.acc[K], ev.acc[0], ev.traj_id, cfg.n_boot)
-    measured = (f"RFNE {ev.rfne[0].mean():.4f} (base; with the extra epochs {np.mean(long_rfne):.4f}) → "
+    measured = (f"RFNE {ev.rfne[0].mean():.4f} (base; with the extra epochs {np.mean(long_rfne):.4f}; the "
+                f"interpolated observation {np.mean(interp_rfne):.4f}) → "
                 f"{ev.rfne[K].mean():.4f} (gain {g[0]:.1%} [{g[1]:.1%}, {g[2]:.1%}]); ACC {ev.acc[0].mean():.4f} → "
                 f"{ev.acc[K].mean():.4f} (difference {d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}])")
     vals = {"rfne_gain": g, "acc_gain": d}
-    why = _sr_plateau(ev, long_rfne, cfg)
+    why = _sr_plateau(ev, long_rfne, interp_rfne, cfg)
     if why:
         return ClaimCheck(measured, None, vals, reason=why)
     return ClaimCheck(measured, bool(g[1] > cfg.effect_min and d[1] > cfg.effect_min), vals)
@@ -245,13 +252,13 @@ def claim10(ev: SREvaluation, long_rfne: np.ndarray, cfg: IRNOConfig) -> ClaimCh
 
 @claim_rule("C11", statement="On super-resolution the RFNE gain is large (the paper: a third).",
             rule="the relative RFNE gain at k = K has a 95 % cluster-bootstrap lower bound >= gain_min (10 %); decided "
-                 "only where the base is at a plateau (as in claim 10)",
+                 "only where the base beats interpolation and is at a plateau (as in claim 10)",
             rejects="a refiner that only polishes the super-resolved field (RFNE gain below 10 %)",
             paper="RFNE −34.09 % (ERA5 16x, FNO base)")
-def claim11(ev: SREvaluation, long_rfne: np.ndarray, cfg: IRNOConfig) -> ClaimCheck:
+def claim11(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> ClaimCheck:
     g, lo, hi = relative_gain(ev.rfne[0], ev.rfne[ev.K], ev.traj_id, cfg.n_boot)
     measured = f"RFNE gain at K {g:.1%} [{lo:.1%}, {hi:.1%}]"
-    why = _sr_plateau(ev, long_rfne, cfg)
+    why = _sr_plateau(ev, long_rfne, interp_rfne, cfg)
     if why:
         return ClaimCheck(measured, None, {"rfne_gain": (g, lo, hi)}, reason=why)
     return ClaimCheck(measured, bool(lo >= cfg.gain_min), {"rfne_gain": (g, lo, hi)})

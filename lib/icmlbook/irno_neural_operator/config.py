@@ -25,6 +25,7 @@ CPU time (112 s of wall time at a load of 6).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..runtime.profiles import (Float, Int, IntGrid, NonNegativeFloat, PositiveFloat, PositiveInt, ProfileConfig,
@@ -71,6 +72,9 @@ class IRNOConfig(ProfileConfig):
         trajectory (sr_dt_frame apart in simulation time, after the same spin-up).
     sr_base_modes, sr_base_epochs, sr_irno_epochs, sr_batch : its FNO base (width base_width, base_layers layers)
         and its refiner (the main recipe: unet_base, unet_depth, K, alpha and the main loss).
+    well_path, well_dataset : a local copy of The Well (its base folder, or the dataset's) to run the main study
+        on instead of our simulated flow ("" = simulate; meant for ``full``; nothing is ever downloaded); n must
+        then be the dataset's grid, and train_traj, test_traj, frames cap what is read.
     """
 
     n: Int(ge=16) = 32
@@ -129,8 +133,18 @@ class IRNOConfig(ProfileConfig):
     sr_base_epochs: PositiveInt = 20
     sr_irno_epochs: PositiveInt = 6
     sr_batch: PositiveInt = 8
+    well_path: str = ""
+    well_dataset: str = "active_matter"
 
     def validate(self) -> None:
+        from .well import WELL_DATASETS
+
+        if self.well_dataset not in WELL_DATASETS:
+            raise ValueError(f"well_dataset={self.well_dataset!r} is not allowed; allowed values: "
+                             f"{', '.join(WELL_DATASETS)}")
+        if self.well_path and not Path(self.well_path).expanduser().is_dir():
+            raise ValueError(f"well_path={self.well_path!r} does not exist or is not a folder; give a local copy of "
+                             "The Well (the folder holding datasets/<name>/data/<split>/*.hdf5), or \"\" to simulate")
         if self.n_sim < self.n:
             raise ValueError(f"n_sim={self.n_sim!r} is not allowed; it must be >= n={self.n}")
         if self.n % 2 ** self.unet_depth:

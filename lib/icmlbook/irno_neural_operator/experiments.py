@@ -19,6 +19,7 @@ from .config import BASES, VARIANTS, IRNOConfig
 from .irno import IRNO, LossSpec, make_refiner, train_base, train_irno
 from .ns2d import coarsen, make_windows, simulate_dataset, spectral_resample
 from .operators import FNO2d, count_parameters
+from .well import load_well_fields, well_windows
 
 __all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base", "variant_spec",
            "train_variant", "load_irno", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
@@ -28,9 +29,11 @@ __all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base
 
 @dataclasses.dataclass
 class Task:
-    """Normalised (z-score with the training mean and standard deviation) windows: inputs ``(N, history, n, n)``,
-    targets ``(N, 1, n, n)``; ``test_traj_id`` is the trajectory of each test sample (for cluster bootstraps);
-    ``test_frames`` the normalised test trajectories ``(T, frames, n, n)``."""
+    """Normalised (z-score with the training mean and standard deviation, per field) windows: inputs
+    ``(N, history * C, n, n)``, targets ``(N, C, n, n)`` (``C = channels``: 1 for our flow, 11 for The Well's
+    Active Matter); ``test_traj_id`` is the trajectory of each test sample (for cluster bootstraps);
+    ``test_frames`` the normalised test trajectories ``(T, frames, n, n)`` (``(T, frames, C, n, n)`` from The
+    Well); ``source`` says where the data come from."""
 
     x_train: torch.Tensor
     y_train: torch.Tensor
@@ -43,11 +46,35 @@ class Task:
     n: int
     n_sim: int
     seconds: float
+    channels: int = 1
+    source: str = "simulated"
+
+
+def _well_task(cfg: IRNOConfig, t0: float) -> Task:
+    """The task from a local copy of The Well (``cfg.well_path``): the first ``train_traj`` training and
+    ``test_traj`` test trajectories, their first ``frames`` time steps, z-scored per field."""
+    tr = load_well_fields(cfg.well_path, cfg.well_dataset, "train", max_trajectories=cfg.train_traj)
+    te = load_well_fields(cfg.well_path, cfg.well_dataset, "test", max_trajectories=cfg.test_traj)
+    n = tr.data.shape[-1]
+    if n != cfg.n or te.data.shape[-1] != n:
+        raise ValueError(f"n={cfg.n} does not match the grid of {cfg.well_dataset} under well_path "
+                         f"({n}x{n}); set n={n}")
+    train, test = tr.data[:, :cfg.frames], te.data[:, :cfg.frames]
+    mean = train.mean((0, 1, 3, 4), keepdim=True)
+    std = train.std((0, 1, 3, 4), keepdim=True).clamp_min(1e-12)
+    train, test = (train - mean) / std, (test - mean) / std
+    xtr, ytr, _ = well_windows(train, cfg.history)
+    xte, yte, ids = well_windows(test, cfg.history)
+    return Task(xtr, ytr, xte, yte, ids, test, mean.flatten().tolist(), std.flatten().tolist(), n, n,
+                time.perf_counter() - t0, channels=train.shape[2], source=f"The Well: {cfg.well_dataset}")
 
 
 def make_task(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> Task:
-    """Simulate ``train_traj + test_traj`` independent Kolmogorov flows (seeded by ``seed``) and cut windows."""
+    """Simulate ``train_traj + test_traj`` independent Kolmogorov flows (seeded by ``seed``) and cut windows; with
+    ``cfg.well_path`` set, read The Well's data from there instead (``full``; nothing is downloaded)."""
     t0 = time.perf_counter()
+    if cfg.well_path:
+        return _well_task(cfg, t0)
     data = simulate_dataset(cfg.train_traj + cfg.test_traj, cfg.frames, cfg.n, n_sim=cfg.n_sim, nu=cfg.nu,
                             drag=cfg.drag, forcing_amp=cfg.forcing_amp, forcing_k=cfg.forcing_k, dt=cfg.dt,
                             dt_frame=cfg.dt_frame, spinup=cfg.spinup, seed=1000 + seed,
@@ -62,9 +89,9 @@ def make_task(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> Task:
     return Task(xtr, ytr, xte, yte, ids, test, mean, std, cfg.n, cfg.n_sim, time.perf_counter() - t0)
 
 
-def base_kwargs(cfg: IRNOConfig, kind: str) -> dict:
-    """Constructor arguments of base ``kind`` (see :data:`.config.BASES`)."""
-    common = dict(in_channels=cfg.history, out_channels=1, layers=cfg.base_layers)
+def base_kwargs(cfg: IRNOConfig, kind: str, channels: int = 1) -> dict:
+    """Constructor arguments of base ``kind`` (see :data:`.config.BASES`) for fields of ``channels`` channels."""
+    common = dict(in_channels=cfg.history * channels, out_channels=channels, layers=cfg.base_layers)
     if kind == "fno":
         return dict(common, width=cfg.base_width, modes=cfg.base_modes, factorization="dense")
     if kind == "tfno":
@@ -83,7 +110,7 @@ def train_base_operator(cfg: IRNOConfig, task: Task, kind: str, seed: int, show_
     epochs (the extra budget IRNO gets), the others ``base_epochs``."""
     init = "fno" if kind == "fno_long" else kind                  # fno_long: the fno's own initialisation
     torch.manual_seed(10_000 + seed * 10 + BASES.index(init))
-    kw = base_kwargs(cfg, kind)
+    kw = base_kwargs(cfg, kind, task.channels)
     model = FNO2d(**kw)
     epochs = cfg.base_epochs + (cfg.irno_epochs if kind in ("fno_large", "fno_long") else 0)
     t0 = time.perf_counter()
@@ -102,12 +129,14 @@ def load_base(rec: dict) -> FNO2d:
     return model.requires_grad_(False).eval()
 
 
-def variant_spec(cfg: IRNOConfig, variant: str) -> tuple[LossSpec, int, int]:
-    """``(loss spec, number of refiners, epochs)`` of an IRNO variant (see :data:`.config.VARIANTS`)."""
+def variant_spec(cfg: IRNOConfig, variant: str, n_train: int | None = None) -> tuple[LossSpec, int, int]:
+    """``(loss spec, number of refiners, epochs)`` of an IRNO variant (see :data:`.config.VARIANTS`) trained on
+    ``n_train`` samples (default: the simulated task's ``train_traj * (frames - history)``)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant={variant!r} is not allowed; allowed values: {', '.join(VARIANTS)}")
     K = 1 if variant == "k1" else cfg.K
-    steps = cfg.irno_epochs * math.ceil(cfg.train_traj * (cfg.frames - cfg.history) / cfg.batch)
+    n_train = cfg.train_traj * (cfg.frames - cfg.history) if n_train is None else n_train
+    steps = cfg.irno_epochs * math.ceil(n_train / cfg.batch)
     spec = LossSpec(K=K, beta_spec=0.0 if variant == "no_spectral" else cfg.beta_spec, lam_start=cfg.lam_start,
                     lam_end=cfg.lam_start if variant == "const_lambda" else cfg.lam_end,
                     beta_fp=0.0 if variant == "no_fp" else cfg.beta_fp,
@@ -118,9 +147,10 @@ def variant_spec(cfg: IRNOConfig, variant: str) -> tuple[LossSpec, int, int]:
 def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, seed: int,
                   show_progress: bool = True) -> dict:
     """Train IRNO ``variant`` on the frozen base of ``base_rec``."""
-    spec, n_ref, epochs = variant_spec(cfg, variant)
+    spec, n_ref, epochs = variant_spec(cfg, variant, task.x_train.shape[0])
     torch.manual_seed(20_000 + seed * 100 + BASES.index(base_rec["kind"]))     # one init for every variant
-    refiners = [make_refiner(cfg.history, 1, cfg.unet_base, cfg.unet_depth) for _ in range(n_ref)]
+    c_x, c_h = base_rec["kwargs"]["in_channels"], base_rec["kwargs"]["out_channels"]
+    refiners = [make_refiner(c_x, c_h, cfg.unet_base, cfg.unet_depth) for _ in range(n_ref)]
     model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha)
     t0 = time.perf_counter()
     tr = train_irno(model, task.x_train, task.y_train, spec, epochs=epochs, batch=cfg.batch, lr=cfg.irno_lr,
@@ -132,7 +162,8 @@ def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, see
 
 
 def load_irno(cfg: IRNOConfig, base_rec: dict, rec: dict, alpha: float | None = None) -> IRNO:
-    refiners = [make_refiner(cfg.history, 1, cfg.unet_base, cfg.unet_depth) for _ in range(rec["n_refiners"])]
+    c_x, c_h = base_rec["kwargs"]["in_channels"], base_rec["kwargs"]["out_channels"]
+    refiners = [make_refiner(c_x, c_h, cfg.unet_base, cfg.unet_depth) for _ in range(rec["n_refiners"])]
     model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha if alpha is None else alpha)
     model.refiners.load_state_dict(rec["state"])
     return model.requires_grad_(False).eval()
@@ -183,7 +214,7 @@ def evaluate(cfg: IRNOConfig, task: Task, model: IRNO | None, steps: int, *, bas
         steps = 0
     else:
         hs = _iterate(model, x, steps)
-    v = torch.stack([metrics.vrmse(h, y)[:, 0] for h in hs]).numpy()
+    v = torch.stack([metrics.vrmse(h, y).mean(1) for h in hs]).numpy()
     sh = torch.stack([metrics.shell_errors(h, y) for h in hs]).numpy()
     err = torch.stack([(h - y).pow(2).mean((1, 2, 3)).sqrt() for h in hs]).numpy()
     diffs = (torch.stack([(hs[k + 1] - hs[k]).pow(2).mean((1, 2, 3)).sqrt() for k in range(steps)]).numpy()
@@ -376,7 +407,7 @@ def evaluate_sr(task: SRTask, model: IRNO, steps: int, K: int) -> SREvaluation:
     phys = lambda z: z * task.std + task.mean  # noqa: E731
     r = torch.stack([metrics.rfne(phys(h), phys(y)) for h in hs]).numpy()
     a = torch.stack([metrics.acc(h, y, task.climatology) for h in hs]).numpy()
-    v = torch.stack([metrics.vrmse(h, y)[:, 0] for h in hs]).numpy()
+    v = torch.stack([metrics.vrmse(h, y).mean(1) for h in hs]).numpy()
     sh = torch.stack([metrics.shell_errors(h, y) for h in hs]).numpy()
     return SREvaluation(r, a, v, sh, task.test_traj_id.numpy(), task.fine, K)
 
@@ -384,7 +415,8 @@ def evaluate_sr(task: SRTask, model: IRNO, steps: int, K: int) -> SREvaluation:
 def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     """The super-resolution experiment on one seed: the task, a few-mode FNO base trained by MSE on it and frozen,
     the same base trained from the same start with IRNO's extra epochs too (``long_rfne``: its test RFNE, the
-    plateau reference of claims 10 and 11), IRNO trained on the base with the main recipe (``K``, ``alpha``, the
+    plateau reference of claims 10 and 11), the test RFNE of the Fourier-interpolated observation itself
+    (``interp_rfne``, the trivial super-resolution the base must beat), IRNO trained on the base with the main recipe (``K``, ``alpha``, the
     progressive spectral loss and the fixed-point term), and its evaluation to ``eval_steps``."""
     task = make_sr_task(cfg, seed, show_progress)
     torch.manual_seed(30_000 + seed)
@@ -400,8 +432,10 @@ def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     long = FNO2d(**kw)
     train_base(long, task.x_train, task.y_train, epochs=cfg.sr_base_epochs + cfg.sr_irno_epochs, batch=cfg.sr_batch,
                lr=cfg.base_lr, seed=seed, desc="SR base FNO, extra epochs", show_progress=show_progress)
+    phys = lambda z: z * task.std + task.mean  # noqa: E731
     with torch.no_grad():
-        long_rfne = metrics.rfne(long(task.x_test) * task.std + task.mean, task.y_test * task.std + task.mean).numpy()
+        long_rfne = metrics.rfne(phys(long(task.x_test)), phys(task.y_test)).numpy()
+    interp_rfne = metrics.rfne(phys(task.x_test), phys(task.y_test)).numpy()     # the interpolated observation
     steps = cfg.sr_irno_epochs * math.ceil(task.x_train.shape[0] / cfg.sr_batch)
     spec = LossSpec(K=cfg.K, beta_spec=cfg.beta_spec, lam_start=cfg.lam_start, lam_end=cfg.lam_end,
                     beta_fp=cfg.beta_fp, fp_warmup=max(1, round(cfg.fp_warmup_frac * steps)))
@@ -416,7 +450,7 @@ def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     return {"seed": seed, "task": task, "base_kwargs": kw,
             "base_state": {k: v.cpu() for k, v in base.state_dict().items()},
             "refiner_state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},
-            "eval": ev, "long_rfne": long_rfne, "base_seconds": base_s, "irno_seconds": irno_s, "base_params": count_parameters(base),
+            "eval": ev, "long_rfne": long_rfne, "interp_rfne": interp_rfne, "base_seconds": base_s, "irno_seconds": irno_s, "base_params": count_parameters(base),
             "refiner_params": count_parameters(model.refiners)}
 
 
