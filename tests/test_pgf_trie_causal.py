@@ -516,6 +516,19 @@ def test_claim12_random_thinning_is_rejected_at_every_keep_rate():
     assert claims.claim12(_spurious_records(0.05, 0.5)).passed is True
 
 
+def test_claim12_says_how_many_graphs_the_excess_reduction_leaves_out():
+    """The excess reduction is undefined (NaN) on a graph where the ablation's recall is 0; such graphs are left
+    out of its interval and counted in the measured text (formerly silently)."""
+    assert "left out" not in claims.claim12(_spurious_records(0.05, 0.5)).measured
+    rows = _spurious_records(0.05, 0.5)
+    for r in rows:
+        if r["method"] == claims.SUFFICIENT and r["seed"] in (0, 1):
+            r["directed_recall"] = 0.0
+    check = claims.claim12(rows)
+    assert "2 graph(s) where the ablation's recall is 0 left out" in check.measured
+    assert check.values["excess_dropped"] == 2
+
+
 @claim_case(SLUG, "C3", "reproduced")
 def _c3_ok():
     return claims.claim3(ex.chain_blocking(SMALL, 0))
