@@ -1292,3 +1292,26 @@ def test_playground_controls():
         playground(["mutex_missing"], [True], 0, "lockset", level="pair")
     with pytest.raises(ValueError, match="loop_threads=1"):
         playground(["loop_spawn"], [True], 0, "lockset", threads=1)
+
+
+def test_full_profile_path_at_tiny_sizes():
+    """The full profile's code path (more resamples and ThreadSanitizer runs than default, nothing else)
+    runs end to end with its sizes overridden down: the generated suite, the study, every claim rule."""
+    from icmlbook.drpbench_data_races.experiments import population_study, tsan_study
+
+    full = config_for("full")
+    assert (full.n_boot, full.tsan_runs, full.real_stride) == (5000, 5, 1)
+    cfg = config_for("full", n_generated=8, n_boot=100, cv_folds=2, gb_iterations=5, tsan_generated=2,
+                     tsan_real=0, tsan_runs=1, tsan_timeout=1.0)
+    suite = generated_suite(cfg, 0)
+    study = population_study(suite, cfg, 0, "generated suite")
+    for rule in (claims.claim3, claims.claim5, claims.claim6):
+        assert rule(study, cfg, 0).passed in (True, False, None)
+    # a stratum with no program leaves claim 6 undecided, with the reason, instead of failing to resample
+    only_mutex = PopulationStudy("w", [p for p in study.programs if stratum_of(p) == "mutex only"] or study.programs[:1],
+                                 study.predictions, [])
+    c6 = claims.claim6(only_mutex, cfg, 0)
+    assert c6.passed is None and "holds no program" in c6.reason
+    if tsan_available():
+        ts = tsan_study(suite, [], cfg, 0)
+        assert ts.available and len(ts.generated) == 2 and all(r.runs == 1 for r in ts.generated.values())

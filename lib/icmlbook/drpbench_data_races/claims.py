@@ -15,7 +15,8 @@ from typing import Sequence
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from .config import DRPBenchConfig
 from .data import Program
-from .experiments import PopulationStudy, distraction_rates, distraction_specificity, localisation_gap, stratum_gap
+from .experiments import (STRATA, PopulationStudy, distraction_rates, distraction_specificity, localisation_gap,
+                          stratum_gap, stratum_of)
 
 #: the predictors claim 3 is about; all pairs (every conflicting pair, so a huge gap by construction) is shown
 #: beside them as a reference
@@ -117,6 +118,10 @@ FORMER_C5_RULE = ("all-pairs flags more than half of the protected conflicting p
 
 
 def _myopia(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimCheck:
+    sizes = {s: sum(stratum_of(p) == s for p in study.programs) for s in STRATA[:2]}
+    if not all(sizes.values()):
+        return ClaimCheck("—", None, reason="a stratum holds no program at this size ("
+                          + ", ".join(f"{s}: {n}" for s, n in sizes.items()) + ")")
     g = stratum_gap(study, "lockset (mutex only)", cfg.n_boot, seed, reference="lockset")
     ok = g["lo"] > 0 and g["did_lo"] > 0
     return ClaimCheck(f"mutex-only analyser, line F1: {g['f1_mutex']:.2f} on {g['n_mutex']} mutex-only programs vs "
