@@ -516,6 +516,17 @@ def test_claim12_random_thinning_is_rejected_at_every_keep_rate():
     assert claims.claim12(_spurious_records(0.05, 0.5)).passed is True
 
 
+def test_claim7_says_how_many_graphs_with_undefined_f1_it_leaves_out():
+    k = 12
+    rows = _records({claims.OURS: {"directed_f1": 0.7 + _noise(k, 0.05, 1)},
+                     claims.PC: {"directed_f1": 0.5 + _noise(k, 0.05, 2)},
+                     claims.FCI: {"directed_f1": 0.5 + _noise(k, 0.05, 3)}})
+    assert "left out" not in claims.claim7(rows).measured
+    rows[0]["directed_f1"] = float("nan")           # a graph without directed edges: F1 undefined (metrics.py)
+    check = claims.claim7(rows)
+    assert check.measured.count("1 graph(s) with F1 undefined left out") == 2 and check.passed is True
+
+
 def test_claim12_says_how_many_graphs_the_excess_reduction_leaves_out():
     """The excess reduction is undefined (NaN) on a graph where the ablation's recall is 0; such graphs are left
     out of its interval and counted in the measured text (formerly silently)."""

@@ -149,7 +149,8 @@ def claim7(records: list[dict]) -> ClaimCheck:
     parts, ok = [], True
     for other in (PC, FCI):
         e = paired_effect(_paired(records, "directed_f1", OURS, other))
-        parts.append(f"ours − {other.split()[0]} {e.mean:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]")
+        parts.append(f"ours − {other.split()[0]} {e.mean:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]"
+                     + (f" ({e.dropped} graph(s) with F1 undefined left out)" if e.dropped else ""))
         ok &= e.passed
     f1 = {k: np.nanmean(list(v.values())) for k, v in _by_method(records, "directed_f1").items()}
     measured = (f"directed F1 ours {f1[OURS]:.2f}, PC {f1[PC]:.2f}, FCI {f1[FCI]:.2f}; paired differences "
