@@ -564,8 +564,8 @@ def _(mo):
       fails, where the claim is that reweighting works) below that; claims 3 and 5 decide on one-sided
       95 % intervals over seeds instead of signs, claim 3b on binomial bounds; claim 6 needs an interior
       best temperature in a sweep wider than its window (smoke's sweep widened to 0.9–1.1); claim 7 a
-      margin of two standard errors; claim 9 no longer counts the clash fraction, which the twist lowers
-      by construction; claim 11's MD is now run from the minimised structure (its windows were slices of
+      margin of two standard errors; claim 9 asks that the twist acted (a resampling event, clash
+      fractions apart beyond binomial noise) and that E-W2 and T-W2 are no worse; claim 11's MD is now run from the minimised structure (its windows were slices of
       the reference set itself).
     """)
     return

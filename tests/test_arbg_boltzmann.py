@@ -712,6 +712,18 @@ def _c9_alt_tw2():
     return claims.claim9(_smc(12.0, tw2_smc=1.2, clash_smc=0.01), CFG)
 
 
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a twist that changes nothing (second review)")
+def _c9_alt_nothing():
+    smc = _smc(20.0, tw2_smc=0.9, ess=(0.05, 0.05), clash_smc=0.4)
+    smc["rows"][1].update(resampling_events=0, lineages=2000)
+    return claims.claim9(smc, CFG)
+
+
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="clash fractions within binomial noise")
+def _c9_alt_noise():
+    return claims.claim9(_smc(19.0, clash_smc=0.39), CFG)
+
+
 def test_claim9_undecided_on_collapsed_weights():
     assert claims.claim9(_smc(12.0, ess=(5e-4, 5e-4)), CFG).verdict == "not testable at this profile"  # the review's case
 
