@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime.profiles import (Float, Grid, Int, IntGrid, OneOf, PositiveFloat, PositiveInt, Probability,
-                                ProfileConfig, profile_config)
+                                ProfileConfig, TupleOf, profile_config)
 
 __all__ = ["LandingConfig", "PRESETS", "config_for"]
 
@@ -35,6 +35,11 @@ class LandingConfig(ProfileConfig):
         prior_Ns : steps of the forward-to-prior study (torus); prior_points; prior_seeds independent draws.
         cost_ns : SO(n) sizes of the per-step cost study; cost_points.
         landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2); sweep_points, sweep_N.
+    The paper's other benchmarks (``benchmarks.py``)
+        benchmarks : which of so10, dipeptide, robot run at this profile (the others are "not testable at this
+            profile"); bench_seeds, bench_n_train, bench_n_test, bench_epochs, bench_width, bench_depth : their sizes;
+            bench_N : sampling and training steps (0: the official configuration's). The arm uses at most 320 of
+            its 400 trajectories for training and the rest for testing.
     Thresholds
         feas_mean_h : claim 1: mean |h| along every path below this (dossier: 1e-3 on S²).
         terminal_tol : claim 1: violation after the terminal projection.
@@ -83,6 +88,14 @@ class LandingConfig(ProfileConfig):
     landing_scales: Grid(gt=0, lt=2, min_len=3) = (0.01, 0.1, 1.0, 1.9)
     sweep_points: PositiveInt = 1000
     sweep_N: PositiveInt = 100
+    benchmarks: TupleOf(OneOf("so10", "dipeptide", "robot"), min_len=0) = ()
+    bench_seeds: PositiveInt = 1
+    bench_n_train: PositiveInt = 800
+    bench_n_test: PositiveInt = 1000
+    bench_epochs: PositiveInt = 100
+    bench_width: PositiveInt = 256
+    bench_depth: PositiveInt = 3
+    bench_N: Int(ge=0) = 0
     feas_mean_h: PositiveFloat = 1e-3
     terminal_tol: PositiveFloat = 1e-6
     parity_margin: PositiveFloat = 0.02
@@ -108,9 +121,10 @@ PRESETS: dict[str, LandingConfig] = {
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
                            prior_points=300, prior_seeds=3, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300,
                            sweep_N=30, nfe_Ns=(5, 15, 30)),
-    "default": LandingConfig(n_train=1000, epochs=100, batch_size=1000),
+    "default": LandingConfig(n_train=800, epochs=80, batch_size=800),
     "full": LandingConfig(n_train=8000, n_test=5000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
-                          cost_points=4096, prior_points=2000),
+                          cost_points=4096, prior_points=2000, benchmarks=("so10", "dipeptide", "robot"), bench_seeds=3,
+                          bench_n_train=4000, bench_n_test=1000, bench_epochs=2000, bench_width=512, bench_depth=5),
 }
 
 

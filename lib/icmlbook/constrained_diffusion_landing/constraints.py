@@ -26,7 +26,8 @@ from typing import Callable
 import torch
 from torch.func import jacrev, vmap
 
-__all__ = ["ConstraintSet", "Sphere", "CappedSphere", "Torus", "SpecialOrthogonal", "FunctionalSet"]
+__all__ = ["ConstraintSet", "Sphere", "CappedSphere", "Torus", "SpecialOrthogonal", "FunctionalSet", "Dipeptide", "RobotArm",
+           "dihedral", "dihedral_gradient", "panda_positions"]
 
 
 class ConstraintSet:
@@ -419,3 +420,197 @@ class FunctionalSet(ConstraintSet):
         if self._sampler is None:
             raise NotImplementedError(f"{self.name}: no uniform sampler given")
         return self._sampler(n, generator)
+
+
+# -- the alanine dipeptide (mixed constraints on a molecule) -------------------------------------------
+def dihedral(p: torch.Tensor) -> torch.Tensor:
+    r"""The dihedral angle of four points ``p`` (..., 4, 3) in the IUPAC convention: with bonds
+    :math:`b_1=p_1-p_0,\ b_2=p_2-p_1,\ b_3=p_3-p_2`, :math:`\phi=\operatorname{atan2}(|b_2|\,b_1\cdot(b_2\times b_3),\
+    (b_1\times b_2)\cdot(b_2\times b_3))` in :math:`(-\pi,\pi]`."""
+    b1, b2, b3 = p[..., 1, :] - p[..., 0, :], p[..., 2, :] - p[..., 1, :], p[..., 3, :] - p[..., 2, :]
+    n1, n2 = torch.linalg.cross(b1, b2), torch.linalg.cross(b2, b3)
+    return torch.atan2(b2.norm(dim=-1) * (b1 * n2).sum(-1), (n1 * n2).sum(-1))
+
+
+def dihedral_gradient(p: torch.Tensor) -> torch.Tensor:
+    r"""Closed-form gradient of :func:`dihedral` with respect to the four points, ``(B, 4, 3)`` for ``p`` (B, 4, 3)
+    (Blondel & Karplus, J. Comput. Chem. 17, 1996): with :math:`F=p_0-p_1`, :math:`G=p_1-p_2`, :math:`H=p_3-p_2`,
+    :math:`A=F\times G`, :math:`B=H\times G`,
+    :math:`\partial_0=-\frac{|G|}{|A|^2}A`, :math:`\partial_3=\frac{|G|}{|B|^2}B`,
+    :math:`\partial_1=\frac{|G|}{|A|^2}A+\frac{F\cdot G}{|A|^2|G|}A-\frac{H\cdot G}{|B|^2|G|}B`,
+    :math:`\partial_2=-\frac{|G|}{|B|^2}B-\frac{F\cdot G}{|A|^2|G|}A+\frac{H\cdot G}{|B|^2|G|}B`
+    (the four sum to zero: a translation leaves the angle unchanged)."""
+    F, G, H = p[:, 0] - p[:, 1], p[:, 1] - p[:, 2], p[:, 3] - p[:, 2]
+    A, Bv = torch.linalg.cross(F, G), torch.linalg.cross(H, G)
+    a2, b2 = (A * A).sum(1, keepdim=True), (Bv * Bv).sum(1, keepdim=True)
+    g = G.norm(dim=1, keepdim=True)
+    fg, hg = (F * G).sum(1, keepdim=True), (H * G).sum(1, keepdim=True)
+    d0 = -g / a2 * A
+    d3 = g / b2 * Bv
+    d1 = g / a2 * A + fg / (a2 * g) * A - hg / (b2 * g) * Bv
+    d2 = -g / b2 * Bv - fg / (a2 * g) * A + hg / (b2 * g) * Bv
+    return torch.stack([d0, d1, d2, d3], 1)
+
+
+def _wrap(a: torch.Tensor) -> torch.Tensor:
+    """An angle difference brought to (-pi, pi], smoothly away from the antipode."""
+    return torch.atan2(torch.sin(a), torch.cos(a))
+
+
+class Dipeptide(ConstraintSet):
+    r"""Alanine dipeptide's ten heavy atoms, flattened to :math:`d=30` (Å), with the backbone dihedral
+    :math:`\phi` (atoms 1, 3, 4, 6) fixed to :math:`\phi_0` (one equality) and :math:`\psi` (atoms 3, 4, 6, 8)
+    kept in a window :math:`[\psi_{lo},\psi_{hi}]` (two inequalities, written on the wrapped distance to the
+    window's centre so that they are smooth across :math:`\pm180^\circ`). The official code's setting:
+    :math:`\phi_0=-70^\circ`, window :math:`[130^\circ,170^\circ]`, :math:`\varepsilon=0.05`; its code folds the
+    window into one inequality (the larger of the two sides); two sides are equivalent on the set and smooth.
+    Jacobians in closed form (:func:`dihedral_gradient`)."""
+
+    PHI, PSI = (1, 3, 4, 6), (3, 4, 6, 8)
+
+    def __init__(self, phi0: float = -70.0, psi_window: tuple[float, float] = (130.0, 170.0), **kw):
+        kw.setdefault("eps", 0.05)
+        super().__init__(**kw)
+        lo, hi = psi_window
+        if not lo < hi:
+            raise ValueError(f"psi_window={psi_window!r} is not allowed; it must be (low, high) with low < high")
+        self.dim, self.n_eq, self.n_ineq, self.name = 30, 1, 2, "alanine dipeptide (phi fixed, psi window)"
+        self.phi0 = math.radians(phi0)
+        self.centre, self.half = math.radians(0.5 * (lo + hi)), math.radians(0.5 * (hi - lo))
+        self.psi_window = (float(lo), float(hi))
+
+    def angles(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(phi, psi) in radians for points (B, 30)."""
+        P = X.reshape(-1, 10, 3)
+        return dihedral(P[:, list(self.PHI)]), dihedral(P[:, list(self.PSI)])
+
+    def constraint_values(self, x):
+        P = x.reshape(10, 3)
+        d = _wrap(dihedral(P[list(self.PSI)]) - self.centre)
+        return torch.stack([_wrap(dihedral(P[list(self.PHI)]) - self.phi0), d - self.half, -d - self.half])
+
+    def values_and_jacobian(self, X):
+        self._check_points(X)
+        phi, psi = self.angles(X)
+        d = _wrap(psi - self.centre)
+        vals = torch.stack([_wrap(phi - self.phi0), d - self.half, -d - self.half], 1)
+        if not torch.isfinite(vals).all():
+            raise ValueError(f"{self.name}: constraint values are not finite at {int((~torch.isfinite(vals)).any(1).sum())} point(s)")
+        P = X.reshape(-1, 10, 3)
+        jac = torch.zeros((X.shape[0], 3, 10, 3), dtype=X.dtype, device=X.device)
+        jac[:, 0, list(self.PHI)] = dihedral_gradient(P[:, list(self.PHI)])
+        gp = dihedral_gradient(P[:, list(self.PSI)])
+        jac[:, 1, list(self.PSI)] = gp
+        jac[:, 2, list(self.PSI)] = -gp
+        return vals, jac.reshape(X.shape[0], 3, 30)
+
+
+# -- the 7-DOF arm (mixed constraints on a trajectory) -------------------------------------------------
+# The Franka Emika Panda's modified Denavit-Hartenberg table (alpha, a, d) per joint, from the maker's public
+# documentation, and the flange offset d = 0.107 m.
+PANDA_DH = ((0.0, 0.0, 0.333), (-math.pi / 2, 0.0, 0.0), (math.pi / 2, 0.0, 0.316), (math.pi / 2, 0.0825, 0.0),
+            (-math.pi / 2, -0.0825, 0.384), (math.pi / 2, 0.0, 0.0), (math.pi / 2, 0.088, 0.0))
+PANDA_FLANGE = 0.107
+
+
+def _mdh(alpha: float, a: float, d: float, theta: torch.Tensor) -> torch.Tensor:
+    """Modified-DH link transform(s) ``(..., 4, 4)`` for joint angle(s) ``theta`` (...)."""
+    c, s = torch.cos(theta), torch.sin(theta)
+    ca, sa = math.cos(alpha), math.sin(alpha)
+    z, o = torch.zeros_like(c), torch.ones_like(c)
+    rows = [torch.stack([c, -s, z, z + a], -1), torch.stack([s * ca, c * ca, z - sa, z - d * sa], -1),
+            torch.stack([s * sa, c * sa, z + ca, z + d * ca], -1), torch.stack([z, z, z, o], -1)]
+    return torch.stack(rows, -2)
+
+
+def panda_positions(q: torch.Tensor) -> torch.Tensor:
+    """Positions (..., 9, 3) of the base, the seven joint frames and the flange for joint angles q (..., 7)."""
+    T = torch.eye(4, dtype=q.dtype, device=q.device).expand(*q.shape[:-1], 4, 4)
+    out = [T[..., :3, 3]]
+    for i, (alpha, a, d) in enumerate(PANDA_DH):
+        T = T @ _mdh(alpha, a, d, q[..., i])
+        out.append(T[..., :3, 3])
+    T = T @ _mdh(0.0, 0.0, PANDA_FLANGE, torch.zeros_like(q[..., 0]))
+    out.append(T[..., :3, 3])
+    return torch.stack(out, -2)
+
+
+class RobotArm(ConstraintSet):
+    r"""A 7-DOF Panda trajectory of ``waypoints`` configurations, each joint as (cos, sin): a point is
+    ``(waypoints, 14)`` flattened (the seven cosines, then the seven sines). Equalities, per waypoint: the seven
+    identities :math:`c_i^2+s_i^2=1` and the end effector's height :math:`z=z_0`; and the end effector at the
+    start and end positions (3 + 3). Inequalities, per waypoint and obstacle: the joint frames 1-7 stay at least
+    ``radius + margin`` from the obstacle's centre (the nearest frame's distance). The official code's setting:
+    two spheres of radius 0.1 at (0.4, ±0.3, 0.205), margin 0.01, height 0.205, start (0.4, −0.5, 0.205), end
+    (0.4, 0.5, 0.205), ε = 0.001. Its code sums the squares of all equalities into one constraint and the
+    obstacle violations into one inequality; a sum of squares has a zero gradient on the set (a singular Gram
+    matrix), so the constraints are kept separate here: 8 × waypoints + 6 equalities, 2 × waypoints inequalities.
+    Jacobians by autodiff."""
+
+    def __init__(self, waypoints: int = 10, height: float = 0.205,
+                 obstacles: tuple = ((0.4, -0.3, 0.205), (0.4, 0.3, 0.205)), radius: float = 0.1, margin: float = 0.01,
+                 start: tuple = (0.4, -0.5, 0.205), end: tuple = (0.4, 0.5, 0.205), **kw):
+        kw.setdefault("eps", 0.001)
+        super().__init__(**kw)
+        if waypoints < 2:
+            raise ValueError(f"waypoints={waypoints!r} is not allowed; a trajectory needs >= 2")
+        self.waypoints, self.height, self.clearance = int(waypoints), float(height), float(radius + margin)
+        self.obstacles = torch.tensor(obstacles, dtype=torch.float64).reshape(-1, 3)
+        self.start, self.end = torch.tensor(start, dtype=torch.float64), torch.tensor(end, dtype=torch.float64)
+        self.dim = 14 * self.waypoints
+        self.n_eq = 8 * self.waypoints + 6
+        self.n_ineq = len(self.obstacles) * self.waypoints
+        self.name = f"7-DOF arm, {self.waypoints} waypoints"
+
+    def joint_angles(self, X: torch.Tensor) -> torch.Tensor:
+        """(B, waypoints, 7) joint angles from the (cos, sin) coordinates."""
+        Q = X.reshape(-1, self.waypoints, 14)
+        return torch.atan2(Q[..., 7:], Q[..., :7])
+
+    def end_effector(self, X: torch.Tensor) -> torch.Tensor:
+        """(B, waypoints, 3) end-effector path."""
+        return panda_positions(self.joint_angles(X))[..., -1, :]
+
+    def constraint_values(self, x):
+        Q = x.reshape(self.waypoints, 14)
+        c, s = Q[:, :7], Q[:, 7:]
+        pos = panda_positions(torch.atan2(s, c))                        # (W, 9, 3)
+        ee = pos[:, -1]
+        links = pos[:, 1:8]                                             # joint frames 1..7
+        obs = self.obstacles.to(x.dtype)
+        dist = (links.unsqueeze(1) - obs.view(1, -1, 1, 3)).norm(dim=-1)   # (W, n_obs, 7)
+        g = self.clearance - dist.amin(-1)                              # (W, n_obs)
+        h = torch.cat([(c * c + s * s - 1.0).reshape(-1), ee[:, 2] - self.height, ee[0] - self.start.to(x.dtype),
+                       ee[-1] - self.end.to(x.dtype)])
+        return torch.cat([h, g.reshape(-1)])
+
+    def _per_waypoint(self, q: torch.Tensor) -> torch.Tensor:
+        """One waypoint's (14,) coordinates -> the 7 identities, the end effector's (x, y, z) and the obstacle
+        clearances (10 + n_obstacles,): every constraint of a trajectory is one of these."""
+        c, s = q[:7], q[7:]
+        pos = panda_positions(torch.atan2(s, c))
+        dist = (pos[1:8].unsqueeze(0) - self.obstacles.to(q.dtype).unsqueeze(1)).norm(dim=-1)   # (n_obs, 7)
+        return torch.cat([c * c + s * s - 1.0, pos[-1], self.clearance - dist.amin(-1)])
+
+    def values_and_jacobian(self, X):
+        """Block-sparse: each constraint depends on one waypoint's 14 coordinates (the start and end positions on
+        the first and last), so the Jacobian is assembled from per-waypoint autodiff Jacobians (13 × 14 each),
+        the same values as ``constraint_values`` and its full Jacobian (tested), about ten times cheaper."""
+        self._check_points(X)
+        B, W, no = X.shape[0], self.waypoints, len(self.obstacles)
+        Q = X.reshape(B * W, 14)
+        vw = vmap(self._per_waypoint)(Q).reshape(B, W, 10 + no)
+        jw = vmap(jacrev(self._per_waypoint))(Q).reshape(B, W, 10 + no, 14)
+        vals = torch.cat([vw[:, :, :7].reshape(B, -1), vw[:, :, 9] - self.height,
+                          vw[:, 0, 7:10] - self.start.to(X.dtype), vw[:, -1, 7:10] - self.end.to(X.dtype),
+                          vw[:, :, 10:].reshape(B, -1)], 1)
+        if not torch.isfinite(vals).all():
+            raise ValueError(f"{self.name}: constraint values are not finite at {int((~torch.isfinite(vals)).any(1).sum())} point(s)")
+        J = X.new_zeros((B, self.n_eq + self.n_ineq, W, 14))
+        w = torch.arange(W)
+        J[:, w[:, None] * 7 + torch.arange(7)[None, :], w[:, None]] = jw[:, :, :7]
+        J[:, 7 * W + w, w] = jw[:, :, 9]
+        J[:, 8 * W + torch.arange(3), 0] = jw[:, 0, 7:10]
+        J[:, 8 * W + 3 + torch.arange(3), W - 1] = jw[:, W - 1, 7:10]
+        J[:, self.n_eq + w[:, None] * no + torch.arange(no)[None, :], w[:, None]] = jw[:, :, 10:]
+        return vals, J.reshape(B, -1, self.dim)

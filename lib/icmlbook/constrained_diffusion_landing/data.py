@@ -14,7 +14,8 @@ import torch
 from .constraints import CappedSphere, SpecialOrthogonal, Torus
 
 __all__ = ["vmf_mixture", "capped_vmf_mixture", "torus_mixture", "rotation_mixture", "earth_data", "DATA_DIR",
-           "latlon_to_xyz", "xyz_to_latlon", "split"]
+           "latlon_to_xyz", "xyz_to_latlon", "split", "dipeptide_conformations", "dipeptide_data",
+           "robot_data"]
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "constrained_diffusion"
 
@@ -105,12 +106,8 @@ def _checksums() -> dict[str, str]:
     return out
 
 
-def earth_data(name: str = "volcano") -> torch.Tensor:
-    """One of the paper's S² catalogues as unit vectors (checked against SHA256SUMS)."""
-    allowed = ("volcano", "earthquake", "flood", "fire", "hurricane")
-    if name not in allowed:
-        raise ValueError(f"name={name!r} is not allowed; allowed values: {', '.join(allowed)}")
-    rel = f"s2_earth/{name}.csv"
+def _verified(rel: str) -> Path:
+    """The vendored file ``rel`` (relative to DATA_DIR), after checking its SHA-256 against SHA256SUMS."""
     path = DATA_DIR / rel
     sums = _checksums()
     key = next((k for k in sums if k.endswith(rel)), None)
@@ -118,6 +115,15 @@ def earth_data(name: str = "volcano") -> torch.Tensor:
         raise ValueError(f"{rel} is not listed in SHA256SUMS")
     if hashlib.sha256(path.read_bytes()).hexdigest() != sums[key]:
         raise ValueError(f"{rel}: SHA-256 does not match SHA256SUMS")
+    return path
+
+
+def earth_data(name: str = "volcano") -> torch.Tensor:
+    """One of the paper's S² catalogues as unit vectors (checked against SHA256SUMS)."""
+    allowed = ("volcano", "earthquake", "flood", "fire", "hurricane")
+    if name not in allowed:
+        raise ValueError(f"name={name!r} is not allowed; allowed values: {', '.join(allowed)}")
+    path = _verified(f"s2_earth/{name}.csv")
     rows = []
     for line in path.read_text().splitlines():
         parts = line.replace(";", ",").split(",")
@@ -137,3 +143,53 @@ def split(x: torch.Tensor, seed: int, fractions=(0.8, 0.1, 0.1)) -> tuple[torch.
     a = int(fractions[0] * len(x))
     b = a + int(fractions[1] * len(x))
     return x[p[:a]], x[p[a:b]], x[p[b:]]
+
+
+def dipeptide_conformations() -> tuple[torch.Tensor, torch.Tensor]:
+    """The paper's alanine-dipeptide heavy-atom conformations ``(10000, 30)`` (Å, float64) and its centre
+    conformation ``(30,)`` (φ = −70°, ψ = 150°), checksums verified. The raw conformations are not on the
+    constraint set (φ spreads ±10° around −70°): :func:`dipeptide_data` brings them onto it."""
+    x = np.load(_verified("dipeptide/dipeptide.npy"), allow_pickle=False).astype(np.float64)
+    c = np.load(_verified("dipeptide/dipeptide_center.npy"), allow_pickle=False).astype(np.float64)
+    return torch.from_numpy(x.reshape(len(x), 30)), torch.from_numpy(c.reshape(30))
+
+
+def dipeptide_data(cs, n: int, seed: int) -> torch.Tensor:
+    """``n`` conformations on the dipeptide's constraint set (``constraints.Dipeptide``): those whose ψ lies
+    inside the window, centred (the constraints are invariant to translations), then Newton-projected onto
+    φ = φ₀ (a move of a few degrees); conformations whose projection fails or leaves ψ's window are dropped.
+    A seeded random subset (the official code trains on a refined copy of this data, not vendored)."""
+    x, _ = dipeptide_conformations()
+    _, psi = cs.angles(x)
+    d = torch.atan2(torch.sin(psi - cs.centre), torch.cos(psi - cs.centre))
+    x = x[d.abs() < cs.half]
+    x = (x.reshape(-1, 10, 3) - x.reshape(-1, 10, 3).mean(1, keepdim=True)).reshape(-1, 30)
+    g = torch.Generator().manual_seed(seed)
+    return _onto_set(cs, x[torch.randperm(len(x), generator=g)], n, "dipeptide conformations")
+
+
+def _onto_set(cs, x: torch.Tensor, n: int, what: str) -> torch.Tensor:
+    """The first ``n`` rows of ``x`` (already in random order) that the Newton projection brings onto the set to
+    1e-8; only as many rows as needed are projected (with a quarter in reserve)."""
+    if n > len(x):
+        raise ValueError(f"n={n!r} is not allowed; there are {len(x)} {what}")
+    take = x[: min(len(x), n + n // 4 + 8)]
+    z, failed, _ = cs.newton_project(take, max_iter=30, tol=1e-9)
+    z = z[~failed & (cs.violation_of(cs.values_and_jacobian(z)[0]) <= 1e-8)]
+    if len(z) < n:
+        raise ValueError(f"n={n!r} is not allowed; only {len(z)} of {len(take)} {what} reach the set")
+    return z[:n]
+
+
+def robot_data(cs, n: int, seed: int) -> torch.Tensor:
+    """``n`` of the paper's 400 arm trajectories ``(n, 14 × waypoints)`` (cos, sin per joint; float64), a
+    seeded random subset; the file's obstacle-side labels are not used (the model here is unconditional). The
+    file is float32 and its trajectories keep the clearance without the configuration's 0.01 margin in places
+    (violations up to 2e-4): each is Newton-projected onto the set first (a move of that order), and any that
+    fails is dropped."""
+    x = np.load(_verified("robot_arm/robot_7dof_joints_paths.npy"), allow_pickle=False).astype(np.float64)
+    if x.shape[1:] != (cs.waypoints, 14):
+        raise ValueError(f"the arm data has shape {x.shape[1:]}, the set expects ({cs.waypoints}, 14)")
+    x = torch.from_numpy(x.reshape(len(x), -1))
+    g = torch.Generator().manual_seed(seed)
+    return _onto_set(cs, x[torch.randperm(len(x), generator=g)], n, "arm trajectories")

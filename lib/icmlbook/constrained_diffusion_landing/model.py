@@ -132,10 +132,15 @@ class TrainedModel:
 def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Schedule, N: int, *, epochs: int,
                 batch_size: int, width: int, depth: int, lr: float, seed: int, gamma: float = 5.0, alpha: float = 50.0,
                 landing: str = "implicit", regen_every: int = 1, ema: float = 0.99, grad_clip: float = 10.0,
-                desc: str | None = None, check_projection: bool = False) -> TrainedModel:
-    """Train one variant (ALL_METHODS) on ``data`` (n, d) and return the EMA network and its costs."""
+                desc: str | None = None, check_projection: bool = False, data_tol: float = 1e-4) -> TrainedModel:
+    """Train one variant (ALL_METHODS) on ``data`` (n, d) and return the EMA network and its costs. Training
+    points farther than ``data_tol`` from the set (largest |h| or g⁺) are refused."""
     if method not in ALL_METHODS:
         raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(ALL_METHODS)}")
+    off = float(cs.violation_of(cs.values_and_jacobian(data)[0]).max()) if len(data) else 0.0
+    if not off <= data_tol:
+        raise ValueError(f"data: training points are off the set {cs.name} (largest violation {off:.3g} > data_tol="
+                         f"{data_tol:g}); project them first")
     torch.manual_seed(seed)
     under = method.startswith("ULLA")
     net = DriftNet(cs.dim, width, depth, underdamped=under, T=schedule.T)
@@ -168,11 +173,20 @@ def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Sc
                         src.path_seconds, src.dropped_total, src.generated, int(path_bytes), src.failed_along)
 
 
-def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N: int, seed: int, **kw) -> dict:
-    """Generate ``n`` points with the model's EMA weights from the uniform prior on the set (the baselines from
-    their own priors; ``kw`` is for the landing samplers)."""
+def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N: int, seed: int,
+           prior: torch.Tensor | None = None, **kw) -> dict:
+    """Generate ``n`` points with the model's EMA weights from the uniform prior on the set, or from the given
+    ``prior`` points (n, d) where the set has no uniform law (the dipeptide and the arm: the forward process's
+    end points, as in the official code); the baselines from their own priors; ``kw`` is for the landing
+    samplers."""
     gen = torch.Generator().manual_seed(seed)
-    prior = None if model.method in BASELINES else cs.uniform(n, gen)
+    if prior is not None:
+        if model.method in BASELINES:
+            raise ValueError(f"prior points are not allowed for {model.method}; it samples its own prior")
+        if prior.shape != (n, cs.dim):
+            raise ValueError(f"prior has shape {tuple(prior.shape)}, expected ({n}, {cs.dim})")
+    elif model.method not in BASELINES:
+        prior = cs.uniform(n, gen)
     with model.ema.applied(model.net) as net:        # the live weights come back even if sampling fails
         t0 = time.perf_counter()
         if prior is None:

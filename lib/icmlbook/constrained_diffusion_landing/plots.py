@@ -10,7 +10,7 @@ from .constraints import Sphere
 from .data import xyz_to_latlon
 
 __all__ = ["landing_vs_projection_figure", "feasibility_figure", "drop_figure", "prior_figure", "quality_figure",
-           "globe_plotly", "cost_figure", "sweep_figure", "mixed_figure", "nfe_figure", "fewest_steps"]
+           "globe_plotly", "cost_figure", "sweep_figure", "mixed_figure", "nfe_figure", "fewest_steps", "benchmarks_figure"]
 
 COLORS = {"OLLA": PALETTE[0], "ULLA": PALETTE[1], "OLLA-P": PALETTE[2], "ULLA-P": PALETTE[3], "RSGM": PALETTE[4],
           "Ambient": PALETTE[5]}
@@ -201,4 +201,32 @@ def nfe_figure(nfe: dict, margin: float = 0.02):
            + ", ".join(f"{m} {n}" for m, n in few.items() if m in ("OLLA", "ULLA", "RSGM")))
     ax.set_xticks(Ns, [str(n) for n in Ns])
     ax.legend(fontsize=8)
+    return fig
+
+
+def benchmarks_figure(results: dict):
+    """One panel per benchmark that ran: JSD to held-out data of OLLA's and ULLA's samples and of the prior's
+    points (dots: seeds; bars: means). Title from the numbers. ``results``: name -> benchmark_study output."""
+    ran = {k: v for k, v in results.items() if v is not None}
+    if not ran:
+        raise ValueError("benchmarks_figure needs at least one benchmark that ran")
+    fig, axes = new_figure(1, len(ran), width=4.2 * len(ran), height=3.6)
+    axes = np.atleast_1d(axes)
+    beaten = 0
+    total = 0
+    for ax, (name, res) in zip(axes, ran.items()):
+        labels = ["OLLA", "ULLA", "prior"]
+        for i, m in enumerate(labels):
+            if m == "prior":
+                vals = [r["prior_jsd"] for r in res["rows"]]
+            else:
+                vals = [r["jsd"] for r in res["rows"] if r["method"] == m]
+            ax.bar(i, np.mean(vals), color=COLORS.get(m, "0.7"), alpha=0.8)
+            ax.plot([i] * len(vals), vals, "k.", ms=4)
+        for r in res["rows"]:
+            total += 1
+            beaten += r["jsd"] < r["prior_jsd"]
+        ax.set_xticks(range(3), labels)
+        ax.set(ylabel="JS divergence to held-out data (nats)", title=f"{res['set']}\n({res['n_eq']} eq., {res['n_ineq']} ineq.)")
+    fig.suptitle(f"Models beat their prior in {beaten} of {total} runs", fontsize=10)
     return fig
