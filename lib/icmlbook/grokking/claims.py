@@ -22,7 +22,7 @@ import dataclasses
 import numpy as np
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ..runtime.stats import mean_t_interval
+from ..runtime.stats import MeanInterval, mean_t_interval
 from .config import GrokkingConfig
 from .experiments import EliminationTradeoff, EtaLamGrid, FitTimeGrid, NNGrid, NuSweep, SampleSizeSweep
 
@@ -65,18 +65,9 @@ def check_thresholds(cfg: GrokkingConfig) -> None:
 # intervals over replicates
 # --------------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class Interval:
-    """Mean of ``n`` replicate values with its t interval at ``level`` and the replicates' sd."""
-
-    mean: float
-    lo: float
-    hi: float
-    sd: float
-    n: int
-
-    def inside(self, lo: float, hi: float) -> bool:
-        """The whole interval lies strictly inside ``(lo, hi)``."""
-        return bool(lo < self.lo and self.hi < hi)
+class Interval(MeanInterval):
+    """Mean of ``n`` replicate values with its t interval at ``level`` and the replicates' sd (the shared
+    :class:`~icmlbook.runtime.stats.MeanInterval`, with its ``inside``), printed the chapter's way."""
 
     def text(self, digits: int = 3) -> str:
         f = f"{{:.{digits}f}}"
@@ -89,8 +80,7 @@ def seed_interval(values, level: float = _T["ci_level"]) -> Interval | None:
     v = np.asarray(values, float).ravel()
     if v.size < 2 or not np.all(np.isfinite(v)):
         return None
-    ci = mean_t_interval(v, level)
-    return Interval(mean=ci.mean, lo=ci.lo, hi=ci.hi, sd=ci.sd, n=ci.n)
+    return Interval(**dataclasses.asdict(mean_t_interval(v, level)))
 
 
 def _slope(x, y) -> float:
