@@ -6,7 +6,7 @@ in index order) and a small generated suite; ``default`` runs all 1,008 real pro
 generated ones; ``full`` is ``default`` with more bootstrap resamples and ThreadSanitizer runs (nothing
 here needs a GPU).
 
-Measured end to end on the 2 shared cores (commit 6f99fd5, other sessions running): ``smoke`` 57-69 s of
+Measured end to end on the 2 shared cores (the code of main at 5b3048a, other sessions running): ``smoke`` 57-69 s of
 wall time and 21-22 s of CPU time (user + sys) at loads 7-10; ``default`` 4.6-5.6 min of wall time and
 1.5 min of CPU time at loads 7.5-10.
 """
