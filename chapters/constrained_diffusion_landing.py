@@ -171,7 +171,6 @@ def _(plots, quality):
 @app.cell
 def _(cfg, claims, mo, quality):
     check4 = claims.claim4(quality, cfg)
-    check5 = claims.claim5(quality, cfg)
     check9 = claims.claim9(quality, cfg)
     _rows = ["| seed | method | N (NFE) | JSD | MMD² | sliced W₂ | train s | stored paths MiB |", "|---|---|---|---|---|---|---|---|"]
     for _r in quality.records:
@@ -185,11 +184,11 @@ def _(cfg, claims, mo, quality):
 
     {check4.sentence("Claim 4")}
 
-    {check5.sentence("Claim 5")}
-
     {check9.sentence("Claim 9")}
+
+    Claim 5 is decided below, with the steps-against-quality curve that holds its control.
     """)
-    return check4, check5, check9
+    return check4, check9
 
 
 @app.cell
@@ -217,7 +216,8 @@ def _(cfg, ex, trained):
 
 
 @app.cell
-def _(cfg, mo, nfe, plots):
+def _(cfg, claims, mo, nfe, plots, quality):
+    check5 = claims.claim5(quality, nfe, cfg)
     _few = plots.fewest_steps(nfe, cfg.parity_margin)
     _Ns = sorted(nfe["Ns"])
 
@@ -229,8 +229,10 @@ def _(cfg, mo, nfe, plots):
     mo.vstack([plots.nfe_figure(nfe, cfg.parity_margin),
                mo.md(f"*Figure: JSD to held-out data against the number of sampling steps, mean over seeds.* "
                      f"Mean JSD per model: {_line}. The fewest steps within {cfg.parity_margin:g} JSD of each "
-                     f"model's quality at N={_Ns[-1]}: " + ", ".join(f"{m} {n}" for m, n in _few.items()) + ".")])
-    return
+                     f"model's quality at N={_Ns[-1]}: " + ", ".join(f"{m} {n}" for m, n in _few.items()) + "."),
+               mo.md(check5.sentence("Claim 5") + " The control reads OLLA's model sampled at ULLA's number of steps off "
+                     "this curve: if it matches ULLA there, halving the steps, not underdamping, gave the parity.")])
+    return (check5,)
 
 
 @app.cell
@@ -283,7 +285,7 @@ def _(cfg, ex, run):
 
 @app.cell
 def _(claims, drop, mo, plots, quality):
-    check2 = claims.claim2(drop, quality)
+    check2 = claims.claim2(drop, quality, cfg)
     mo.vstack([plots.drop_figure(drop), mo.md(f"*Figure: dropped trajectories and landing's worst violation against "
                                               f"the step.*\n\n{check2.sentence('Claim 2')}")])
     return (check2,)
@@ -615,7 +617,20 @@ def _(mo):
       path likelihood, not with RSGM's own implicit or denoising score matching, so that only the
       geometry differs from OLLA. The NFE curve resamples models trained at one N instead of training
       one model per N.
-    - **Thresholds** (1e-3 mean |h|, 0.02 JSD, a 2× ratio of operations, p ≥ 0.05) are ours, fixed in the config.
+    - **Rules made stricter in session 4.** A rule-breaking review found holes; the rules were changed
+      before any result of the session-4 default run was seen, and each change can only turn a row red.
+      "Learned" now means closing at least half the gap from the uniform law to an oracle (a fresh draw of the
+      true law scored the same way), not merely beating the uniform law (claims 4, 7, 9); claim 4 decides
+      ULLA against OLLA only, because on $S^2$ landing and projection are both radial maps and give the same
+      samples to a fraction of a degree (their differences are reported); claim 1 reads every seed's
+      backward path and fails on non-finite values; claim 2 bounds landing's violation along its paths and
+      asks OLLA-P's drop rate to reach 1 % and to grow with the step; claim 3 requires the test to reject
+      uniformity for the data at $t=0$ (its power), counts lost points, and adds the overdamped process on
+      ULLA's schedule as a control; claim 5 checks the NFE and memory on every seed and adds OLLA sampled at
+      ULLA's $N$ as a control; claim 7 decides feasibility before the terminal projection (whose tolerance
+      made "after" true by construction); claim 6 takes its off-manifold step from OLLA's schedule.
+    - **Thresholds** (1e-3 mean |h|, 0.02 JSD, a 2× ratio of operations, p ≥ 0.05, half the uniform-to-oracle
+      gap, 0.1 for landing's violation on the torus, 1 % drops) are ours, fixed in the config.
       Claim 6 was decided on wall-clock time until the session-3 runs and on operation counts since (its
       section says why); the threshold's value (2×) did not change.
     """)

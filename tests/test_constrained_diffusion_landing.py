@@ -180,7 +180,7 @@ METHODS = ("OLLA", "ULLA", "OLLA-P", "ULLA-P", "RSGM", "Ambient")
 
 
 def _quality(shift: dict, n_seeds: int = 3, noise: float = 0.002, uniform: float = 0.5, trace: float = 1e-4,
-             failed_along: int = 0):
+             failed_along: int = 0, oracle: float = 0.03):
     rng = np.random.default_rng(0)
     recs = []
     for s in range(n_seeds):
@@ -190,8 +190,20 @@ def _quality(shift: dict, n_seeds: int = 3, noise: float = 0.002, uniform: float
                          "nfe": 50 if m.startswith("U") else 100, "train_seconds": 5.0 if m.startswith("U") else 10.0,
                          "path_megabytes": 0.5 if m.startswith("U") else 1.0, "dropped_samples": 0, "dropped_paths": 0,
                          "failed_along_paths": 0, "failed_along_samples": failed_along if m == "ULLA" else 0,
-                         "terminal_violation": 1e-15})
-    return QualityStudy(recs, {m: np.full(11, trace) for m in METHODS}, [uniform] * n_seeds)
+                         "terminal_violation": 1e-15, "max_mean_violation_backward": trace})
+    return QualityStudy(recs, {m: np.full(11, trace) for m in METHODS}, [uniform] * n_seeds,
+                        oracle_jsd=[oracle] * n_seeds)
+
+
+def _nfe_curve(quality, olla_gap=0.05, n_half=50):
+    """NFE-curve rows at ULLA's N: ULLA at its own quality, OLLA (sampled at N/2) worse by ``olla_gap``."""
+    rows = []
+    for r in quality.records:
+        if r["method"] == "ULLA":
+            rows.append({"seed": r["seed"], "method": "ULLA", "N": n_half, "jsd": r["jsd"]})
+        if r["method"] == "OLLA":
+            rows.append({"seed": r["seed"], "method": "OLLA", "N": n_half, "jsd": r["jsd"] + olla_gap + 0.001 * r["seed"]})
+    return {"Ns": (n_half, 100), "rows": rows}
 
 
 def _forward(trace):
@@ -208,6 +220,16 @@ def _c1_alt():
     return claims.claim1(_forward(5e-2), _quality({}, trace=5e-2), CFG)
 
 
+@claim_case("constrained_diffusion_landing", "C1", "not reproduced",
+            alternative="a sampler that diverges on seed 1 (review: NaN dropped by max, seed 0's trace only)")
+def _c1_alt_diverged_seed():
+    q = _quality({})
+    for r in q.records:
+        if r["seed"] == 1 and r["method"] == "ULLA":
+            r["terminal_violation"], r["max_mean_violation_backward"] = float("nan"), 1e9
+    return claims.claim1(_forward(2e-4), q, CFG)
+
+
 def _drop(last_p):
     rows = [{"sigma_max": s, "dt_sigma2": s * s / 50, "OLLA_drop_rate": 0.0, "OLLA-P_drop_rate": p, "OLLA_max_violation": 1e-3}
             for s, p in ((0.5, 0.0), (1.0, 0.0), (2.0, last_p))]
@@ -216,36 +238,58 @@ def _drop(last_p):
 
 @claim_case("constrained_diffusion_landing", "C2", "reproduced")
 def _c2_ok():
-    return claims.claim2(_drop(0.08), _quality({}))
+    return claims.claim2(_drop(0.08), _quality({}), CFG)
 
 
 @claim_case("constrained_diffusion_landing", "C2", "not reproduced", alternative="projections that never fail")
 def _c2_alt():
-    return claims.claim2(_drop(0.0), _quality({}))
+    return claims.claim2(_drop(0.0), _quality({}), CFG)
 
 
 @claim_case("constrained_diffusion_landing", "C2", "not reproduced",
             alternative="landing samples drifting where the projection fails before the terminal step")
 def _c2_alt_along():
-    return claims.claim2(_drop(0.08), _quality({}, failed_along=3))
+    return claims.claim2(_drop(0.08), _quality({}, failed_along=3), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C2", "not reproduced",
+            alternative="landing iterates at |h| 4.7 at the largest step (the smoke run's own number; review)")
+def _c2_alt_far_off():
+    d = _drop(0.08)
+    d["rows"][-1]["OLLA_max_violation"] = 4.7
+    return claims.claim2(d, _quality({}), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C2", "not reproduced",
+            alternative="a drop rate that falls with the step (review)")
+def _c2_alt_falling():
+    d = _drop(0.001)
+    for r, p in zip(d["rows"], (0.05, 0.02, 0.001)):
+        r["OLLA-P_drop_rate"] = p
+    return claims.claim2(d, _quality({}), CFG)
 
 
 def test_c2_counts_landing_failures_on_the_torus_too():
     d = _drop(0.08)
     d["rows"][1]["OLLA_drop_rate"] = 0.01
-    assert claims.claim2(d, _quality({})).passed is False
+    assert claims.claim2(d, _quality({}), CFG).passed is False
+    d = _drop(0.08)
+    d["rows"] = d["rows"][::-1]                 # the largest step found by its size, not its position
+    assert claims.claim2(d, _quality({}), CFG).passed is True
 
 
-def _prior(p_last, gap=-0.01, noise=0.002, seeds=5):
-    """Seeds of the torus study: ULLA's MMD² at the smallest N is OLLA's plus ``gap`` (plus seed noise)."""
+def _prior(p_last, gap=-0.01, noise=0.002, seeds=5, control_gap=0.0):
+    """Seeds of the torus study: ULLA's MMD² at the smallest N is OLLA's plus ``gap`` (plus seed noise); the
+    overdamped process on ULLA's schedule at OLLA's plus ``control_gap``."""
     rng = np.random.default_rng(1)
     rows = []
     for r in range(seeds):
         o = 0.02 + 0.003 * r
         rows.append({"seed": r, "N": 5, "OLLA_mmd2": o, "ULLA_mmd2": o + gap + noise * rng.standard_normal(),
-                     "OLLA_p": 0.01, "ULLA_p": 0.02})
-        rows.append({"seed": r, "N": 100, "OLLA_mmd2": 0.001, "ULLA_mmd2": 0.001, "OLLA_p": p_last, "ULLA_p": p_last})
-    return {"rows": rows, "start_mmd2": 0.06, "set": "torus"}
+                     "OLLA@U_mmd2": o + control_gap, "OLLA_p": 0.01, "ULLA_p": 0.02, "OLLA@U_p": 0.01})
+        rows.append({"seed": r, "N": 100, "OLLA_mmd2": 0.001, "ULLA_mmd2": 0.001, "OLLA@U_mmd2": 0.001, "OLLA_p": p_last,
+                     "ULLA_p": p_last, "OLLA@U_p": p_last})
+    return {"rows": rows, "start_mmd2": 0.06, "start_p": [0.002] * seeds, "set": "torus"}
 
 
 @claim_case("constrained_diffusion_landing", "C3", "reproduced")
@@ -264,6 +308,29 @@ def _c3_alt_noise():
     return claims.claim3(_prior(0.4, gap=-0.002, noise=0.006), CFG)
 
 
+@claim_case("constrained_diffusion_landing", "C3", "not reproduced",
+            alternative="ULLA loses 40 % of its points and the data start indistinguishable from uniform (review)")
+def _c3_alt_lost():
+    p = _prior(0.4)
+    for r in p["rows"]:
+        r["ULLA_lost"], r["OLLA_lost"] = 120, 0
+    return claims.claim3(p, CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C3", "not reproduced",
+            alternative="a test too weak to reject uniformity even for the data at t=0")
+def _c3_alt_power():
+    p = _prior(0.4)
+    p["start_p"] = [0.3] * 5
+    return claims.claim3(p, CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C3", "not reproduced",
+            alternative="the schedule, not underdamping, mixes faster (overdamped on ULLA's schedule ahead; review)")
+def _c3_alt_schedule():
+    return claims.claim3(_prior(0.4, control_gap=-0.015), CFG)
+
+
 def test_c3_bonferroni_tolerates_one_marginal_seed():
     p = _prior(0.4)
     p["rows"][1]["OLLA_p"] = 0.03          # one of 5 seeds at p = 0.03 > 0.05 / 10
@@ -280,14 +347,49 @@ def _c4_alt():
     return claims.claim4(_quality({"ULLA": 0.05, "ULLA-P": 0.05}), CFG)
 
 
+@claim_case("constrained_diffusion_landing", "C4", "not reproduced",
+            alternative="every model at JSD 0.48 against uniform 0.50 (hardly learned; review)")
+def _c4_alt_unlearned():
+    return claims.claim4(_quality({m: 0.38 for m in METHODS}), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C4", "not reproduced",
+            alternative="ULLA-P scored on the 40 % of its samples that were not dropped (review)")
+def _c4_alt_dropped():
+    q = _quality({})
+    for r in q.records:
+        if r["method"] == "ULLA-P":
+            r["dropped_samples"] = int(0.6 * CFG.n_test)
+    return claims.claim4(q, CFG)
+
+
 @claim_case("constrained_diffusion_landing", "C5", "reproduced")
 def _c5_ok():
-    return claims.claim5(_quality({"ULLA": 0.004}), CFG)
+    q = _quality({"ULLA": 0.004})
+    return claims.claim5(q, _nfe_curve(q), CFG)
 
 
 @claim_case("constrained_diffusion_landing", "C5", "not reproduced", alternative="ULLA needs OLLA's N (worse by 0.05 at N/2)")
 def _c5_alt():
-    return claims.claim5(_quality({"ULLA": 0.05}), CFG)
+    q = _quality({"ULLA": 0.05})
+    return claims.claim5(q, _nfe_curve(q), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C5", "not reproduced",
+            alternative="ULLA at OLLA's NFE with twice the memory (review)")
+def _c5_alt_nfe_memory():
+    q = _quality({"ULLA": 0.004})
+    for r in q.records:
+        if r["method"] == "ULLA":
+            r["nfe"], r["path_megabytes"] = 100, 2.0
+    return claims.claim5(q, _nfe_curve(q), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C5", "not reproduced",
+            alternative="OLLA sampled at N/2 as good as ULLA (halving the steps, not underdamping; review)")
+def _c5_alt_no_control_gain():
+    q = _quality({"ULLA": 0.004})
+    return claims.claim5(q, _nfe_curve(q, olla_gap=0.0), CFG)
 
 
 def _cost(iterations, small_n_iterations=None, wall=4.0):
@@ -385,9 +487,16 @@ def _c9_alt():
     return claims.claim9(_quality({"OLLA": 0.04, "ULLA": 0.04, "OLLA-P": 0.04, "ULLA-P": 0.04}), CFG)
 
 
-def _mixed(g_after, jsd=0.2):
+def _mixed(g_after, jsd=0.2, g_before=0.0, inside=1.0):
     v = {"mean_abs_h": 1e-10, "max_abs_h": 1e-9, "mean_relu_g": 0.0, "max_relu_g": g_after, "n": 10}
-    return {"before": v, "after": v, "jsd": jsd, "uniform_jsd": 0.45}
+    b = {"mean_abs_h": 1e-5, "max_abs_h": 3e-5, "mean_relu_g": 0.0, "max_relu_g": g_before, "n": 10}
+    return {"before": b, "after": v, "jsd": jsd, "uniform_jsd": 0.45, "oracle_jsd": 0.05, "inside_before": inside}
+
+
+@claim_case("constrained_diffusion_landing", "C9", "not reproduced",
+            alternative="RSGM and landing at parity but all at JSD 0.48 against uniform 0.50 (hardly learned; review)")
+def _c9_alt_unlearned():
+    return claims.claim9(_quality({m: 0.38 for m in METHODS}), CFG)
 
 
 @claim_case("constrained_diffusion_landing", "C7", "reproduced")
@@ -398,6 +507,18 @@ def _c7_ok():
 @claim_case("constrained_diffusion_landing", "C7", "not reproduced", alternative="samples inside the removed caps")
 def _c7_alt():
     return claims.claim7(_mixed(0.1), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C7", "not reproduced",
+            alternative="landing samples deep in the caps, moved onto the boundary by the terminal projection (review)")
+def _c7_alt_before():
+    return claims.claim7(_mixed(0.0, g_before=0.3, inside=0.9), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C7", "not reproduced",
+            alternative="a model barely better than uniform on the set (JSD 0.449 vs 0.450; review)")
+def _c7_alt_unlearned():
+    return claims.claim7(_mixed(0.0, jsd=0.449), CFG)
 
 
 def _sweep(small, one, imp):
@@ -413,6 +534,14 @@ def _c8_ok():
 @claim_case("constrained_diffusion_landing", "C8", "not reproduced", alternative="a gain with no effect (flat |h|)")
 def _c8_alt():
     return claims.claim8(_sweep(0.02, 0.015, 0.005))
+
+
+def test_c8_finds_the_smallest_gain_by_value():
+    """The review's unsorted grid: gains (1.0, 0.01) with |h| (0.01, 0.5), implicit 0.005 (the claimed truth)."""
+    sweep = {"rows": [{"mode": "explicit", "scale": 1.0, "mean_abs_h": 0.01}, {"mode": "explicit", "scale": 0.01,
+                                                                               "mean_abs_h": 0.5},
+                      {"mode": "implicit", "scale": float("nan"), "mean_abs_h": 0.005}]}
+    assert claims.claim8(sweep).passed is True
 
 
 def _earth(ulla):

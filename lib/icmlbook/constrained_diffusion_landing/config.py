@@ -48,6 +48,12 @@ class LandingConfig(ProfileConfig):
             (Bonferroni over seeds and the two processes).
         cost_ratio : claim 6: Newton's operations per point over landing's, required at every n of cost_ns.
         level : one-sided confidence level of the paired t-bounds (claims 3, 4, 5, 9).
+        learned_fraction : claims 4, 7, 9: a model has learned when its JSD is at most oracle + f × (uniform −
+            oracle), the oracle a fresh draw of the true law scored the same way (added after the session-3
+            runs, with the next four, after a rule-breaking review).
+        drop_violation_tol : claim 2: landing's largest violation along its paths, at every step size of the
+            torus study. drop_min_rate : claim 2: OLLA-P's drop rate at the largest step (and above the
+            smallest step's). max_dropped : claim 4: dropped fraction of a projection variant's samples.
     """
 
     n_train: PositiveInt = 2000
@@ -101,12 +107,19 @@ class LandingConfig(ProfileConfig):
     parity_margin: PositiveFloat = 0.02
     prior_alpha: Probability = 0.05
     cost_ratio: PositiveFloat = 2.0
+    learned_fraction: Float(gt=0, lt=1) = 0.5
+    drop_violation_tol: PositiveFloat = 0.1
+    drop_min_rate: Probability = 0.01
+    max_dropped: Probability = 0.01
     level: Float(gt=0.5, lt=1) = 0.95
 
     def validate(self) -> None:
         if self.ulla_N >= self.olla_N:
             raise ValueError(f"ulla_N={self.ulla_N!r} is not allowed; the efficiency claim compares ULLA at fewer steps "
                              f"than OLLA (olla_N={self.olla_N})")
+        if self.ulla_N not in self.nfe_Ns:
+            raise ValueError(f"nfe_Ns={self.nfe_Ns!r} is not allowed; it must contain ulla_N={self.ulla_N} (claim 5's "
+                             "control samples OLLA at ULLA's number of steps)")
         for p in ("olla", "ulla"):
             if getattr(self, f"{p}_sigma_min") > getattr(self, f"{p}_sigma_max"):
                 raise ValueError(f"{p}_sigma_min={getattr(self, f'{p}_sigma_min')!r} is not allowed; it must be <= "

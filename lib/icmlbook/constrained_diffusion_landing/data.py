@@ -13,7 +13,7 @@ import torch
 
 from .constraints import CappedSphere, SpecialOrthogonal, Torus
 
-__all__ = ["vmf_mixture", "capped_vmf_mixture", "torus_mixture", "rotation_mixture", "earth_data", "DATA_DIR",
+__all__ = ["vmf_mixture", "vmf_params", "capped_vmf_mixture", "torus_mixture", "rotation_mixture", "earth_data", "DATA_DIR",
            "latlon_to_xyz", "xyz_to_latlon", "split", "dipeptide_conformations", "dipeptide_data",
            "robot_data"]
 
@@ -26,6 +26,12 @@ def _mixture_params(k: int, rng: np.random.Generator, kappa: tuple[float, float]
     kappas = rng.uniform(*kappa, size=k)
     w = rng.dirichlet(np.full(k, 2.0))
     return mus, kappas, w
+
+
+def vmf_params(seed: int, k: int = 6, kappa: tuple[float, float] = (20.0, 120.0)):
+    """The mixture that ``vmf_mixture(n, seed, k, kappa)`` draws from (means, concentrations, weights): with
+    ``vmf_mixture(n, other_seed, params=vmf_params(seed))`` a fresh sample of the same law (the oracle)."""
+    return _mixture_params(k, np.random.default_rng(seed), kappa)
 
 
 def vmf_mixture(n: int, seed: int, k: int = 6, kappa: tuple[float, float] = (20.0, 120.0), params=None) -> torch.Tensor:
@@ -43,11 +49,12 @@ def vmf_mixture(n: int, seed: int, k: int = 6, kappa: tuple[float, float] = (20.
     return torch.from_numpy(out)
 
 
-def capped_vmf_mixture(n: int, seed: int, cs: CappedSphere, k: int = 6) -> torch.Tensor:
-    """The vMF mixture restricted to the capped sphere with its bite (rejection)."""
+def capped_vmf_mixture(n: int, seed: int, cs: CappedSphere, k: int = 6, draw_seed: int | None = None) -> torch.Tensor:
+    """The vMF mixture restricted to the capped sphere with its bite (rejection); the mixture from ``seed``, the
+    draw from ``draw_seed`` (default: ``seed``; another value gives a fresh sample of the same law)."""
     rng = np.random.default_rng(seed)
     params = _mixture_params(k, rng, (15.0, 80.0))
-    out, got, s = [], 0, seed
+    out, got, s = [], 0, seed if draw_seed is None else draw_seed
     while got < n:
         s += 1
         x = vmf_mixture(2 * n, s, params=params)

@@ -12,14 +12,14 @@ import torch
 from ..runtime.progress import progress
 from .config import LandingConfig
 from .constraints import CappedSphere, Sphere, SpecialOrthogonal, Torus
-from .data import capped_vmf_mixture, earth_data, rotation_mixture, split, torus_mixture, vmf_mixture
+from .data import capped_vmf_mixture, earth_data, rotation_mixture, split, torus_mixture, vmf_mixture, vmf_params
 from .metrics import histogram_jsd, mmd2, sliced_wasserstein
 from .model import ALL_METHODS, sample, train_model
 from .sde import Schedule, forward_paths
 
 __all__ = ["schedules", "QualityStudy", "train_variants", "quality_study", "nfe_curve", "resample", "drop_study",
            "prior_study", "cost_study", "mixed_study", "landing_sweep", "mmd_permutation_test", "forward_feasibility",
-           "earth_study", "interleaved_best_times", "newton_operations"]
+           "earth_study", "interleaved_best_times", "newton_operations", "cost_step"]
 
 
 def schedules(cfg: LandingConfig) -> dict[str, tuple[Schedule, int]]:
@@ -42,6 +42,7 @@ class QualityStudy:
     backward_traces: dict[str, np.ndarray]   # method -> (N+1,) mean violation along the backward path (seed 0)
     uniform_jsd: list[float]             # JSD(uniform on S², test) per seed: the no-learning reference
     globe: tuple = ()                    # (OLLA samples, held-out points) of seed 0, for the globe figure
+    oracle_jsd: list = dataclasses.field(default_factory=list)   # JSD(fresh draw of the true mixture, test) per seed
 
     def values(self, method: str, key: str) -> np.ndarray:
         return np.array([r[key] for r in self.records if r["method"] == method], dtype=float)
@@ -72,13 +73,18 @@ def _score(gen: torch.Tensor, test: torch.Tensor) -> dict:
 
 
 def quality_study(cfg: LandingConfig, seed: int, trained: list[dict]) -> QualityStudy:
-    """Sample every trained model at its own N and score it against the held-out points of its seed."""
+    """Sample every trained model at its own N and score it against the held-out points of its seed; the
+    uniform law (no learning) and a fresh draw of the seed's true mixture (the oracle, the floor of the JSD at
+    this sample size) scored the same way."""
     cs = Sphere(eps=0.1)
     sch = schedules(cfg)
     records, traces, unif, globe = [], {}, [], ()
+    oracle = []
     for entry in trained:
         s, test = entry["seed"], entry["test"]
         unif.append(histogram_jsd(cs.uniform(cfg.n_test, torch.Generator().manual_seed(7 + s)), test))
+        fresh = vmf_mixture(cfg.n_test, seed=10**6 + 1000 * seed + s, params=vmf_params(1000 * seed + s, cfg.vmf_components))
+        oracle.append(histogram_jsd(fresh, test))
         for m, tm in entry["models"].items():
             schedule, N = sch[m]
             out = sample(tm, cs, cfg.n_test, schedule, N, seed=100 * s + 2, alpha=cfg.alpha, landing=cfg.landing,
@@ -99,7 +105,7 @@ def quality_study(cfg: LandingConfig, seed: int, trained: list[dict]) -> Quality
                 traces[m] = torch.nan_to_num(viol, posinf=1e9).mean(1).numpy()
                 if m == "OLLA":
                     globe = (gen.numpy(), test.numpy())
-    return QualityStudy(records, traces, unif, globe)
+    return QualityStudy(records, traces, unif, globe, oracle)
 
 
 def nfe_curve(cfg: LandingConfig, trained: list[dict], Ns: Sequence[int] | None = None) -> dict:
@@ -203,26 +209,31 @@ def mmd_permutation_test(x: torch.Tensor, y: torch.Tensor, n_perm: int, seed: in
 def prior_study(cfg: LandingConfig, seed: int, n_perm: int = 500) -> dict:
     """Does the forward marginal at T reach the uniform law on the torus (where, unlike S², no symmetry makes
     it uniform for free), and how fast in N, OLLA against ULLA: ``prior_seeds`` independent data draws,
-    reference draws and noises; the two processes share the data of a seed (paired)."""
+    reference draws and noises; the processes share the data of a seed (paired). Besides OLLA and ULLA on
+    their own schedules, the overdamped process on ULLA's schedule ("OLLA@U"): the control that separates the
+    dynamics from the schedule. The data at t = 0 get the same permutation test (the test's power: it must
+    reject there)."""
     cs = Torus(1.0, 0.4, eps=0.05)
-    rows, starts = [], []
+    rows, starts, start_p = [], [], []
     for r in progress(range(cfg.prior_seeds), desc="forward to the prior: seeds"):
         sd = 1000 * seed + r
         x0 = torus_mixture(cfg.prior_points, sd, cs)
         ref = cs.uniform(cfg.prior_points, torch.Generator().manual_seed(sd + 99))
-        starts.append(mmd_permutation_test(x0, ref, 1, sd)[0])
+        st, sp = mmd_permutation_test(x0, ref, n_perm, sd)
+        starts.append(st)
+        start_p.append(sp)
         for N in cfg.prior_Ns:
             row = {"seed": r, "N": N}
-            for m in ("OLLA", "ULLA"):
-                schedule = schedules(cfg)[m][0]
+            for key, m, sch in (("OLLA", "OLLA", "OLLA"), ("ULLA", "ULLA", "ULLA"), ("OLLA@U", "OLLA", "ULLA")):
+                schedule = schedules(cfg)[sch][0]
                 fp = forward_paths(cs, x0, schedule, N, m, torch.Generator().manual_seed(sd + N), alpha=cfg.alpha,
                                    landing="implicit", gamma=cfg.gamma)
                 ok = torch.isfinite(fp.x[-1]).all(1) & ~fp.terminal_failed
                 stat, p = mmd_permutation_test(fp.x[-1][ok], ref, n_perm, sd + N)
-                row[f"{m}_mmd2"], row[f"{m}_p"], row[f"{m}_lost"] = stat, p, int((~ok).sum())
+                row[f"{key}_mmd2"], row[f"{key}_p"], row[f"{key}_lost"] = stat, p, int((~ok).sum())
             rows.append(row)
     return {"rows": rows, "Ns": tuple(cfg.prior_Ns), "seeds": cfg.prior_seeds, "start_mmd2": float(np.mean(starts)),
-            "set": cs.name}
+            "start_p": start_p, "set": cs.name}
 
 
 def interleaved_best_times(fns: dict, repeat: int = 7) -> dict[str, float]:
@@ -255,14 +266,22 @@ def newton_operations(iterations: torch.Tensor) -> dict[str, float]:
 LANDING_OPERATIONS = 2.0      # one constraint evaluation with its Jacobian and one p×p solve per point
 
 
-def cost_study(cfg: LandingConfig, seed: int, step: float = 0.1, repeat: int = 7) -> dict:
+def cost_step(cfg: LandingConfig) -> float:
+    """The per-coordinate size of the off-manifold step of the cost study: OLLA's noise at the schedule's
+    mid-point times the square root of its step, σ(T/2)·√Δt (0.1 at the default profile's N = 100)."""
+    schedule, N = schedules(cfg)["OLLA"]
+    return float(schedule(schedule.T / 2)) * (schedule.T / N) ** 0.5
+
+
+def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat: int = 7) -> dict:
     """Per-step cost on SO(n) as the number of constraints n(n+1)/2 grows: one landing correction (a p×p
     solve) against the Newton projection (iterated), both from the same off-manifold points (a tangent step
-    of size ``step``), with the generic autodiff-shaped Jacobians for both. Two measures per n: operations
+    of per-coordinate size ``step``, by default :func:`cost_step`, the mid-schedule step of OLLA), with the generic autodiff-shaped Jacobians for both. Two measures per n: operations
     per point (:func:`newton_operations`; deterministic for a seed, this decides claim 6) and the wall time
     of each, the smallest over ``repeat`` interleaved rounds (:func:`interleaved_best_times`; reported)."""
     from .constraints import ConstraintSet
 
+    step = cost_step(cfg) if step is None else float(step)
     rows = []
     for n in progress(cfg.cost_ns, desc="landing vs Newton on SO(n)"):
         so = SpecialOrthogonal(n)
@@ -286,7 +305,7 @@ def cost_study(cfg: LandingConfig, seed: int, step: float = 0.1, repeat: int = 7
                      "newton_batched_operations": ops["batched_operations"], "landing_operations": LANDING_OPERATIONS,
                      "newton_failed": int(failed.sum()), "landing_violation_after": after["max_abs_h"],
                      "before": so.violations(Y)["max_abs_h"]})
-    return {"rows": rows, "points": cfg.cost_points, "repeat": repeat}
+    return {"rows": rows, "points": cfg.cost_points, "repeat": repeat, "step": step}
 
 
 def mixed_study(cfg: LandingConfig, seed: int) -> dict:
@@ -299,8 +318,11 @@ def mixed_study(cfg: LandingConfig, seed: int) -> dict:
     out = sample(tm, cs, cfg.n_test, schedule, N, seed=seed + 6, alpha=cfg.alpha, landing=cfg.landing)
     before, after = cs.violations(out["before_terminal"]), cs.violations(out["samples"])
     unif = cs.uniform(cfg.n_test, torch.Generator().manual_seed(seed + 7))
+    fresh = capped_vmf_mixture(cfg.n_test, seed, cs, draw_seed=10**6 + seed)
     return {"before": before, "after": after, "jsd": histogram_jsd(out["samples"], test),
-            "uniform_jsd": histogram_jsd(unif, test), "inside": float(cs.inside(out["samples"]).float().mean()),
+            "uniform_jsd": histogram_jsd(unif, test), "oracle_jsd": histogram_jsd(fresh, test),
+            "inside": float(cs.inside(out["samples"]).float().mean()),
+            "inside_before": float(cs.inside(out["before_terminal"]).float().mean()),
             "samples": out["samples"].numpy(), "test": test.numpy(), "terminal_failed": int(out["terminal_failed"].sum()),
             "trace": torch.nan_to_num(out["violation"], posinf=1e9).mean(1).numpy()}
 
