@@ -40,7 +40,8 @@ class LoesConfig(ProfileConfig):
     Claim thresholds (fixed before the run, never tuned on its outcome): ceiling (a task whose last layer
     reaches this test accuracy is a ceiling task, reported apart in claim 1), alpha_ci (the intervals'
     level is 1 - alpha_ci), acc_margin (the accuracy GeoReg may cost, claim 7), coverage_min and
-    duplicate_min (claim 4), max_select_seconds (claim 9).
+    duplicate_min (claim 4), max_select_seconds (claim 9). cost_repeats: interleaved timings of
+    selection and head training in claim 9 (the fastest of each decides).
     """
 
     k: PositiveInt = 3
@@ -83,6 +84,7 @@ class LoesConfig(ProfileConfig):
     coverage_min: Probability = 0.8
     duplicate_min: Probability = 0.5
     max_select_seconds: PositiveFloat = 5.0
+    cost_repeats: PositiveInt = 5
 
     def validate(self) -> None:
         """The checks that involve several fields (each field's own bounds are declared on it)."""
