@@ -47,8 +47,12 @@ def feasibility_figure(forward: dict, backward: dict):
     for m, tr in backward.items():
         if m in ("OLLA", "ULLA"):
             ax[1].semilogy(np.maximum(tr, 1e-17), color=COLORS[m], label=m)
-    ax[0].set(xlabel="forward step k", ylabel="mean |h| over paths", title="Forward paths (training data)")
-    ax[1].set(xlabel="backward step", ylabel="mean |h| over samples", title="Backward paths (generation)")
+    fw = max(float(np.max(r["trace"])) for r in forward.values())
+    bw = max([float(np.max(tr)) for m, tr in backward.items() if m in ("OLLA", "ULLA")] or [float("nan")])
+    ax[0].set(xlabel="forward step k", ylabel="mean |h| over paths (dimensionless)",
+              title=f"Forward paths (training data): at most {fw:.1e}")
+    ax[1].set(xlabel="backward step", ylabel="mean |h| over samples (dimensionless)",
+              title=f"Backward paths (generation, seed 0): at most {bw:.1e}")
     for a in ax:
         a.legend(fontsize=8)
     return fig
@@ -60,10 +64,13 @@ def drop_figure(drop: dict):
     fig, ax = new_figure(1, 2, width=10, height=3.6)
     ax[0].plot(x, [r["OLLA-P_drop_rate"] for r in rows], "o-", color=COLORS["OLLA-P"], label="OLLA-P (Newton)")
     ax[0].plot(x, [r["OLLA_drop_rate"] for r in rows], "s--", color=COLORS["OLLA"], label="OLLA (landing)")
-    ax[0].set(xscale="log", xlabel="Δt · σ_max²", ylabel="dropped trajectories", title=f"Failures on the {drop['set']}")
+    top = max(rows, key=lambda r: r["dt_sigma2"])
+    ax[0].set(xscale="log", xlabel="Δt · σ_max² (dimensionless)", ylabel="fraction of trajectories dropped",
+              title=f"{drop['set']}: OLLA-P drops {top['OLLA-P_drop_rate']:.1%} at the largest step, landing "
+                    f"{top['OLLA_drop_rate']:.1%}")
     ax[1].loglog(x, [max(r["OLLA_max_violation"], 1e-17) for r in rows], "s-", color=COLORS["OLLA"])
     worst = max(r["OLLA_max_violation"] for r in rows)
-    ax[1].set(xlabel="Δt · σ_max²", ylabel="worst violation along the path",
+    ax[1].set(xlabel="Δt · σ_max² (dimensionless)", ylabel="worst violation |h| or g⁺ along the path",
               title=f"Landing's worst violation: {worst:.2g} at the largest step" if worst == rows[-1]["OLLA_max_violation"]
               else f"Landing's worst violation: up to {worst:.2g}")
     ax[0].legend(fontsize=8)
@@ -80,7 +87,9 @@ def prior_figure(prior: dict):
         for n, v in zip(Ns, per):
             ax.scatter(np.full(len(v), n), v, color=COLORS[m], s=8, alpha=0.6)
     ax.axhline(prior["start_mmd2"], color="0.5", ls=":", label="the data (t = 0)")
-    ax.set(xscale="log", xlabel="steps N", ylabel="MMD² to the uniform law", title=f"Forward marginal at T on the {prior['set']}")
+    lo = {m: np.mean([r[f"{m}_mmd2"] for r in rows if r["N"] == Ns[0]]) for m in ("OLLA", "ULLA")}
+    ax.set(xscale="log", xlabel="steps N", ylabel="MMD² to the uniform law (Gaussian kernel)",
+           title=f"{prior['set']}: at N={Ns[0]} MMD² OLLA {lo['OLLA']:.4f}, ULLA {lo['ULLA']:.4f}")
     ax.legend(fontsize=8)
     return fig
 
@@ -97,7 +106,9 @@ def quality_figure(quality):
         ax[0].scatter(np.full(len(v), i), v, color="black", s=8, zorder=3)
     ax[0].axhline(np.mean(quality.uniform_jsd), color="0.5", ls=":", label="uniform law")
     ax[0].set_xticks(range(k), methods, fontsize=8)
-    ax[0].set(ylabel="JSD to held-out data (30×30 lat/lon bins)", title="Sample quality (dots: seeds)")
+    best = methods[int(np.argmin([v.mean() for v in j]))]
+    ax[0].set(ylabel="JSD to held-out data (nats, 30×30 lat/lon bins)",
+              title=f"Lowest mean JSD: {best} {min(v.mean() for v in j):.4f} (uniform {np.mean(quality.uniform_jsd):.4f})")
     ax[0].legend(fontsize=8)
     t = [quality.values(m, "train_seconds").mean() for m in methods]
     nfe = [quality.values(m, "nfe")[0] for m in methods]
@@ -105,7 +116,8 @@ def quality_figure(quality):
     for i, (tt, n) in enumerate(zip(t, nfe)):
         ax[1].text(i, tt, f"NFE {n:.0f}", ha="center", va="bottom", fontsize=8)
     ax[1].set_xticks(range(k), methods, fontsize=8)
-    ax[1].set(ylabel="training time per run (s, wall clock)", title="Cost")
+    ax[1].set(ylabel="training time per run (s, wall clock)",
+              title=f"Fastest to train: {methods[int(np.argmin(t))]} ({min(t):.1f} s)")
     return fig
 
 
@@ -156,7 +168,11 @@ def sweep_figure(sweep: dict):
     for i, r in enumerate(sweep["rows"]):
         lab = f"explicit, gain {r['scale']:g}" if r["mode"] == "explicit" else "implicit"
         ax.semilogy(np.maximum(r["trace"], 1e-17), color=PALETTE[i % len(PALETTE)], label=lab)
-    ax.set(xlabel="forward step k", ylabel="mean |h| over paths", title="Landing gain α σ² Δt on S²")
+    means = {(r["mode"], r["scale"]): float(np.mean(r["trace"][1:])) for r in sweep["rows"]}
+    worst = max(means, key=means.get)
+    ax.set(xlabel="forward step k", ylabel="mean |h| over paths (dimensionless)",
+           title=(f"S²: largest drift {means[worst]:.1e} (" + ("implicit" if worst[0] == "implicit" else f"gain {worst[1]:g}")
+                  + ")") if len(means) > 1 else f"S²: mean |h| {means[worst]:.1e}")
     ax.legend(fontsize=7)
     return fig
 
@@ -171,6 +187,9 @@ def mixed_figure(mixed: dict, cap: float = 0.8):
             a.axhspan(s * lim, s * 90, color=PALETTE[3], alpha=0.08)
         a.set(xlabel="longitude (°)", title=name, xlim=(-180, 180), ylim=(-90, 90))
     ax[0].set_ylabel("latitude (°)")
+    if "inside" in mixed:
+        fig.suptitle(f"{mixed['inside']:.1%} of the samples inside the set after the terminal projection"
+                     + (f", {mixed['inside_before']:.1%} before it" if "inside_before" in mixed else ""), fontsize=10)
     return fig
 
 
@@ -196,7 +215,7 @@ def nfe_figure(nfe: dict, margin: float = 0.02):
             continue
         ax.plot(Ns, [np.mean(v) for v in per], "o-", color=COLORS[m], label=m)
     few = fewest_steps(nfe, margin)
-    ax.set(xscale="log", xlabel="sampling steps N (= NFE)", ylabel="JSD to held-out data",
+    ax.set(xscale="log", xlabel="sampling steps N (= NFE)", ylabel="JSD to held-out data (nats)",
            title="Fewest steps within %.2g JSD of N=%d: " % (margin, Ns[-1])
            + ", ".join(f"{m} {n}" for m, n in few.items() if m in ("OLLA", "ULLA", "RSGM")))
     ax.set_xticks(Ns, [str(n) for n in Ns])
