@@ -579,7 +579,9 @@ def _c6_alt():
     return claims.claim6(_ArgmaxSink(res.z, res.truth, res.motif, res.level))
 
 
-def _trend_records(slope: float) -> list[dict]:
+def _trend_records(slope: float, nan_f1: int = 0) -> list[dict]:
+    """Six graphs at three sizes; on the first ``nan_f1`` graphs the smallest N has F1 undefined (the
+    learner returned no arrow and the truth has none: 0/0)."""
     gen = np.random.default_rng(8)
     out = []
     for s in range(6):
@@ -589,6 +591,8 @@ def _trend_records(slope: float) -> list[dict]:
             out.append({"method": claims.OURS, "seed": s, "n": n,
                         "directed_f1": base + slope * dec + gen.normal(0, 0.01),
                         "shd": 17 - 20 * slope * dec + gen.normal(0, 0.3)})
+    for r in out[: 3 * nan_f1: 3]:
+        r["directed_f1"] = float("nan")
     return out
 
 
@@ -600,6 +604,30 @@ def _c8_ok():
 @claim_case(SLUG, "C8", "not reproduced", alternative="a flat curve")
 def _c8_alt():
     return claims.claim8(_trend_records(0.0))
+
+
+@claim_case(SLUG, "C8", "reproduced")
+def _c8_ok_few_undefined():                                    # 2 of 18 points undefined: under the limit, counted
+    return claims.claim8(_trend_records(0.2, nan_f1=2))
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="a rising trend on the graphs where F1 is defined, but "
+            "F1 undefined at many points")
+def _c8_alt_many_undefined():                                  # 5 of 18 (28 %): over the 20 % limit
+    return claims.claim8(_trend_records(0.2, nan_f1=5))
+
+
+def test_claim8_counts_undefined_points():
+    c = _c8_ok_few_undefined()
+    assert c.passed is True and c.values["dropped_f1"] == 2 and c.values["dropped_shd"] == 0
+    assert "F1 2, SHD 0 of 18" in c.measured
+    recs = _trend_records(0.2)
+    recs[0]["directed_f1"] = recs[1]["directed_f1"] = float("nan")   # graph 0 keeps one point: no slope, all 3 out
+    c = claims.claim8(recs)
+    assert c.values["dropped_f1"] == 3 and c.passed is True            # 3 of 18 = 17 %: under the limit
+    bad = _c8_alt_many_undefined()
+    assert bad.passed is False and bad.values["dropped_f1"] == 5 and "over the 20% limit" in bad.measured
+    assert claims.claim8(_trend_records(0.2, nan_f1=5)).values["dropped_frac"] > claims.T.trend_max_dropped_frac
 
 
 # -- regression tests (former ledger rows that held by construction) -------------------------------

@@ -310,36 +310,50 @@ def claim6(res) -> ClaimCheck:
     return ClaimCheck(measured=measured, passed=ok)
 
 
-def _slopes(records: list[dict], method: str, metric: str) -> tuple[np.ndarray, list]:
+def _slopes(records: list[dict], method: str, metric: str) -> tuple[np.ndarray, list, int, int]:
+    """Per-graph OLS slope of ``metric`` in log10 N over the graph's finite points; also the sample sizes,
+    the number of (graph, N) points left out as non-finite (a graph with fewer than 2 finite points loses
+    all of them) and the number of points in all."""
     rows = [r for r in records if r["method"] == method]
     ns = sorted({r["n"] for r in rows})
-    out = []
+    out, dropped = [], 0
     for s in sorted({r["seed"] for r in rows}):
-        pts = [(np.log10(r["n"]), r[metric]) for r in rows if r["seed"] == s and np.isfinite(r[metric])]
+        mine = [r for r in rows if r["seed"] == s]
+        pts = [(np.log10(r["n"]), r[metric]) for r in mine if np.isfinite(r[metric])]
         if len(pts) >= 2:
             x, y = np.array(pts).T
             out.append(float(np.polyfit(x, y, 1)[0]))
-    return np.array(out), ns
+            dropped += len(mine) - len(pts)
+        else:
+            dropped += len(mine)
+    return np.array(out), ns, dropped, len(rows)
 
 
 @claim_rule(
     "C8", statement="Directed-edge F1 rises and SHD falls as N grows",
     rule=f"over ≥ {T.trend_min_sizes} sample sizes and ≥ {T.trend_min_graphs} graphs (the same graphs at every N), "
-         f"the {_CI} t-interval of the per-graph slope in log10 N is above 0 for F1 and below 0 for SHD",
+         f"the {_CI} t-interval of the per-graph slope in log10 N is above 0 for F1 and below 0 for SHD; at most "
+         f"{T.trend_max_dropped_frac:.0%} of the (graph, N) points may have F1 or SHD undefined (left out, counted)",
     rejects="a flat curve (slope 0)")
 def claim8(records: list[dict], method: str = OURS) -> ClaimCheck:
-    f1, ns = _slopes(records, method, "directed_f1")
-    shd, _ = _slopes(records, method, "shd")
+    f1, ns, d1, total = _slopes(records, method, "directed_f1")
+    shd, _, d2, _ = _slopes(records, method, "shd")
     e1, e2 = paired_effect(f1), paired_effect(shd, side="upper")
     m1, lo1, hi1, n1 = e1.mean, e1.lo, e1.hi, e1.n
     m2, lo2, hi2 = e2.mean, e2.lo, e2.hi
     by_n = {n: np.nanmean([r["directed_f1"] for r in records if r["method"] == method and r["n"] == n]) for n in ns}
+    frac = max(d1, d2) / total if total else 0.0
     measured = ("F1 " + ", ".join(f"{n // 1000}k: {v:.2f}" for n, v in by_n.items())
-                + f"; slope per decade: F1 {m1:+.2f} [{lo1:+.2f}, {hi1:+.2f}], SHD {m2:+.1f} [{lo2:+.1f}, {hi2:+.1f}]")
+                + f"; slope per decade: F1 {m1:+.2f} [{lo1:+.2f}, {hi1:+.2f}], SHD {m2:+.1f} [{lo2:+.1f}, {hi2:+.1f}]"
+                + f"; undefined points left out: F1 {d1}, SHD {d2} of {total}")
+    values = {"dropped_f1": d1, "dropped_shd": d2, "points": total, "dropped_frac": frac}
     if len(ns) < T.trend_min_sizes or n1 < T.trend_min_graphs:
-        return ClaimCheck(measured=measured, passed=None,
+        return ClaimCheck(measured=measured, passed=None, values=values,
                           reason=f"{len(ns)} sample sizes × {n1} graphs at this profile")
-    return ClaimCheck(measured=measured, passed=bool(e1.passed and e2.passed))
+    if frac > T.trend_max_dropped_frac:
+        return ClaimCheck(measured=measured + f" ({frac:.0%}, over the {T.trend_max_dropped_frac:.0%} limit)",
+                          passed=False, values=values)
+    return ClaimCheck(measured=measured, passed=bool(e1.passed and e2.passed), values=values)
 
 
 abstract_sentence("However, existing approaches based on PB-SCM rely on the restrictive assumption of causal "

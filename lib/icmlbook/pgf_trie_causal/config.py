@@ -41,6 +41,9 @@ class ClaimThresholds:
     # C8: sample sizes and graphs needed for the trend
     trend_min_sizes: int = 3
     trend_min_graphs: int = 5
+    # C8: largest fraction of the (graph, N) points whose F1 or SHD may be undefined (NaN, left out of the
+    # per-graph slope fits); past it the trend stands on too few points and the row fails
+    trend_max_dropped_frac: float = 0.2
     # bootstrap resamples for the intervals over graphs
     bootstrap: int = 2000
 
