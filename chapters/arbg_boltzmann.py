@@ -279,7 +279,7 @@ def _(adp, mo, plots):
               f" At the reference code's lag of {_t['paper_lag']} frames ({_t['paper_lag']} ps here) the two leading "
               f"eigenvalues would be {_pl[0]:.3f} and {_pl[1]:.3f}, which is why the lag is shorter here.")
     mo.vstack([plots.tica_figure(adp), mo.md(f"""
-    *Figure: the test MD and the reweighted proposals (seed 0) on the two slowest TICA coordinates.*
+    *Figure: the test MD, ArBG's raw and reweighted proposals and the reweighted NSF (seed 0) on the two slowest TICA coordinates.*
     TICA was fitted on {_t['n_pairs']:,} lagged pairs of {_t['n_features']} features at a lag of {_t['lag']} ps
     (MD frames of 1 ps); its eigenvalues {_t['eigenvalues'][0]:.3f} and {_t['eigenvalues'][1]:.3f} correspond to
     implied timescales of {_ts[0]:.1f} and {_ts[1]:.1f} ps.{_paper}

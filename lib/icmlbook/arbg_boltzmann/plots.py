@@ -132,15 +132,17 @@ def loss_figure(adp: dict):
 
 
 def tica_figure(adp: dict):
-    """The reference MD, ArBG and NSF (reweighted, seed 0) on the two slowest TICA coordinates."""
+    """The reference MD, ArBG (raw and reweighted) and the NSF (reweighted), seed 0, on the two slowest TICA
+    coordinates."""
     t = adp["tica"]
     r0 = {r["model"]: r for r in adp["rows"] if r["seed"] == 0}
     ref = t["test"]
     lo, hi = np.percentile(ref, 0.5, axis=0), np.percentile(ref, 99.5, axis=0)
     pad = 0.3 * (hi - lo)
     rng = [[lo[0] - pad[0], hi[0] + pad[0]], [lo[1] - pad[1], hi[1] + pad[1]]]
-    fig, axes = new_figure(1, 3, width=12, height=3.9)
-    panels = [(ref, "reference MD"), (adp["keep"]["ArBG"]["tica_rw"], f"ArBG reweighted: TICA-W2 {r0['ArBG']['ticaw2']:.3g}"),
+    fig, axes = new_figure(1, 4, width=15, height=3.9)
+    panels = [(ref, "reference MD"), (adp["keep"]["ArBG"]["tica_raw"], f"ArBG raw: TICA-W2 {r0['ArBG']['ticaw2_raw']:.3g}"),
+              (adp["keep"]["ArBG"]["tica_rw"], f"ArBG reweighted: TICA-W2 {r0['ArBG']['ticaw2']:.3g}"),
               (adp["keep"]["NSF"]["tica_rw"], f"NSF reweighted: TICA-W2 {r0['NSF']['ticaw2']:.3g}")]
     for ax, (y, title) in zip(axes, panels):
         ax.hist2d(y[:, 0], y[:, 1], bins=50, range=rng, cmap="viridis", cmin=1)
