@@ -274,7 +274,11 @@ def _(mo):
     ## How many spikes are needed? (claim 6) And how fast? (claim 7)
 
     The same test cells, observed with EIs averaged over different numbers of spikes, through the same amortised
-    posterior (without refinement), predicting the same held-out patterns.
+    posterior (without refinement), predicting the same held-out patterns. Claim 7 times amortised inference
+    (a few milliseconds for all test cells) against the gradient-only fits (seconds to minutes). So that
+    one scheduler slice on a shared machine cannot swing the short measurement, the sampler is called
+    several times with the same seed (same samples) and the fastest call decides; the long fits run once.
+    (Changed after session 4's runs, where a single call was timed; the 100x threshold is unchanged.)
     """)
     return
 

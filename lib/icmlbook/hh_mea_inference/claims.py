@@ -176,15 +176,19 @@ def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
 
 @claim_rule("C7", statement="Amortised inference is rapid: well under a second per cell, orders of magnitude faster "
             "than fitting each cell by gradient descent.",
-            rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number) < speed_s "
-                 "(1 s) and >= 100x below the gradient-only fits' time per cell (also batched over cells)",
+            rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number; the "
+                 "fastest of npe_timing_repeats calls) < speed_s (1 s) and >= 100x below the gradient-only fits' time "
+                 "per cell (also batched over cells; one run, seconds to minutes long)",
             rejects="inference as slow as per-cell optimisation (ratio < 100)",
             paper="rapidly infers HH parameters (abstract)", timed=True)
 def claim7(study, cfg: HHMEAConfig) -> ClaimCheck:
     a, g = study.seconds_npe_per_cell, study.seconds_gradient_only_per_cell
     ok = a < cfg.speed_s and g / a >= 100
-    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell; gradient-only {g:.2f} s per cell ({g / a:.0f}x)", bool(ok),
-                      {"ratio": g / a})
+    calls = np.asarray(getattr(study, "seconds_npe_all", ()), float)
+    spread = (f" (fastest of {calls.size} calls; slowest {calls.max() / calls.min():.1f}x the fastest)"
+              if calls.size > 1 else "")
+    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell{spread}; gradient-only {g:.2f} s per cell ({g / a:.0f}x)",
+                      bool(ok), {"ratio": g / a})
 
 
 not_testable("P1", statement="Validated on hundreds of hours of stimulation and recording from isolated macaque retina "

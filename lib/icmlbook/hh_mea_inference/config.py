@@ -48,7 +48,8 @@ class HHMEAConfig(ProfileConfig):
         sbc_alpha : C1, level of the rank-uniformity test; coverage_tol : C1, |coverage - nominal| of 90 % intervals;
         acc_target : C4, accuracy at least this; oracle_gap : C4, at most this below the oracle;
         mild_drop : C6, accuracy at the fewest spikes at most this below the most;
-        speed_s : C7, seconds per cell for amortised inference;
+        speed_s : C7, seconds per cell for amortised inference; npe_timing_repeats : C7, timed calls of the
+            NPE sampler (same seed, same samples), the fastest decides;
         max_dropped_frac : C2, C3, C3b, C4, C5, the largest fraction of test cells whose paired difference may be
             non-finite (left out of the interval, counted in the measured text); with more the rule fails.
     """
@@ -92,6 +93,7 @@ class HHMEAConfig(ProfileConfig):
     oracle_gap: Probability = 0.05
     mild_drop: Probability = 0.05
     speed_s: PositiveFloat = 1.0
+    npe_timing_repeats: PositiveInt = 5
     max_dropped_frac: Probability = 0.2
 
     def validate(self) -> None:
