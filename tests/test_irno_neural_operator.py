@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from icmlbook.irno_neural_operator import claims
-from icmlbook.irno_neural_operator import (IRNO, CircularConv2d, FNO2d, LossSpec, NSSolver, RefinementUNet, SpectralConv2d,
+from icmlbook.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, RefinementUNet, SpectralConv2d,
                                            TuckerSpectralConv2d, band_ratios, banach_bound, config_for, energy,
                                            enstrophy, irno_loss, lambda_schedule, lipschitz_dense, lipschitz_lanczos,
                                            lipschitz_power,
@@ -144,23 +144,6 @@ def test_tucker_layer_uses_the_tucker_product_and_fewer_parameters():
     W = layer._scale * torch.einsum("pqrs,ip,oq,xr,ys->ioxy", layer.core, a, b, c, d)
     torch.testing.assert_close(layer.full_weight(), W)
     assert sum(p.numel() for p in layer.parameters()) < 8 * 8 * 8 * 4
-
-
-def test_circular_conv_and_channel_layernorm_match_their_definitions():
-    from icmlbook.irno_neural_operator.operators import ChannelLayerNorm
-
-    g = torch.Generator().manual_seed(10)
-    x = torch.randn(2, 3, 8, 8, generator=g, dtype=torch.float64)
-    ref = torch.nn.Conv2d(3, 5, 3, padding=1, padding_mode="circular").double()
-    ours = CircularConv2d(3, 5, 3).double()
-    ours.load_state_dict(ref.state_dict())
-    torch.testing.assert_close(ours(x), ref(x))
-    ln = ChannelLayerNorm(3).double()
-    with torch.no_grad():
-        ln.weight.copy_(torch.tensor([0.5, 1.0, 2.0]).reshape(1, 3, 1, 1))
-        ln.bias.copy_(torch.tensor([0.1, -0.2, 0.3]).reshape(1, 3, 1, 1))
-    mu, var = x.mean(1, keepdim=True), x.var(1, unbiased=False, keepdim=True)
-    torch.testing.assert_close(ln(x), (x - mu) / torch.sqrt(var + 1e-5) * ln.weight + ln.bias)
 
 
 def test_unet_contract_small_start_and_per_sample_action():

@@ -9,12 +9,12 @@ from .metrics import (acc, band_edges, band_ratios, lipschitz_dense, lipschitz_l
                       shell_errors, shell_index, vrmse)
 from .ns2d import (NSSolver, coarsen, energy, enstrophy, make_windows, random_vorticity, simulate_dataset, spectral_resample,
                    taylor_green)
-from .operators import CircularConv2d, FNO2d, RefinementUNet, SpectralConv2d, TuckerSpectralConv2d, count_parameters
+from .operators import FNO2d, RefinementUNet, SpectralConv2d, TuckerSpectralConv2d, count_parameters
 
 __all__ = [
     "BASES", "PRESETS", "VARIANTS", "IRNOConfig", "config_for", "IRNO", "LossSpec", "banach_bound", "irno_loss",
     "lambda_schedule", "make_refiner", "spectral_loss", "spectral_weights", "train_base", "train_irno",
     "acc", "rfne", "coarsen", "band_edges", "band_ratios", "lipschitz_dense", "lipschitz_lanczos", "lipschitz_power", "shell_errors", "shell_index", "vrmse",
     "NSSolver", "energy", "enstrophy", "make_windows", "random_vorticity", "simulate_dataset", "spectral_resample",
-    "taylor_green", "FNO2d", "RefinementUNet", "SpectralConv2d", "TuckerSpectralConv2d", "CircularConv2d", "count_parameters",
+    "taylor_green", "FNO2d", "RefinementUNet", "SpectralConv2d", "TuckerSpectralConv2d", "count_parameters",
 ]

@@ -21,6 +21,13 @@ refiner 6 epochs). A side run with 12 refiner epochs took 117 s: RFNE 0.3256 (ba
 at K = 4, against 0.3236 at k = 1 and 0.3353 at K with 6; both are worse than the base at K, so 6 epochs keep
 the default profile inside 10 minutes. At ``smoke`` (8^2 to 32^2) it costs about 3 s; smoke end to end: 42 s of
 CPU time (112 s of wall time at a load of 6).
+
+With the super-resolution task, the fno_long plateau references (one per seed) and the review's stricter rules,
+measured end to end through the pipeline on commit 8b55060: ``default`` 8.7 min of CPU time (496 s user + 27 s
+system; 24.1 min of wall time at loads 7-10), ``smoke`` 36.7 s of CPU time (95 s of wall time at a load of 10).
+That commit's U-Net used a concatenation padding and torch's fused layer_norm (the same values; training 5 %
+faster); they were reverted after it, because forward-mode products through them made the Lipschitz estimate
+twice as slow (its benchmark fell from 21x to 12x against the dense Jacobian).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 __all__ = ["SpectralConv2d", "TuckerSpectralConv2d", "FNO2d", "RefinementUNet", "ChannelLayerNorm",
-           "CircularConv2d", "circular_pad", "count_parameters"]
+           "count_parameters"]
 
 
 def count_parameters(module: nn.Module, trainable_only: bool = False) -> int:
@@ -139,36 +139,17 @@ class ChannelLayerNorm(nn.Module):
         self.eps = eps
 
     def forward(self, v: torch.Tensor) -> torch.Tensor:
-        # torch's fused layer_norm over the last dim of the channels-last view (a third faster with its backward
-        # than the same formula written out; equal to it, tested)
-        c = v.shape[1]
-        out = F.layer_norm(v.permute(0, 2, 3, 1), (c,), self.weight.reshape(c), self.bias.reshape(c), self.eps)
-        return out.permute(0, 3, 1, 2)
-
-
-def circular_pad(v: torch.Tensor, p: int = 1) -> torch.Tensor:
-    """Periodic padding of the last two dims by ``p`` (what ``padding_mode="circular"`` does, from two
-    concatenations: about 3x faster with its backward on CPU than ``F.pad(mode="circular")``)."""
-    v = torch.cat([v[..., -p:, :], v, v[..., :p, :]], dim=-2)
-    return torch.cat([v[..., -p:], v, v[..., :p]], dim=-1)
-
-
-class CircularConv2d(nn.Conv2d):
-    """A ``kernel x kernel`` convolution on a periodic grid (same output size): :func:`circular_pad` then a
-    convolution without padding. Same parameters (and ``state_dict``) as ``nn.Conv2d(..., padding=k // 2,
-    padding_mode="circular")``, and the same values (tested)."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3):
-        super().__init__(in_channels, out_channels, kernel_size, padding=0)
-        self._p = kernel_size // 2
-
-    def forward(self, v: torch.Tensor) -> torch.Tensor:
-        return super().forward(circular_pad(v, self._p))
+        mean = v.mean(1, keepdim=True)
+        c = v - mean
+        var = c.pow(2).mean(1, keepdim=True)
+        return c * torch.rsqrt(var + self.eps) * self.weight + self.bias
 
 
 def _block(cin: int, cout: int) -> nn.Sequential:
-    return nn.Sequential(CircularConv2d(cin, cout, 3), ChannelLayerNorm(cout), nn.GELU(),
-                         CircularConv2d(cout, cout, 3), ChannelLayerNorm(cout), nn.GELU())
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, padding_mode="circular"), ChannelLayerNorm(cout),
+                         nn.GELU(),
+                         nn.Conv2d(cout, cout, 3, padding=1, padding_mode="circular"), ChannelLayerNorm(cout),
+                         nn.GELU())
 
 
 class RefinementUNet(nn.Module):
@@ -195,7 +176,7 @@ class RefinementUNet(nn.Module):
         self.up_conv = nn.ModuleList()
         self.up_block = nn.ModuleList()
         for co in reversed(ch):
-            self.up_conv.append(CircularConv2d(c, co, 3))
+            self.up_conv.append(nn.Conv2d(c, co, 3, padding=1, padding_mode="circular"))
             self.up_block.append(_block(2 * co, co))
             c = co
         self.out = nn.Conv2d(c, out_channels, 1)

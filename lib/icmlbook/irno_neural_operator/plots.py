@@ -27,8 +27,8 @@ def _imshow(ax, a, title, vmax=None, cmap="RdBu_r"):
     vmax = float(np.abs(a).max()) if vmax is None else vmax
     im = ax.imshow(a.T, origin="lower", cmap=cmap, vmin=-vmax, vmax=vmax, extent=(0, 2 * np.pi, 0, 2 * np.pi))
     ax.set_title(title, fontsize=9)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
+    ax.set_xlabel("x (domain [0, 2π), nondimensional)")
+    ax.set_ylabel("y (nondimensional)")
     return im
 
 
@@ -47,8 +47,8 @@ def fields_figure(y: torch.Tensor, h0: torch.Tensor, hK: torch.Tensor, K: int, s
         im = axes[1, j].imshow(a[:q, :q].T, origin="lower", cmap="RdBu_r", vmin=-vmax, vmax=vmax,
                                extent=(0, np.pi / 2, 0, np.pi / 2))
         axes[1, j].set_title(f"zoom: {name.split(' (')[0]}", fontsize=9)
-        axes[1, j].set_xlabel("x")
-        axes[1, j].set_ylabel("y")
+        axes[1, j].set_xlabel("x (nondimensional)")
+        axes[1, j].set_ylabel("y (nondimensional)")
     fig.colorbar(im, ax=axes, shrink=0.6, label="vorticity (normalised)")
     fig.suptitle(f"One test sample: the RMS error falls from {e0:.3f} (base) to {eK:.3f} after {K} refinement steps")
     return fig
@@ -68,9 +68,9 @@ def spectra_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], K: int):
             ax2.plot(r[live], e[live] / et[live], label=name, color=c)
     for a in (ax, ax2):
         a.axvline(n / 2, color="0.5", ls=":", lw=1)
-        a.set_xlabel("radial wavenumber r (shell)")
+        a.set_xlabel("radial wavenumber r (cycles per domain)")
     ax.set_ylabel("energy in shell (normalised units²)")
-    ax2.set_ylabel("prediction / truth energy")
+    ax2.set_ylabel("prediction / truth energy (ratio)")
     ax2.axhline(1.0, color="0.5", lw=0.8)
     ax.legend(fontsize=8)
     hi = (r > n / 3) & (r <= n / 2)
@@ -114,8 +114,8 @@ def ratio_figure(ev: Evaluation):
         ax.text(np.mean(edges[name]), ax.get_ylim()[1], name, ha="center", va="top", fontsize=8)
     ax.axvspan(ev.n / 2, r[-1], color="0.9")
     ax.axhline(1.0, color="0.4", lw=0.8)
-    ax.set_xlabel("radial wavenumber r (shell); grey: corner shells beyond the axis Nyquist")
-    ax.set_ylabel("median E_k(r) / E_0(r)")
+    ax.set_xlabel("radial wavenumber r (cycles per domain); grey: corner shells beyond the axis Nyquist")
+    ax.set_ylabel("median E_k(r) / E_0(r) (ratio)")
     ax.legend(fontsize=8)
     b = {k: float(np.median(v)) for k, v in ev.band(ev.K).items()}
     fig.suptitle(f"Error relative to the base at K = {ev.K}: low {b['low']:.0%}, mid {b['mid']:.0%}, "
@@ -131,14 +131,14 @@ def contraction_figure(ev: Evaluation, rate: float):
     ax.semilogy(k, d, marker="o", color=PALETTE[0], label="measured (mean over test samples)")
     ax.semilogy(k, d[0] * rate ** k, ls="--", color="0.4", label=f"fitted geometric rate {rate:.3f}")
     ax.axvline(ev.K, color="0.4", ls=":", lw=1)
-    ax.set_xlabel("step k")
-    ax.set_ylabel("RMS of h_(k+1) − h_k")
+    ax.set_xlabel("refinement step k")
+    ax.set_ylabel("RMS of h_(k+1) − h_k (normalised vorticity)")
     ax.legend(fontsize=8)
     for (kk, L), c in zip(sorted(ev.lipschitz.items()), PALETTE[1:]):
         ax2.scatter(np.full(len(L), kk), L, color=c, s=14)
     ax2.axhline(1.0, color="0.4", lw=0.8)
     ax2.set_xlabel("iterate k at which the Jacobian is taken")
-    ax2.set_ylabel("Lipschitz constant ‖∂F_x/∂h‖₂")
+    ax2.set_ylabel("Lipschitz constant ‖∂F_x/∂h‖₂ (dimensionless)")
     allL = np.concatenate([v for v in ev.lipschitz.values()]) if ev.lipschitz else np.array([np.nan])
     fig.suptitle(f"Corrections shrink by a factor {rate:.3f} per step; Lipschitz constants {np.nanmin(allL):.3f}–"
                  f"{np.nanmax(allL):.3f}")
@@ -162,8 +162,8 @@ def playground_figure(y: torch.Tensor, iterates: Sequence[torch.Tensor], k: int,
     axes[2].semilogy(r[live], et[live], color="k", label="truth")
     axes[2].semilogy(r[live], e0[live], color=PALETTE[3], lw=1, label="base (k = 0)")
     axes[2].semilogy(r[live], eh[live], color=PALETTE[0], label=f"k = {k}")
-    axes[2].set_xlabel("radial wavenumber r")
-    axes[2].set_ylabel("shell energy")
+    axes[2].set_xlabel("radial wavenumber r (cycles per domain)")
+    axes[2].set_ylabel("shell energy (normalised units²)")
     axes[2].legend(fontsize=8)
     fig.suptitle(f"Step k = {k}: RMS error {np.sqrt((err ** 2).mean()):.3f}")
     return fig
