@@ -27,7 +27,7 @@ def _imshow(ax, a, title, vmax=None, cmap="RdBu_r"):
     vmax = float(np.abs(a).max()) if vmax is None else vmax
     im = ax.imshow(a.T, origin="lower", cmap=cmap, vmin=-vmax, vmax=vmax, extent=(0, 2 * np.pi, 0, 2 * np.pi))
     ax.set_title(title, fontsize=9)
-    ax.set_xlabel("x (domain [0, 2π), nondimensional)")
+    ax.set_xlabel("x (nondimensional, period 2π)")
     ax.set_ylabel("y (nondimensional)")
     return im
 
