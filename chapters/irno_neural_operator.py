@@ -633,7 +633,10 @@ def _(cfg, mo, study):
       epochs, learning rate {cfg.irno_lr:g}; the paper: base 16, depth 4, K = 6, 150 epochs, 3e-4. The `full`
       profile runs the paper's sizes on a 128² version of this flow.
     - **Reconstructions.** The contraction argument and its error floor are our derivation; the low/mid/high
-      band edges are ours; the paper's ablation tables were not read, so claims 5, 6 and 9 test the dossier's
+      band edges are ours (the low band ends at n/6 = {cfg.n / 6:.1f}, near the few-mode base's cut-off of
+      {cfg.base_modes} modes, so claim 4's ordering is partly set by that choice; deciding it on the many-mode
+      base as well would separate "refinement targets high frequencies" from "the base cannot hold them", and
+      was not done); the paper's ablation tables were not read, so claims 5, 6 and 9 test the dossier's
       reading of what they should show. The official code's validation outlier filter, NaN-batch skipping and
       best-checkpoint selection are not used: the refiner after its last epoch is evaluated.
     - **Controls.** The capacity control of claim 9 is a wider FNO with the same {cfg.base_modes} modes and the
