@@ -126,15 +126,19 @@ class LandingConfig(ProfileConfig):
                                  f"{p}_sigma_max={getattr(self, f'{p}_sigma_max')}")
 
 
-# Measured end to end with the six variants (2026-12-01, 2 cores shared with other jobs): smoke 39 s CPU (95 s wall
-# at load 7); default 12.8 min CPU (48.7 min wall at load 10, 26 % of the machine), about 8-9 min of wall time on
-# two quiet cores at the CPU-to-wall ratio of the earlier four-variant default (8.9 min CPU, 5.75 min wall).
+# Measured end to end (2026-12-01, session 4, through the pipeline, 2 threads): smoke 40-44 s CPU (user + sys; 100-174 s
+# wall at load 7-9). Default, n_train 800, 60 epochs of two mini-batches of 400 (120 updates): 6.2 min CPU (333 s user +
+# 40 s sys), 4.3 min wall at load 0.1-2. Before: n_train 1000, 100 full-batch epochs, 12.8 min CPU (session 3); 800 and
+# 80 full-batch epochs, 9.9 min CPU (438 + 153 s), 23.1 min wall at load 6-9; 800 and 60 full-batch epochs, 7.9 min CPU,
+# 9.7 min wall at load 2-4, but the JSD had not converged (OLLA 0.289 against 0.242 at 80 epochs, while the path loss was
+# flat from epoch 40: a full-batch epoch is a single update). The benchmarks (SO(10), dipeptide, arm) run in `full` only:
+# a CPU trial of the dipeptide (400 points, 40 epochs, width 128) took 49 s of CPU and its models did not beat their prior.
 PRESETS: dict[str, LandingConfig] = {
     "smoke": LandingConfig(n_train=500, n_test=2000, n_seeds=2, epochs=60, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
                            prior_points=300, prior_seeds=3, cost_ns=(3, 4, 6), cost_points=512, sweep_points=300,
                            sweep_N=30, nfe_Ns=(5, 15, 30)),
-    "default": LandingConfig(n_train=800, epochs=80, batch_size=800),
+    "default": LandingConfig(n_train=800, epochs=60, batch_size=400),
     "full": LandingConfig(n_train=8000, n_test=5000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
                           cost_points=4096, prior_points=2000, benchmarks=("so10", "dipeptide", "robot"), bench_seeds=3,
                           bench_n_train=4000, bench_n_test=1000, bench_epochs=2000, bench_width=512, bench_depth=5),
