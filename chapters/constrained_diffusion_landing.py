@@ -443,8 +443,10 @@ def _(mo):
 
     The dipeptide's and the arm's sets are unbounded, so, as in the official code, their prior is the
     forward process's end points started from training data. A model that learned nothing returns its
-    prior: each rule asks the samples to beat the prior's points on the same measure, on every seed, and to
-    sit on the set after the terminal projection.
+    prior, and training points (another sample of the data's law) give the measure's floor: each rule asks
+    the samples to close at least half the gap from the prior to the floor, on every seed, and to lie within
+    1e-3 of the set before the terminal projection (not only after it, where the projection's tolerance
+    would decide).
     """)
     return
 
