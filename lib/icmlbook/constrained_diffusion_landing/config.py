@@ -126,7 +126,7 @@ class LandingConfig(ProfileConfig):
                                  f"{p}_sigma_max={getattr(self, f'{p}_sigma_max')}")
 
 
-# Measured end to end (2026-12-01, session 4, through the pipeline, 2 threads): smoke 40-44 s CPU (user + sys; 100-174 s
+# Measured end to end (2026-12-01, session 4, through the pipeline, 2 threads): smoke 38 s CPU (32 s wall at load 0.5; 40-44 s CPU, 100-174 s
 # wall at load 7-9). Default, n_train 800, 60 epochs of two mini-batches of 400 (120 updates): 6.2 min CPU (333 s user +
 # 40 s sys), 4.3 min wall at load 0.1-2. Before: n_train 1000, 100 full-batch epochs, 12.8 min CPU (session 3); 800 and
 # 80 full-batch epochs, 9.9 min CPU (438 + 153 s), 23.1 min wall at load 6-9; 800 and 60 full-batch epochs, 7.9 min CPU,
