@@ -492,8 +492,9 @@ def _(mo):
     mo.md(r"""
     ## Live playground
 
-    Compose a program from synchronisation patterns, choose which are broken, add protected
-    distractor variables, set how many copies of a loop-spawned thread main starts, and pick a
+    Pick the population: a racy program of the real benchmark (its annotations from DRDBench), or a
+    generated one. For a generated program, compose it from synchronisation patterns, choose which
+    are broken, add protected distractor variables, set how many copies of a loop-spawned thread main starts, and pick a
     predictor and the scoring rule (DRDBench's line level or one of the two variable-level
     readings): the listing marks the annotated races (vermilion),
     the protected pairs (green) and the predicted lines (→). On the website the controls show the
@@ -503,7 +504,11 @@ def _(mo):
 
 
 @app.cell
-def _(PATTERNS, PREDICTORS, ex, mo):
+def _(PATTERNS, PREDICTORS, benchmark, ex, mo):
+    population_pick = mo.ui.dropdown(options=["generated (compose below)", "real benchmark"],
+                                     value="generated (compose below)", label="population")
+    real_pick = mo.ui.dropdown(options=[p.name for p in benchmark if p.racy],
+                               value="goblint-regression/02-base_24-malloc_races.c", label="real racy program")
     construct_pick = mo.ui.multiselect(options=list(PATTERNS), value=["mutex_missing", "busy_wait", "join_order"],
                                        label="constructs")
     broken_pick = mo.ui.multiselect(options=list(PATTERNS), value=["mutex_missing"], label="broken (racy) ones")
@@ -511,18 +516,36 @@ def _(PATTERNS, PREDICTORS, ex, mo):
     threads_slider = mo.ui.slider(start=2, stop=6, step=1, value=2, label="copies of a loop-spawned thread")
     predictor_pick = mo.ui.dropdown(options=[p for p in PREDICTORS if p != "empty"], value="lockset", label="predictor")
     level_pick = mo.ui.dropdown(options=list(ex.PLAYGROUND_LEVELS), value="line (DRDBench)", label="scoring rule")
-    mo.vstack([mo.hstack([construct_pick, broken_pick]), mo.hstack([distractor_slider, threads_slider]),
-               mo.hstack([predictor_pick, level_pick])])
-    return broken_pick, construct_pick, distractor_slider, level_pick, predictor_pick, threads_slider
+    mo.vstack([mo.hstack([population_pick, real_pick]), mo.hstack([construct_pick, broken_pick]),
+               mo.hstack([distractor_slider, threads_slider]), mo.hstack([predictor_pick, level_pick])])
+    return (broken_pick, construct_pick, distractor_slider, level_pick, population_pick, predictor_pick, real_pick,
+            threads_slider)
 
 
 @app.cell
-def _(broken_pick, construct_pick, distractor_slider, ex, level_pick, plots, predictor_pick, threads_slider):
-    _cons = list(construct_pick.value) or ["mutex_missing"]
-    _prog, _pred, _sc = ex.playground(_cons, [c in broken_pick.value for c in _cons], distractor_slider.value,
-                                      predictor_pick.value, threads=threads_slider.value, level=level_pick.value)
+def _(
+    benchmark,
+    broken_pick,
+    construct_pick,
+    distractor_slider,
+    ex,
+    level_pick,
+    plots,
+    population_pick,
+    predictor_pick,
+    real_pick,
+    threads_slider,
+):
+    if population_pick.value == "real benchmark":
+        _real = next(p for p in benchmark if p.name == real_pick.value)
+        _prog, _pred, _sc = ex.score_program(_real, predictor_pick.value, level=level_pick.value)
+    else:
+        _cons = list(construct_pick.value) or ["mutex_missing"]
+        _prog, _pred, _sc = ex.playground(_cons, [c in broken_pick.value for c in _cons], distractor_slider.value,
+                                          predictor_pick.value, threads=threads_slider.value, level=level_pick.value)
     _l = _sc["chosen"]
-    _title = (f"{predictor_pick.value}, scored by {level_pick.value}: {_l.tp} found, {_l.fn} missed, {_l.fp} false "
+    _title = (f"{_prog.name.split('/')[-1]}, {predictor_pick.value}, scored by {level_pick.value}: {_l.tp} found, "
+              f"{_l.fn} missed, {_l.fp} false "
               f"alarm(s); program verdict {'right' if _sc['program_right'] else 'wrong'}")
     plots.listing_figure(_prog, _pred, title=_title, max_lines=80)
     return

@@ -1315,3 +1315,22 @@ def test_full_profile_path_at_tiny_sizes():
     if tsan_available():
         ts = tsan_study(suite, [], cfg, 0)
         assert ts.available and len(ts.generated) == 2 and all(r.runs == 1 for r in ts.generated.values())
+
+
+def test_playground_real_population():
+    """The playground's real-benchmark branch scores a vendored program against its own annotations: the
+    same counts as the metric applied directly, every annotated race of the shipped example found by the
+    all-pairs predictor (its recall ceiling), and the bad-rule error as for generated programs."""
+    from icmlbook.drpbench_data_races.data import load_benchmark
+    from icmlbook.drpbench_data_races.experiments import score_program
+    from icmlbook.drpbench_data_races.predictors import make_predictor
+
+    prog = next(p for p in load_benchmark() if p.name == "goblint-regression/02-base_24-malloc_races.c")
+    _, pred, sc = score_program(prog, "all pairs", level="line (DRDBench)")
+    assert pred == make_predictor("all pairs").predict(prog)
+    assert sc["chosen"] == sc["line"] == line_counts(pred, prog.races)
+    assert sc["line"].tp == len(prog.races) and sc["line"].fn == 0
+    _, pred_l, sc_l = score_program(prog, "lockset", level="variable set")
+    assert sc_l["chosen"] == sc_l["variable_set"]
+    with pytest.raises(ValueError, match="level='pair'.*allowed values"):
+        score_program(prog, "lockset", level="pair")

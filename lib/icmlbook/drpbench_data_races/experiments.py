@@ -17,7 +17,7 @@ from .metrics import (Counts, _resample, bootstrap_f1, f1_replicates, match, mic
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
-__all__ = ["playground", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
+__all__ = ["playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
            "localisation_gap", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
@@ -221,14 +221,23 @@ def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int
     if level not in PLAYGROUND_LEVELS:
         raise ValueError(f"level={level!r} is not allowed; allowed values: {', '.join(PLAYGROUND_LEVELS)}")
     from .generator import Instance, generate_program
-    from .metrics import line_counts, program_counts, variable_counts
-    from .predictors import make_predictor
 
     if len(constructs) != len(racy):
         raise ValueError(f"constructs and racy must have the same length ({len(constructs)} vs {len(racy)})")
     insts = [Instance(c, bool(r), k) for k, (c, r) in enumerate(zip(constructs, racy))]
     insts += [Instance("mutex_missing", False, len(insts) + d) for d in range(int(distractors))]
     prog = generate_program(insts, name="generated/playground.c", loop_threads=threads)
+    return score_program(prog, predictor, level)
+
+
+def score_program(prog: Program, predictor: str, level: str = "line (DRDBench)"):
+    """What the rule-based ``predictor`` says about one program (generated or from the real benchmark) and
+    its scores against the program's annotations: (program, predicted, scores) as :func:`playground`."""
+    if level not in PLAYGROUND_LEVELS:
+        raise ValueError(f"level={level!r} is not allowed; allowed values: {', '.join(PLAYGROUND_LEVELS)}")
+    from .metrics import line_counts, program_counts, variable_counts
+    from .predictors import make_predictor
+
     pred = make_predictor(predictor).predict(prog)
     out = {"line": line_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
            "variable_set": variable_counts(pred, prog.races), "program_right": program_counts(pred, prog.racy)[1]}
