@@ -69,7 +69,7 @@ bench: setup
 
 check: setup
 	$(BIN)/marimo check chapters/*.py
-	$(BIN)/ruff check lib tests
+	$(BIN)/ruff check lib tests chapters
 
 clean:
 	rm -rf build book/_build book/chapters book/_toc.yml book/scoreboard.md book/build-report.md \

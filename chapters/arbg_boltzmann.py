@@ -380,7 +380,7 @@ def _(mo):
 
 
 @app.cell
-def _(adp, claims, mo, plots):
+def _(adp, cfg, claims, mo, plots):
     bins = adp["bins"]
     check7 = claims.claim7(bins["rows"], cfg)
     mo.vstack([plots.bins_figure(bins["rows"]), mo.md(f"*Figure: bond-length errors and E-W2 against K.*\n\n"
@@ -405,7 +405,7 @@ def _(mo):
 
 
 @app.cell
-def _(adp, claims, mo):
+def _(adp, cfg, claims, mo):
     check9 = claims.claim9(adp["smc"], cfg)
     _rows = ["| method | clashing final particles | ESS / M | E-W2 (kT) | T-W2 (rad) | resampling events | s |",
              "|---|---|---|---|---|---|---|"]

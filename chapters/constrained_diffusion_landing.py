@@ -284,7 +284,7 @@ def _(cfg, ex, run):
 
 
 @app.cell
-def _(claims, drop, mo, plots, quality):
+def _(cfg, claims, drop, mo, plots, quality):
     check2 = claims.claim2(drop, quality, cfg)
     mo.vstack([plots.drop_figure(drop), mo.md(f"*Figure: dropped trajectories and landing's worst violation against "
                                               f"the step.*\n\n{check2.sentence('Claim 2')}")])
