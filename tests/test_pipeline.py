@@ -383,3 +383,24 @@ def test_display_math_is_separated_from_prose():
     text = "A match,\n$$\nx = 1,\n$$\nwith text after.\n\n$$\ny\n$$\n"
     assert separate_display_math(text) == "A match,\n\n$$\nx = 1,\n$$\n\nwith text after.\n\n$$\ny\n$$\n"
     assert separate_display_math("inline $x$ and $$x$$ stay") == "inline $x$ and $$x$$ stay"
+
+
+def test_figures_inside_marimo_layouts_become_images():
+    """mo.vstack([fig, ...]) publishes the figure as a <marimo-mime-renderer> that only marimo's front end
+    draws; the static page must carry it as an <img> with the same base64 payload (a non-image bundle stays)."""
+    import html as _html
+
+    from icmlbook.pipeline.postprocess import staticize_figures
+
+    payload = "iVBORw0KGgoAAAANSUhEUg=="
+    bundle = json.dumps({"image/png": f"data:image/png;base64,{payload}",
+                         "__metadata__": {"image/png": {"width": 640, "height": 480}}})
+    attr = _html.escape(json.dumps(bundle), quote=True).replace("'", "&#x27;")
+    el = (f"<marimo-mime-renderer data-mime='{_html.escape(json.dumps('application/vnd.marimo+mimebundle'))}' "
+          f"data-data='{attr}'></marimo-mime-renderer>")
+    text = f"<div style='display: flex'>{el}<span>caption</span></div>"
+    out, n = staticize_figures(text)
+    assert n == 1 and "marimo-mime-renderer" not in out
+    assert f'src="data:image/png;base64,{payload}"' in out and 'width="640"' in out and "<span>caption</span>" in out
+    other = el.replace("image/png", "text/plain")
+    assert staticize_figures(other) == (other, 0)

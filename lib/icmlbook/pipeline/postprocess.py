@@ -6,6 +6,9 @@
 - a marimo markdown output (``mo.md(f"...")`` with computed numbers) is published from its
   ``text/markdown`` form, parsed as MyST like the prose cells, so its equations and tables render
   (marimo's HTML form marks math for its own front end only);
+- a figure inside a marimo layout (``mo.vstack([fig, mo.md(...)])``) is a ``<marimo-mime-renderer>`` element
+  holding the image's MIME bundle, which only marimo's front end draws; it is replaced by a plain ``<img>``
+  (a bundle holding no image is left as it is).
 - an image repeated within one cell's outputs is kept once.
 - a glue cell with no output is removed from the page (it stays in the downloadable notebook);
 - the cell papermill injects with the parameters is removed from the page (the provenance box
@@ -28,6 +31,8 @@ _ATTR = re.compile(r"""(data-[\w-]+)=(?:'([^']*)'|"([^"]*)")""")
 _TAG = re.compile(r"<[^>]+>")
 _MARIMO_MD = re.compile(r'\s*<span class="markdown prose')
 LIVE_HINT = "open the chapter live in marimo to move this control"
+_MIME = re.compile(r"<marimo-mime-renderer\b(?P<attrs>[^>]*)>\s*</marimo-mime-renderer>", flags=re.S)
+_IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
 
 
 def _decode(raw: str):
@@ -65,6 +70,45 @@ def staticize_html(text: str) -> tuple[str, int]:
     return _UI.subn(_static_control, text)
 
 
+def _static_image(match: re.Match) -> str:
+    attrs = {m.group(1)[5:]: _decode(m.group(2) if m.group(2) is not None else m.group(3))
+             for m in _ATTR.finditer(match.group("attrs"))}
+    mime, data = attrs.get("mime"), attrs.get("data")
+    if mime == "application/vnd.marimo+mimebundle" and isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return match.group(0)
+    elif mime in _IMAGE_TYPES and isinstance(data, str):
+        data = {mime: data}
+    if not isinstance(data, dict):
+        return match.group(0)
+    for kind in _IMAGE_TYPES:
+        src = data.get(kind)
+        if isinstance(src, str):
+            if not src.startswith("data:"):
+                src = f"data:{kind};base64,{src}" if kind != "image/svg+xml" else None
+            if src is None:
+                return f'<div class="icml-figure">{data[kind]}</div>'
+            size = (data.get("__metadata__") or {}).get(kind) or {}
+            width = f' width="{int(size["width"])}"' if isinstance(size.get("width"), (int, float)) else ""
+            return f'<img class="icml-figure" alt="figure" style="max-width:100%;height:auto" src="{src}"{width}>'
+    return match.group(0)
+
+
+def staticize_figures(text: str) -> tuple[str, int]:
+    """Replace every marimo MIME renderer holding an image by an ``<img>``; return the text and the count."""
+    count = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal count
+        new = _static_image(match)
+        count += new != match.group(0)
+        return new
+
+    return _MIME.sub(replace, text), count
+
+
 def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -86,6 +130,9 @@ def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     data.pop("text/html")
                     kept.append(out)
                     continue
+                text, n_fig = staticize_figures(text)
+                if n_fig:
+                    data["text/html"] = text
                 new, n = staticize_html(text)
                 if n:
                     data["text/html"] = new + (
