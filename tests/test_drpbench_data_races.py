@@ -1334,3 +1334,13 @@ def test_playground_real_population():
     assert sc_l["chosen"] == sc_l["variable_set"]
     with pytest.raises(ValueError, match="level='pair'.*allowed values"):
         score_program(prog, "lockset", level="pair")
+
+
+@claim_case("drpbench_data_races", "C5", "not reproduced",
+            alternative="an analyser that abstains on every program with a protected pair and keeps the others' races")
+def _c5_mix():
+    """The second review's world: pooled shares read 0 % protected kept against the lock-free programs' races
+    kept, although inside the programs with locks the lockset withdrew races and protected pairs alike."""
+    flag_all = lambda p: list(p.races) + list(p.critical)  # noqa: E731
+    return claims.claim5(_study({"all pairs": flag_all,
+                                 "lockset": lambda p: [] if p.critical else list(p.races)}), CFG, 0)

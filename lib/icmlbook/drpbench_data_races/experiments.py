@@ -136,20 +136,28 @@ def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int,
         seen_r = [g for g in prog.races if any(match(x, g) for x in pa)]
         rows.append([len(seen_p), sum(any(match(x, g) for x in pb) for g in seen_p),
                      len(seen_r), sum(any(match(x, g) for x in pb) for g in seen_r), len(prog.critical)])
-    m = np.array(rows, dtype=float).reshape(-1, 5)
+    allm = np.array(rows, dtype=float).reshape(-1, 5)
+    # within programs only: a program with seen races but no seen protected pair (or the reverse) would let a
+    # difference in program mix pass as a lock effect (abstain on every program that uses locks, keep the races
+    # of the lock-free ones), so both shares are taken over the programs that hold both
+    m = allm[(allm[:, 0] > 0) & (allm[:, 2] > 0)]
 
     def shares(summed):
         with np.errstate(invalid="ignore", divide="ignore"):
             return summed[..., 1] / summed[..., 0], summed[..., 3] / summed[..., 2]
 
-    kp, kr = shares(m.sum(0))
-    rp, rr = shares(m[_resample(len(m), n_boot, seed)].sum(1))
-    d = rr - rp
-    lo, hi = np.nanquantile(d, [0.025, 0.975]) if np.isfinite(d).any() else (np.nan, np.nan)
-    tot = m.sum(0)
+    if len(m) == 0:
+        kp = kr = lo = hi = float("nan")
+    else:
+        kp, kr = shares(m.sum(0))
+        rp, rr = shares(m[_resample(len(m), n_boot, seed)].sum(1))
+        d = rr - rp  # every resampled program holds both kinds, so neither share is undefined
+        lo, hi = np.quantile(d, [0.025, 0.975])
+    tot, all_tot = m.sum(0), allm.sum(0)
     return {"keep_protected": float(kp), "keep_races": float(kr), "diff": float(kr - kp), "lo": float(lo),
-            "hi": float(hi), "seen_protected": int(tot[0]), "seen_races": int(tot[2]), "protected_pairs": int(tot[4]),
-            "coverage": float(tot[0] / tot[4]) if tot[4] else float("nan")}
+            "hi": float(hi), "seen_protected": int(tot[0]), "seen_races": int(tot[2]), "programs": int(len(m)),
+            "protected_pairs": int(all_tot[4]),
+            "coverage": float(all_tot[0] / all_tot[4]) if all_tot[4] else float("nan")}
 
 
 def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line",
