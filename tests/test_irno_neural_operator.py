@@ -536,6 +536,23 @@ def _c10_alt():
     return _sr(claims.claim10, SR_FLAT_RFNE, SR_FLAT_ACC)
 
 
+SR_SMALL_RFNE = [0.325, 0.322, 0.319, 0.317, 0.315, 0.315, 0.315, 0.315, 0.315]   # 3 % by K
+SR_SMALL_ACC = [0.752, 0.757, 0.762, 0.767, 0.772, 0.772, 0.772, 0.772, 0.772]
+
+
+@claim_case("irno_neural_operator", "C10", "not reproduced",
+            alternative="a 3 % gain, below the 4.9 % the base gains from the same extra epochs")
+def _c10_below_extra_epochs():
+    return _sr(claims.claim10, SR_SMALL_RFNE, SR_SMALL_ACC, long_gain=0.049)
+
+
+def test_claim10_small_gain_passes_only_above_the_extra_epochs_gain():
+    """The second review's world: with the base's extra-epoch gain at 1 % the same 3 % gain passes; at 4.9 %
+    (still a plateau by the 5 % test) it does not."""
+    assert _sr(claims.claim10, SR_SMALL_RFNE, SR_SMALL_ACC, long_gain=0.01).passed is True
+    assert _c10_below_extra_epochs().passed is False
+
+
 @claim_case("irno_neural_operator", "C11", "reproduced")
 def _c11_ok():
     return _sr(claims.claim11, SR_RFNE, SR_ACC)
