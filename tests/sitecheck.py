@@ -96,6 +96,9 @@ def inspect_pages(site: Path, pages: list[str], screenshot_dir: Path | None = No
                     plotly_rendered: Array.from(document.querySelectorAll('.plotly-graph-div')).filter(d => d.querySelector('.main-svg')).length,
                     math_rendered: document.querySelectorAll('mjx-container').length,
                     static_controls: document.querySelectorAll('.icml-static-control').length,
+                    // custom elements only marimo's front end draws: blank on the static site
+                    marimo_elements: Array.from(new Set(Array.from(document.querySelectorAll('article *'))
+                      .map(e => e.tagName.toLowerCase()).filter(t => t.startsWith('marimo-')))),
                     error_outputs: document.querySelectorAll('.output.traceback, .cell_output .traceback').length,
                     empty_citations: Array.from(document.querySelectorAll('.bibtex-citation')).filter(c => c.textContent.trim() === '[]').length,
                     // a table wider than its container (the nearest horizontal scroll box, else the article's

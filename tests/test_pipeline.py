@@ -404,3 +404,17 @@ def test_figures_inside_marimo_layouts_become_images():
     assert f'src="data:image/png;base64,{payload}"' in out and 'width="640"' in out and "<span>caption</span>" in out
     other = el.replace("image/png", "text/plain")
     assert staticize_figures(other) == (other, 0)
+
+
+def test_callouts_become_plain_boxes():
+    """mo.callout keeps its content in an attribute only marimo's front end reads; the page gets it as a box."""
+    import marimo as mo
+
+    from icmlbook.pipeline.postprocess import staticize_callouts
+
+    text = mo.callout(mo.md("**Not allowed:** k=0 is below 1"), kind="warn").text
+    assert text.startswith("<marimo-callout-output")
+    out, n = staticize_callouts(f"<div>{text}</div>")
+    assert n == 1 and "marimo-" not in out
+    assert "<strong>Not allowed:</strong>" in out and "k=0 is below 1" in out and "icml-callout-warn" in out
+    assert staticize_callouts("<p>plain</p>") == ("<p>plain</p>", 0)

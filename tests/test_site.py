@@ -53,6 +53,7 @@ def test_chapter_page(pages, slug, smoke_book):
     assert info["math_rendered"] > 0
     assert info["plotly_divs"] == info["plotly_rendered"]  # every plotly figure drew itself
     assert info["error_outputs"] == 0
+    assert info["marimo_elements"] == [], f"elements only marimo's front end draws (blank here): {info['marimo_elements']}"
     assert info["empty_citations"] == 0, "a [@key] citation did not resolve (key missing from book/bib/<slug>.bib?)"
 
 

@@ -9,6 +9,8 @@
 - a figure inside a marimo layout (``mo.vstack([fig, mo.md(...)])``) is a ``<marimo-mime-renderer>`` element
   holding the image's MIME bundle, which only marimo's front end draws; it is replaced by a plain ``<img>``
   (a bundle holding no image is left as it is).
+- a callout (``mo.callout(...)``, a ``<marimo-callout-output>`` holding its content as an attribute) becomes a
+  plain box with the same content, so a warning shown at build time is seen on the site.
 - an image repeated within one cell's outputs is kept once.
 - a glue cell with no output is removed from the page (it stays in the downloadable notebook);
 - the cell papermill injects with the parameters is removed from the page (the provenance box
@@ -33,6 +35,8 @@ _MARIMO_MD = re.compile(r'\s*<span class="markdown prose')
 LIVE_HINT = "open the chapter live in marimo to move this control"
 _MIME = re.compile(r"<marimo-mime-renderer\b(?P<attrs>[^>]*)>\s*</marimo-mime-renderer>", flags=re.S)
 _IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
+_CALLOUT = re.compile(r"<marimo-callout-output\b(?P<attrs>[^>]*)>\s*</marimo-callout-output>", flags=re.S)
+_CALLOUT_COLOURS = {"warn": "#b7791f", "danger": "#c53030", "success": "#2f855a", "info": "#2b6cb0"}
 
 
 def _decode(raw: str):
@@ -109,6 +113,23 @@ def staticize_figures(text: str) -> tuple[str, int]:
     return _MIME.sub(replace, text), count
 
 
+def _static_callout(match: re.Match) -> str:
+    attrs = {m.group(1)[5:]: _decode(m.group(2) if m.group(2) is not None else m.group(3))
+             for m in _ATTR.finditer(match.group("attrs"))}
+    content = attrs.get("html")
+    if not isinstance(content, str):
+        return match.group(0)
+    kind = attrs.get("kind") if isinstance(attrs.get("kind"), str) else "neutral"
+    colour = _CALLOUT_COLOURS.get(kind, "#718096")
+    return (f'<div class="icml-callout icml-callout-{html.escape(kind)}" style="border-left:4px solid {colour};'
+            f'padding:4px 10px;margin:6px 0;background:#f7f7f7">{content}</div>')
+
+
+def staticize_callouts(text: str) -> tuple[str, int]:
+    """Replace every marimo callout by a plain box with its content; return the text and the count."""
+    return _CALLOUT.subn(_static_callout, text)
+
+
 def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -131,7 +152,8 @@ def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     kept.append(out)
                     continue
                 text, n_fig = staticize_figures(text)
-                if n_fig:
+                text, n_callout = staticize_callouts(text)
+                if n_fig or n_callout:
                     data["text/html"] = text
                 new, n = staticize_html(text)
                 if n:
