@@ -632,7 +632,14 @@ def _(mo):
       uniformity for the data at $t=0$ (its power), counts lost points, and adds the overdamped process on
       ULLA's schedule as a control; claim 5 checks the NFE and memory on every seed and adds OLLA sampled at
       ULLA's $N$ as a control; claim 7 decides feasibility before the terminal projection (whose tolerance
-      made "after" true by construction); claim 6 takes its off-manifold step from OLLA's schedule.
+      made "after" true by construction); claim 6 takes its off-manifold step from OLLA's schedule; claims
+      10–12 (the benchmarks) decide feasibility before the terminal projection and "learned" against the
+      data's own floor, as claim 7 does.
+    - **Changed in session 5, after the session-4 runs.** Claims 10–12 started from "passed" and only
+      turned red on a bad row, so a benchmark study that returned no rows was reported reproduced. They now
+      fail, naming the reason, on an empty study, on fewer seeds than `bench_seeds`, on a seed where OLLA or
+      ULLA is missing, and on any non-finite number. Stricter only: no executed row changes (the benchmarks
+      run in `full` only).
     - **Thresholds** (1e-3 mean |h|, 0.02 JSD, a 2× ratio of operations, p ≥ 0.05, half the uniform-to-oracle
       gap, 0.1 for landing's violation on the torus, 1 % drops) are ours, fixed in the config.
       Claim 6 was decided on wall-clock time until the session-3 runs and on operation counts since (its

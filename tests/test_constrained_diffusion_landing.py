@@ -951,6 +951,45 @@ def _declare_benchmark_cases(cid: str, rule) -> None:
                alternative="models barely better than their prior (JSD 0.29 vs 0.30, floor 0.02)")(barely_better_than_prior)
 
 
+    def empty_study():                                # session 5: `ok` started True, so no rows passed
+        return rule(dict(_bench(), rows=[]), CFG)
+
+    def all_nan():
+        res = _bench(jsd=(float("nan"), float("nan")), prior=float("nan"), oracle=float("nan"))
+        for r in res["rows"]:
+            r["before"] = {"max_abs_h": float("nan"), "max_relu_g": float("nan")}
+            r["after"] = {"max_abs_h": float("nan"), "max_relu_g": float("nan")}
+        return rule(res, CFG)
+
+    def ulla_missing():
+        res = _bench()
+        res["rows"] = [r for r in res["rows"] if r["method"] == "OLLA"]
+        return rule(res, CFG)
+
+    claim_case("constrained_diffusion_landing", cid, "not reproduced",
+               alternative="a study that returned no rows (session 5)")(empty_study)
+    claim_case("constrained_diffusion_landing", cid, "not reproduced",
+               alternative="every number non-finite (a diverged run)")(all_nan)
+    claim_case("constrained_diffusion_landing", cid, "not reproduced",
+               alternative="ULLA's rows missing (only OLLA ran), each OLLA row fine")(ulla_missing)
+
+
+def test_benchmark_rule_names_why_an_empty_or_broken_study_fails():
+    for rule in (claims.claim10, claims.claim11, claims.claim12):
+        assert rule(_bench(), CFG).passed is True and rule(_bench(), CFG).reason is None
+        out = rule(dict(_bench(), rows=[]), CFG)
+        assert out.passed is False and "no rows" in out.reason
+        res = _bench(oracle=float("nan"))
+        out = rule(res, CFG)
+        assert out.passed is False and "non-finite" in out.reason
+        res = _bench()
+        res["rows"] = [r for r in res["rows"] if not (r["method"] == "ULLA" and r["seed"] == 1)]
+        out = rule(res, CFG)
+        assert out.passed is False and "ULLA seed 1" in out.reason
+        out = rule(_bench(seeds=1), config_for("smoke", bench_seeds=3))
+        assert out.passed is False and "fewer than bench_seeds=3" in out.reason
+
+
 for _cid, _rule in (("C10", claims.claim10), ("C11", claims.claim11), ("C12", claims.claim12)):
     _declare_benchmark_cases(_cid, _rule)
 

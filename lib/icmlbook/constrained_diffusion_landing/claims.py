@@ -295,8 +295,25 @@ def _benchmark_check(result: dict | None, name: str, cfg: LandingConfig) -> Clai
         where = [p for p, c in PRESETS.items() if name in c.benchmarks]
         return ClaimCheck("—", None, reason=f"not run at this profile (cost: {why}); it runs in "
                           + (", ".join(f"`{p}`" for p in where) or "no profile"))
-    rows = result["rows"]
-    ok, parts = True, []
+    rows = list(result.get("rows") or [])
+    # An empty study, a method or seed missing, or non-finite numbers fail with their reason (found in session 5:
+    # `ok` started True, so a study with no rows passed; stricter only).
+    seeds = sorted({r["seed"] for r in rows})
+    missing = [f"{m} seed {s}" for s in seeds for m in ("OLLA", "ULLA")
+               if not any(r["seed"] == s and r["method"] == m for r in rows)]
+    problems = []
+    if not rows:
+        problems.append("the study returned no rows")
+    elif len(seeds) < cfg.bench_seeds:
+        problems.append(f"{len(seeds)} seeds, fewer than bench_seeds={cfg.bench_seeds}")
+    if missing:
+        problems.append("missing " + ", ".join(missing))
+    nonfinite = [f"{r['method']} seed {r['seed']}" for r in rows if not np.isfinite(np.asarray(
+        [r["jsd"], r["prior_jsd"], r.get("oracle_jsd", float("nan")), r["before"]["max_abs_h"], r["before"]["max_relu_g"],
+         r["after"]["max_abs_h"], r["after"]["max_relu_g"]], dtype=float)).all()]
+    if nonfinite:
+        problems.append("non-finite values in " + ", ".join(nonfinite))
+    ok, parts = not problems, []
     for r in rows:
         # Feasibility before the terminal projection and "learned" against the data's own floor, after the review
         # of C10-C12 (the C7 pattern): see CHANGED above.
@@ -310,11 +327,14 @@ def _benchmark_check(result: dict | None, name: str, cfg: LandingConfig) -> Clai
                      f"floor {oracle:.4f}; before the terminal projection max |h| {r['before']['max_abs_h']:.1e}, max g⁺ "
                      f"{r['before']['max_relu_g']:.1e}; after {r['after']['max_abs_h']:.1e}, {r['after']['max_relu_g']:.1e}"
                      + (f", {r['terminal_failed']} failed terminal projections" if r["terminal_failed"] else ""))
+    why = "; ".join(problems) or None
     return ClaimCheck(f"{result['set']} ({result['n_eq']} equalities, {result['n_ineq']} inequalities, {result['dim']} "
-                      f"coordinates; {result['n_train']} train / {result['n_test']} test): " + "; ".join(parts), bool(ok))
+                      f"coordinates; {result['n_train']} train / {result['n_test']} test): " + ("; ".join(parts) or "no rows"),
+                      bool(ok), {"problems": problems}, reason=why)
 
 
-_BENCH_RULE = ("for OLLA and ULLA on every seed: before the terminal projection max |h| and max g⁺ <= 1e-3, after it "
+_BENCH_RULE = ("for OLLA and ULLA on every seed (at least bench_seeds seeds; an empty study, a missing method or a non-finite "
+               "number fails): before the terminal projection max |h| and max g⁺ <= 1e-3, after it "
                "<= 1e-6, with no failed or non-finite sample; and the samples' JSD to held-out data at most floor + 0.5 × "
                "(prior − floor), the floor being training points scored the same way")
 _BENCH_REJECTS = ("a model that closed less than half the gap from its prior (what a model that learned nothing returns) to "
