@@ -473,6 +473,22 @@ def _c1_lam_free():
     return claims.claim1_early_fit(_fit_world("lam_free"), CFG)
 
 
+@claim_case("grokking", "C1", "not reproduced",
+            alternative="a weaker λ-dependence that the η direction hides in the pooled slope, t_fit ∝ η⁻¹(s_min+λ)^-0.6")
+def _c1_weak_lam():
+    # review rev_a (2026-12-01): the pooled slope is 0.825 here, inside (0.8, 1.2); only the separate exponent fails
+    w = _fit_world("claimed")
+    t = 20.0 / w.etas[None, :, None] * (w.s_min[:, None, None] + w.lams[:, None, :]) ** -0.6 * _noise(w.t_fit.shape, 1)
+    return claims.claim1_early_fit(dataclasses.replace(w, t_fit=np.round(t)), CFG)
+
+
+@claim_case("grokking", "C1", "not reproduced", alternative="the rate of a mode at 2 s_min, t_fit ∝ 1/(η(2 s_min+λ))")
+def _c1_other_mode():
+    w = _fit_world("claimed")
+    t = 10.0 / (w.etas[None, :, None] * (2 * w.s_min[:, None, None] + w.lams[:, None, :])) * _noise(w.t_fit.shape, 1)
+    return claims.claim1_early_fit(dataclasses.replace(w, t_fit=np.round(t)), CFG)
+
+
 def _nu_world(slope: float = 1.0, plateau_factor: float = 1.0, persist_decay: float | None = None) -> gk.NuSweep:
     """Three replicates of a nu sweep at eta=0.5, lam=1e-3. ``slope``: steps per e-fold in units of 1/(eta lam);
     ``plateau_factor``: plateau / the null-space prediction; ``persist_decay``: if given, the test loss at
@@ -523,6 +539,27 @@ def _c3_isotropic():
     return claims.claim3_generalisation(_n_world(True), CFG)
 
 
+@claim_case("grokking", "C3", "not reproduced",
+            alternative="a flat floor whose noise happens to fall in order over n (the means decrease by 2 %)")
+def _c3_flat_floor():
+    # review rev_a: strictly decreasing means passed this before the log-log slope's interval was required
+    ns = np.array([50, 150, 400])
+    final = 0.005 * _noise((3, 3), 32, 0.01)
+    assert np.all(np.diff(final.mean(axis=0)) < 0)
+    return claims.claim3_generalisation(gk.SampleSizeSweep(
+        ns=ns, n_ref=150, eta=0.5, lam=1e-3, nu=1.0, eps_test=1e-2, t_end=30000, final_test=final,
+        final_train=final * 1e-3, test_floor=final, t_gen=np.ones((3, 3))), CFG)
+
+
+def test_claim3_needs_replicates_that_agree_on_the_trend():
+    ns = np.array([50, 150, 400])
+    final = np.array([[0.009, 0.005, 0.004], [0.004, 0.006, 0.003]])    # means fall, replicates disagree
+    res = claims.claim3_generalisation(gk.SampleSizeSweep(
+        ns=ns, n_ref=150, eta=0.5, lam=1e-3, nu=1.0, eps_test=1e-2, t_end=30000, final_test=final,
+        final_train=final * 1e-3, test_floor=final, t_gen=np.ones((2, 3))), CFG)
+    assert res.passed is False and "slope interval not below 0" in res.measured
+
+
 def _eta_lam_world(b_eta: float, b_lam: float | None = None) -> gk.EtaLamGrid:
     b_lam = b_eta if b_lam is None else b_lam
     S, etas, lams = 3, np.array([0.125, 0.25, 0.5]), np.array([1e-3, 2e-3, 4e-3])
@@ -567,6 +604,17 @@ def _c5_11():
     return claims.claim5_log_nu(_nu_world(slope=1.1), CFG)
 
 
+@claim_case("grokking", "C5", "not reproduced",
+            alternative="a delay growing like ν^0.5 (not linear in ln ν) with the right average slope")
+def _c5_power_law():
+    # review rev_a: the single OLS slope is 1.0007 [0.990, 1.012] here; the half-grid slopes are 0.49 and 1.56
+    base = _nu_world()
+    x, y = np.log(base.nus), base.nus ** 0.5
+    k = 1.0 / np.polyfit(x, y, 1)[0]
+    t = np.round((4.0 + k * y)[None, :] / (base.eta * base.lam) * _noise((3, base.nus.size), 3, 0.001))
+    return claims.claim5_log_nu(dataclasses.replace(base, t_gen=t), CFG)
+
+
 def _elim_world(small_delay: float, cost: bool = True) -> gk.EliminationTradeoff:
     S, ratios = 3, np.array([0.01, 0.1, 1.0, 3.0])
     ones = np.ones(S)
@@ -592,6 +640,29 @@ def _c6_small_init_delays():
 @claim_case("grokking", "C6", "not reproduced", alternative="a large weight decay removes the delay at no cost in error")
 def _c6_free_lunch():
     return claims.claim6_elimination(_elim_world(0.9, cost=False), CFG)
+
+
+@claim_case("grokking", "C6", "not reproduced",
+            alternative="a large weight decay that keeps the delay (t_gen/t_fit falls from 118 to 90)")
+def _c6_keeps_delay():
+    base = _elim_world(0.9)
+    return claims.claim6_elimination(dataclasses.replace(
+        base, t_gen_tradeoff=base.t_fit_tradeoff * np.array([118.0, 110.0, 100.0, 90.0])), CFG)
+
+
+@claim_case("grokking", "C6", "not reproduced", alternative="no grokking to eliminate (no delay at the large init "
+                                                             "nor at any weight decay)")
+def _c6_nothing_to_remove():
+    base = _elim_world(0.9)
+    return claims.claim6_elimination(dataclasses.replace(base, t_gen_large=base.t_fit_large * 1.0,
+                                                         t_gen_tradeoff=base.t_fit_tradeoff.copy()), CFG)
+
+
+def test_claim6_small_init_that_never_fits_fails():
+    base = _elim_world(0.9)
+    res = claims.claim6_elimination(dataclasses.replace(base, t_fit_small=np.full(3, np.inf),
+                                                        t_gen_small=np.full(3, np.inf)), CFG)
+    assert res.passed is False and "never fit or generalise" in res.measured
 
 
 def _nn_run(lam, alpha, seed, t_grok, lr, steps=6000, test_acc=None):
@@ -649,6 +720,21 @@ def _c8b_ok():
 @claim_case("grokking", "C8b", "not reproduced", alternative="the network without weight decay groks too")
 def _c8b_groks():
     return claims.claim8b_nn_control(_nn_world(control_groks=True), CFG)
+
+
+@claim_case("grokking", "C8b", "not reproduced",
+            alternative="a control that never fits the training set (train accuracy 0.2): no evidence about generalising")
+def _c8b_never_fits():
+    w = _nn_world()
+    bad = dataclasses.replace(w.control, t_fit=np.full(3, np.inf), train_acc=np.full((3, 2), 0.2))
+    return claims.claim8b_nn_control(dataclasses.replace(w, control=bad), CFG)
+
+
+def test_claim1_non_finite_scale_fails_and_says_why():
+    w = _fit_world("claimed")
+    with np.errstate(invalid="ignore"):
+        res = claims.claim1_early_fit(dataclasses.replace(w, scale=-w.scale), CFG)
+    assert res.passed is False and "not finite" in res.measured
 
 
 def test_nn_rule_needs_two_seeds_and_recovers_the_exponents():
