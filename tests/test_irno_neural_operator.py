@@ -22,7 +22,7 @@ from icmlbook.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, Refi
                                            train_irno, vrmse)
 from icmlbook.irno_neural_operator import experiments as ex
 from icmlbook.irno_neural_operator.experiments import Evaluation, SREvaluation, decay_ratio, relative_gain
-from icmlbook.irno_neural_operator.metrics import acc, rfne
+from icmlbook.irno_neural_operator.metrics import _jacobian_products, acc, rfne
 from icmlbook.irno_neural_operator.ns2d import coarsen, rfft_weights
 from icmlbook.runtime import cpu_threads
 from icmlbook.runtime.claims import claim_case
@@ -93,6 +93,48 @@ def test_batched_solve_equals_one_trajectory_at_a_time():
     together = s.run(w, 20)
     alone = torch.stack([s.run(w[i], 20) for i in range(3)])
     torch.testing.assert_close(together, alone, atol=1e-12, rtol=0)
+
+
+def _reference_heun_cn_step(s, w_hat):
+    """The step written directly from its equations, with the advective form of the nonlinear term (four
+    inverse transforms of u, v, d_x omega, d_y omega and one forward), on the full rfft2 layout."""
+    n0 = s.nonlinear(w_hat) + s.f_hat
+    w1 = ((1 - 0.5 * s.dt * (s.nu * s.k2 + s.drag)) * w_hat + s.dt * n0) / (1 + 0.5 * s.dt * (s.nu * s.k2 + s.drag))
+    n1 = s.nonlinear(w1) + s.f_hat
+    return ((1 - 0.5 * s.dt * (s.nu * s.k2 + s.drag)) * w_hat + 0.5 * s.dt * (n0 + n1)) / (
+        1 + 0.5 * s.dt * (s.nu * s.k2 + s.drag))
+
+
+@pytest.mark.parametrize("n", [24, 32, 34])
+def test_compact_step_equals_the_advective_form_step_and_blocks_change_nothing(n):
+    g = torch.Generator().manual_seed(7)
+    s = NSSolver(n, nu=1e-3, dt=0.02, drag=0.1, forcing_amp=1.0, block=0)
+    w = random_vorticity(5, n, g, rms=2.0)
+    ref = s.to_hat(w)
+    for _ in range(30):
+        ref = _reference_heun_cn_step(s, ref)
+    torch.testing.assert_close(s.run(w, 30), s.to_grid(ref), atol=1e-12, rtol=0)
+    wh = s.to_hat(w)
+    torch.testing.assert_close(s.step(wh), _reference_heun_cn_step(s, wh), atol=1e-13, rtol=0)
+    torch.testing.assert_close(s.state_to_grid(s.to_state(w)), s.to_grid(s.to_hat(w)), atol=1e-14, rtol=0)
+    # cache blocking: blocks of 2 of 5 trajectories (leading dims kept) give the whole batch's values
+    blocked = NSSolver(n, nu=1e-3, dt=0.02, drag=0.1, forcing_amp=1.0, block=2)
+    assert [b.stop - b.start for b in blocked.blocks(5)] == [2, 2, 1]
+    torch.testing.assert_close(blocked.run(w.reshape(1, 5, n, n), 30), s.run(w, 30).reshape(1, 5, n, n),
+                               atol=1e-12, rtol=0)
+    assert NSSolver(n, nu=1e-3, dt=0.02).block == max(1, 2 ** 15 // n ** 2)     # the CPU default
+
+
+def test_blocked_dataset_equals_the_unblocked_one_and_bad_block():
+    kw = dict(nu=1e-3, drag=0.1, forcing_amp=1.0, forcing_k=4, dt=0.01, dt_frame=0.1, spinup=0.3, seed=4,
+              show_progress=False)
+    one = simulate_dataset(3, 4, 16, n_sim=32, block=1, **kw)
+    whole = simulate_dataset(3, 4, 16, n_sim=32, block=0, **kw)
+    torch.testing.assert_close(one.frames, whole.frames, atol=1e-5, rtol=0)
+    assert one.frames.shape == (3, 4, 16, 16)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="block="):
+            NSSolver(16, nu=0.1, dt=0.1, block=bad)
 
 
 def test_parseval_with_the_rfft_multiplicities_and_exact_resampling():
@@ -348,6 +390,42 @@ def test_lipschitz_power_iteration_matches_the_dense_jacobian_on_16x16():
     A = torch.diag(torch.tensor([0.9, 0.5, 0.3], dtype=torch.float64))
     L = lipschitz_power(lambda z: z @ A, torch.ones(4, 3, dtype=torch.float64), iters=50)
     torch.testing.assert_close(L, torch.full((4,), 0.9, dtype=torch.float64))
+
+
+def test_lipschitz_double_vjp_products_and_the_lanczos_stop_against_the_dense_jacobian():
+    m = small_irno().double()
+    x = torch.randn(2, 2, 16, 16, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    with torch.no_grad():
+        h = m.base(x) + 0.1
+    f = lambda z: m.update(x, z)  # noqa: E731
+    dense = lipschitz_dense(f, h)
+    v = torch.randn(h.shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    Jf, _ = _jacobian_products(f, h, "jvp")
+    Jr, _ = _jacobian_products(f, h, "double_vjp")
+    torch.testing.assert_close(Jr(v), Jf(v), rtol=1e-10, atol=1e-12)          # J v both ways
+    g = lambda: torch.Generator().manual_seed(0)  # noqa: E731
+    torch.testing.assert_close(lipschitz_power(f, h, iters=40, generator=g(), products="double_vjp"),
+                               lipschitz_power(f, h, iters=40, generator=g()), rtol=1e-9, atol=0)
+    # the default call keeps its fixed number of steps and its value
+    L0, k0 = lipschitz_lanczos(f, h, steps=25, generator=g(), return_steps=True)
+    assert k0 == 25 and torch.equal(L0, lipschitz_lanczos(f, h, steps=25, generator=g()))
+    # the residual stop: fewer steps, and within what the bound promises of the dense Jacobian's norm
+    L, k = lipschitz_lanczos(f, h, steps=60, generator=g(), tol=1e-4, products="double_vjp", return_steps=True)
+    assert 1 < k < 60
+    torch.testing.assert_close(L, dense, rtol=5e-5, atol=0)
+    assert bool((L <= dense * (1 + 1e-9)).all())                              # a Ritz value never overshoots
+    loose, k_loose = lipschitz_lanczos(f, h, steps=60, generator=g(), tol=1e-1, return_steps=True)
+    assert k_loose <= k
+    # a linear map with three distinct singular values: the Krylov space is invariant after three steps
+    A = torch.diag(torch.tensor([0.9, 0.5, 0.3] * 10, dtype=torch.float64))
+    L3, k3 = lipschitz_lanczos(lambda z: z @ A, torch.ones(2, 30, dtype=torch.float64), steps=20, tol=1e-8,
+                               generator=g(), return_steps=True)
+    assert k3 == 3
+    torch.testing.assert_close(L3, torch.full((2,), 0.9, dtype=torch.float64))
+    with pytest.raises(ValueError, match="tol=0"):
+        lipschitz_lanczos(f, h, tol=0)
+    with pytest.raises(ValueError, match="products='forward'"):
+        lipschitz_power(f, h, products="forward")
 
 
 def test_iterates_of_a_linear_contraction_stay_within_the_derived_bound():

@@ -12,7 +12,7 @@ import torch
 from torch.func import jvp, vjp
 
 __all__ = ["vrmse", "rfne", "acc", "shell_index", "shell_errors", "band_edges", "band_ratios", "lipschitz_power",
-           "lipschitz_dense", "lipschitz_lanczos", "BANDS"]
+           "lipschitz_dense", "lipschitz_lanczos", "BANDS", "PRODUCTS"]
 
 BANDS = ("low", "mid", "high", "corner")
 
@@ -80,41 +80,90 @@ def band_ratios(E: torch.Tensor, E0: torch.Tensor, n: int) -> dict[str, torch.Te
     return out
 
 
+PRODUCTS = ("jvp", "double_vjp")
+
+
+def _jacobian_products(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor, products: str):
+    r"""``(J, Jt)``: the maps :math:`v\mapsto J v` and :math:`u\mapsto J^\top u` of the Jacobian of ``f`` at ``h``.
+
+    ``products="jvp"``: :math:`Jv` by ``torch.func.jvp`` (forward mode; it runs the forward pass again at every
+    call), :math:`J^\top u` by the pullback of one ``torch.func.vjp``. ``products="double_vjp"``: both from that one
+    forward pass, :math:`Jv` as the VJP of the (linear) pullback, :math:`u\mapsto J^\top u`, taken at zero (the
+    "double-backward" trick: the transpose of a linear map's transpose), so no step recomputes ``f``. Same
+    products to rounding; which is faster depends on how costly forward mode is through ``f``'s layers."""
+    if products not in PRODUCTS:
+        raise ValueError(f"products={products!r} is not allowed; it must be one of {PRODUCTS}")
+    out, pullback = vjp(f, h)
+
+    def jt(u: torch.Tensor) -> torch.Tensor:
+        return pullback(u)[0]
+
+    if products == "jvp":
+        def j(v: torch.Tensor) -> torch.Tensor:
+            return jvp(f, (h,), (v,))[1]
+    else:
+        _, pullback_of_pullback = vjp(pullback, torch.zeros_like(out))
+
+        def j(v: torch.Tensor) -> torch.Tensor:
+            return pullback_of_pullback((v,))[0]
+    return j, jt
+
+
 def lipschitz_power(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor, iters: int = 30,
-                    generator: torch.Generator | None = None) -> torch.Tensor:
+                    generator: torch.Generator | None = None, *, products: str = "jvp") -> torch.Tensor:
     r"""Per sample, the spectral norm of the Jacobian :math:`\partial f/\partial h` at ``h`` ``(B, ...)``, by power
     iteration on :math:`J^\top J` with ``torch.func.jvp`` and ``vjp`` (matrix free). ``f`` must act on each
-    sample alone (block-diagonal Jacobian over the batch). Returns ``(B,)``."""
+    sample alone (block-diagonal Jacobian over the batch). ``products``: how :math:`Jv` is formed (see
+    :func:`_jacobian_products`; ``"jvp"``, the default, as before). Returns ``(B,)``."""
     B = h.shape[0]
     dims = tuple(range(1, h.ndim))
     v = torch.randn(h.shape, generator=generator, dtype=h.dtype).to(h.device)
     v = v / v.flatten(1).norm(dim=1).reshape(B, *([1] * (h.ndim - 1)))
-    _, pullback = vjp(f, h)
+    J, Jt = _jacobian_products(f, h, products)
     sigma = torch.zeros(B, dtype=h.dtype, device=h.device)
     for _ in range(int(iters)):
-        _, jv = jvp(f, (h,), (v,))
-        (jtjv,) = pullback(jv)
+        jv = J(v)
+        jtjv = Jt(jv)
         nrm = jtjv.flatten(1).norm(dim=1)
         sigma = (jv.pow(2).sum(dims)).sqrt()                   # ||J v|| with ||v|| = 1
         v = jtjv / nrm.clamp_min(1e-30).reshape(B, *([1] * (h.ndim - 1)))
-    _, jv = jvp(f, (h,), (v,))
+    jv = J(v)
     return torch.maximum(sigma, jv.pow(2).sum(dims).sqrt()).detach()
 
 
+def _top_ritz(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The largest eigenvalue of the Lanczos tridiagonal matrices (diagonal ``a`` ``(B, j)``, off-diagonal ``b``
+    ``(B, j-1)``) and the last component of its unit eigenvector, ``(B,)`` each."""
+    T = torch.diag_embed(a) + torch.diag_embed(b, 1) + torch.diag_embed(b, -1)
+    evals, evecs = torch.linalg.eigh(T)
+    return evals[:, -1], evecs[:, -1, -1]
+
+
 def lipschitz_lanczos(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor, steps: int = 20,
-                      generator: torch.Generator | None = None) -> torch.Tensor:
+                      generator: torch.Generator | None = None, *, tol: float | None = None, products: str = "jvp",
+                      return_steps: bool = False):
     r"""Per sample, the spectral norm of :math:`\partial f/\partial h` at ``h`` by ``steps`` Lanczos steps on
     :math:`J^\top J` (one JVP and one VJP per step, as a power-iteration step; full reorthogonalisation), the
     square root of the largest Ritz value. For a near-identity map the top singular values cluster near one and
     power iteration converges slowly; Lanczos converges much faster for the same number of products. Like the
-    power iteration's Rayleigh quotient it can only underestimate. Returns ``(B,)``."""
+    power iteration's Rayleigh quotient it can only underestimate. Returns ``(B,)``.
+
+    ``tol`` (default ``None``: always ``steps`` steps, as before): stop as soon as, for every sample, the top Ritz
+    pair's residual bound :math:`\beta_j|s_j|` (the norm of :math:`J^\top J y - \theta y` for the Ritz vector
+    :math:`y`; an eigenvalue of :math:`J^\top J` lies within it of :math:`\theta`) is at most ``tol`` times
+    :math:`\theta`, or the Krylov space is invariant; ``steps`` is then the most steps taken. The bound is on
+    :math:`\sigma^2`; the relative error of :math:`\sigma` is about half of it, and in practice much smaller (the
+    eigenvalue error of a converged Ritz value is of the order of the squared residual over the spectral gap).
+    ``products``: how :math:`Jv` is formed (see :func:`_jacobian_products`; ``"jvp"``, the default, as before).
+    ``return_steps``: return ``(L, steps_taken)``."""
+    if tol is not None and not (math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol={tol!r} is not allowed; it must be None or a finite number > 0")
     B = h.shape[0]
     d = h[0].numel()
-    _, pullback = vjp(f, h)
+    J, Jt = _jacobian_products(f, h, products)
 
     def op(v: torch.Tensor) -> torch.Tensor:
-        _, jv = jvp(f, (h,), (v.reshape(h.shape),))
-        return pullback(jv)[0].reshape(B, d)
+        return Jt(J(v.reshape(h.shape))).reshape(B, d)
 
     m = int(min(steps, d))
     Q = torch.zeros(B, m, d, dtype=h.dtype, device=h.device)
@@ -122,6 +171,7 @@ def lipschitz_lanczos(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor
     b = torch.zeros(B, m, dtype=h.dtype, device=h.device)
     q = torch.randn(B, d, generator=generator, dtype=h.dtype).to(h.device)
     q = q / q.norm(dim=1, keepdim=True)
+    taken = m
     for j in range(m):
         Q[:, j] = q
         w = op(q)
@@ -131,8 +181,17 @@ def lipschitz_lanczos(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor
             w = w - torch.einsum("bjd,bj->bd", Qj, torch.einsum("bjd,bd->bj", Qj, w))
         b[:, j] = w.norm(dim=1)
         q = w / b[:, j:j + 1].clamp_min(1e-30)
+        if tol is not None and j + 1 < m:
+            theta, last = _top_ritz(a[:, : j + 1], b[:, :j])
+            scale = a[:, : j + 1].abs().amax(1).clamp_min(torch.finfo(h.dtype).tiny)
+            invariant = b[:, j] <= 10 * torch.finfo(h.dtype).eps * scale
+            if bool(((b[:, j] * last.abs() <= tol * theta) | invariant).all()):
+                taken = j + 1
+                break
+    a, b = a[:, :taken], b[:, :taken]
     T = torch.diag_embed(a) + torch.diag_embed(b[:, :-1], 1) + torch.diag_embed(b[:, :-1], -1)
-    return torch.linalg.eigvalsh(T)[:, -1].clamp_min(0).sqrt().detach()
+    L = torch.linalg.eigvalsh(T)[:, -1].clamp_min(0).sqrt().detach()
+    return (L, taken) if return_steps else L
 
 
 def lipschitz_dense(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor) -> torch.Tensor:
