@@ -668,7 +668,10 @@ open after the triples and were decided by it.
 
 {claim_sentence("C7", *check7, rule=cl.claim7.claim.rule)}
 
-{claim_sentence("C11", *check11, rule=cl.claim11.claim.rule)}
+{claim_sentence("C11", *check11, rule=cl.claim11.claim.rule)} (Changed after the runs at commit 67dd53f,
+stricter only: the graph bootstrap used to leave out the resamples in which one class had no decided mark, so a
+single lucky mark on a confounded pair could carry random marks past the rule; such resamples now count as
+failures.)
 
 {claim_sentence("C12", *check12, rule=cl.claim12.claim.rule)}""")
     return check11, check12, check7
@@ -727,7 +730,10 @@ def _(cfg, cl, claim_sentence, mo, sweep, sweep_records):
     conditioning variables are zero, which is why they need the samples. A point whose F1 is undefined
     (no true and no found arrow: 0/0) is left out of its graph's slope and counted; the rule fails past
     a limit fixed in advance (the count and the limit were added after the runs of session 4, where such
-    points were left out silently; the rule can only get stricter).*
+    points were left out silently; the rule can only get stricter). The rule was made stricter again after
+    the runs at commit 67dd53f, because a second review showed that a curve rising to an intermediate N and
+    falling back at the largest N passed on its overall slope: a significant decline over the larger half of
+    the sizes now fails the row.*
 
 {claim_sentence("C8", *check8, rule=cl.claim8.claim.rule)}""")
     return (check8,)

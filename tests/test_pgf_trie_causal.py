@@ -475,6 +475,29 @@ def _c11_alt():
     return claims.claim11(_latent_records(0.0, 1.0))
 
 
+def _lucky_mark_records(k: int = 12) -> list[dict]:
+    """Marks unrelated to the truth (True with probability 0.3 in both classes), and over the 12 graphs a single
+    confounded pair decided, marked True by luck (a second review's world: before the bootstrap counted the
+    resamples without a decided confounded mark as failures, it passed with 0.87 [0.85, 0.90])."""
+    gen = np.random.default_rng(3)
+    return [{"method": claims.OURS, "seed": s, "latent_pos": 4, "latent_neg": 10, "latent_pos_decided": int(s == 0),
+             "latent_neg_decided": 10, "latent_pos_correct": int(s == 0),
+             "latent_neg_correct": int(gen.binomial(10, 0.7))} for s in range(k)]
+
+
+@claim_case(SLUG, "C11", "not reproduced",
+            alternative="marks at random, the confounded class resting on one lucky mark")
+def _c11_lucky():
+    return claims.claim11(_lucky_mark_records())
+
+
+def test_claim11_counts_resamples_with_an_undecided_class_as_failures():
+    c = _c11_lucky()
+    assert c.passed is False and c.values["undefined_resamples"] > 0 and "counted as failures" in c.measured
+    ok = _c11_ok()
+    assert ok.passed is True and ok.values["undefined_resamples"] == 0 and "counted as failures" not in ok.measured
+
+
 def _spurious_records(ours_spurious, ours_recall):
     k = 12
     return _records({claims.SUFFICIENT: {"spurious_on_confounded": 0.6 + _noise(k, 0.1, 4),
@@ -615,6 +638,38 @@ def _c8_ok_few_undefined():                                    # 2 of 18 points 
             "F1 undefined at many points")
 def _c8_alt_many_undefined():                                  # 5 of 18 (28 %): over the 20 % limit
     return claims.claim8(_trend_records(0.2, nan_f1=5))
+
+
+def _peaked_records() -> list[dict]:
+    """F1 rises to 30k and falls back below its 15k value at 100k (SHD mirrors it): a positive slope over the whole
+    range with a significant decline at the top (a second review's world: "reproduced" before the rule looked at
+    the larger half of the sizes)."""
+    gen = np.random.default_rng(8)
+    out = []
+    for s in range(6):
+        for n, f in zip((5_000, 15_000, 30_000, 50_000, 100_000), (0.1, 0.35, 0.45, 0.40, 0.30)):
+            out.append({"method": claims.OURS, "seed": s, "n": n, "directed_f1": f + gen.normal(0, 0.01),
+                        "shd": 20 - 30 * f + gen.normal(0, 0.3)})
+    return out
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="F1 rises, then declines at the largest N")
+def _c8_alt_peaked():
+    return claims.claim8(_peaked_records())
+
+
+def test_claim8_plateau_at_the_top_still_passes():
+    """A curve that rises and then levels off is not a decline: reproduced; the peaked one is not."""
+    gen = np.random.default_rng(9)
+    out = []
+    for s in range(6):
+        for n, f in zip((5_000, 15_000, 30_000, 50_000, 100_000), (0.1, 0.3, 0.45, 0.45, 0.45)):
+            out.append({"method": claims.OURS, "seed": s, "n": n, "directed_f1": f + gen.normal(0, 0.01),
+                        "shd": 20 - 30 * f + gen.normal(0, 0.3)})
+    c = claims.claim8(out)
+    assert c.passed is True and c.values["declines_at_top"] is False and "over 30k-100k" in c.measured
+    bad = _c8_alt_peaked()
+    assert bad.passed is False and bad.values["declines_at_top"] is True and "larger sample sizes" in bad.reason
 
 
 def test_claim8_counts_undefined_points():
