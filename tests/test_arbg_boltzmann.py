@@ -476,13 +476,36 @@ def test_twisted_smc_without_twist_is_snis_and_resampling_keeps_the_cache_consis
     assert off["n_resample"] == 0
     np.testing.assert_allclose(off["frames"], p.frames, atol=1e-12)
     np.testing.assert_allclose(off["log_q"], p.log_q, rtol=0, atol=1e-3)      # float32 vs float64 sums
+    np.testing.assert_array_equal(off["ancestry"], np.arange(64))
+    assert off["unique"] == 64
     on = twisted_smc(m, disc, rep, E, twist, 64, 1.0, seed=4, ess_threshold=0.9)
     assert on["n_resample"] > 0
+    assert on["ancestry"].shape == (64,) and on["unique"] == len(np.unique(on["ancestry"])) < 64
     with torch.no_grad():
         tf = m.log_prob_tokens(on["tokens"]).double().numpy()
     np.testing.assert_allclose(tf, on["log_pi"], atol=1e-3)     # ancestors' caches followed their tokens
     with pytest.raises(ValueError, match="ess_threshold=0"):
         twisted_smc(m, disc, rep, E, twist, 8, 1.0, seed=0, ess_threshold=0)
+
+
+def test_smc_study_computes_the_lineage_bootstrap_only_above_the_floors(adp, md_frames):
+    from icmlbook.arbg_boltzmann.experiments import smc_study
+    from icmlbook.arbg_boltzmann.system import representation
+    frames = md_frames[:500].astype(np.float64)
+    rep = representation("canonical", frames, adp)
+    disc = Discretizer(-4.0, 4.0, 16)
+    torch.manual_seed(0)
+    m = ARCoordinateModel(rep.dim, 16, d_model=16, n_layer=1, n_head=2, axis_ids=rep.axis_ids, atom_ids=rep.atom_ids).eval()
+    E = adp.energy("Reference")
+    quads = list(adp.backbone_dihedral_atoms().values())
+    ref_u, ref_t = E.reduced(frames[::5]), dihedrals(frames[::5], quads)
+    data = {"mol": adp, "rep": rep}
+    cfg = config_for("smoke", smc_particles=48, n_eval=40, n_torus=20, smc_boot=20, smc_boot_torus=10, ess_min=1.0)
+    out = smc_study(cfg, m, disc, data, E, ref_u, ref_t)
+    lineages = out["rows"][1]["lineages"]
+    assert out["bias"] is not None and out["bias"]["clusters"] == {"SNIS": 48, "twisted SMC": lineages}
+    assert out["bias"]["n_torus"] == 10 and np.isfinite(out["bias"]["ew2"]["hi"])
+    assert smc_study(dataclasses.replace(cfg, ess_min=1e6), m, disc, data, E, ref_u, ref_t)["bias"] is None
 
 
 def test_committed_trajectory_checksum(tmp_path, md_frames):
@@ -690,11 +713,17 @@ def _c8_alt():
     return claims.claim8(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.52), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.5)), CFG)
 
 
-def _smc(ew2_smc, tw2_smc=0.8, ess=(0.05, 0.1), clash_smc=0.05):
+def _smc(ew2_smc, tw2_smc=0.8, ess=(0.05, 0.1), clash_smc=0.05, lineages=40, bias_hi=None):
+    """Rows of the SMC study; ``bias_hi`` the bootstrap upper bounds of twisted − plain (E-W2, T-W2), by default those
+    of a difference resolved well below the margin (the point difference plus a spread of 1 kT and 0.02 rad)."""
+    d = (ew2_smc - 20.0, tw2_smc - 0.9)
+    hi = bias_hi if bias_hi is not None else (d[0] + 1.0, d[1] + 0.02)
     return {"particles": 2000, "rows": [
         {"method": "SNIS", "clash_frac": 0.4, "ew2": 20.0, "tw2": 0.9, "ess": ess[0], "seconds": 5.0},
         {"method": "twisted SMC", "clash_frac": clash_smc, "ew2": ew2_smc, "tw2": tw2_smc, "ess": ess[1], "seconds": 7.0,
-         "resampling_events": 12, "lineages": 40}]}
+         "resampling_events": 12, "lineages": lineages}],
+        "bias": {"n_boot": 200, "dropped": 0, "n_torus": 500, "clusters": {"SNIS": 2000, "twisted SMC": lineages},
+                 "ew2": {"mean": d[0], "lo": d[0] - 1.0, "hi": hi[0]}, "tw2": {"mean": d[1], "lo": d[1] - 0.02, "hi": hi[1]}}}
 
 
 @claim_case("arbg_boltzmann", "C9", "reproduced")
@@ -724,8 +753,58 @@ def _c9_alt_noise():
     return claims.claim9(_smc(19.0, clash_smc=0.39), CFG)
 
 
-def test_claim9_undecided_on_collapsed_weights():
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="two surviving lineages behind healthy final weights "
+            "(third review)")
+def _c9_alt_lineages():
+    return claims.claim9(_smc(12.0, lineages=2), CFG)
+
+
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a difference within one run's noise (E-W2 19.9 vs "
+            "20.0 kT; second review)")
+def _c9_alt_within_noise():
+    return claims.claim9(_smc(19.9, tw2_smc=0.9, bias_hi=(2.6, 0.05)), CFG)
+
+
+def test_claim9_undecided_on_collapsed_weights_and_needs_the_interval():
     assert claims.claim9(_smc(12.0, ess=(5e-4, 5e-4)), CFG).verdict == "not testable at this profile"  # the review's case
+    # the smoke run's numbers (1 effective sample each): undecided whatever the lineages
+    assert claims.claim9(_smc(12.0, ess=(2e-3, 2e-3), lineages=188), CFG).verdict == "not testable at this profile"
+    # a lineage count just at the floor passes, one below fails
+    assert claims.claim9(_smc(12.0, lineages=30), CFG).passed
+    assert claims.claim9(_smc(12.0, lineages=29), CFG).passed is False
+    # a resolved non-inferiority: the upper bound just below 10 % of SNIS's value passes, just above fails
+    assert claims.claim9(_smc(19.9, tw2_smc=0.9, bias_hi=(1.99, 0.089)), CFG).passed
+    assert claims.claim9(_smc(19.9, tw2_smc=0.9, bias_hi=(1.99, 0.091)), CFG).passed is False
+    smc = _smc(12.0)
+    smc["bias"] = None
+    with pytest.raises(ValueError, match="bias"):
+        claims.claim9(smc, CFG)
+
+
+def test_paired_w2_bootstrap_covers_no_difference_resolves_a_bias_and_resamples_lineages():
+    from icmlbook.arbg_boltzmann.smc import paired_w2_bootstrap
+    rng = np.random.default_rng(0)
+    ref_u, ref_t = rng.normal(0.0, 1.0, 300), rng.normal(0.0, 0.3, (80, 2))
+
+    def side(P, lineages, shift=0.0, spread=0.0):
+        c = np.arange(P) % lineages                                   # lineage of each particle
+        off = rng.normal(0.0, spread, lineages)[c]                    # what a lineage's shared prefix adds
+        return {"energies": rng.normal(shift, 1.0, P) + off, "log_w": np.zeros(P),
+                "angles": rng.normal(0.0, 0.3, (P, 2)) + 0.1 * off[:, None], "clusters": c}
+
+    kw = dict(n_eval=300, n_torus=80, n_boot=60)
+    plain = side(600, 600)
+    same = paired_w2_bootstrap(plain, side(600, 600), ref_u, ref_t, seed=1, **kw)
+    assert same["ew2"]["lo"] < 0 < same["ew2"]["hi"] and same["tw2"]["lo"] < 0 < same["tw2"]["hi"]
+    assert same["clusters"] == {"SNIS": 600, "twisted SMC": 600} and same["dropped"] == 0
+    biased = paired_w2_bootstrap(plain, side(600, 600, shift=1.5), ref_u, ref_t, seed=1, **kw)
+    assert biased["ew2"]["lo"] > 1.0                                  # W2 of a 1.5 kT shift of a unit Gaussian: 1.5
+    iid = paired_w2_bootstrap(plain, side(600, 600, spread=0.0), ref_u, ref_t, seed=2, **kw)
+    few = paired_w2_bootstrap(plain, side(600, 12, spread=0.7), ref_u, ref_t, seed=2, **kw)
+    assert few["clusters"]["twisted SMC"] == 12
+    assert few["ew2"]["hi"] - few["ew2"]["lo"] > 1.5 * (iid["ew2"]["hi"] - iid["ew2"]["lo"])   # shared prefixes widen it
+    with pytest.raises(ValueError, match="n_boot=1"):
+        paired_w2_bootstrap(plain, plain, ref_u, ref_t, n_eval=10, n_torus=5, n_boot=1, seed=0)
 
 
 def _md(med):

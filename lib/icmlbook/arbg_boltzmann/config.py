@@ -47,7 +47,8 @@ class ArbgConfig(ProfileConfig):
         n_torus : samples on each side of the exact OT for T-W2 and TICA-W2.
         tica_lag, tica_dim : TICA-W2's lag (MD frames of 1 ps) and number of slow components (:mod:`.tica`).
         smc_particles, smc_strength, smc_threshold : twisted SMC (our reconstruction): particles, the clash twist's
-            λ, the ESS fraction that triggers resampling.
+            λ, the ESS fraction that triggers resampling; smc_boot : bootstrap replicates (lineages resampled) of the
+            E-W2 / T-W2 differences twisted − plain SNIS, smc_boot_torus : the T-W2 points a side in each replicate.
         temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
     Larger peptides (``full`` only; empty elsewhere)
         peptides : names from :data:`~.molecule.PEPTIDES` ("AAA", "AAAAAA", "ACE-AAA-NME"), built by our code with
@@ -61,7 +62,9 @@ class ArbgConfig(ProfileConfig):
         chirality_max_wrong : claim 8: the largest fraction of wrong-handed proposals.
         tau_window : claim 6: the best τ lies within this distance of 1 (the sweep must extend beyond it).
         ess_min : the effective number of samples (ESS·M) below which reweighted metrics are not compared (claims 4-7,
-            9, 11): the weights then sit on a handful of proposals.
+            9, 11): the weights then sit on a handful of proposals; claim 9 also needs this many surviving lineages.
+        smc_bias_margin : claim 9: the bootstrap 95 % upper bound of twisted SMC − plain SNIS, for E-W2 and for T-W2,
+            must stay below this fraction of plain SNIS's value (non-inferiority; added after the second review).
     """
 
     toy_centre: PositiveFloat = 3.0
@@ -112,6 +115,8 @@ class ArbgConfig(ProfileConfig):
     smc_particles: PositiveInt = 2000
     smc_strength: PositiveFloat = 1.0
     smc_threshold: Float(gt=0, le=1) = 0.5
+    smc_boot: Int(ge=20) = 200
+    smc_boot_torus: PositiveInt = 500
     peptides: tuple[OneOf("AAA", "AAAAAA", "ACE-AAA-NME"), ...] = ()
     peptide_temperature: PositiveFloat = 310.0
     peptide_frames: PositiveInt = 4000
@@ -126,6 +131,7 @@ class ArbgConfig(ProfileConfig):
     snis_slope_hi: Float(lt=0) = -0.25
     chirality_max_wrong: Probability = 0.05
     tau_window: PositiveFloat = 0.075
+    smc_bias_margin: PositiveFloat = 0.1
     device: str = "auto"
 
     def validate(self) -> None:

@@ -425,8 +425,11 @@ def frame_ablation(cfg: ArbgConfig, seed: int) -> dict:
 def smc_study(cfg: ArbgConfig, ar, disc: Discretizer, data: dict, energy, ref_u: np.ndarray, ref_t: np.ndarray) -> dict:
     """Plain SNIS against autoregressive twisted SMC (our reconstruction, :mod:`.smc`) with the same model,
     temperature and number of particles (= energy evaluations): clash fraction of the final particles, ESS of the
-    final weights, E-W2 / T-W2 after resampling, wall time."""
-    from .smc import ClashTwist, twisted_smc
+    final weights, surviving lineages, E-W2 / T-W2 after resampling, wall time. When both final weightings keep
+    ``ess_min`` effective samples and twisted SMC keeps ``ess_min`` lineages, ``bias`` holds the bootstrap of the
+    differences twisted − plain (:func:`~.smc.paired_w2_bootstrap`, lineages resampled; T-W2 on at most
+    ``smc_boot_torus`` points a side); otherwise None (the rule does not read it then)."""
+    from .smc import ClashTwist, paired_w2_bootstrap, twisted_smc
     mol, rep = data["mol"], data["rep"]
     twist = ClashTwist.for_molecule(mol.n_atoms, mol.bonds(), strength=cfg.smc_strength)
     quads = list(mol.backbone_dihedral_atoms().values())
@@ -440,11 +443,14 @@ def smc_study(cfg: ArbgConfig, ar, disc: Discretizer, data: dict, energy, ref_u:
         plain_s = time.perf_counter() - t0
         out = twisted_smc(ar, disc, rep, energy, twist, n, cfg.temperature, 778, ess_threshold=cfg.smc_threshold)
     rng = np.random.default_rng(779)
+    sides = {}
     for name, frames, lw, uu, secs, clash, extra in (
             ("SNIS", p.frames, log_weights(u, p.log_q).log_w, u, plain_s,
              float((twist.score(p.frames, np.ones(mol.n_atoms, dtype=bool)) > 0).mean()), {}),
             ("twisted SMC", out["frames"], out["log_w"], out["energies"], out["seconds"], out["clash_frac"],
              {"resampling_events": out["n_resample"], "lineages": out["unique"]})):
+        sides[name] = {"energies": uu, "log_w": lw, "frames": frames,
+                       "clusters": out["ancestry"] if name == "twisted SMC" else np.arange(n)}
         fin = np.isfinite(lw)
         if not fin.any():
             rows.append({"method": name, "ess": 0.0, "ew2": float("inf"), "tw2": float("inf"), "clash_frac": clash,
@@ -455,7 +461,16 @@ def smc_study(cfg: ArbgConfig, ar, disc: Discretizer, data: dict, energy, ref_u:
                      "ew2": energy_w2(uu[idx], subsample_even(ref_u, len(idx))),
                      "tw2": torus_w2(dihedrals(frames[idx[: cfg.n_torus]], quads), subsample_even(ref_t, min(len(idx), cfg.n_torus))),
                      "unique_resampled": int(len(np.unique(idx))), **extra})
-    return {"rows": rows, "particles": n, "strength": cfg.smc_strength, "threshold": cfg.smc_threshold}
+    healthy = (all(r["ess"] * n >= cfg.ess_min for r in rows) and out["unique"] >= cfg.ess_min)
+    bias = None
+    if healthy:
+        n_t = min(cfg.n_torus, cfg.smc_boot_torus)
+        for v in sides.values():
+            v["angles"] = dihedrals(v.pop("frames"), quads)
+        bias = paired_w2_bootstrap(sides["SNIS"], sides["twisted SMC"], subsample_even(ref_u, min(n, cfg.n_eval)),
+                                   subsample_even(ref_t, n_t), n_eval=min(n, cfg.n_eval), n_torus=n_t,
+                                   n_boot=cfg.smc_boot, seed=780)
+    return {"rows": rows, "particles": n, "strength": cfg.smc_strength, "threshold": cfg.smc_threshold, "bias": bias}
 
 
 # -- larger peptides (the full profile) ------------------------------------------------------------------
