@@ -95,17 +95,31 @@ def claim2(study, cfg: HHMEAConfig) -> ClaimCheck:
 @claim_rule("C3", statement="Gradient refinement through the differentiable simulator improves NPE's parameter "
             "estimates.",
             rule="paired over test cells, parameter error (RMSE / prior range) of the refined samples' mean minus that of "
-                 "the same NPE samples' mean: 95 % CI upper bound < 0; " + _DROPS,
-            rejects="refinement that fits the noise without moving θ closer to the truth (difference >= 0)",
+                 "NPE's own estimate, its posterior mean (sbc_samples draws), and minus that of the mean of the same k "
+                 "NPE samples before refinement: both 95 % CI upper bounds < 0; " + _DROPS,
+            rejects="refinement that fits the noise without moving θ closer to the truth, or that only beats the mean of "
+                    "its k starting samples while NPE's posterior mean is as good (a difference >= 0)",
             paper="leveraging differentiable biophysical simulation (abstract; no number)")
 def claim3(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (an earlier review): the baseline was the mean of the k refined starting samples only, a
+    # noisier estimate than NPE's posterior mean; now refinement must beat both (stricter only).
     k = study.refined.shape[1]
-    e_npe = study.param_error(study.npe_samples[:, :k].mean(1))
+    e_k = study.param_error(study.npe_samples[:, :k].mean(1))
     e_ref = study.param_error(study.refined.mean(1))
-    e = paired_effect(e_ref - e_npe, "upper")
-    return _decide(e, cfg, f"parameter error NPE {e_npe.mean():.3f} → refined {e_ref.mean():.3f}; difference "
-                           f"{_ci_text(e)}; feature loss {np.mean(study.loss_npe):.3f} → "
-                           f"{np.mean(study.loss_refined):.3f}", {"diff": e.mean})
+    pm = getattr(study, "npe_mean", None)
+    if pm is None:
+        return ClaimCheck("—", None, reason="the study has no NPE posterior mean (npe_mean) to compare with")
+    e_pm = study.param_error(pm)
+    e = paired_effect(e_ref - e_pm, "upper")
+    ek = paired_effect(e_ref - e_k, "upper")
+    c_pm = _decide(e, cfg, "", {})
+    c_k = _decide(ek, cfg, "", {})
+    ok = bool(c_pm.passed) and bool(c_k.passed)
+    return ClaimCheck(f"parameter error: NPE posterior mean {e_pm.mean():.3f}, mean of the {k} starting samples "
+                      f"{e_k.mean():.3f} → refined {e_ref.mean():.3f}; difference to the posterior mean {_ci_text(e)}, to "
+                      f"the starting samples {_ci_text(ek)}{c_pm.measured}; feature loss {np.mean(study.loss_npe):.3f} → "
+                      f"{np.mean(study.loss_refined):.3f}", ok, {"diff": e.mean, "diff_k": ek.mean, "dropped": e.dropped},
+                      reason=c_pm.reason or c_k.reason)
 
 
 @claim_rule("C3b", statement="Starting gradient fits from the amortised posterior beats gradient-only fitting from "
@@ -148,17 +162,27 @@ def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
 
 @claim_rule("C5", statement="The biophysical model captures non-additive interactions of opposite-polarity "
             "electrodes that a linear-summation model fitted to single-electrode responses misses.",
-            rule="on mixed-polarity patterns, accuracy of NPE + refinement minus that of linear summation, paired over test "
-                 "cells: 95 % CI lower bound > 0 (same-polarity patterns reported beside); " + _DROPS,
-            rejects="linear summation of single-electrode thresholds being as accurate on mixed polarities",
+            rule="paired over test cells: on mixed-polarity patterns, accuracy of NPE + refinement minus that of linear "
+                 "summation, 95 % CI lower bound > 0; and that gain minus the same gain on same-polarity patterns (the "
+                 "non-additive part), 95 % CI lower bound > 0; " + _DROPS,
+            rejects="linear summation of single-electrode thresholds being as accurate on mixed polarities, or a model that "
+                    "beats it by as much on same-polarity patterns (a better cell model, not non-additive interactions)",
             paper="not reached")
 def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
-    e = paired_effect(study.accuracy_mixed[MAIN] - study.accuracy_mixed["linear summation"], "lower")
-    es = paired_effect(study.accuracy_same[MAIN] - study.accuracy_same["linear summation"], "lower")  # reported only
-    return _decide(e, cfg, f"mixed polarity: {study.accuracy_mixed[MAIN].mean():.3f} vs linear "
-                           f"{study.accuracy_mixed['linear summation'].mean():.3f}, difference {_ci_text(e)}; same "
-                           f"polarity: {study.accuracy_same[MAIN].mean():.3f} vs "
-                           f"{study.accuracy_same['linear summation'].mean():.3f}, {_ci_text(es)}", {"diff": e.mean})
+    # Changed in session 5 (an earlier review): the rule asked only for a gain on mixed patterns, which a model
+    # better everywhere also has; the gain must now be larger on mixed than on same-polarity patterns (stricter only).
+    gm = study.accuracy_mixed[MAIN] - study.accuracy_mixed["linear summation"]
+    gs = study.accuracy_same[MAIN] - study.accuracy_same["linear summation"]
+    e = paired_effect(gm, "lower")
+    es = paired_effect(gs, "lower")                                                     # reported
+    ed = paired_effect(gm - gs, "lower")
+    c_m, c_d = _decide(e, cfg, "", {}), _decide(ed, cfg, "", {})
+    return ClaimCheck(f"mixed polarity: {study.accuracy_mixed[MAIN].mean():.3f} vs linear "
+                      f"{study.accuracy_mixed['linear summation'].mean():.3f}, difference {_ci_text(e)}; same polarity: "
+                      f"{study.accuracy_same[MAIN].mean():.3f} vs {study.accuracy_same['linear summation'].mean():.3f}, "
+                      f"{_ci_text(es)}; mixed gain minus same gain {_ci_text(ed)}{c_d.measured or c_m.measured}",
+                      bool(c_m.passed) and bool(c_d.passed), {"diff": e.mean, "interaction": ed.mean, "dropped": ed.dropped},
+                      reason=c_m.reason or c_d.reason)
 
 
 @claim_rule("C6", statement="A few minutes of recording suffice: accuracy degrades only mildly with fewer averaged spikes.",
@@ -176,19 +200,30 @@ def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
 
 @claim_rule("C7", statement="Amortised inference is rapid: well under a second per cell, orders of magnitude faster "
             "than fitting each cell by gradient descent.",
-            rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number; the "
-                 "fastest of npe_timing_repeats calls) < speed_s (1 s) and >= 100x below the gradient-only fits' time "
-                 "per cell (also batched over cells; one run, seconds to minutes long)",
-            rejects="inference as slow as per-cell optimisation (ratio < 100)",
+            rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number) < "
+                 "speed_s (1 s) and >= 100x below the gradient-only fits' time per cell (also batched over cells), both "
+                 "timed the same way: npe_timing_repeats interleaved rounds of one NPE call and one block of the fits' "
+                 "steps, the fastest round of each deciding (a block's time per step times the fits' steps)",
+            rejects="inference as slow as per-cell optimisation (ratio < 100), or a ratio that only load on the fits' "
+                    "single run made large",
             paper="rapidly infers HH parameters (abstract)", timed=True)
 def claim7(study, cfg: HHMEAConfig) -> ClaimCheck:
-    a, g = study.seconds_npe_per_cell, study.seconds_gradient_only_per_cell
-    ok = a < cfg.speed_s and g / a >= 100
+    """Changed in session 5: the fits were timed once and the NPE call as the fastest of back-to-back calls, so
+    load inflated only the numerator (a tilt towards passing); both sides are now the fastest of the same number
+    of interleaved rounds, computed here from the raw timings."""
     calls = np.asarray(getattr(study, "seconds_npe_all", ()), float)
-    spread = (f" (fastest of {calls.size} calls; slowest {calls.max() / calls.min():.1f}x the fastest)"
-              if calls.size > 1 else "")
-    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell{spread}; gradient-only {g:.2f} s per cell ({g / a:.0f}x)",
-                      bool(ok), {"ratio": g / a})
+    blocks = np.asarray(getattr(study, "seconds_gradient_only_blocks", ()), float)
+    if calls.size < 2 or calls.size != blocks.size or not (np.isfinite(calls).all() and np.isfinite(blocks).all()):
+        return ClaimCheck(f"{calls.size} NPE calls, {blocks.size} blocks of the fits timed", None,
+                          reason="the two sides were not timed in the same number (>= 2) of interleaved rounds")
+    a = float(calls.min()) / len(study.test_theta)
+    g = float(blocks.min())
+    ok = a < cfg.speed_s and g / a >= 100
+    run = float(getattr(study, "seconds_gradient_only_run", float("nan")))
+    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell, gradient-only {g:.2f} s per cell ({g / a:.0f}x; fastest of "
+                      f"{calls.size} interleaved rounds each; slowest round {calls.max() / calls.min():.1f}x and "
+                      f"{blocks.max() / blocks.min():.1f}x the fastest; the fits' whole run {run:.2f} s per cell)",
+                      bool(ok), {"ratio": g / a, "npe": a, "gradient_only": g})
 
 
 not_testable("P1", statement="Validated on hundreds of hours of stimulation and recording from isolated macaque retina "

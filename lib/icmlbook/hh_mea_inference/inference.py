@@ -207,9 +207,14 @@ def _adam(lr: float):
     return opt, jax.jit(update)
 
 
-def refine(loss: FeatureLoss, theta0, f_obs, steps: int, lr: float, desc: str = "gradient refinement"):
+def refine(loss: FeatureLoss, theta0, f_obs, steps: int, lr: float, desc: str = "gradient refinement",
+           between=None, step_seconds: list | None = None):
     """Refine starting points θ0 (n, dim) against observed feature vectors f_obs (n, n_elec * 6 + 4) by ``steps`` Adam
-    steps on logit-θ. Returns (θ (n, dim), loss before (n,), loss after (n,), loss trace (steps + 1, n))."""
+    steps on logit-θ. Returns (θ (n, dim), loss before (n,), loss after (n,), loss trace (steps + 1, n)).
+
+    For timing: ``between(i)`` is called before step ``i``, outside the timed region (claim 7 times an NPE call
+    there, interleaved with the fit); with a list ``step_seconds`` each step's wall time (gradient, Adam update,
+    finished on the device) is appended to it."""
     vg = value_and_grad_fn(loss)
     opt, update = _adam(float(lr))
     prior = loss.model.prior
@@ -217,10 +222,16 @@ def refine(loss: FeatureLoss, theta0, f_obs, steps: int, lr: float, desc: str = 
     state = opt.init(z)
     f_obs = jnp.asarray(f_obs)
     trace = []
-    for _ in progress(range(steps), desc=desc):
+    for i in progress(range(steps), desc=desc):
+        if between is not None:
+            between(i)
+        t0 = time.perf_counter()
         val, g = vg(z, f_obs)
         trace.append(np.asarray(val))
         z, state = update(g, state, z)
+        if step_seconds is not None:
+            jax.block_until_ready(z)
+            step_seconds.append(time.perf_counter() - t0)
     final = np.asarray(vg(z, f_obs)[0])
     theta = np.asarray(jax.vmap(prior.from_unbounded)(z))
     return theta, trace[0], final, np.array(trace + [final])
