@@ -320,7 +320,7 @@ def _(cfg, claims, lip, mo):
               "appears can change by the full amount, so the constant 2 is (nearly) attained and cannot be halved."
               if _tw > 0.95 else f"The largest TWED ratio is {_tw:.3f}: no pair here comes close to the bound.")
     _rows = "\n".join(f"| {k} | {lip.constants[k].replace('|', chr(92) + '|')} | {v:.3f} |"
-                       for k, v in check2.values.items())
+                       for k, v in check2.values.items() if k in lip.constants)
     mo.md(f"""
     *Figure: histogram of |d(X,U) − d(X,U')| / bound for each distance with its own constant.*
 
@@ -330,7 +330,8 @@ def _(cfg, claims, lip, mo):
 
     {_tight}
 
-    {check2.sentence("Claim 2")}
+    {check2.sentence("Claim 2")} (Changed after the runs at commit 67dd53f, stricter only: a NaN ratio used to be
+    left out of the maximum silently; any non-finite ratio now fails the row and is counted.)
     """)
     return (check2,)
 
@@ -528,17 +529,24 @@ def _(crowd, plots):
 def _(cfg, claims, crowd, mo):
     check8 = claims.claim8(crowd, cfg)
     _aware = float(crowd.tau_full_flip_aware.mean())
+    _p8 = check8.values["paired"]
     _why = ("" if check8.passed else
+            f"The mean difference ({_p8['mean']:+.3f}) is within the margin, but its interval over {_p8['n']} data "
+            "sets is too wide to show non-inferiority. " if _p8["mean"] >= -cfg.c8_margin else
             "A possible reason, not tested here: the paper's link is logistic with one global β, while each raw label is flipped "
             "with a constant probability, so the raw labels' error rate does not vanish for clearly different "
             "pairs; the logistic model cannot express that floor and is pulled towards a flatter fit, whereas "
             "the majority of several votes removes most flips before the fit. ")
-    _cmp = ("at least as good as" if _aware >= float(crowd.tau_majority.mean()) - cfg.c8_margin else "still below")
+    import dataclasses as _dc
+    _cmp = ("at least as good as" if claims.claim8(_dc.replace(crowd, tau_full=crowd.tau_full_flip_aware), cfg).passed
+            else "not shown at least as good as")
     mo.md(f"""
     *Figure: τ per data set for the majority vote, for all raw labels under the paper's logistic link, and
     for all raw labels under a flip-aware link (our repair, not the paper's model).*
 
-    {check8.sentence("Claim 8")}
+    {check8.sentence("Claim 8")} (The rule was changed after the runs at commit 67dd53f, stricter only: it used to
+    compare the two means, which with two or three data sets let a majority vote better by three times the margin
+    pass in about a fifth of draws; it now asks the interval's lower end to clear the margin.)
 
     {_why}The verdict above uses the model as we reconstruct it from the paper. Separately, we fitted the
     full likelihood with the flip-aware link $P(i\\succ j)=\\epsilon+(1-2\\epsilon)\\,\\sigma(\\beta[d(X_j,U)-d(X_i,U)])$,

@@ -131,14 +131,19 @@ def claim1(c: SoftTwedCheck, cfg: RankingConfig = _T) -> ClaimCheck:
     "C2", statement="The distances are Lipschitz in the ideal series U: DTW (L1 cost), TWED and the two the model "
                     "fits (squared-cost soft-DTW divergence, soft-TWED divergence), each with its own constant.",
     rule="max ratio |d(X,U)-d(X,U')| / bound <= 1 (+ numerical slack) over all random pairs, for each of the six "
-         "distances with its constant (section 'Lipschitz bounds')",
-    rejects="a distance that breaks its bound (e.g. TWED's constant 1 instead of 2: ratios up to 2)",
+         "distances with its constant (section 'Lipschitz bounds'); a non-finite ratio (NaN or inf) fails",
+    rejects="a distance that breaks its bound (e.g. TWED's constant 1 instead of 2: ratios up to 2), or one that is "
+            "undefined (NaN) on some pairs",
     paper="“We prove Lipschitz continuity of these distances” (constants not reached)")
 def claim2(c: LipschitzCheck, cfg: RankingConfig = _T) -> ClaimCheck:
-    maxes = {k: float(np.nanmax(v)) for k, v in c.ratios.items()}
-    ok = all(m <= 1 + cfg.c2_slack for m in maxes.values())
-    text = "; ".join(f"{k} max {m:.3f}" for k, m in maxes.items())
-    return ClaimCheck(f"{text} over {len(c.scales)} pairs", bool(ok), maxes)
+    # non-finite ratios are counted and fail the row (changed after the runs at 67dd53f: np.nanmax used to drop
+    # NaN ratios silently, so a distance undefined on half of the pairs passed; a second review's world, now a test)
+    bad = {k: int(np.sum(~np.isfinite(np.asarray(v, float)))) for k, v in c.ratios.items()}
+    maxes = {k: float(np.max(np.asarray(v, float)[np.isfinite(v)])) if bad[k] < np.size(v) else float("nan")
+             for k, v in c.ratios.items()}
+    ok = all(m <= 1 + cfg.c2_slack for m in maxes.values()) and not any(bad.values())
+    text = "; ".join(f"{k} max {m:.3f}" + (f" ({bad[k]} non-finite)" if bad[k] else "") for k, m in maxes.items())
+    return ClaimCheck(f"{text} over {len(c.scales)} pairs", bool(ok), {**maxes, "non_finite": bad})
 
 
 @claim_rule(
@@ -245,13 +250,18 @@ def claim7(w: WellSpecified, cfg: RankingConfig = _T) -> ClaimCheck:
 @claim_rule(
     "C8", statement="With several noisy annotators, the full likelihood over raw labels is at least as good as "
                     "majority vote.",
-    rule=f"mean tau (full likelihood) >= mean tau (majority vote) - {_T.c8_margin:g}",
+    rule=f"paired over independent data sets, the 95% t-interval of tau(full likelihood) - tau(majority vote) lies "
+         f"above -{_T.c8_margin:g} (non-inferiority)",
     rejects="majority vote ranks better by more than the margin")
 def claim8(c: CrowdResult, cfg: RankingConfig = _T) -> ClaimCheck:
+    # non-inferiority on the interval's lower end (changed after the runs at 67dd53f: the rule compared the two
+    # means, so with 2-3 data sets a majority vote better by 3x the margin passed in a fifth of the draws; a
+    # second review's world, now a test case; stricter only: lo >= -margin implies mean >= -margin)
     mf, mm = float(c.tau_full.mean()), float(c.tau_majority.mean())
     s = paired_summary(c.tau_full, c.tau_majority)
+    ok = _beyond(np.asarray(c.tau_full, float) - np.asarray(c.tau_majority, float), -cfg.c8_margin)
     return ClaimCheck(f"full likelihood tau {mf:.3f} vs majority vote {mm:.3f}: paired difference {_fmt_paired(s)} "
                       f"({c.n_annotators} annotators, flip {c.flip:g}, {c.n_pairs} pairs)",
-                      bool(mf >= mm - cfg.c8_margin),
+                      bool(ok and mf >= mm - cfg.c8_margin),
                       {"full": mf, "majority": mm, "paired": s,     # the flip-aware fit is reported, never used
                        "full_flip_aware": None if c.tau_full_flip_aware is None else float(c.tau_full_flip_aware.mean())})
