@@ -327,7 +327,7 @@ def _(cfg, plots, result, run):
 @app.cell
 def _(cfg, claims, mo, np, result, run):
     check5 = claims.claim5(result, cfg, run.seed)
-    check6 = claims.claim6(result, cfg)
+    check6 = claims.claim6(result, cfg, run.seed)
     check7 = claims.claim7(result, cfg, run.seed)
     check9 = claims.claim9(result, cfg, run.seed)
     check12 = claims.claim12(result, cfg, run.seed)
@@ -596,6 +596,49 @@ def _(
 
 
 @app.cell
+def _(cfg, mo):
+    mo.md(rf"""
+    ### Rules changed after a run
+
+    A second rule-breaking review (session 5, after the default run of commit 3c926d3 and the smoke run of
+    67dd53f) built inputs under which rules said "reproduced" in a world where the claim is false. Each rule
+    below was made stricter (never looser) because of it, and the review's input is now a test case the rule
+    must reject:
+
+    - **C3** (Approximation 1) was decided on the per-step ratio alone; a ratio of 0.1–0.2 per step passes it
+      yet compounds over {cfg.steps[-1]} steps. It now also compares, on the same δ's and FP trajectories,
+      the $J=0$ closed form with the linearised product that keeps $J$ (what the approximation is used for),
+      with C2's thresholds on one-sided t-bounds over seeds.
+    - **C4** (variance law) compared the measured error with the independent-errors prediction, so errors
+      correlated across steps (three times the variance) and a mild damping by the network could cancel.
+      The independence assumption is now tested on its own: the closed form's full second moment
+      $\|\sum_nW_{{S,n}}\delta_n\|^2$ against $\sum_nW_{{S,n}}^2\|\delta_n\|^2$, both from the measured δ's.
+    - **C5, C9, C10, C11** ("significantly enhancing") only needed the interval of the gain above 0; a 0.03 dB
+      gain passed. They now need its lower end above the minimum effect `min_gain_db` = {cfg.min_gain_db:g} dB
+      (one sixth of the paper's 1.2 dB, a 4.5 % lower squared error against the FP output), fixed in the config
+      before the next run; both the t-interval and the paired bootstrap's must clear it. C9 is undecided where
+      SVDQuant-lite is not a stronger base than RTN.
+    - **C6** passed when both windows *lost* about 1 dB; the full sum's gain must now pass the same minimum-effect
+      test. Its oracle half (the oracle subtracts the true δ and so follows the FP trajectory) holds by
+      construction: it is now a check of the code, tested in `tests/`, not part of the claim.
+    - **C7** passed with losses at both step counts; the many-step gain must now pass the minimum-effect test.
+    - **C12** passed when TCEC "beat" corrections that were worse than no correction; TCEC's own gain must now
+      pass the minimum-effect test, and the row is undecided where TAC or QNCD as reimplemented here falls
+      below the uncompensated base (their gains over the base are in the measured text).
+    - **C8** (timed) is undecided when the timing noise (second-fastest − fastest run) is not below the
+      1 % threshold: under bursty load a few percent can hide.
+
+    What the intervals are over: the evaluation seeds (independent noise draws) of **one** trained denoiser,
+    **one** quantised model and **one** calibration ($K_n$ fitted and $\lambda_1$ chosen on {cfg.n_cal} seeds). The
+    randomness of training and of calibration, which decides what TCEC subtracts, is not in them; repeating the
+    calibration on disjoint seed sets is left undone (it multiplies the study's cost). Also left: C2's and C2b's
+    mean of per-seed ratios is sensitive to one seed with a near-zero final error, and C1's rank correlation
+    accepts an error made almost entirely in the last steps.
+    """)
+    return
+
+
+@app.cell
 def _(mo):
     mo.md(r"""
     ## How this chapter differs from the paper
@@ -606,7 +649,8 @@ def _(mo):
       is replaced by a Fréchet distance in the features of a small digits classifier (FD-digits; in the
       plane for 2-D data), never called FID.
     - **Fake quantisation**, not integer kernels: the overhead row times our CPU sampler, not the
-      paper's GPU pipeline.
+      paper's GPU pipeline; its denominator rounds and dequantises inside every layer, which is slower
+      than integer kernels and so makes a relative overhead look smaller than it would be with them.
     - **SVDQuant-lite** is a simplification of SVDQuant (smoothing, a low-rank FP branch, an RTN
       residual), not its kernels or its calibration.
     - **The method is a reconstruction.** The propagation equation, the closed form under

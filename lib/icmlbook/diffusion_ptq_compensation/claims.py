@@ -11,7 +11,8 @@ import numpy as np
 from scipy import stats
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from .config import TCECConfig
+from ..runtime.stats import effect_bound, mean_t_bound
+from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 from .metrics import bootstrap_mean
 
@@ -30,6 +31,31 @@ def gain(cell: dict, method: str = METHOD) -> np.ndarray:
 
 def _main(cfg: TCECConfig) -> int:
     return cfg.steps[-1]
+
+
+def _gain_test(g, cfg: TCECConfig, seed: int) -> dict:
+    """The "significantly enhancing" decision on per-seed gains ``g`` (dB): the lower end of the two-sided 95 %
+    t-interval of the mean (:func:`icmlbook.runtime.stats.effect_bound`) and of the paired bootstrap's percentile
+    interval both above ``cfg.min_gain_db``. Changed in session 5: the bootstrap's lower end only had to exceed 0
+    (a 0.03 dB gain passed); a non-finite gain fails. The interval is over the evaluation noise draws of one
+    trained denoiser, one quantised model and one calibration: the calibration's own randomness is not in it."""
+    g = np.asarray(g, dtype=float)
+    eb = effect_bound(g, cfg.min_gain_db, side="lower", nonfinite="drop")
+    fin = g[np.isfinite(g)]
+    blo = bootstrap_mean(fin, cfg.n_boot, seed)[1] if fin.size else float("nan")
+    return {"mean": eb.mean, "lo": eb.lo, "hi": eb.hi, "boot_lo": float(blo), "n": eb.n, "dropped": eb.dropped,
+            "passed": bool(eb.passed and blo > cfg.min_gain_db and eb.dropped == 0)}
+
+
+def _gain_text(r: dict) -> str:
+    out = f"ΔPSNR {r['mean']:+.2f} dB [{r['lo']:+.2f}, {r['hi']:+.2f}] (bootstrap lower {r['boot_lo']:+.2f})"
+    return out + (f", {r['dropped']} non-finite" if r["dropped"] else "")
+
+
+def _min_gain_rule() -> str:
+    cfg_text = f"{PRESETS['default'].min_gain_db:g} dB"      # the same in every preset
+    return (f"the lower ends of the 95 % t-interval and of the paired-bootstrap interval of the mean ΔPSNR over the "
+            f"evaluation seeds both above the minimum effect min_gain_db = {cfg_text}")
 
 
 def _solvers_missing(keys) -> str | None:
@@ -87,29 +113,53 @@ def claim2(result: dict, cfg: TCECConfig) -> ClaimCheck:
 
 
 @claim_rule("C3", statement="Approximation 1: the network's response to the carried error is small next to the "
-            "sampler's own carry, ‖b_n J_n e_n‖ ≪ ‖a_n e_n‖, at most steps.",
-            rule="at the lowest bit width, the JVP ratio ‖b_n J_n e_n‖/‖a_n e_n‖ < 0.25 at >= 75% of the steps",
-            rejects="a Jacobian term comparable to the carry (ratio >= 0.25 at most steps)",
+            "sampler's own carry, ‖b_n J_n e_n‖ ≪ ‖a_n e_n‖, at most steps, and dropping it leaves the cumulative error "
+            "(what the closed form is for) nearly unchanged.",
+            rule="at the lowest bit width, the JVP ratio ‖b_n J_n e_n‖/‖a_n e_n‖ < 0.25 at >= 75% of the steps; and, "
+                 "fed with the same δ's along the same FP trajectories, the J = 0 closed form against the linearised "
+                 "product with J kept: one-sided 95 % t-bounds over seeds of the mean cosine >= 0.9 (lower) and of the "
+                 "mean relative norm difference <= 0.5 (upper) (the thresholds of C2; the cumulative test added in "
+                 "session 5)",
+            rejects="a per-step Jacobian ratio of 0.1–0.2 that compounds over the steps (cumulative cosine < 0.9 or norms "
+                    "off by more than 50 %), or a Jacobian term comparable to the carry (ratio >= 0.25 at most steps)",
             paper="not reached (\"Approximation 1\", as described in the public reviews)")
 def claim3(result: dict, cfg: TCECConfig) -> ClaimCheck:
     bits = cfg.bits[-1]
-    r = result["theory"][bits]["jac_jvp"]
+    t = result["theory"][bits]
+    r = t["jac_jvp"]
     share = float((r < cfg.jac_ratio_max).mean())
-    return ClaimCheck(f"{bits}: ratio < {cfg.jac_ratio_max} at {share:.0%} of {len(r)} steps (median {np.median(r):.3f}, "
-                      f"max {r.max():.3f})", bool(share >= cfg.jac_share_min),
-                      {"share": share, "median": float(np.median(r)), "max": float(r.max())})
+    per_step = f"{bits}: ratio < {cfg.jac_ratio_max} at {share:.0%} of {len(r)} steps (median {np.median(r):.3f}, max {r.max():.3f})"
+    vals = {"share": share, "median": float(np.median(r)), "max": float(r.max())}
+    if "cos_j0_lin" not in t:
+        return ClaimCheck(per_step, None, vals, reason="the cumulative comparison (J = 0 against J kept) was not computed")
+    cos, rel = np.asarray(t["cos_j0_lin"], float), np.asarray(t["relerr_j0_lin"], float)
+    mc, lc = mean_t_bound(cos, cfg.fit_level, side="lower")
+    mr, ur = mean_t_bound(rel, cfg.fit_level, side="upper")
+    cum_ok = bool(lc >= cfg.cos_min and ur <= cfg.relerr_max)            # NaN compares False
+    vals |= {"cos": mc, "cos_lo": lc, "rel": mr, "rel_hi": ur}
+    return ClaimCheck(f"{per_step}; cumulative, J = 0 against J kept over {cos.size} seeds: cosine {mc:.2f} (lower {lc:.2f}), "
+                      f"relative difference {mr:.2f} (upper {ur:.2f})", bool(share >= cfg.jac_share_min and cum_ok), vals)
 
 
 @claim_rule("C4", statement="Variance law: with independent per-step errors, E‖e‖² equals the sum of the squared "
             "propagation weights times E‖δ_n‖².",
-            rule="for every bit width, mean measured ‖e_S‖² / mean predicted lies in [1/1.5, 1.5]",
-            rejects="errors correlated across steps or damped by the network (ratio outside [1/1.5, 1.5])",
+            rule="for every bit width, both in [1/1.5, 1.5]: mean ‖Σ_n W_{S,n} δ_n‖² / mean Σ_n W_{S,n}² ‖δ_n‖² (the "
+                 "measured δ's with their cross-step correlations against independence, J = 0; added in session 5) and "
+                 "mean measured ‖e_S‖² / mean predicted",
+            rejects="errors correlated across steps (the first ratio outside [1/1.5, 1.5], even when damping by the network "
+                    "brings the measured error back to the prediction), or damped by the network (the second ratio outside)",
             paper="not reached (reconstruction from the reviews' uniform-error assumption)")
 def claim4(result: dict, cfg: TCECConfig) -> ClaimCheck:
-    ratios = {b: float(t["var_measured"].mean() / t["var_independent"].mean()) for b, t in result["theory"].items()}
-    ok = all(1 / cfg.var_ratio_max <= r <= cfg.var_ratio_max for r in ratios.values())
-    return ClaimCheck("measured / predicted E‖e‖²: " + ", ".join(f"{b} {r:.3g}" for b, r in ratios.items()), bool(ok),
-                      {"ratio": ratios})
+    theory = result["theory"]
+    if any("var_full" not in t for t in theory.values()):
+        return ClaimCheck("—", None, reason="the full second moment of the closed form was not computed")
+    ratios = {b: float(t["var_measured"].mean() / t["var_independent"].mean()) for b, t in theory.items()}
+    corr = {b: float(t["var_full"].mean() / t["var_independent"].mean()) for b, t in theory.items()}
+    inside = lambda r: 1 / cfg.var_ratio_max <= r <= cfg.var_ratio_max  # noqa: E731   NaN fails
+    ok = all(inside(r) for r in ratios.values()) and all(inside(r) for r in corr.values())
+    return ClaimCheck("with / without cross-step correlations (J = 0): " + ", ".join(f"{b} {r:.3g}" for b, r in corr.items())
+                      + "; measured / predicted E‖e‖²: " + ", ".join(f"{b} {r:.3g}" for b, r in ratios.items()), bool(ok),
+                      {"ratio": ratios, "correlation": corr})
 
 
 def _gain_rows(result, cfg, seed, base):
@@ -119,30 +169,32 @@ def _gain_rows(result, cfg, seed, base):
         if key not in result["cells"]:
             continue
         c = result["cells"][key]
-        rows[bits] = (*bootstrap_mean(gain(c), cfg.n_boot, seed), c["fd"]["base"], c["fd"][METHOD])
+        rows[bits] = _gain_test(gain(c), cfg, seed) | {"fd_base": c["fd"]["base"], "fd_tcec": c["fd"][METHOD]}
     return rows
 
 
 @claim_rule("C5", statement="TCEC raises PSNR against the FP model over the base PTQ and lowers the Fréchet distance, "
             "at W4A8 and W4A4.",
-            rule="at W4A8 and W4A4 (RTN base, main step count): paired-bootstrap 95% CI of ΔPSNR above 0 and "
-                 "FD(TCEC) <= FD(base)",
-            rejects="a correction that only rescales outputs without reducing the error (ΔPSNR CI containing 0)",
+            rule="at W4A8 and W4A4 (RTN base, main step count): " + _min_gain_rule() + " (session 5; before, the "
+                 "bootstrap's lower end above 0), and FD(TCEC) <= FD(base)",
+            rejects="a correction that only rescales outputs without reducing the error (ΔPSNR CI containing 0), or a "
+                    "gain too small to be an enhancement (0.03 dB, within any visible difference)",
             paper="significantly enhancing existing PTQ methods (abstract)")
 def claim5(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = _gain_rows(result, cfg, seed, "rtn")
-    ok = bool(rows) and all(lo > 0 and ft <= fb for _, lo, _, fb, ft in rows.values())
-    return ClaimCheck("; ".join(f"{b}: ΔPSNR {m:+.2f} dB [{lo:+.2f}, {hi:+.2f}], FD {fb:.4g} → {ft:.4g}"
-                                for b, (m, lo, hi, fb, ft) in rows.items()), ok, {"rows": rows})
+    ok = bool(rows) and all(r["passed"] and r["fd_tcec"] <= r["fd_base"] for r in rows.values())
+    return ClaimCheck("; ".join(f"{b}: {_gain_text(r)}, FD {r['fd_base']:.4g} → {r['fd_tcec']:.4g}"
+                                for b, r in rows.items()), bool(ok), {"rows": rows})
 
 
-@claim_rule("C6", statement="A window of one previous step (m = 1) gets most of the gain of the full sum, and the "
-            "oracle with the true δ bounds both.",
-            rule="at W4A8 and W4A4 (RTN, main steps): mean gain(m=1) >= mean gain(full sum) − 20% of |gain(full sum)|, and "
-                 "mean PSNR(oracle) >= mean PSNR(m=1)",
-            rejects="the full sum needed for the gain (m = 1 below 80% of it), or an estimate beating the oracle",
+@claim_rule("C6", statement="A window of one previous step (m = 1) gets most of the gain of the full sum.",
+            rule="at W4A8 and W4A4 (RTN, main steps): the full sum's gain passes C5's minimum-effect test (session 5), and "
+                 "mean gain(m=1) >= mean gain(full sum) − 20% of |gain(full sum)|; the oracle (the true δ) must stay at "
+                 "or above m = 1 (a check of our code, true by construction: not part of the claim)",
+            rejects="the full sum needed for the gain (m = 1 below 80% of it), or no gain to share (both windows at or "
+                    "below the minimum effect, e.g. both losing 1 dB)",
             paper="Table 5: small difference between the exact closed form and m = 1 (as described in the reviews)")
-def claim6(result: dict, cfg: TCECConfig) -> ClaimCheck:
+def claim6(result: dict, cfg: TCECConfig, seed: int = 0) -> ClaimCheck:
     rows, lams = {}, {}
     for bits in _low_bits(cfg):
         c = result["cells"][cell_key(bits, _main(cfg), "rtn")]
@@ -155,27 +207,47 @@ def claim6(result: dict, cfg: TCECConfig) -> ClaimCheck:
         return ClaimCheck(text, None, {"rows": rows, "lambda": lams},
                           reason="the calibration chose λ₁ = 0 for both windows: the carried term is off, so the windows "
                                  "coincide and cannot be compared")
-    ok = all(g1 >= gf - (1 - cfg.window_fraction) * abs(gf) and po >= p1 for g1, gf, _, po, p1 in rows.values())
-    return ClaimCheck(text, bool(ok), {"rows": rows, "lambda": lams})
+    full_ok = {}
+    for bits in rows:
+        full_ok[bits] = _gain_test(gain(result["cells"][cell_key(bits, _main(cfg), "rtn")], "tcec_full"), cfg, seed)
+    text += "; full sum's gain " + ", ".join(f"{b} lower {r['lo']:+.2f} dB (min {cfg.min_gain_db:g}: "
+                                             f"{'yes' if r['passed'] else 'no'})" for b, r in full_ok.items())
+    if any(po < p1 for _, _, _, po, p1 in rows.values()):      # the oracle follows the FP trajectory: a code check
+        return ClaimCheck(text, False, {"rows": rows, "lambda": lams},
+                          reason="the oracle fell below m = 1: the implementation is broken, not the claim tested")
+    ok = all(full_ok[b]["passed"] and g1 >= gf - (1 - cfg.window_fraction) * abs(gf)
+             for b, (g1, gf, _, _, _) in rows.items())
+    return ClaimCheck(text, bool(ok), {"rows": rows, "lambda": lams, "full_gain": full_ok})
 
 
 @claim_rule("C7", statement="The gain is smaller in the few-step regime than with many steps.",
-            rule="at the lowest bit width (RTN): paired-bootstrap 95% CI of gain(fewest steps) − gain(most steps) below 0",
-            rejects="a gain that does not depend on the step count",
+            rule="at the lowest bit width (RTN): the many-step gain passes C5's minimum-effect test (session 5), and the "
+                 "paired-bootstrap 95% CI of gain(fewest steps) − gain(most steps) below 0",
+            rejects="a gain that does not depend on the step count, or no gain at many steps (a larger loss at few "
+                    "steps is not a smaller gain)",
             paper="smaller gains on SDXL-Turbo, 4 steps (as described in the reviews)")
 def claim7(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     bits = cfg.bits[-1]
     few = gain(result["cells"][cell_key(bits, cfg.steps[0], "rtn")])
     many = gain(result["cells"][cell_key(bits, cfg.steps[-1], "rtn")])
     m, lo, hi = bootstrap_mean(few - many, cfg.n_boot, seed)
+    g = _gain_test(many, cfg, seed)
     return ClaimCheck(f"{bits}: gain {few.mean():+.2f} dB at {cfg.steps[0]} steps, {many.mean():+.2f} dB at "
-                      f"{cfg.steps[-1]}; difference {m:+.2f} [{lo:+.2f}, {hi:+.2f}]", bool(hi < 0),
-                      {"few": float(few.mean()), "many": float(many.mean()), "diff": (m, lo, hi)})
+                      f"{cfg.steps[-1]} (lower {g['lo']:+.2f}; min {cfg.min_gain_db:g}: {'yes' if g['passed'] else 'no'}); "
+                      f"difference {m:+.2f} [{lo:+.2f}, {hi:+.2f}]", bool(hi < 0 and g["passed"]),
+                      {"few": float(few.mean()), "many": float(many.mean()), "diff": (m, lo, hi), "many_gain": g})
+
+
+def _second_gap(times) -> float:
+    """(second-fastest − fastest) / fastest of repeated timings: how far apart the two least disturbed runs are."""
+    t = np.sort(np.asarray(times, dtype=float))
+    return float((t[1] - t[0]) / t[0]) if t.size > 1 else float("inf")
 
 
 @claim_rule("C8", statement="TCEC adds under 1% to the sampling time.", timed=True,
             rule="(fastest t_TCEC − fastest t_base)/fastest t_base < 1% over interleaved repeats (lowest bit width, "
-                 "main steps; the fastest of each is the least disturbed by other load)",
+                 "main steps; the fastest of each is the least disturbed by other load); undecided when the timing "
+                 "noise (second-fastest − fastest, relative, the larger of the two samplers') is not below 1% (session 5)",
             rejects="an overhead of a few percent (the correction costing as much as a small layer)",
             paper="< 0.5% time overhead (abstract; measured on Flux.1-dev, as the reviews describe)")
 def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
@@ -183,22 +255,36 @@ def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
     tb, tt = float(np.min(o["base"])), float(np.min(o["tcec"]))
     rel = (tt - tb) / tb
     med = float(np.median((o["tcec"] - o["base"]) / o["base"]))
-    return ClaimCheck(f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
-                      f"per batch; median of the paired ratios {med:+.2%})", bool(rel < cfg.overhead_max),
-                      {"overhead": rel, "median": med})
+    floor = max(_second_gap(o["base"]), _second_gap(o["tcec"]))
+    text = (f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
+            f"per batch; median of the paired ratios {med:+.2%}; timing noise, second-fastest − fastest, {floor:.2%})")
+    vals = {"overhead": rel, "median": med, "noise": floor}
+    if rel < cfg.overhead_max and not floor < cfg.overhead_max:
+        # session 5: a pass needs the noise floor below the threshold (the machine's load can hide a few percent)
+        return ClaimCheck(text, None, vals, reason=f"the timing noise ({floor:.2%}) is not below the threshold "
+                                                   f"({cfg.overhead_max:.0%}): the run cannot tell the overhead apart")
+    return ClaimCheck(text, bool(rel < cfg.overhead_max), vals)
 
 
 @claim_rule("C9", statement="The gain also appears on top of a stronger base PTQ (SVDQuant-lite).",
-            rule="at every configuration run on SVDQuant-lite (main steps): paired-bootstrap 95% CI of ΔPSNR above 0",
-            rejects="a gain that vanishes once the base quantiser is good (CI containing 0)",
+            rule="at every configuration run on SVDQuant-lite (main steps): " + _min_gain_rule() + " (session 5; "
+                 "before, above 0); undecided where SVDQuant-lite's base is not better than RTN's (mean PSNR)",
+            rejects="a gain that vanishes once the base quantiser is good (CI containing 0), or a gain too small to be "
+                    "an enhancement",
             paper="a 1.2 PSNR improvement over SVDQuant on SDXL W4A4 (abstract)")
 def claim9(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = _gain_rows(result, cfg, seed, "svd")
     if not rows:
         return ClaimCheck("—", None, reason="no configuration was run on the SVDQuant-lite base at this profile")
-    ok = all(lo > 0 for _, lo, _, _, _ in rows.values())
-    return ClaimCheck("; ".join(f"{b}: ΔPSNR {m:+.2f} dB [{lo:+.2f}, {hi:+.2f}]" for b, (m, lo, hi, _, _) in rows.items()),
-                      bool(ok), {"rows": rows})
+    stronger = {b: float(np.mean(result["cells"][cell_key(b, _main(cfg), "svd")]["psnr"]["base"]
+                                 - result["cells"][cell_key(b, _main(cfg), "rtn")]["psnr"]["base"])) for b in rows}
+    ok = all(r["passed"] for r in rows.values())
+    text = "; ".join(f"{b}: {_gain_text(r)} (base SVDQuant-lite − RTN {stronger[b]:+.2f} dB)" for b, r in rows.items())
+    weak = [b for b, d in stronger.items() if not d > 0]
+    if ok and weak:
+        return ClaimCheck(text, None, {"rows": rows, "stronger": stronger},
+                          reason=f"SVDQuant-lite is not a stronger base than RTN here ({', '.join(weak)})")
+    return ClaimCheck(text, bool(ok), {"rows": rows, "stronger": stronger})
 
 
 @claim_rule("C2b", statement="The closed form, generalised to the two-step recursion of DPM-Solver++(2M) and to "
@@ -228,26 +314,28 @@ def _solver_label(key: str) -> str:
 
 @claim_rule("C11", statement="TCEC's gain also appears on a transformer denoiser (a tiny DiT with adaLN-zero "
             "blocks, standing in for PixArt).",
-            rule="for every bit width run on the DiT (digits, main solver and step count, RTN base): paired-bootstrap "
-                 "95% CI of ΔPSNR(TCEC, m = 1) above 0",
-            rejects="a gain specific to the convolutional U-Net (ΔPSNR CI containing 0 on the DiT)",
+            rule="for every bit width run on the DiT (digits, main solver and step count, RTN base): " + _min_gain_rule()
+                 + " (session 5; before, the bootstrap's lower end above 0)",
+            rejects="a gain specific to the convolutional U-Net (ΔPSNR CI containing 0, or below the minimum effect, on "
+                    "the DiT)",
             paper="not reached (PixArt results named in the public reviews)")
 def claim11(dit_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     cells = dit_result["cells"]
     if not cells:
         return ClaimCheck("—", None, reason="the DiT is not run at this profile (profile default runs it)")
-    rows = {k.split("/")[0]: bootstrap_mean(gain(c), cfg.n_boot, seed) for k, c in cells.items()}
+    rows = {k.split("/")[0]: _gain_test(gain(c), cfg, seed) for k, c in cells.items()}
     lams = {k.split("/")[0]: c["lambda"][METHOD] for k, c in cells.items()}
-    ok = all(lo > 0 for _, lo, _ in rows.values())
-    return ClaimCheck("; ".join(f"DiT {b}: ΔPSNR {m:+.2f} dB [{lo:+.2f}, {hi:+.2f}] (λ₁ {lams[b]:g})"
-                                for b, (m, lo, hi) in rows.items()), bool(ok), {"rows": rows, "lambda": lams})
+    ok = all(r["passed"] for r in rows.values())
+    return ClaimCheck("; ".join(f"DiT {b}: {_gain_text(r)} (λ₁ {lams[b]:g})" for b, r in rows.items()), bool(ok),
+                      {"rows": rows, "lambda": lams})
 
 
 @claim_rule("C10", statement="TCEC's gain carries over to DPM-Solver++(2M) and to a flow-matching model sampled "
             "with Euler steps.",
-            rule="for every other sampler and bit width run (RTN base, main step count): paired-bootstrap 95% CI of "
-                 "ΔPSNR(TCEC, m = 1) above 0",
-            rejects="a gain tied to DDIM's one-step recursion (ΔPSNR CI containing 0 on another sampler)",
+            rule="for every other sampler and bit width run (RTN base, main step count): " + _min_gain_rule()
+                 + " (session 5; before, the bootstrap's lower end above 0)",
+            rejects="a gain tied to DDIM's one-step recursion (ΔPSNR CI containing 0, or below the minimum effect, on "
+                    "another sampler)",
             paper="not reached (the reviews: latency measured on Flux.1-dev, a flow model, while the derivation is for "
                   "DDIM/DPM-Solver)")
 def claim10(solver_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
@@ -256,17 +344,21 @@ def claim10(solver_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
         return ClaimCheck("—", None, reason="no other sampler was run at this profile")
     if (missing := _solvers_missing(cells)) is not None:
         return ClaimCheck("—", None, reason=missing)
-    rows = {k: bootstrap_mean(gain(c), cfg.n_boot, seed) for k, c in cells.items()}
+    rows = {k: _gain_test(gain(c), cfg, seed) for k, c in cells.items()}
     lams = {k: c["lambda"][METHOD] for k, c in cells.items()}
-    ok = all(lo > 0 for _, lo, _ in rows.values())
-    return ClaimCheck("; ".join(f"{_solver_label(k)}: ΔPSNR {m:+.2f} dB [{lo:+.2f}, {hi:+.2f}] (λ₁ {lams[k]:g})"
-                                for k, (m, lo, hi) in rows.items()), bool(ok), {"rows": rows, "lambda": lams})
+    ok = all(r["passed"] for r in rows.values())
+    return ClaimCheck("; ".join(f"{_solver_label(k)}: {_gain_text(r)} (λ₁ {lams[k]:g})" for k, r in rows.items()),
+                      bool(ok), {"rows": rows, "lambda": lams})
 
 
 @claim_rule("C12", statement="TCEC (m = 1) does better than the earlier timestep-aware corrections TAC and QNCD.",
             rule="at W4A8 and W4A4 (RTN base, main solver and step count): paired-bootstrap 95% CI of "
-                 "PSNR(TCEC m=1) − PSNR(TAC) above 0, and the same against QNCD",
-            rejects="TCEC no better than an earlier correction (a CI containing 0 or below it)",
+                 "PSNR(TCEC m=1) − PSNR(TAC) above 0, and the same against QNCD; TCEC's own gain passes C5's "
+                 "minimum-effect test; undecided where an earlier correction is worse than no correction (its mean "
+                 "PSNR below the base's: the comparison then says nothing about the paper) (the last two added in "
+                 "session 5)",
+            rejects="TCEC no better than an earlier correction (a CI containing 0 or below it), or TCEC 'beating' "
+                    "corrections that are worse than doing nothing while it gains next to nothing itself",
             paper="not reached (the public reviews question the novelty over TAC and QNCD)")
 def claim12(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = {}
@@ -276,10 +368,23 @@ def claim12(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     for bits in ("W4A8", "W4A4"):
         p = result["cells"][cell_key(bits, _main(cfg), "rtn")]["psnr"]
         rows[bits] = {o: bootstrap_mean(p[METHOD] - p[o], cfg.n_boot, seed) for o in ("tac", "qncd")}
-    ok = all(lo > 0 for r in rows.values() for _, lo, _ in r.values())
-    return ClaimCheck("; ".join(f"{b}: TCEC − TAC {r['tac'][0]:+.2f} dB [{r['tac'][1]:+.2f}, {r['tac'][2]:+.2f}], "
-                                f"TCEC − QNCD {r['qncd'][0]:+.2f} dB [{r['qncd'][1]:+.2f}, {r['qncd'][2]:+.2f}]"
-                                for b, r in rows.items()), bool(ok), {"rows": rows})
+    own = {b: _gain_test(gain(result["cells"][cell_key(b, _main(cfg), "rtn")]), cfg, seed) for b in rows}
+    vs_base = {b: {o: float(np.mean(result["cells"][cell_key(b, _main(cfg), "rtn")]["psnr"][o]
+                                    - result["cells"][cell_key(b, _main(cfg), "rtn")]["psnr"]["base"]))
+                   for o in ("tac", "qncd")} for b in rows}
+    beats = all(lo > 0 for r in rows.values() for _, lo, _ in r.values())
+    text = "; ".join(f"{b}: TCEC − TAC {r['tac'][0]:+.2f} dB [{r['tac'][1]:+.2f}, {r['tac'][2]:+.2f}], "
+                     f"TCEC − QNCD {r['qncd'][0]:+.2f} dB [{r['qncd'][1]:+.2f}, {r['qncd'][2]:+.2f}] (against the base: "
+                     f"TCEC {own[b]['mean']:+.2f}, lower {own[b]['lo']:+.2f}; TAC {vs_base[b]['tac']:+.2f}, "
+                     f"QNCD {vs_base[b]['qncd']:+.2f})" for b, r in rows.items())
+    vals = {"rows": rows, "own": own, "vs_base": vs_base}
+    if not (beats and all(o["passed"] for o in own.values())):
+        return ClaimCheck(text, False, vals)
+    broken = [f"{o.upper()} at {b} ({d:+.2f} dB)" for b, r in vs_base.items() for o, d in r.items() if not d >= 0]
+    if broken:
+        return ClaimCheck(text, None, vals, reason="an earlier correction as reimplemented here is worse than no "
+                                                   f"correction: {', '.join(broken)}; beating it says nothing")
+    return ClaimCheck(text, True, vals)
 
 
 not_testable("P1", statement="TCEC improves PSNR by 1.2 dB over SVDQuant on SDXL at W4A4.",

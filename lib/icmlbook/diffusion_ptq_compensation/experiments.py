@@ -171,12 +171,17 @@ def _theory(cfg, fp, rec, coeffs) -> dict:
     lin = P.linearised_error(fp, sub.x_fp, sub.delta("fp"), ts, a, b)[-1]
     rel = ((pred - e).reshape(e.shape[0], -1).norm(dim=1) / e.reshape(e.shape[0], -1).norm(dim=1).clamp_min(1e-30))
     rel_lin = ((lin - sub.error[-1]).reshape(n, -1).norm(dim=1) / sub.error[-1].reshape(n, -1).norm(dim=1).clamp_min(1e-30))
+    # what Approximation 1 is used for: the J = 0 closed form against the linearised product with J kept, fed with
+    # the same δ's along the same FP trajectories (C3's cumulative test; no network call beyond the JVPs above)
+    pred_sub = P.closed_form(sub.delta("fp"), a, b)[-1]
+    rel_j0 = ((pred_sub - lin).reshape(n, -1).norm(dim=1) / lin.reshape(n, -1).norm(dim=1).clamp_min(1e-30))
     jr = P.jacobian_ratio(fp, sub, ts, a, b)
     vl = P.variance_law(rec, a, b)
     return {"cos": _np(P.cosine(pred, e)), "cos_fpdelta": _np(P.cosine(pred_fp, e)),
             "cos_lin": _np(P.cosine(lin, sub.error[-1])), "relerr": _np(rel), "relerr_lin": _np(rel_lin),
             "jac_jvp": jr["jvp"], "jac_exact": jr["exact"], "var_measured": vl["measured"],
-            "var_independent": vl["independent"], "timesteps": ts, "e_norm": _np(e.reshape(e.shape[0], -1).norm(dim=1)),
+            "var_independent": vl["independent"], "var_full": vl["full"], "cos_j0_lin": _np(P.cosine(pred_sub, lin)),
+            "relerr_j0_lin": _np(rel_j0), "timesteps": ts, "e_norm": _np(e.reshape(e.shape[0], -1).norm(dim=1)),
             "pred_norm": _np(pred.reshape(e.shape[0], -1).norm(dim=1))}
 
 

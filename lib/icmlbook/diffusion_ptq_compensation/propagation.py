@@ -197,12 +197,16 @@ def jacobian_ratio(fp: torch.nn.Module, rec: Record, timesteps: np.ndarray, a: n
 
 
 def variance_law(rec: Record, a: np.ndarray, b: np.ndarray, on: str = "quantised") -> dict:
-    r"""Measured :math:`\mathbb E\|e_S\|^2` against :math:`\sum_n W_{S,n}^2\,\mathbb E\|\delta_n\|^2` (independent
-    errors) and against the full second moment :math:`\mathbb E\|\sum_nW_{S,n}\delta_n\|^2`, per sample."""
+    r"""Per sample: the measured :math:`\|e_S\|^2` (``measured``), the independent-errors prediction
+    :math:`\sum_n W_{S,n}^2\|\delta_n\|^2` (``independent``) and the full second moment of the J = 0 closed form
+    :math:`\|\sum_nW_{S,n}\delta_n\|^2` (``full``, the same δ's with their cross-step correlations). Their means
+    over samples estimate the expectations: ``full / independent`` tests the independence assumption alone,
+    ``measured / full`` the dropped Jacobian alone."""
     d = rec.delta(on)
     B = d.shape[1]
     dflat = d.reshape(d.shape[0], B, -1).double()
     w = torch.tensor(propagation_weights(a, b)[-1], dtype=torch.float64, device=d.device)
     measured = rec.error[-1].reshape(B, -1).double().pow(2).sum(1)
     independent = (w[:, None] ** 2 * dflat.pow(2).sum(2)).sum(0)
-    return {"measured": measured.cpu().numpy(), "independent": independent.cpu().numpy()}
+    full = torch.einsum("n,nbk->bk", w, dflat).pow(2).sum(1)          # ‖Σ_n W_{S,n} δ_n‖², the same δ's, J = 0
+    return {"measured": measured.cpu().numpy(), "independent": independent.cpu().numpy(), "full": full.cpu().numpy()}
