@@ -44,6 +44,9 @@ class TCECConfig(ProfileConfig):
         the lower 95 % confidence bound of the mean gain over the evaluation seeds. Fixed in session 5 after the runs
         of commit 67dd53f (before that the bound only had to exceed 0): 0.2 dB, one sixth of the paper's headline
         1.2 dB, is a 4.5 % lower mean squared error against the FP output; below it a "gain" is not an enhancement.
+    cal_repeats : calibration sets for C5 (the study's own and ``cal_repeats - 1`` more, each with fresh calibration
+        noise: K refitted, λ₁ chosen again, the same evaluation seeds), at W4A8 and W4A4 on RTN, main step count;
+        1 (smoke) leaves C5 on the one calibration. Added in session 5.
     fit_level : the one-sided level of the t-bounds over seeds of the closed-form rules (C2, C2b, C3's cumulative
         test).
     """
@@ -88,6 +91,7 @@ class TCECConfig(ProfileConfig):
     window_fraction: Float(gt=0, le=1) = 0.8
     overhead_max: Float(gt=0) = 0.01
     min_gain_db: Float(gt=0) = 0.2
+    cal_repeats: PositiveInt = 3
 
     def validate(self) -> None:
         if max(self.steps) > self.T:
@@ -107,7 +111,7 @@ class TCECConfig(ProfileConfig):
 
 PRESETS: dict[str, TCECConfig] = {
     "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, flow_train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
-                        n_boot=400, overhead_repeats=10, dit_bits=()),
+                        n_boot=400, overhead_repeats=10, dit_bits=(), cal_repeats=1),
     "default": TCECConfig(flow_train_steps=1500, dit_train_steps=1500, dit_width=48, solver_bits=("W4A4",)),
     "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, dit_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),
