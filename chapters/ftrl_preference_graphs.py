@@ -319,7 +319,9 @@ def _(mo):
 
     The pool is lopsided: most product sets are *not* preferentially stable, and for them a single
     profitable arc out of a vertex is easy to follow. So agreement is reported, and decided, **per
-    class**: the easy class must not carry the hard one.
+    class**: the easy class must not carry the hard one. Within a class, the nested subgames of one
+    game are not independent, so the rules also count **games** (a game agrees when all its sets of
+    the class get the predicted label) and bound their share from below.
     """)
     return
 
@@ -676,6 +678,15 @@ def _(mo):
     - **Games.** Random games with i.i.d. normal payoffs and a minimum edge gap (no ties), two and three
       players, two or three actions; the paper's theorems cover any finite game. "Every FTRL" is tested
       with two regularisers, in continuous time (discrete time appears in the tests and the playground).
+    - **Rules changed after a run** (a second rule-breaking review, after the runs of commit 67dd53f;
+      stricter only, each breaking input now a test case that must fail). Claim 2 also needs the same
+      search to label at least one preferentially stable set of each class stable, because a search
+      that never says "stable" passed "no other set is labelled stable". Claims 3 and 7 also count
+      games, not only sets: nested subgames of one game are not independent, and one game's many
+      sets could carry the pool while preferences failed in other games; so the one-sided 95 %
+      Clopper–Pearson lower bound of the share of games whose sets all get the predicted label must
+      exceed ½, and a class from fewer than five games (smoke: one) is not testable at that profile.
+      The rules now refuse thresholds other than those declared in the config.
     - **Scale.** Sizes follow the profile; no GPU is needed.
     """)
     return

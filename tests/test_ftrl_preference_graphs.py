@@ -366,9 +366,12 @@ def _res(label, eps=(1e-4, 1e-8)):
                            n_starts=10, label=label)
 
 
-def _subgames(stable_labels, unstable_labels):
+def _subgames(stable_labels, unstable_labels, games=None):
+    """A subgame study; ``games`` gives each record's game (default: every set from its own game)."""
     recs = [dict(pref_stable=True, label=lab, club=None) for lab in stable_labels]
     recs += [dict(pref_stable=False, label=lab, club=None) for lab in unstable_labels]
+    for k, r in enumerate(recs):
+        r["game"] = k if games is None else games[k]
     return fp.SubgameStudy("entropic", np.array([1e-4, 1e-8]), 10.0, 20, recs)
 
 
@@ -389,13 +392,13 @@ def _cx(labels_by_G, same=True):
 @claim_case(SLUG, "C2", "reproduced")
 def _c2_ok():
     return fc.claim2([_subgames(["stable"], ["unstable", "unstable", "undecided"])],
-                     _leak([], [dict(label="unstable"), dict(label="undecided")]))
+                     _leak([dict(label="stable"), dict(label="unstable")], [dict(label="unstable"), dict(label="undecided")]))
 
 
 @claim_case(SLUG, "C2", "not reproduced", alternative="a non-product set left by a profitable arc has a stable span")
 def _c2_alt():
     return fc.claim2([_subgames(["stable"], ["unstable", "unstable"])],
-                     _leak([], [dict(label="unstable"), dict(label="stable")]))
+                     _leak([dict(label="stable")], [dict(label="unstable"), dict(label="stable")]))
 
 
 def _limit(naive):
@@ -403,6 +406,20 @@ def _limit(naive):
     return fp.LimitSetStudy(shapes=[], strict_nash=[], singleton_sinks=[], sinks=[], skeleton=[], skeleton_stable=naive,
                             leaving=[], clusters=[], one_to_one=naive, empty_fraction=np.zeros(len(naive)),
                             naive_skeleton=[], naive_stable=naive, n_starts=4, horizon=1.0, tol=1e-6)
+
+
+@claim_case(SLUG, "C2", "not reproduced", alternative="a search that never says 'stable' (every span undecided or "
+                                                      "unstable), under which a stable span would go unseen")
+def _c2_blind_search():
+    # review rev_a (2026-12-01): this passed before the power control (no preferentially stable set labelled stable)
+    return fc.claim2([_subgames(["undecided"] * 2, ["unstable"] * 72)],
+                     _leak([dict(label="undecided")] * 12, [dict(label="unstable")] * 6))
+
+
+def test_claim2_fails_when_the_search_calls_every_span_unstable():
+    res = fc.claim2([_subgames(["unstable"] * 2, ["unstable"] * 72)],
+                    _leak([dict(label="unstable")] * 12, [dict(label="unstable")] * 6))
+    assert res.passed is False and "no evidence" in res.measured
 
 
 @claim_case(SLUG, "C2b", "reproduced")
@@ -423,6 +440,55 @@ def _c3_ok():
 @claim_case(SLUG, "C3", "not reproduced", alternative="every span labelled unstable (the easy class carries the pool)")
 def _c3_alt():
     return fc.claim3(_subgames(["unstable"] * 3 + ["stable"] * 1, ["unstable"] * 96), 0.95)
+
+
+def _one_game_carries_the_pool():
+    """Review rev_a: 40 nested stable sets of game 0 agree; of 4 other games with one preferentially stable set
+    each, 2 are labelled unstable. 42/44 = 95.5 % of sets agree (the former rule passed); 3/5 games do."""
+    stable = ["stable"] * 40 + ["stable", "stable", "unstable", "unstable"]
+    games = [0] * 40 + [1, 2, 3, 4] + list(range(5, 5 + 60))
+    return _subgames(stable, ["unstable"] * 60, games=games)
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="preferences right in one game whose 40 nested sets carry "
+                                                      "the pool, wrong in 2 of the 4 other games")
+def _c3_one_game():
+    return fc.claim3(_one_game_carries_the_pool(), 0.95)
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="the Euclidean characterisation right in one game's nested "
+                                                      "sets only (2 of the 4 other games mislabelled)")
+def _c7_one_game():
+    return fc.claim7(_one_game_carries_the_pool(), 0.95)
+
+
+def test_subgame_rules_need_five_games_per_class_and_fixed_thresholds():
+    # smoke's preferentially stable class: two nested sets of one game, both labelled stable -> not testable
+    st = _subgames(["stable", "stable"], ["unstable"] * 72, games=[0, 0] + [0] * 26 + [1] * 46)
+    for rule in (fc.claim3, fc.claim7):
+        res = rule(st, 0.95)
+        assert res.passed is None and "too few games" in res.reason and "1)" in res.reason
+    assert fc.games_needed() == 5
+    assert fc.claim3(_subgames(["stable"] * 5, ["unstable"] * 10), 0.95).passed is True
+    assert fc.claim3(_subgames(["stable"] * 4, ["unstable"] * 10), 0.95).passed is None
+    with pytest.raises(ValueError, match="agree_min"):
+        fc.claim3(_subgames(["stable"] * 5 + ["unstable"] * 5, ["unstable"] * 72), 0.5)
+    with pytest.raises(ValueError, match="rate_tol"):
+        fc.claim5(_rate([-0.2501, 0.2499, 0.5002]), _cx({1.0: "stable", 2.5: "stable", 3.5: "unstable"}), 0.5)
+
+
+def test_agreement_lower_bound_is_clopper_pearson():
+    from scipy.stats import beta
+
+    for k, n in ((5, 5), (7, 9), (23, 23)):
+        assert fc.agreement_lower_bound(k, n) == pytest.approx(beta.ppf(0.05, k, n - k + 1), rel=1e-9)
+    assert fc.agreement_lower_bound(5, 5) > 0.5 > fc.agreement_lower_bound(4, 4)
+
+
+def test_counterexample_result_at_never_substitutes_a_neighbour():
+    cx = _cx({1.0: "stable", 4.0: "unstable"})
+    with pytest.raises(ValueError, match="G=5"):
+        fc.claim4(cx, 1.0, 5.0)
 
 
 @claim_case(SLUG, "C4", "reproduced")

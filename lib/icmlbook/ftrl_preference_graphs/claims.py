@@ -10,8 +10,37 @@ from __future__ import annotations
 
 import numpy as np
 
+from scipy import stats
+
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule
+from .config import PreferenceConfig
 from .experiments import CounterexampleStudy, LeakStudy, LimitSetStudy, RateStudy, SubgameStudy
+
+#: the decision thresholds the notebook passes, as declared in the config before any run (the rule texts are
+#: written from them, and a rule refuses another value)
+_DECLARED = PreferenceConfig()
+AGREE_MIN, RATE_TOL, GAME_LOWER = _DECLARED.agree_min, _DECLARED.rate_tol, _DECLARED.game_agree_lower
+
+
+def _fixed(name: str, value: float, declared: float) -> None:
+    if value != declared:
+        raise ValueError(f"{name}={value!r} is not allowed here; the claims' thresholds are fixed before the run "
+                         f"({name}={declared!r})")
+
+
+def games_needed(lower: float = GAME_LOWER, level: float = 0.95) -> int:
+    """Fewest games whose full agreement gives a one-sided Clopper-Pearson lower bound above ``lower``."""
+    n = 1
+    while (1.0 - level) ** (1.0 / n) <= lower:
+        n += 1
+    return n
+
+
+def agreement_lower_bound(k: int, n: int, level: float = 0.95) -> float:
+    """One-sided ``level`` Clopper-Pearson lower bound of a proportion k/n (scipy's exact binomial interval)."""
+    if n == 0:
+        return float("nan")
+    return float(stats.binomtest(int(k), int(n), alternative="greater").proportion_ci(level, "exact").low)
 
 ABSTRACT_1 = ("In one direction, we show that the skeleton of every dynamically stable set, i.e., the set of pure "
               "profiles it contains, must be preferentially stable, that is, closed under pure profitable deviations.")
@@ -35,39 +64,78 @@ def _class_text(pc: dict) -> str:
                      for cls, v in pc.items())
 
 
+def _per_game(st: SubgameStudy) -> dict:
+    """Per class: the games with a set of that class, and how many of them get the predicted label on all of
+    their sets of that class (nested sets of one game are not independent; the game is the replicate)."""
+    out = {}
+    for cls, want in (("preferentially stable", "stable"), ("not preferentially stable", "unstable")):
+        games: dict = {}
+        for r in st.records:
+            if r["pref_stable"] == (want == "stable"):
+                games.setdefault(r["game"], []).append(r["label"] == want)
+        agree = sum(all(v) for v in games.values())
+        out[cls] = dict(games=len(games), agree=agree, lower=agreement_lower_bound(agree, len(games)))
+    return out
+
+
 def _per_class_check(st: SubgameStudy, agree_min: float) -> ClaimCheck:
+    _fixed("agree_min", agree_min, AGREE_MIN)
     pc = st.per_class()
+    pg = _per_game(st)
     rates = {cls: (v["agree"] / v["n"] if v["n"] else float("nan")) for cls, v in pc.items()}
+    values = dict(per_class=pc, rates=rates, per_game=pg)
+    games_text = "; ".join(f"{cls}: {v['agree']}/{v['games']} games, lower bound {v['lower']:.2f}"
+                           for cls, v in pg.items())
+    text = _class_text(pc) + f" ({st.starts_per_set} searched starts per set); {games_text}"
     if any(v["n"] == 0 for v in pc.values()):
         empty = [cls for cls, v in pc.items() if v["n"] == 0]
-        return ClaimCheck(_class_text(pc), None, values=dict(per_class=pc, rates=rates),
+        return ClaimCheck(_class_text(pc), None, values=values,
                           reason=f"no {' / '.join(empty)} subgames at this profile: that class cannot be checked")
-    ok = all(r >= agree_min for r in rates.values())
-    return ClaimCheck(_class_text(pc) + f" ({st.starts_per_set} searched starts per set)", bool(ok),
-                      values=dict(per_class=pc, rates=rates))
+    bad = [f"{cls}: {rates[cls]:.0%} of sets < {agree_min:.0%}" for cls in pc if not rates[cls] >= agree_min]
+    if bad:                                   # a class already fails on its sets, whatever the number of games
+        return ClaimCheck(text + f"; fails: {', '.join(bad)}", False, values=values)
+    need = games_needed()
+    few = [f"{cls} ({v['games']})" for cls, v in pg.items() if v["games"] < need]
+    if few:
+        return ClaimCheck(text, None, values=values,
+                          reason=f"too few games in a class: {', '.join(few)}; {need} are needed for a 95% lower bound "
+                                 f"of the games' agreement above {GAME_LOWER:g} even if all agree")
+    bad = [f"{cls}: games' lower bound {v['lower']:.2f} ≤ {GAME_LOWER:g}" for cls, v in pg.items()
+           if not v["lower"] > GAME_LOWER]
+    return ClaimCheck(text + (f"; fails: {', '.join(bad)}" if bad else ""), not bad, values=values)
 
 
 @claim_rule("C2", statement="The skeleton of every dynamically stable set is preferentially stable: no span of a "
                             "set that is not preferentially stable is stable.",
             rule="among sets that are not preferentially stable (subgames with both regularisers, and random "
                  "non-product sets), none is labelled stable by the search, in each class separately, and each "
-                 "class has at least one set; undecided sets are counted apart",
+                 "class has at least one set; undecided sets are counted apart; and in each class the same search "
+                 "labels at least one preferentially stable set stable (it can say 'stable' at all)",
             rejects="a world where a set left by a profitable arc can still have a stable span (one such set "
-                    "labelled stable)",
+                    "labelled stable), seen through a search that never says 'stable' (abstaining, or calling every "
+                    "span unstable)",
             paper="the skeleton of every dynamically stable set ... must be preferentially stable")
 def claim2(subgames: list[SubgameStudy], lk: LeakStudy) -> ClaimCheck:
     prod = [r for st in subgames for r in st.records if not r["pref_stable"]]
     nonprod = lk.controls
+    # the search's power: preferentially stable sets of the same kind that it labels stable
+    power = {"subgames": sum(r["label"] == "stable" for st in subgames for r in st.records if r["pref_stable"]),
+             "non-product sets": sum(r["label"] == "stable" for r in lk.records)}
     counts = {}
     for name, rs in (("subgames", prod), ("non-product sets", nonprod)):
         counts[name] = dict(n=len(rs), stable=sum(r["label"] == "stable" for r in rs),
                             undecided=sum(r["label"] == "undecided" for r in rs),
-                            unstable=sum(r["label"] == "unstable" for r in rs))
+                            unstable=sum(r["label"] == "unstable" for r in rs), power=power[name])
     text = "; ".join(f"{k}: {v['stable']} of {v['n']} labelled stable ({v['unstable']} unstable, "
-                     f"{v['undecided']} undecided)" for k, v in counts.items())
+                     f"{v['undecided']} undecided; {v['power']} preferentially stable ones labelled stable)"
+                     for k, v in counts.items())
     if any(v["n"] == 0 for v in counts.values()):
         return ClaimCheck(text, None, values=counts, reason="a class of non-preferentially-stable sets is empty "
                                                             "at this profile")
+    blind = [k for k, v in counts.items() if v["power"] == 0]
+    if blind:
+        return ClaimCheck(text + f"; fails: the search labels no preferentially stable {' / '.join(blind)} stable, "
+                          "so 'none labelled stable' is no evidence", False, values=counts)
     return ClaimCheck(text, all(v["stable"] == 0 for v in counts.values()), values=counts)
 
 
@@ -87,10 +155,13 @@ def claim2b(r1: LimitSetStudy) -> ClaimCheck:
 
 @claim_rule("C3", statement="For subgames, preferential stability characterises asymptotic stability of the span "
                             "(entropic FTRL).",
-            rule="in each class separately (preferentially stable subgames must be labelled stable, the others "
-                 "unstable) at least agree_min of the subgames get the predicted label; undecided counts against",
+            rule=f"in each class separately (preferentially stable subgames must be labelled stable, the others "
+                 f"unstable) at least {AGREE_MIN:.0%} of the subgames get the predicted label (undecided counts "
+                 f"against), and the one-sided 95% Clopper-Pearson lower bound of the share of games whose sets all "
+                 f"get it is above {GAME_LOWER:g}; fewer than {games_needed()} games in a class: not testable",
             rejects="preferences predict one class only, e.g. a dynamics (or a test) that calls every span unstable: "
-                    "100% on the unstable class, 0% on the stable one",
+                    "100% on the unstable class, 0% on the stable one; or preferences that hold in one game whose "
+                    "many nested sets carry the pool while they fail in other games",
             paper="preferences are enough to fully characterize asymptotic stability")
 def claim3(st: SubgameStudy, agree_min: float) -> ClaimCheck:
     return _per_class_check(st, agree_min)
@@ -116,12 +187,13 @@ def claim4(cx: CounterexampleStudy, stable_G: float, unstable_G: float) -> Claim
 
 @claim_rule("C5", statement="In our counterexample the exit along the matching-pennies face grows at the averaged "
                             "rate (G+h-2)/4 on every face orbit, and the search's labels switch where it changes sign.",
-            rule="slope of log x_{3,1} along an off-centre orbit within rate_tol of (G+h-2)/4 for every G of the rate "
-                 "grid, and every label of the G grid is 'stable' where G+h<2 and 'unstable' where G+h>2",
+            rule=f"slope of log x_{{3,1}} along an off-centre orbit within {RATE_TOL:g} of (G+h-2)/4 for every G of "
+                 "the rate grid, and every label of the G grid is 'stable' where G+h<2 and 'unstable' where G+h>2",
             rejects="the rate read at one point of the orbit (its start), which differs from the average by more "
                     "than rate_tol, or a switch elsewhere in the grid",
             paper="not reached (our construction)")
 def claim5(rate: RateStudy, cx: CounterexampleStudy, rate_tol: float) -> ClaimCheck:
+    _fixed("rate_tol", rate_tol, RATE_TOL)
     err = np.abs(rate.slope - rate.predicted)
     want = np.where(cx.G + cx.h < 2, "stable", "unstable")
     match = [lab == w for lab, w in zip(cx.labels, want)]
@@ -151,9 +223,12 @@ def claim6(lk: LeakStudy) -> ClaimCheck:
 
 
 @claim_rule("C7", statement="The subgame characterisation holds for the Euclidean regulariser too.",
-            rule="in each class separately at least agree_min of the subgames get the predicted label under Euclidean "
-                 "FTRL; undecided counts against",
-            rejects="a regulariser-dependent characterisation: one class mislabelled under the Euclidean projection",
+            rule=f"in each class separately at least {AGREE_MIN:.0%} of the subgames get the predicted label under "
+                 f"Euclidean FTRL (undecided counts against), and the one-sided 95% Clopper-Pearson lower bound of the "
+                 f"share of games whose sets all get it is above {GAME_LOWER:g}; fewer than {games_needed()} games in a "
+                 f"class: not testable",
+            rejects="a regulariser-dependent characterisation: one class mislabelled under the Euclidean projection, "
+                    "or right in one game's nested sets only",
             paper="no-regret dynamics such as follow-the-regularized-leader (FTRL)")
 def claim7(st: SubgameStudy, agree_min: float) -> ClaimCheck:
     return _per_class_check(st, agree_min)

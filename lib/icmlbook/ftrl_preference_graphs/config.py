@@ -36,6 +36,9 @@ class PreferenceConfig(ProfileConfig):
         (claims C2, C6, C8); ``leak_points`` random points of the leaklessness search; ``leak_random`` ...
         the stability search's budget for these sets (more two-move seeds and rounds than for subgames).
     agree_min, rate_tol, leak_margin, eps_unstable, eps_stable, min_slope, attract_ratio : thresholds.
+    game_agree_lower : claims C3 and C7: in each class, the one-sided 95 % Clopper-Pearson lower bound of the share
+        of games whose sets all get the predicted label must exceed this (preferences beat a coin); added after the
+        runs of 67dd53f by a rule-breaking review (stricter only).
     """
 
     min_gap: Float(gt=0, le=1) = 0.15
@@ -93,6 +96,7 @@ class PreferenceConfig(ProfileConfig):
     eps_stable: Float(gt=0, lt=1) = 1e-3
     min_slope: Float(gt=0) = 0.1
     attract_ratio: Float(gt=0) = 1e-2
+    game_agree_lower: Float(gt=0, lt=1) = 0.5
 
     def validate(self) -> None:
         for name in ("r1_shapes", "r2_shapes", "leak_shapes"):

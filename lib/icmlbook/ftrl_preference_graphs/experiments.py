@@ -254,7 +254,11 @@ class CounterexampleStudy:
         return [r.label for r in self.results]
 
     def result_at(self, G: float):
-        return self.results[int(np.argmin(np.abs(self.G - G)))]
+        """The search result at ``G`` (one of ``self.G``; the nearest other value is never substituted)."""
+        hits = np.nonzero(np.isclose(self.G, G))[0]
+        if not len(hits):
+            raise ValueError(f"G={G!r} is not allowed; the study has G in {self.G.tolist()}")
+        return self.results[int(hits[0])]
 
 
 def counterexample_study(cfg: PreferenceConfig, seed: int) -> CounterexampleStudy:
