@@ -23,7 +23,7 @@ from icmlbook.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, Refi
 from icmlbook.irno_neural_operator import experiments as ex
 from icmlbook.irno_neural_operator.experiments import Evaluation, SREvaluation, decay_ratio, relative_gain
 from icmlbook.irno_neural_operator.metrics import _jacobian_products, acc, rfne
-from icmlbook.irno_neural_operator.ns2d import coarsen, rfft_weights
+from icmlbook.irno_neural_operator.ns2d import BLOCK_POINTS, coarsen, rfft_weights
 from icmlbook.runtime import cpu_threads
 from icmlbook.runtime.claims import claim_case
 
@@ -122,7 +122,7 @@ def test_compact_step_equals_the_advective_form_step_and_blocks_change_nothing(n
     assert [b.stop - b.start for b in blocked.blocks(5)] == [2, 2, 1]
     torch.testing.assert_close(blocked.run(w.reshape(1, 5, n, n), 30), s.run(w, 30).reshape(1, 5, n, n),
                                atol=1e-12, rtol=0)
-    assert NSSolver(n, nu=1e-3, dt=0.02).block == max(1, 2 ** 15 // n ** 2)     # the CPU default
+    assert NSSolver(n, nu=1e-3, dt=0.02).block == max(1, BLOCK_POINTS // n ** 2)     # the CPU default
 
 
 def test_blocked_dataset_equals_the_unblocked_one_and_bad_block():

@@ -2,22 +2,24 @@
 
 - the Navier–Stokes solver on 64 trajectories of 64^2 and of 32^2 advanced as one batch against the same solver
   run one trajectory at a time (target >= 5x throughput). The solver advances a compact state (the columns the 2/3
-  rule keeps), computes u.grad(omega) from u^2 - v^2 and uv (four transforms, pruned to the kept columns, instead of
-  five), folds the Heun-CN update into four fused operations, and advances a batch in blocks of 2^15 grid points
-  (8 trajectories at 64^2, 32 at 32^2) so that a block's working set stays in one core's 1 MiB L2 cache. Measured on
-  the shared 2-core machine at a load of 9 (the note prints CPU time too, which the load inflates far less than wall
-  time): CPU time at 64^2 0.087 s batched vs 0.173 s one at a time (2.0x; the batch as one block 0.099 s, 1.7x), at
-  32^2 0.019 s vs 0.110 s (5.7x). Against the previous solver (measured the same way, CPU time): batched 64^2 0.22 s
-  -> 0.087 s, one at a time 0.23 s -> 0.17 s. At 64^2 one trajectory's 64 x 64 transforms already keep the core
-  busy (a trajectory alone costs about 130 us of CPU per step, the blocked batch 68 us per trajectory), so batching
-  removes only the per-call overhead and the 5x target is not met there;
+  rule keeps), computes u.grad(omega) from u^2 - v^2 and uv (four transforms instead of five, the inverse ones
+  pruned to the kept columns), folds the Heun-CN update into six fused operations, and advances a batch in blocks
+  of 2^16 grid points (16 trajectories at 64^2, the whole 64 at 32^2) so that a block's working set stays in cache.
+  The note prints CPU time beside wall time: on the shared 2-core machine the load inflates wall time far more.
+  Measured at a load of 8-9 (two runs): 64^2 batched 0.21-0.25 s vs 0.45 s one at a time (1.9-2.1x; CPU time
+  0.071-0.076 s vs 0.149-0.152 s, 2.0-2.1x; the batch as one block 1.5-1.6x), 32^2 0.055-0.070 s vs 0.29-0.34 s
+  (4.9-5.2x; CPU 0.018-0.020 s vs 0.096-0.098 s, 4.9-5.3x). Against the previous solver (CPU time, the same
+  load): batched 64^2 0.22 s -> 0.07 s, one at a time 0.23 s -> 0.15 s; at 32^2 0.037 s -> 0.018 s and
+  0.14 s -> 0.10 s, so the 32^2 ratio stayed near 5x while both paths got faster. At 64^2 the 5x target is out of
+  reach on one thread: a trajectory alone costs about 120 us of CPU per step, of which the batched path removes only
+  the per-call overhead (about 55 us per trajectory-step remain, mostly the eight 64 x 64 real transforms);
 - the matrix-free Lipschitz estimate (Lanczos on J^T J, stopped by a residual bound; 30 power iterations reported
   beside it) against the dense Jacobian (``torch.func.jacrev`` then ``svdvals``) of the update map on a 32^2 field
   (target >= 20x faster, within 1 %). J v comes from the VJP of the pullback (one forward pass for all steps)
   instead of a forward-mode JVP per step, which cost about four pullbacks through the U-Net; the stop (every top
-  Ritz residual below 1e-3 of its Ritz value) took 11 steps instead of a fixed 20. Measured at a load of 8-9:
-  Lanczos 0.52 s against the dense 28.8 s (55x), relative difference 6.5e-6; the previous call (20 forward-mode
-  steps) 1.69 s (17x)."""
+  Ritz residual below 1e-3 of its Ritz value) took 11 steps instead of a fixed 20. Measured at loads of 8-9 (three
+  runs): Lanczos 0.41-0.52 s against the dense 13.8-28.8 s (34-55x), relative difference 6.5e-6; the previous call
+  (20 forward-mode steps) 1.2-1.7 s (9-17x)."""
 
 from __future__ import annotations
 
@@ -54,14 +56,16 @@ def _solver_bench(n: int) -> BenchResult:
         whole = NSSolver(n, nu=1e-3, dt=0.01, drag=0.1, forcing_amp=1.0, dtype=torch.float32, block=0)
         w = random_vorticity(64, n, torch.Generator().manual_seed(0)).float()
         steps = 20
-        batched, batched_cpu = _best_wall_and_cpu(lambda: s.run(w, steps), repeat=3)
-        single, single_cpu = _best_wall_and_cpu(lambda: [s.run(w[i], steps) for i in range(64)], repeat=2)
-        unblocked, unblocked_cpu = _best_wall_and_cpu(lambda: whole.run(w, steps), repeat=2)
+        batched, batched_cpu = _best_wall_and_cpu(lambda: s.run(w, steps), repeat=5)
+        single, single_cpu = _best_wall_and_cpu(lambda: [s.run(w[i], steps) for i in range(64)], repeat=3)
+        unblocked, unblocked_cpu = _best_wall_and_cpu(lambda: whole.run(w, steps), repeat=3)
+    why = ("; at 64^2 one trajectory's transforms already keep the core busy, so batching saves only the per-call "
+           "overhead" if n >= 64 else "")
     return BenchResult(f"Navier-Stokes 64 x {n}^2, 20 steps: one batch vs one at a time", batched, single,
                        "the same solver, one trajectory at a time", ">= 5x throughput", single / batched >= 5,
                        note=f"blocks of {s.block} trajectories; CPU time {batched_cpu:.3f} s vs {single_cpu:.3f} s "
                             f"({single_cpu / batched_cpu:.1f}x); the batch as one block {unblocked:.3f} s "
-                            f"({single / unblocked:.1f}x; CPU {unblocked_cpu:.3f} s, {single_cpu / unblocked_cpu:.1f}x)")
+                            f"({single / unblocked:.1f}x; CPU {unblocked_cpu:.3f} s, {single_cpu / unblocked_cpu:.1f}x){why}")
 
 
 def bench_batched_solver_vs_one_at_a_time_64() -> BenchResult:
