@@ -12,14 +12,19 @@
   load): batched 64^2 0.22 s -> 0.07 s, one at a time 0.23 s -> 0.15 s; at 32^2 0.037 s -> 0.018 s and
   0.14 s -> 0.10 s, so the 32^2 ratio stayed near 5x while both paths got faster. At 64^2 the 5x target is out of
   reach on one thread: a trajectory alone costs about 120 us of CPU per step, of which the batched path removes only
-  the per-call overhead (about 55 us per trajectory-step remain, mostly the eight 64 x 64 real transforms);
+  the per-call overhead (about 55 us per trajectory-step remain, mostly the eight 64 x 64 real transforms). Tried and
+  not kept (CPU time, 64 x 64^2): the forward transform pruned to the kept columns in two calls (94 ms against 84 ms
+  for one rfft2 call), the inverse one as a single irfft2 call (101 ms against 94 ms for the pruned two calls), the
+  update's real multipliers applied to real views of the complex state (101 ms against 80 ms);
 - the matrix-free Lipschitz estimate (Lanczos on J^T J, stopped by a residual bound; 30 power iterations reported
   beside it) against the dense Jacobian (``torch.func.jacrev`` then ``svdvals``) of the update map on a 32^2 field
   (target >= 20x faster, within 1 %). J v comes from the VJP of the pullback (one forward pass for all steps)
   instead of a forward-mode JVP per step, which cost about four pullbacks through the U-Net; the stop (every top
   Ritz residual below 1e-3 of its Ritz value) took 11 steps instead of a fixed 20. Measured at loads of 8-9 (three
   runs): Lanczos 0.41-0.52 s against the dense 13.8-28.8 s (34-55x), relative difference 6.5e-6; the previous call
-  (20 forward-mode steps) 1.2-1.7 s (9-17x)."""
+  (20 forward-mode steps) 1.2-1.7 s (9-17x). ``torch.func.linearize`` (forward mode on a traced linearisation) was
+  tried: one linearised J v cost 3.5 ms against 4-5 ms for the VJP of the pullback, but tracing it took 1.5 s,
+  more than the whole estimate, so it is not used."""
 
 from __future__ import annotations
 
