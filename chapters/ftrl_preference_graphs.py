@@ -680,7 +680,8 @@ def _(mo):
       with two regularisers, in continuous time (discrete time appears in the tests and the playground).
     - **Rules changed after a run** (a second rule-breaking review, after the runs of commit 67dd53f;
       stricter only, each breaking input now a test case that must fail). Claim 2 also needs the same
-      search to label at least one preferentially stable set of each class stable, because a search
+      search to label at least one preferentially stable set of each class (subgames: with each
+      regulariser) stable, because a search
       that never says "stable" passed "no other set is labelled stable". Claims 3 and 7 also count
       games, not only sets: nested subgames of one game are not independent, and one game's many
       sets could carry the pool while preferences failed in other games; so the one-sided 95 %

@@ -416,6 +416,14 @@ def _c2_blind_search():
                      _leak([dict(label="undecided")] * 12, [dict(label="unstable")] * 6))
 
 
+def test_claim2_needs_each_regulariser_to_say_stable():
+    euclid_blind = _subgames(["undecided"], ["unstable"] * 10)
+    euclid_blind.regulariser = "euclidean"
+    res = fc.claim2([_subgames(["stable"], ["unstable"] * 10), euclid_blind],
+                    _leak([dict(label="stable")], [dict(label="unstable")]))
+    assert res.passed is False and "subgames (euclidean)" in res.measured
+
+
 def test_claim2_fails_when_the_search_calls_every_span_unstable():
     res = fc.claim2([_subgames(["unstable"] * 2, ["unstable"] * 72)],
                     _leak([dict(label="unstable")] * 12, [dict(label="unstable")] * 6))

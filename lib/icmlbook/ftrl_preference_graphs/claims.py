@@ -109,8 +109,9 @@ def _per_class_check(st: SubgameStudy, agree_min: float) -> ClaimCheck:
                             "set that is not preferentially stable is stable.",
             rule="among sets that are not preferentially stable (subgames with both regularisers, and random "
                  "non-product sets), none is labelled stable by the search, in each class separately, and each "
-                 "class has at least one set; undecided sets are counted apart; and in each class the same search "
-                 "labels at least one preferentially stable set stable (it can say 'stable' at all)",
+                 "class has at least one set; undecided sets are counted apart; and in each class (and for the "
+                 "subgames, with each regulariser) the same search labels at least one preferentially stable set "
+                 "stable (it can say 'stable' at all)",
             rejects="a world where a set left by a profitable arc can still have a stable span (one such set "
                     "labelled stable), seen through a search that never says 'stable' (abstaining, or calling every "
                     "span unstable)",
@@ -133,6 +134,11 @@ def claim2(subgames: list[SubgameStudy], lk: LeakStudy) -> ClaimCheck:
         return ClaimCheck(text, None, values=counts, reason="a class of non-preferentially-stable sets is empty "
                                                             "at this profile")
     blind = [k for k, v in counts.items() if v["power"] == 0]
+    # each subgame study is labelled by its own regulariser's search: each must be able to say "stable"
+    blind += [f"subgames ({st.regulariser})" for st in subgames
+              if any(not r["pref_stable"] for r in st.records)
+              and not any(r["pref_stable"] and r["label"] == "stable" for r in st.records)
+              and counts["subgames"]["power"] > 0]
     if blind:
         return ClaimCheck(text + f"; fails: the search labels no preferentially stable {' / '.join(blind)} stable, "
                           "so 'none labelled stable' is no evidence", False, values=counts)
