@@ -454,6 +454,21 @@ def _c7_alt():
                                    claims.PC: {"directed_f1": pc}, claims.FCI: {"directed_f1": pc - 0.15}}))
 
 
+@claim_case(SLUG, "C7", "not reproduced", alternative="PC ran on 3 of the 12 graphs (ours well ahead on those)")
+def _c7_pc_on_three():
+    """Formerly reproduced: the >= 10 graphs were counted on our records only (a second review's world)."""
+    rows = _records({claims.OURS: {"directed_f1": 0.6 + _noise(12, 0.05, 2)},
+                     claims.FCI: {"directed_f1": 0.4 + _noise(12, 0.05, 3)}})
+    rows += [{"method": claims.PC, "seed": s, "n": 30_000, "directed_f1": 0.3 + 0.01 * s} for s in range(3)]
+    return claims.claim7(rows)
+
+
+def test_claim7_needs_enough_paired_graphs():
+    c = _c7_pc_on_three()
+    assert c.passed is False and "on the 3 graphs where both ran" in c.measured
+    assert "where both ran" not in _c7_ok().measured and _c7_ok().passed is True
+
+
 def _latent_records(pos_right: float, neg_right: float, k: int = 12) -> list[dict]:
     gen = np.random.default_rng(3)
     rows = []
