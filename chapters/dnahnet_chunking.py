@@ -467,6 +467,18 @@ def _(cfg, claims, mo):
     threshold, 1×, could be met without chunking), and its growth is a slope over all lengths; (v) C6c's
     composition control adds the trinucleotide (codon usage) to the dinucleotide. The previous default run
     had C3 and C5 reproduced under the former rules.
+
+    **C4 made stricter again after a second review** (of the rules at commit 67dd53f): the unchunked FLOP
+    ratio itself grows with the length ({_u[0]:.2f}× at 2^{cfg.timing_lengths[0]} to {_u[-1]:.2f}× at
+    2^{cfg.timing_lengths[-1]} here), so a speed-up that was a constant multiple of it passed the growth
+    test on the raw ratio; the one-sided 95 % t lower bound of the slope of log(ratio ÷ unchunked FLOP
+    ratio) over log L must now lie above 0 too, i.e. the speed-up must grow faster than the two architectures' own
+    ratio does, beyond the scatter of the timed lengths. Found in the same pass: C5 and C5b's
+    learning-curve check read only dnaHNet-mini's evaluations in the upper half of the shared FLOP range,
+    and when the other model's budget ended a fraction of a percent short of dnaHNet-mini's last
+    evaluation (the Mamba at smoke: no evaluation left in that half) it failed on a NaN whatever the
+    curves; it now reads every evaluation of both models there (the other's curve interpolated), which
+    adds points wherever the old check had any.
     """)
     return
 

@@ -595,6 +595,33 @@ def test_c4_baseline_is_the_unchunked_flop_ratio_of_the_default_models():
     assert 1.2 < r[0] < r[-1] < 1.6                  # the Transformer's third layer alone: ~1.3-1.5x, rising with L
 
 
+_TIMING_NOISE = np.array([1.00, 1.03, 0.97, 1.02, 0.99])         # +-3 % wall-clock noise, one value per length
+
+
+@claim_case(SLUG, "C4", "not reproduced",
+            alternative="a constant 1.6x over the unchunked FLOP ratio with +-3 % timing noise: no growth beyond the "
+                        "architectures' own (second review)")
+def _c4_alt_constant_multiple():
+    return claims.claim4(_timing(list(1.6 * claims.unchunked_flop_ratio(CFG, CFG.timing_lengths) * _TIMING_NOISE)), CFG)
+
+
+def test_c4_growth_is_measured_against_the_unchunked_ratio():
+    base = claims.unchunked_flop_ratio(CFG, CFG.timing_lengths)
+    flat = claims.claim4(_timing(list(1.6 * base * _TIMING_NOISE)), CFG)
+    assert flat.values["slope"] > 0 and not flat.passed               # the raw slope alone passed this world
+    assert flat.values["slope_over_unchunked_lo"] < 0 < flat.values["slope_over_unchunked"] + 0.05
+    grow = claims.claim4(_timing(list(1.6 * base * 1.1 ** np.arange(len(base)) * _TIMING_NOISE)), CFG)   # +10 %/doubling
+    assert grow.passed and grow.values["slope_over_unchunked"] == pytest.approx(np.log(1.1), abs=0.02)
+    from scipy import stats
+    res = stats.linregress(CFG.timing_lengths, np.log(grow.values["ratio"] / base))
+    lo = res.slope - stats.t.ppf(0.95, len(base) - 2) * res.stderr
+    assert grow.values["slope_over_unchunked_lo"] == pytest.approx(lo)
+    assert claims.claim4(_timing([1.6, 2.2, float("nan"), 4.5, 7.0]), CFG).passed is False
+    two = config_for("default", timing_lengths=(12, 13), speedup_from=12)
+    t2 = SimpleNamespace(log2_lengths=[12, 13], seconds={"dnahnet": [1.0, 1.0], "transformer": [3.0, 9.0]})
+    assert claims.claim4(t2, two).passed is False                      # no interval from two lengths
+
+
 @claim_case(SLUG, "C4", "not reproduced", alternative="chunking overhead dominates: no speed-up at long L")
 def _c4_alt():
     return claims.claim4(_timing([0.5, 0.6, 0.7, 0.8, 0.9]), CFG)
@@ -635,6 +662,25 @@ def _c5_alt_markov():
 @claim_case(SLUG, "C3", "not reproduced", alternative="learned ahead of stride, neither beyond k-mer statistics")
 def _c3_alt_markov():
     return claims.claim3(_arms(), CFG, reference=1.90)
+
+
+def test_curve_lead_reads_both_models_evaluations():
+    # the smoke run's curves (3 evaluations; the Mamba's budget ends 0.8 % short of dnaHNet-mini's last evaluation)
+    dn = SimpleNamespace(curve={"flops": np.array([0.0, 1.4979e10, 2.9958e10]), "bpn": np.array([2.30, 1.984, 1.979])})
+    mb = SimpleNamespace(curve={"flops": np.array([0.0, 1.4864e10, 2.9728e10]), "bpn": np.array([2.31, 1.957, 1.947])})
+    ahead, leads = claims.curve_lead({"dnahnet": [dn], "mamba": [mb]}, "mamba")
+    assert not ahead and np.isfinite(leads[0])                          # decided (it was NaN), and the Mamba is ahead
+    interp = np.interp(np.log(2.9728e10), np.log([1.4979e10, 2.9958e10]), [1.984, 1.979])
+    assert leads[0] == pytest.approx(1.947 - interp)
+    mb2 = SimpleNamespace(curve={"flops": mb.curve["flops"], "bpn": np.array([2.31, 1.99, 1.985])})
+    ahead, leads = claims.curve_lead({"dnahnet": [dn], "mamba": [mb2]}, "mamba")
+    assert ahead and leads[0] > 0
+    # an evaluation of the other model inside the range where it is ahead now counts, though dnaHNet-mini's own
+    # evaluations there are ahead
+    dn3 = SimpleNamespace(curve={"flops": np.array([1.0, 2.0, 4.0]), "bpn": np.array([2.0, 1.9, 1.8])})
+    ot3 = SimpleNamespace(curve={"flops": np.array([1.0, 3.0, 4.0]), "bpn": np.array([2.1, 1.80, 1.85])})
+    ahead, leads = claims.curve_lead({"dnahnet": [dn3], "x": [ot3]}, "x")
+    assert not ahead and leads[0] == pytest.approx(1.80 - np.interp(np.log(3.0), np.log([2.0, 4.0]), [1.9, 1.8]))
 
 
 def test_gap_rules_pass_with_a_markov_reference_they_beat():
