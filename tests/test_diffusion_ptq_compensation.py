@@ -395,16 +395,109 @@ def _c9_alt():
     return claims.claim9(make_result(svd_gain=0.0), CFG, 0)
 
 
-def make_solver_result(*, gains=None, cos=0.95, rel=0.2):
-    """Other-sampler cells: ``gains`` maps a solver to its TCEC gain (dB) at every bit width of CFG.solver_bits."""
+def make_solver_result(*, gains=None, cos=0.95, rel=0.2, rel_one_step=1.5):
+    """Other-sampler cells: ``gains`` maps a solver to its TCEC gain (dB) at every bit width of CFG.solver_bits;
+    ``cos``/``rel`` a number (every seed alike) or a per-seed array; ``rel_one_step`` the one-step form's relative
+    error on DPM-Solver++(2M)."""
     gains = gains or {"dpmpp2m": 0.5, "flow_euler": 0.8}
     cells, closed = {}, {}
     for i, (solver, g) in enumerate(gains.items()):
         for j, bits in enumerate(CFG.solver_bits):
             key = cell_key(bits, CFG.steps[-1], "rtn", solver)
             cells[key] = _cell(gain_m1=g, seed=20 + 3 * i + j)
-            closed[key] = {"cos": np.full(64, cos), "relerr": np.full(64, rel)}
+            closed[key] = {"cos": np.broadcast_to(cos, (64,)).copy(), "relerr": np.broadcast_to(rel, (64,)).copy()}
+            if solver == "dpmpp2m":
+                jitter = np.random.default_rng(j).normal(0, 0.02, 64)
+                closed[key]["relerr_one_step"] = np.broadcast_to(rel_one_step, (64,)) + jitter
+                closed[key]["cos_one_step"] = np.full(64, 0.5)
     return {"cells": cells, "closed": closed, "samples": {}}
+
+
+_HALF = np.r_[np.full(32, 0.99), np.full(32, 0.83)]     # mean 0.91 over 64 seeds: half the trajectories predicted
+
+
+@claim_case(SLUG, "C2b", "not reproduced",
+            alternative="the one-step closed form predicts DPM-Solver++(2M)'s error as well as the two-step one")
+def _c2b_alt_one_step():
+    return claims.claim2b(make_solver_result(cos=0.96, rel=0.15, rel_one_step=0.15), CFG)
+
+
+@claim_case(SLUG, "C2b", "not reproduced",
+            alternative="mean cosine 0.91 from half the trajectories at 0.99 and half at 0.83 (lower bound below 0.9)")
+def _c2b_alt_half():
+    return claims.claim2b(make_solver_result(cos=_HALF, rel=0.15), CFG)
+
+
+@claim_case(SLUG, "C2", "not reproduced",
+            alternative="mean cosine 0.91 from half the trajectories at 0.99 and half at 0.83 (lower bound below 0.9)")
+def _c2_alt_half():
+    th = _theory()
+    th["cos"] = _HALF.copy()
+    return claims.claim2(make_result(theory=th), CFG)
+
+
+def test_closed_form_rules_use_bounds_over_seeds_and_fail_on_nan():
+    assert _c2b_alt_half().passed is False and claims.claim2b(make_solver_result(cos=_HALF, rel=0.15),
+                                                              config_for("smoke", cos_min=0.85)).passed is True
+    c = _c2b_alt_one_step()
+    assert c.passed is False and all(up > 0 for _, _, up in c.values["two_step"].values())
+    assert "one-step form's relative error" in _c2b_ok().measured
+    bad = make_solver_result(cos=0.96, rel=0.15)
+    next(iter(bad["closed"].values()))["cos"][3] = np.nan
+    assert claims.claim2b(bad, CFG).passed is False
+    old = make_solver_result(cos=0.96, rel=0.15)
+    for v in old["closed"].values():
+        v.pop("relerr_one_step", None)
+    assert claims.claim2b(old, CFG).passed is None
+    assert _c2_alt_half().passed is False
+
+
+def test_two_step_weights_against_finite_differences_of_the_sampler():
+    """An independent check of the closed form used on DPM-Solver++(2M) (and by TCEC's carried term): a δ injected
+    at step n through the sampler's own correction hook (the solver reuses the corrected output at step n + 1),
+    the response of every later state by finite differences of :func:`propagation.sample`, against the weights
+    W[k, n]; the one-step weights (c = d = 0) differ from it by far more than the tolerance."""
+    ts, a, b, c, d = S.solver_coefficients("dpmpp2m", 1000, 10)
+    fp = _TimeOnly()
+    xT = torch.randn(3, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    u = torch.randn(3, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    base = P.sample(fp, xT, ts, a, b, c=c, d=d, keep=True)
+    W2, W1 = P.propagation_weights(a, b, c, d), P.propagation_weights(a, b)
+    h, worst_one = 1e-3, 0.0
+    for n in range(len(ts)):
+        hit = P.sample(fp, xT, ts, a, b, c=c, d=d, keep=True,
+                       correction=lambda i, eps, x, n=n: eps + h * u if i == n else eps)
+        fd = (hit - base) / h                                           # (S+1, B, 2): response to δ_n = u
+        for k in range(len(ts) + 1):
+            torch.testing.assert_close(fd[k], W2[k, n] * u, atol=1e-7, rtol=1e-6)
+            worst_one = max(worst_one, float((fd[k] - W1[k, n] * u).abs().max()))
+        # TCEC's carried term at step n+1 is Σ_{i<=n} W[n+2, i] δ_i / b_{n+1}: the same columns, so checked here too
+    assert worst_one > 1e-2
+
+
+def test_tcec_carried_term_is_the_next_error_of_the_uncorrected_run():
+    """With exact per-step estimates (a quantised output (1 + κ_n) × FP, so δ = K ε̂ with K = κ/(1 + κ)) and J = 0, the
+    full-window carried term at step n, λ₁ = 1, equals (e_{n+1} − b_n δ_n) / b_n of the uncorrected DPM-Solver++(2M)
+    run: the error the earlier δ's carry into the next state, computed here by running the solver."""
+    ts, a, b, c, d = S.solver_coefficients("dpmpp2m", 1000, 8)
+    kappa = np.linspace(0.05, 0.2, 8)
+
+    class Scaled(torch.nn.Module):
+        def forward(self, x, t):
+            k = float(kappa[list(ts).index(int(t[0]))])
+            return (1 + k) * _TimeOnly()(x, t)
+
+    fp, q = _TimeOnly(), Scaled()
+    xT = torch.randn(4, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    rec = P.record(fp, q, xT, ts, a, b, c, d)
+    K = torch.tensor(np.repeat((kappa / (1 + kappa))[:, None], 2, 1), dtype=torch.float64)
+    hook = TC.TCEC(K, a, b, None, 1.0, c, d)
+    delta = rec.delta()
+    for n in range(8):
+        eps_q = rec.eps_q[n]
+        carried = (eps_q - delta[n]) - hook(n, eps_q, None)             # what the hook subtracts beyond δ̂_n = δ_n
+        expected = (rec.error[n + 1] - float(b[n]) * delta[n]) / float(b[n])
+        torch.testing.assert_close(carried, expected, atol=1e-9, rtol=1e-7)
 
 
 @claim_case(SLUG, "C2b", "reproduced")
@@ -456,7 +549,7 @@ def _c12_alt():
 CASES = [(f, True) for f in (_c1_ok, _c1b_ok, _c2_ok, _c3_ok, _c4_ok, _c5_ok, _c6_ok, _c7_ok, _c8_ok, _c9_ok, _c2b_ok,
                              _c10_ok, _c11_ok, _c12_ok)] + \
         [(f, False) for f in (_c1_alt, _c1b_alt, _c2_alt, _c3_alt, _c4_alt, _c5_alt, _c6_alt, _c7_alt, _c8_alt, _c9_alt,
-                              _c2b_alt, _c10_alt, _c11_alt, _c12_alt)]
+                              _c2b_alt, _c10_alt, _c11_alt, _c12_alt, _c2b_alt_one_step, _c2b_alt_half, _c2_alt_half)]
 
 
 @pytest.mark.parametrize("make, expected", CASES, ids=[f.__name__ for f, _ in CASES])

@@ -38,7 +38,9 @@ class TCECConfig(ProfileConfig):
     tac_mask_quantile : TAC's masked loss keeps the elements whose relative distortion is below this quantile;
         qncd_interval : steps between QNCD's run-time noise estimates.
     n_boot : bootstrap resamples; overhead_repeats : timed repeats of each sampler.
-    cos_min, relerr_max : claim 2; jac_ratio_max, jac_share_min : claim 3; var_ratio_max : claim 4;
+    cos_min, relerr_max : claims 2 and 2b, on the one-sided fit_level t-bounds of the mean cosine (lower) and mean
+        relative error (upper) over the evaluation seeds (bounds added in session 5; the thresholds unchanged);
+    jac_ratio_max, jac_share_min : claim 3; var_ratio_max : claim 4;
     accum_rho_min : claim 1; window_fraction : claim 6; overhead_max : claim 8.
     min_gain_db : the minimum PSNR gain (dB) the "significantly enhancing" rows (C5, C6, C7, C9, C10, C11, C12) ask of
         the lower 95 % confidence bound of the mean gain over the evaluation seeds. Fixed in session 5 after the runs

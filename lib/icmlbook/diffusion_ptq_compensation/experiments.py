@@ -173,10 +173,19 @@ def _recalibrated(cfg, fp, q, steps, xT, x_fp, seed: int) -> dict:
 def _closed_form_fit(rec: P.Record, co: S.Coefficients) -> dict:
     """The J = 0 closed form (two-step weights where the solver has them) against the measured final error."""
     e = rec.error[-1]
-    pred = P.closed_form(rec.delta("quantised"), *co[1:])[-1]
     B = e.shape[0]
-    rel = (pred - e).reshape(B, -1).norm(dim=1) / e.reshape(B, -1).norm(dim=1).clamp_min(1e-30)
-    return {"cos": _np(P.cosine(pred, e)), "relerr": _np(rel)}
+
+    def fit(pred):
+        rel = (pred - e).reshape(B, -1).norm(dim=1) / e.reshape(B, -1).norm(dim=1).clamp_min(1e-30)
+        return _np(P.cosine(pred, e)), _np(rel)
+
+    delta = rec.delta("quantised")
+    cos, rel = fit(P.closed_form(delta, *co[1:])[-1])
+    out = {"cos": cos, "relerr": rel}
+    c, d = co[3], co[4]
+    if c is not None and (np.any(c) or np.any(d)):       # the one-step form on the same δ's, for comparison (C2b)
+        out["cos_one_step"], out["relerr_one_step"] = fit(P.closed_form(delta, co[1], co[2])[-1])
+    return out
 
 
 def _theory(cfg, fp, rec, coeffs) -> dict:
