@@ -44,26 +44,34 @@ def claim1(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
 
 @claim_rule("C2", statement="The iteration stays stable past the trained horizon: run to 2K, the error does not "
             "drift away from its value at K.",
-            rule="on every seed, mean test VRMSE_k / VRMSE_K - 1 <= extrap_tol (5 %) for every k = K+1..2K, and a "
+            rule="on every seed, mean test VRMSE_k / VRMSE_K - 1 <= extrap_tol (5 %) for every k = K+1..2K; a "
                  "fall of more than 5 % counts only where the corrections past K settle: their fitted decay rate "
-                 "over k = K..2K-1 has a 95 % upper bound <= 2^(-1/K) (they at least halve between K and 2K)",
-            rejects="an iteration that diverges once it runs past K, or one that has not settled (constant-size "
-                    "steps still moving the error by more than 5 % by 2K)",
+                 "over k = K..2K-1 has a 95 % upper bound <= 2^(-1/K) (they at least halve between K and 2K; this "
+                 "bound was chosen after a smoke run, whose rate 0.992 passed the earlier 'shrink at all'); and the "
+                 "mean correction ||h_(k+1) - h_k|| never grows past K (each of k = K+1..2K-1 at most the one "
+                 "before; added after the last default run, since a fitted rate can hide corrections that grow "
+                 "in the last steps)",
+            rejects="an iteration that diverges once it runs past K, one that has not settled (constant-size "
+                    "steps still moving the error by more than 5 % by 2K), or one whose corrections start to grow "
+                    "again before 2K",
             paper="error ratios 'remaining stable beyond the trained iteration count' (abstract); demos to 2K")
 def claim2(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    rows, ok, worst = [], True, []
+    rows, ok, worst, growth = [], True, [], []
     for s, ev in enumerate(evals):
         c = _curve(ev)
         K = ev.K
         rel = c[K + 1: 2 * K + 1] / c[K] - 1.0
         rise, fall = float(np.max(rel)), float(np.min(rel))
         r, lo, hi = decay_ratio(ev.diffs[K: 2 * K], ev.traj_id, cfg.n_boot, seed=s)
+        d = ev.diffs[K: 2 * K].mean(axis=1)
+        grow = float(np.max(d[1:] / d[:-1] - 1.0)) if len(d) > 1 else float("-inf")
         worst.append((rise, fall))
-        ok &= rise <= cfg.extrap_tol and (fall >= -cfg.extrap_tol or hi <= 2.0 ** (-1.0 / K))
+        growth.append(grow)
+        ok &= rise <= cfg.extrap_tol and (fall >= -cfg.extrap_tol or hi <= 2.0 ** (-1.0 / K)) and grow <= 0.0
         rows.append(f"seed {s}: VRMSE_K {c[K]:.4f}, VRMSE_2K {c[2 * K]:.4f}, VRMSE_k / VRMSE_K - 1 over k = K+1..2K "
                     f"from {fall:+.1%} to {rise:+.1%}, decay rate of the corrections past K {r:.3f} "
-                    f"[{lo:.3f}, {hi:.3f}]")
-    return ClaimCheck("; ".join(rows), bool(ok), {"drift": worst})
+                    f"[{lo:.3f}, {hi:.3f}], largest step-to-step change of a correction past K {grow:+.1%}")
+    return ClaimCheck("; ".join(rows), bool(ok), {"drift": worst, "correction_growth": growth})
 
 
 def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[float, bool]:
@@ -99,60 +107,82 @@ def claim3(evals: Sequence[Evaluation], long_bases: Sequence[np.ndarray], cfg: I
     return ClaimCheck("; ".join(rows), bool(ok), {"gains": gains})
 
 
-@claim_rule("C4", statement="The refinement targets high frequencies: relative to the base, the error falls most "
-            "in the high band and least in the low band.",
-            rule="per test sample, band ratios sum E_K / sum E_0 at k = K: their medians ordered high < mid < low, "
-                 "and the paired differences low - mid and mid - high both with 95 % cluster-bootstrap lower bounds "
-                 "> effect_min (0.01) (bands: thirds of the axis Nyquist, corner shells apart)",
-            rejects="a uniform reduction (ratios within 0.01 of each other), or one that mostly fixes the large "
-                    "scales (low <= mid or mid <= high)",
-            paper="27.72–36.10 % (low), 5.07–6.68 % (mid), 1.48–2.04 % (high), Active Matter")
-def claim4(ev: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
+def _bands(ev: Evaluation, cfg: IRNOConfig) -> tuple[bool, str, dict]:
     band = ev.band(ev.K)
     b = {k: float(np.median(v)) for k, v in band.items()}
     lm = paired_difference(band["low"], band["mid"], ev.traj_id, cfg.n_boot)
     mh = paired_difference(band["mid"], band["high"], ev.traj_id, cfg.n_boot)
     ok = lm[1] > cfg.effect_min and mh[1] > cfg.effect_min and b["high"] < b["mid"] < b["low"]
-    return ClaimCheck(f"band ratios at K (medians): low {b['low']:.1%}, mid {b['mid']:.1%}, high {b['high']:.1%} "
-                      f"(corner {b['corner']:.1%}); low − mid {lm[0]:+.3f} [{lm[1]:+.3f}, {lm[2]:+.3f}], mid − high "
-                      f"{mh[0]:+.3f} [{mh[1]:+.3f}, {mh[2]:+.3f}]", bool(ok),
-                      {"bands": b, "low_mid": lm, "mid_high": mh})
+    text = (f"low {b['low']:.1%}, mid {b['mid']:.1%}, high {b['high']:.1%} (corner {b['corner']:.1%}); low − mid "
+            f"{lm[0]:+.3f} [{lm[1]:+.3f}, {lm[2]:+.3f}], mid − high {mh[0]:+.3f} [{mh[1]:+.3f}, {mh[2]:+.3f}]")
+    return bool(ok), text, {"bands": b, "low_mid": lm, "mid_high": mh}
+
+
+@claim_rule("C4", statement="The refinement targets high frequencies: relative to the base, the error falls most "
+            "in the high band and least in the low band.",
+            rule="per test sample, band ratios sum E_K / sum E_0 at k = K: their medians ordered high < mid < low, "
+                 "and the paired differences low - mid and mid - high both with 95 % cluster-bootstrap lower bounds "
+                 "> effect_min (0.01) (bands: thirds of the axis Nyquist, corner shells apart); on the few-mode FNO "
+                 "and on the many-mode FNO, whose modes reach into the high band (added after the last default "
+                 "run: on the few-mode base alone the ordering is partly set by its cut-off, which lies near the "
+                 "low band's edge)",
+            rejects="a uniform reduction (ratios within 0.01 of each other), one that mostly fixes the large "
+                    "scales (low <= mid or mid <= high), or an ordering that only mirrors the few-mode base's cut-off "
+                    "(absent on a base that holds those modes)",
+            paper="27.72–36.10 % (low), 5.07–6.68 % (mid), 1.48–2.04 % (high), Active Matter")
+def claim4(ev: Evaluation, many: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
+    ok1, t1, v1 = _bands(ev, cfg)
+    ok2, t2, v2 = _bands(many, cfg)
+    return ClaimCheck(f"band ratios at K (medians), few-mode FNO: {t1}; many-mode FNO: {t2}", ok1 and ok2,
+                      {"few_mode": v1, "many_mode": v2, "bands": v1["bands"]})
 
 
 @claim_rule("C5", statement="The progressive spectral loss lowers the high-frequency error more than training "
             "without it or with a constant exponent.",
-            rule="paired over test samples, high-band ratio at K of the ablation minus IRNO's: 95 % lower bound > "
-                 "effect_min (0.01) for both 'no spectral loss' and 'constant exponent lambda = 1'",
-            rejects="a spectral loss that does not matter for the high band (ablations as good or better)",
+            rule="on every seed, paired over test samples, high-band ratio at K of the ablation minus IRNO's: 95 % "
+                 "lower bound > effect_min (0.01) for both 'no spectral loss' and 'constant exponent lambda = 1' "
+                 "(over seeds since the last default run, which had the ablations on one seed)",
+            rejects="a spectral loss that does not matter for the high band (ablations as good or better on some "
+                    "seed)",
             paper="not reached (the ablation tables were not read)")
-def claim5(ev: Evaluation, no_spec: Evaluation, const: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
-    hi = ev.band(ev.K)["high"]
-    out, ok = [], True
-    vals = {}
-    for name, alt in (("no spectral loss", no_spec), ("constant exponent", const)):
-        d, lo, up = paired_difference(alt.band(alt.K)["high"], hi, ev.traj_id, cfg.n_boot)
-        vals[name] = (d, lo, up)
-        ok &= lo > cfg.effect_min
-        out.append(f"{name}: {float(np.median(alt.band(alt.K)['high'])):.1%} (difference {d:+.3f} [{lo:+.3f}, {up:+.3f}])")
-    return ClaimCheck(f"high-band ratio IRNO {float(np.median(hi)):.1%}; " + "; ".join(out), bool(ok), vals)
+def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequence[Evaluation],
+           cfg: IRNOConfig) -> ClaimCheck:
+    rows, ok, vals = [], True, []
+    for s, (ev, ns, cl) in enumerate(zip(evs, no_spec, const, strict=True)):
+        hi = ev.band(ev.K)["high"]
+        out, per = [], {}
+        for name, alt in (("no spectral loss", ns), ("constant exponent", cl)):
+            d, lo, up = paired_difference(alt.band(alt.K)["high"], hi, ev.traj_id, cfg.n_boot, seed=s)
+            per[name] = (d, lo, up)
+            ok &= lo > cfg.effect_min
+            out.append(f"{name} {float(np.median(alt.band(alt.K)['high'])):.1%} (difference {d:+.3f} "
+                       f"[{lo:+.3f}, {up:+.3f}])")
+        vals.append(per)
+        rows.append(f"seed {s}: high-band ratio IRNO {float(np.median(hi)):.1%}, " + ", ".join(out))
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
 
 
 @claim_rule("C6", statement="The fixed-point regulariser makes the truth closer to a fixed point and steadies the "
             "iteration past K.",
-            rule="paired over test samples, 'no fixed-point term' minus IRNO: VRMSE at 2K and RMS of Phi([x; y]) "
-                 "both with 95 % lower bound > effect_min (1 %) of IRNO's mean",
-            rejects="a regulariser without effect (the ablation as stable at 2K, or its Phi([x; y]) as small); the "
-                    "Phi half is the regulariser's own objective (a check that it acted), the 2K half is the evidence",
+            rule="on every seed, paired over test samples, 'no fixed-point term' minus IRNO: VRMSE at 2K and RMS of "
+                 "Phi([x; y]) both with 95 % lower bound > effect_min (1 %) of IRNO's mean (over seeds since the "
+                 "last default run)",
+            rejects="a regulariser without effect (the ablation as stable at 2K, or its Phi([x; y]) as small, on "
+                    "some seed); the Phi half is the regulariser's own objective (a check that it acted), the 2K half "
+                    "is the evidence",
             paper="not reached (the ablation tables were not read)")
-def claim6(ev: Evaluation, no_fp: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
-    K2 = 2 * ev.K
-    d, lo, hi = paired_difference(no_fp.vrmse[K2], ev.vrmse[K2], ev.traj_id, cfg.n_boot)
-    p, plo, phi = paired_difference(no_fp.phi_y, ev.phi_y, ev.traj_id, cfg.n_boot)
-    return ClaimCheck(f"VRMSE at 2K: IRNO {ev.vrmse[K2].mean():.4f}, without fp {no_fp.vrmse[K2].mean():.4f} "
-                      f"(difference {d:+.4f} [{lo:+.4f}, {hi:+.4f}]); RMS Phi([x;y]): {ev.phi_y.mean():.4f} vs "
-                      f"{no_fp.phi_y.mean():.4f} ([{plo:+.4f}, {phi:+.4f}])",
-                      bool(lo > cfg.effect_min * ev.vrmse[K2].mean() and plo > cfg.effect_min * ev.phi_y.mean()),
-                      {"vrmse_2k": (d, lo, hi), "phi_y": (p, plo, phi)})
+def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    rows, ok, vals = [], True, []
+    for s, (ev, no_fp) in enumerate(zip(evs, no_fps, strict=True)):
+        K2 = 2 * ev.K
+        d, lo, hi = paired_difference(no_fp.vrmse[K2], ev.vrmse[K2], ev.traj_id, cfg.n_boot, seed=s)
+        p, plo, phi = paired_difference(no_fp.phi_y, ev.phi_y, ev.traj_id, cfg.n_boot, seed=s)
+        ok &= lo > cfg.effect_min * ev.vrmse[K2].mean() and plo > cfg.effect_min * ev.phi_y.mean()
+        vals.append({"vrmse_2k": (d, lo, hi), "phi_y": (p, plo, phi)})
+        rows.append(f"seed {s}: VRMSE at 2K IRNO {ev.vrmse[K2].mean():.4f}, without fp {no_fp.vrmse[K2].mean():.4f} "
+                    f"(difference {d:+.4f} [{lo:+.4f}, {hi:+.4f}]); RMS Phi([x;y]) {ev.phi_y.mean():.4f} vs "
+                    f"{no_fp.phi_y.mean():.4f} ([{plo:+.4f}, {phi:+.4f}])")
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
 
 
 @claim_rule("C7", statement="The learned update is a contraction along the test trajectories: its Lipschitz "
@@ -178,41 +208,60 @@ def claim7(ev: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
 @claim_rule("C8", statement="The same recipe improves different frozen bases (plug-and-play); 'improves': a gain "
             "whose lower bound exceeds 1 %.",
             rule="for each of the three bases, the few-mode FNO, the few-mode TFNO and the many-mode FNO, the relative "
-                 "gain at K has a 95 % cluster-bootstrap lower bound > effect_min (1 %); decided only where the "
-                 "few-mode FNO is trained to a plateau (as in claim 3; the other two train the same epochs)",
-            rejects="a refiner that helps only one kind of base (no gain on another)",
+                 "gain at K has a 95 % cluster-bootstrap lower bound > effect_min (1 %); decided only where each of "
+                 "the three is trained to a plateau (its own architecture and start trained with IRNO's extra "
+                 "epochs gains < plateau_tol, 5 %; for the TFNO and the many-mode FNO added after the last default "
+                 "run, which checked the few-mode FNO only)",
+            rejects="a refiner that helps only one kind of base (no gain on another); a gain that only makes up for "
+                    "an under-trained base",
             paper="gains on FNO and TFNO bases (TR-2D, Active Matter) and FNO/WDSR (ERA5)")
-def claim8(fno: Evaluation, tfno: Evaluation, fno_many: Evaluation, fno_long: np.ndarray,
+def claim8(fno: Evaluation, tfno: Evaluation, fno_many: Evaluation, longs: Sequence[np.ndarray],
            cfg: IRNOConfig) -> ClaimCheck:
-    rows, ok, vals = [], True, {}
-    for name, ev in (("few-mode FNO", fno), ("TFNO", tfno), ("many-mode FNO", fno_many)):
+    rows, ok, vals, short = [], True, {}, []
+    for (name, ev), lb in zip((("few-mode FNO", fno), ("TFNO", tfno), ("many-mode FNO", fno_many)), longs,
+                              strict=True):
         g, lo, hi = relative_gain(ev.vrmse[0], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot)
+        pg, flat = _plateau(ev, lb, cfg)
         vals[name] = (g, lo, hi)
+        vals[name + " extra-epoch gain"] = pg
         ok &= lo > cfg.effect_min
-        rows.append(f"{name}: VRMSE {ev.vrmse[0].mean():.4f} → {ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} "
-                    f"[{lo:.1%}, {hi:.1%}]")
-    pg, flat = _plateau(fno, fno_long, cfg)
-    if not flat:
+        if not flat:
+            short.append(f"{name} {pg:.1%}")
+        rows.append(f"{name}: VRMSE {ev.vrmse[0].mean():.4f} (with the extra epochs {np.mean(lb):.4f}) → "
+                    f"{ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} [{lo:.1%}, {hi:.1%}]")
+    if short:
         return ClaimCheck("; ".join(rows), None, vals,
-                          reason=f"the few-mode FNO is not trained to a plateau (the extra epochs lower its VRMSE by "
-                                 f"{pg:.1%}, >= {cfg.plateau_tol:.0%})")
+                          reason="not every base is trained to a plateau (the extra epochs lower the VRMSE of the "
+                                 + ", ".join(short) + f", >= {cfg.plateau_tol:.0%})")
     return ClaimCheck("; ".join(rows), bool(ok), vals)
 
 
-@claim_rule("C9", statement="Iteration beats capacity: IRNO at K beats the same U-Net used once (K = 1) and a larger "
-            "base trained with the extra epochs.",
-            rule="paired over test samples, VRMSE of the one-shot corrector minus IRNO's at K, and of the larger base "
-                 "minus IRNO's at K: both with 95 % lower bound > effect_min (1 %) of IRNO's mean VRMSE",
-            rejects="a one-shot corrector or a bigger base that does as well",
+@claim_rule("C9", statement="Iteration beats capacity: IRNO at K beats the same U-Net used once (K = 1) and larger "
+            "bases trained with the extra epochs.",
+            rule="paired over test samples, VRMSE of the one-shot corrector minus IRNO's at K on every seed (over "
+                 "seeds since the last default run), and, on the main seed, VRMSE of the wider few-mode base and of "
+                 "the many-mode base, each trained with the extra epochs, minus IRNO's at K (the many-mode control "
+                 "added after the last default run: width cannot undo a mode truncation): every difference with a "
+                 "95 % lower bound > effect_min (1 %) of IRNO's mean VRMSE",
+            rejects="a one-shot corrector, a wider base or a base with more Fourier modes that does as well",
             paper="not reached (the baseline tables were not read)")
-def claim9(ev: Evaluation, k1: Evaluation, large: Evaluation, cfg: IRNOConfig) -> ClaimCheck:
-    v = ev.vrmse[ev.K]
-    d1 = paired_difference(k1.vrmse[k1.K], v, ev.traj_id, cfg.n_boot)
-    d2 = paired_difference(large.vrmse[0], v, ev.traj_id, cfg.n_boot)
-    return ClaimCheck(f"VRMSE: IRNO at K {v.mean():.4f}, one-shot corrector {k1.vrmse[k1.K].mean():.4f} "
-                      f"(difference {d1[0]:+.4f} [{d1[1]:+.4f}, {d1[2]:+.4f}]), larger base {large.vrmse[0].mean():.4f} "
-                      f"([{d2[1]:+.4f}, {d2[2]:+.4f}])", bool(min(d1[1], d2[1]) > cfg.effect_min * v.mean()),
-                      {"k1": d1, "large": d2})
+def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], large: Evaluation, many_long: Evaluation,
+           cfg: IRNOConfig) -> ClaimCheck:
+    rows, ok, vals = [], True, {"k1": []}
+    for s, (ev, k1) in enumerate(zip(evs, k1s, strict=True)):
+        v = ev.vrmse[ev.K]
+        d1 = paired_difference(k1.vrmse[k1.K], v, ev.traj_id, cfg.n_boot, seed=s)
+        vals["k1"].append(d1)
+        ok &= d1[1] > cfg.effect_min * v.mean()
+        rows.append(f"seed {s}: IRNO at K {v.mean():.4f}, one-shot corrector {k1.vrmse[k1.K].mean():.4f} "
+                    f"(difference {d1[0]:+.4f} [{d1[1]:+.4f}, {d1[2]:+.4f}])")
+    v = evs[0].vrmse[evs[0].K]
+    for key, name, alt in (("large", "wider base", large), ("many_long", "many-mode base", many_long)):
+        d = paired_difference(alt.vrmse[0], v, evs[0].traj_id, cfg.n_boot)
+        vals[key] = d
+        ok &= d[1] > cfg.effect_min * v.mean()
+        rows.append(f"{name} {alt.vrmse[0].mean():.4f} (difference {d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}])")
+    return ClaimCheck("; ".join(rows), bool(ok), vals)
 
 
 def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> str | None:

@@ -28,6 +28,21 @@ system; 24.1 min of wall time at loads 7-10), ``smoke`` 36.7 s of CPU time (95 s
 That commit's U-Net used a concatenation padding and torch's fused layer_norm (the same values; training 5 %
 faster); they were reverted after it, because forward-mode products through them made the Lipschitz estimate
 twice as slow (its benchmark fell from 21x to 12x against the dense Jacobian).
+
+Session 5 (ablations on every seed, the long TFNO and many-mode bases): measured per update, one thread, CPU time
+at loads 3-6: base FNO 0.047 s (TFNO 0.045, many-mode 0.064), IRNO 0.14 s (no fixed-point term 0.12, K = 1 0.065,
+unshared 0.22, whose fixed-point term runs all K U-Nets); the frozen base's forward pass was about 8 % of an IRNO
+update and is now computed once per base and training set. Training the variants of a seed as one stacked model
+(``torch.func.stack_module_state`` + ``vmap``: grouped convolutions) took the same CPU time as one after another
+(0.44-0.48 s for five against 0.44-0.47 s), channels-last memory was slower (0.18-0.19 s against 0.14 s), and so
+were 1x1 convolutions as matrix products inside the FNO and a truncated DFT by matrix products for the Fourier
+layer: none is used. The super-resolution study alone took 134 s of CPU time at a load of 8 (simulation 43 s),
+so ``default`` simulates it at 96^2 (the 2/3 rule keeps every mode of the 64^2 fields below their Nyquist) with
+16 training trajectories, and trains the unshared stack (which decides no claim) on the first seed only
+(``replicate_variants``); these cuts came after the default run on main 67dd53f and are disclosed in the chapter.
+``smoke`` keeps 9 frames per trajectory (was 12) so that the two extra long bases do not make it slower: its study
+took 21.5 s of CPU time against 26.5 s before the session (load 7-10); with 10 frames, smoke end to end 43.5 s of
+CPU time against 41.4 s for main's chapter measured just before it (both at a load of 8).
 """
 
 from __future__ import annotations
@@ -35,16 +50,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..runtime.profiles import (Float, Int, IntGrid, NonNegativeFloat, PositiveFloat, PositiveInt, ProfileConfig,
-                                profile_config)
+from ..runtime.profiles import (Float, Int, IntGrid, NonNegativeFloat, OneOf, PositiveFloat, PositiveInt,
+                                ProfileConfig, TupleOf, profile_config)
 
-__all__ = ["IRNOConfig", "PRESETS", "config_for", "VARIANTS", "BASES"]
+__all__ = ["IRNOConfig", "PRESETS", "config_for", "VARIANTS", "CLAIM_VARIANTS", "BASES", "LONG"]
 
 #: the IRNO variants trained on the main (FNO) base: the method and its ablations
 VARIANTS = ("irno", "no_spectral", "const_lambda", "no_fp", "k1", "unshared")
-#: the base operators: few-mode FNO, few-mode TFNO, many-mode FNO, the larger FNO at equal extra budget, and the
-#: few-mode FNO itself trained with that extra budget (the reference that tells whether the base is at a plateau)
-BASES = ("fno", "tfno", "fno_many", "fno_large", "fno_long")
+#: the variants the claims compare on every seed (IRNO and the ablations claims 5, 6 and 9 read)
+CLAIM_VARIANTS = ("irno", "no_spectral", "const_lambda", "no_fp", "k1")
+#: the base operators: few-mode FNO, few-mode TFNO, many-mode FNO, the wider FNO at equal extra budget, and each of
+#: the first three trained with that extra budget too (``*_long``: the references that tell whether a base is at a
+#: plateau; the many-mode one is also claim 9's many-mode capacity control)
+BASES = ("fno", "tfno", "fno_many", "fno_large", "fno_long", "tfno_long", "fno_many_long")
+#: the plateau reference of each base: the same architecture and initialisation, trained with IRNO's extra epochs
+LONG = {"fno": "fno_long", "tfno": "tfno_long", "fno_many": "fno_many_long"}
 
 
 @profile_config
@@ -61,6 +81,8 @@ class IRNOConfig(ProfileConfig):
     irno_epochs, irno_lr, batch, beta_spec, lam_start, lam_end, beta_fp, fp_warmup_frac :
         IRNO training (fp warm-up as a fraction of the updates); every variant trains the same epochs.
     seeds : replicates of the main comparison (fresh data, base and refiner per seed).
+    replicate_variants : the variants trained again on every seed after the first (the first seed trains all of
+        :data:`VARIANTS`); it must hold IRNO and the ablations the claims read (:data:`CLAIM_VARIANTS`).
     lip_samples, lip_iters : the Lipschitz estimate (test samples, Lanczos steps on J^T J, one JVP and one VJP
         each; 20 steps agree with the dense Jacobian to 1e-6 where 30 power iterations are 3 % low).
     monotone_tol : claim 1, allowed rise of mean VRMSE between consecutive steps 0..K (relative).
@@ -119,6 +141,7 @@ class IRNOConfig(ProfileConfig):
     beta_fp: NonNegativeFloat = 0.01
     fp_warmup_frac: Float(gt=0, le=1) = 0.1
     seeds: IntGrid(ge=0, min_len=1) = (0, 1)
+    replicate_variants: TupleOf(OneOf(*VARIANTS)) = VARIANTS
     lip_samples: PositiveInt = 16
     lip_iters: PositiveInt = 20
     monotone_tol: NonNegativeFloat = 0.0
@@ -175,17 +198,22 @@ class IRNOConfig(ProfileConfig):
         if 2 * self.sr_base_modes > self.sr_fine:
             raise ValueError(f"sr_base_modes={self.sr_base_modes} is not allowed; it must be <= sr_fine/2 = "
                              f"{self.sr_fine // 2}")
+        missing = [v for v in CLAIM_VARIANTS if v not in self.replicate_variants]
+        if missing:
+            raise ValueError(f"replicate_variants={self.replicate_variants!r} lacks {missing}; the claims compare "
+                             f"{', '.join(CLAIM_VARIANTS)} on every seed")
         if self.K < 2:
             raise ValueError(f"K={self.K} is not allowed here; the chapter compares K against K = 1, so K >= 2")
 
 
 PRESETS: dict[str, IRNOConfig] = {
-    "smoke": IRNOConfig(n=24, n_sim=48, train_traj=16, test_traj=8, frames=12, spinup=4.0, base_modes=4,
+    "smoke": IRNOConfig(n=24, n_sim=48, train_traj=16, test_traj=8, frames=9, spinup=4.0, base_modes=4,
                         base_width=16, base_layers=3, many_modes=8, large_width=24, base_epochs=6, K=4,
                         eval_steps=8, irno_epochs=3, seeds=(0,), lip_samples=4, lip_iters=10, n_boot=500,
                         sr_coarse=8, sr_fine=32, sr_sim=64, sr_train_traj=8, sr_test_traj=4, sr_frames=4,
                         sr_base_modes=4, sr_base_epochs=3, sr_irno_epochs=2),
-    "default": IRNOConfig(train_traj=32, test_traj=12, irno_epochs=12, seeds=(0, 1)),
+    "default": IRNOConfig(train_traj=32, test_traj=12, irno_epochs=12, seeds=(0, 1), replicate_variants=CLAIM_VARIANTS,
+                          sr_sim=96, sr_train_traj=16),
     "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=32, frames=16, base_modes=16, base_width=32,
                        many_modes=48, large_width=48, base_epochs=100, unet_base=16, unet_depth=4, K=6,
                        eval_steps=12, irno_epochs=150, irno_lr=3e-4, dt=0.005,

@@ -16,8 +16,8 @@ import torch
 from ..runtime.device import pick_device
 from ..runtime.stats import mean_t_bound
 from . import metrics
-from .config import BASES, VARIANTS, IRNOConfig
-from .irno import IRNO, LossSpec, make_refiner, train_base, train_irno
+from .config import BASES, LONG, VARIANTS, IRNOConfig
+from .irno import IRNO, LossSpec, base_outputs, make_refiner, train_base, train_irno
 from .ns2d import coarsen, make_windows, simulate_dataset, spectral_resample
 from .operators import FNO2d, count_parameters
 from .well import load_well_fields, well_windows
@@ -101,19 +101,23 @@ def base_kwargs(cfg: IRNOConfig, kind: str, channels: int = 1) -> dict:
         return dict(common, width=cfg.base_width, modes=cfg.many_modes, factorization="dense")
     if kind == "fno_large":
         return dict(common, width=cfg.large_width, modes=cfg.base_modes, factorization="dense")
-    if kind == "fno_long":
-        return dict(common, width=cfg.base_width, modes=cfg.base_modes, factorization="dense")
+    if kind in _SHORT:
+        return base_kwargs(cfg, _SHORT[kind], channels)
     raise ValueError(f"kind={kind!r} is not allowed; allowed values: {', '.join(BASES)}")
 
 
+_SHORT = {v: k for k, v in LONG.items()}
+
+
 def train_base_operator(cfg: IRNOConfig, task: Task, kind: str, seed: int, show_progress: bool = True) -> dict:
-    """Train base ``kind`` on the task by MSE. ``fno_large`` and ``fno_long`` train ``base_epochs + irno_epochs``
-    epochs (the extra budget IRNO gets), the others ``base_epochs``."""
-    init = "fno" if kind == "fno_long" else kind                  # fno_long: the fno's own initialisation
+    """Train base ``kind`` on the task by MSE. ``fno_large`` and the plateau references ``*_long`` train
+    ``base_epochs + irno_epochs`` epochs (the extra budget IRNO gets), the others ``base_epochs``; a ``*_long``
+    base starts from its short base's initialisation."""
+    init = _SHORT.get(kind, kind)
     torch.manual_seed(10_000 + seed * 10 + BASES.index(init))
     kw = base_kwargs(cfg, kind, task.channels)
     model = FNO2d(**kw)
-    epochs = cfg.base_epochs + (cfg.irno_epochs if kind in ("fno_large", "fno_long") else 0)
+    epochs = cfg.base_epochs + (cfg.irno_epochs if kind == "fno_large" or kind in _SHORT else 0)
     t0 = time.perf_counter()
     tr = train_base(model, task.x_train, task.y_train, epochs=epochs, batch=cfg.batch, lr=cfg.base_lr, seed=seed,
                     desc=f"base {kind}", show_progress=show_progress)
@@ -146,8 +150,9 @@ def variant_spec(cfg: IRNOConfig, variant: str, n_train: int | None = None) -> t
 
 
 def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, seed: int,
-                  show_progress: bool = True) -> dict:
-    """Train IRNO ``variant`` on the frozen base of ``base_rec``."""
+                  show_progress: bool = True, h0: torch.Tensor | None = None) -> dict:
+    """Train IRNO ``variant`` on the frozen base of ``base_rec``; ``h0``: that base's outputs on the training
+    inputs when already computed (:func:`.irno.base_outputs`, shared by every variant on the base)."""
     spec, n_ref, epochs = variant_spec(cfg, variant, task.x_train.shape[0])
     torch.manual_seed(20_000 + seed * 100 + BASES.index(base_rec["kind"]))     # one init for every variant
     c_x, c_h = base_rec["kwargs"]["in_channels"], base_rec["kwargs"]["out_channels"]
@@ -155,7 +160,7 @@ def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, see
     model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha)
     t0 = time.perf_counter()
     tr = train_irno(model, task.x_train, task.y_train, spec, epochs=epochs, batch=cfg.batch, lr=cfg.irno_lr,
-                    seed=seed, desc=f"IRNO {variant} on {base_rec['kind']}", show_progress=show_progress)
+                    seed=seed, desc=f"IRNO {variant} on {base_rec['kind']}", show_progress=show_progress, h0=h0)
     _, loss = tr.history("loss")
     return {"variant": variant, "base": base_rec["kind"], "spec": dataclasses.asdict(spec), "n_refiners": n_ref,
             "epochs": epochs, "state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},
@@ -278,15 +283,24 @@ def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int 
     return cluster_bootstrap(stat, [diffs], clusters, n_boot, seed)
 
 
-def run_seed(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
-    """One replicate of the main comparison (fresh data, base FNO and IRNO for ``seed``): the evaluation along the
-    IRNO iteration, and that of the same base trained with the extra epochs (``long``, claim 3's plateau check)."""
+def run_seed(cfg: IRNOConfig, seed: int, show_progress: bool = True, variants: tuple[str, ...] | None = None) -> dict:
+    """One replicate of the main comparison (fresh data, base FNO, IRNO and its ablations ``variants``, default
+    ``cfg.replicate_variants``, for ``seed``): the evaluation of each variant along its iteration (``evals``;
+    ``eval`` is IRNO's, with the Lipschitz constant at K), and that of the same base trained with the extra epochs
+    (``long``, claim 3's plateau check). Every variant trains on the same batches from the same initialisation."""
+    variants = cfg.replicate_variants if variants is None else tuple(variants)
+    if "irno" not in variants or any(v not in VARIANTS for v in variants):
+        raise ValueError(f"variants={variants!r} is not allowed; it must hold 'irno' and only names of {VARIANTS}")
     task = make_task(cfg, seed, show_progress)
     base = train_base_operator(cfg, task, "fno", seed, show_progress)
     long = train_base_operator(cfg, task, "fno_long", seed, show_progress)
-    rec = train_variant(cfg, task, base, "irno", seed, show_progress)
-    ev = evaluate(cfg, task, load_irno(cfg, base, rec), cfg.eval_steps, lip_at=(cfg.K,), seed=seed)
-    return {"seed": seed, "eval": ev, "base_seconds": base["seconds"], "irno_seconds": rec["seconds"],
+    h0 = base_outputs(load_base(base), task.x_train)
+    runs = {v: train_variant(cfg, task, base, v, seed, show_progress, h0=h0) for v in variants}
+    evals = {v: evaluate(cfg, task, load_irno(cfg, base, rec), cfg.eval_steps, K=1 if v == "k1" else cfg.K,
+                         lip_at=(cfg.K,) if v == "irno" else (), seed=seed) for v, rec in runs.items()}
+    return {"seed": seed, "eval": evals["irno"], "evals": evals, "base_seconds": base["seconds"],
+            "irno_seconds": runs["irno"]["seconds"], "seconds": {v: r["seconds"] for v, r in runs.items()},
+            "params": {v: r["params"] for v, r in runs.items()},
             "long": evaluate(cfg, task, None, 0, base=load_base(long))}
 
 
@@ -295,11 +309,13 @@ STUDY_RUNS = tuple((v, "fno") for v in VARIANTS) + (("irno", "tfno"), ("irno", "
 
 
 def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
-    """The main study on one seed: the task, the four bases, IRNO and its ablations on the FNO base, IRNO on the
-    TFNO and many-mode bases, and every evaluation (k = 0..eval_steps; Lipschitz at k = 0, K, 2K for IRNO)."""
+    """The main study on one seed: the task, the bases (:data:`.config.BASES`), IRNO and its ablations on the FNO
+    base, IRNO on the TFNO and many-mode bases, and every evaluation (k = 0..eval_steps; Lipschitz at k = 0, K, 2K
+    for IRNO). Each base's outputs on the training inputs are computed once and shared by its refiners."""
     task = make_task(cfg, seed, show_progress)
     bases = {k: train_base_operator(cfg, task, k, seed, show_progress) for k in BASES}
-    runs = {(v, b): train_variant(cfg, task, bases[b], v, seed, show_progress) for v, b in STUDY_RUNS}
+    h0 = {b: base_outputs(load_base(bases[b]), task.x_train) for b in dict.fromkeys(b for _, b in STUDY_RUNS)}
+    runs = {(v, b): train_variant(cfg, task, bases[b], v, seed, show_progress, h0=h0[b]) for v, b in STUDY_RUNS}
     evals = {}
     for (v, b), rec in runs.items():
         model = load_irno(cfg, bases[b], rec)
@@ -449,7 +465,8 @@ def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     model = IRNO(base, make_refiner(1, 1, cfg.unet_base, cfg.unet_depth), alpha=cfg.alpha)
     t0 = time.perf_counter()
     train_irno(model, task.x_train, task.y_train, spec, epochs=cfg.sr_irno_epochs, batch=cfg.sr_batch,
-               lr=cfg.irno_lr, seed=seed, desc="SR IRNO", show_progress=show_progress)
+               lr=cfg.irno_lr, seed=seed, desc="SR IRNO", show_progress=show_progress,
+               h0=base_outputs(base, task.x_train))
     irno_s = time.perf_counter() - t0
     model.requires_grad_(False).eval()
     ev = evaluate_sr(task, model, cfg.eval_steps, cfg.K)

@@ -32,7 +32,7 @@ from ..training import LossLogger, ShuffledBatches, Trainer, TrainerConfig, Warm
 from .operators import RefinementUNet
 
 __all__ = ["IRNO", "spectral_weights", "spectral_loss", "lambda_schedule", "irno_loss", "LossSpec",
-           "train_base", "train_irno", "StepSource", "banach_bound", "make_refiner"]
+           "train_base", "train_irno", "base_outputs", "StepSource", "banach_bound", "make_refiner"]
 
 
 def _finite(name: str, t: torch.Tensor) -> None:
@@ -90,12 +90,13 @@ class IRNO(nn.Module):
         with torch.no_grad():
             return self.base(x)
 
-    def forward(self, x: torch.Tensor, steps: int) -> list[torch.Tensor]:
-        """The iterates ``[h_0, ..., h_steps]``."""
+    def forward(self, x: torch.Tensor, steps: int, h0: torch.Tensor | None = None) -> list[torch.Tensor]:
+        """The iterates ``[h_0, ..., h_steps]``; ``h0``: the base's prediction when already computed (it is the
+        frozen base's output, the same for every refiner on it)."""
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps={steps!r} is not allowed; it must be an integer >= 0")
         _finite("the input field x", x)
-        h = self.initial(x)
+        h = self.initial(x) if h0 is None else h0
         out = [h]
         for k in range(steps):
             h = self.update(x, h, k)
@@ -148,12 +149,13 @@ class LossSpec:
             raise ValueError(f"fp_warmup={self.fp_warmup!r} is not allowed; it must be an integer >= 1")
 
 
-def irno_loss(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, step: int = 10 ** 12
-              ) -> tuple[torch.Tensor, dict]:
-    """The unrolled objective of the module docstring; returns ``(loss, terms)``."""
+def irno_loss(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, step: int = 10 ** 12,
+              h0: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+    """The unrolled objective of the module docstring; returns ``(loss, terms)``. ``h0``: the frozen base's
+    prediction on ``x`` when already computed (:func:`base_outputs`), else the base is run here."""
     _finite("the target y", y)
     lams = lambda_schedule(spec.K, spec.lam_start, spec.lam_end)
-    h = model.initial(x)
+    h = model.initial(x) if h0 is None else h0
     sp = h.new_zeros(())
     sl = h.new_zeros(())
     for k in range(spec.K):
@@ -170,8 +172,8 @@ def irno_loss(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, ste
 
 
 class StepSource:
-    """A batch source that hands the trainer ``(x, y, i)``: the batch of ``inner`` and its index (the step, with
-    one micro-batch per update), which the fixed-point warm-up reads."""
+    """A batch source that hands the trainer ``(*batch, i)``: the batch of ``inner`` (``x, y`` or ``x, y, h0``)
+    and its index (the step, with one micro-batch per update), which the fixed-point warm-up reads."""
 
     def __init__(self, inner: ShuffledBatches):
         self.inner = inner
@@ -209,19 +211,40 @@ def train_base(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, epochs: in
     return tr
 
 
+@torch.no_grad()
+def base_outputs(base: nn.Module, x: torch.Tensor, chunk: int = 64) -> torch.Tensor:
+    """The frozen base's predictions on ``x`` ``(N, c_x, n, n) -> (N, c_h, n, n)``, in chunks of ``chunk``
+    samples (eval mode, no gradients). Computed once per base and training set, they serve every refiner trained
+    on that base (the ablations of one seed share them) instead of a base forward pass in every update."""
+    if any(p.requires_grad for p in base.parameters()):
+        raise ValueError("the base operator must be frozen (requires_grad=False) before its outputs are cached")
+    was = base.training
+    base.eval()
+    try:
+        return torch.cat([base(x[i:i + chunk]) for i in range(0, x.shape[0], chunk)])
+    finally:
+        base.train(was)
+
+
 def train_irno(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, *, epochs: int, batch: int,
                lr: float, seed: int, weight_decay: float = 1e-5, device: str = "auto", desc: str = "IRNO",
-               show_progress: bool = True) -> Trainer:
+               show_progress: bool = True, h0: torch.Tensor | None = None) -> Trainer:
     """Train the refiners of ``model`` (the base stays frozen) by the unrolled objective, on
-    ``icmlbook.training`` (Adam, cosine decay to 1 % of ``lr``, gradient clip 1.0)."""
+    ``icmlbook.training`` (Adam, cosine decay to 1 % of ``lr``, gradient clip 1.0). ``h0``: the base's outputs on
+    ``x`` (:func:`base_outputs`), batched with ``x`` and ``y``; ``None`` runs the base in every update (the same
+    values up to rounding)."""
     if any(p.requires_grad for p in model.base.parameters()):
         raise ValueError("the base operator was made trainable after IRNO was built; freeze it")
-    src = StepSource(ShuffledBatches(x.shape[0], batch, seed, tensors=(x, y)))
+    if h0 is not None and (h0.shape[0] != x.shape[0] or h0.shape[1:] != y.shape[1:]):
+        raise ValueError(f"h0 has shape {tuple(h0.shape)}; it must be the base's outputs on x, shaped like y "
+                         f"{tuple(y.shape)}")
+    tensors = (x, y) if h0 is None else (x, y, h0)
+    src = StepSource(ShuffledBatches(x.shape[0], batch, seed, tensors=tensors))
     steps = epochs * src.inner.steps_per_epoch
     opt = torch.optim.Adam(model.refiners.parameters(), lr=lr, weight_decay=weight_decay)
 
     def loss_fn(m, b):
-        loss, terms = irno_loss(m, b[0], b[1], spec, step=b[2])
+        loss, terms = irno_loss(m, b[0], b[1], spec, step=b[-1], h0=b[2] if len(b) == 4 else None)
         return loss, terms
 
     tr = Trainer(model, opt, loss_fn, src, TrainerConfig(steps=steps, schedule=_schedule(steps, lr, lr * 1e-2),
