@@ -200,12 +200,18 @@ def _(plots, tr):
 @app.cell
 def _(demo, mo):
     _r = {k: demo["shifted_dist"][k] / demo["other_dist"][k] for k in demo["shifted_dist"]}
+    _elastic = [k for k in ("DTW", "TWED") if k in _r]
+    _nearer = [k for k in _elastic if _r[k] < 1]
+    _farther = [k for k in _elastic if _r[k] >= 1]
+    _verdict = " and ".join(f"{k} ({_r[k]:.2f})" for k in _nearer) + (
+        " put the shifted copy nearer than the other shape" if _nearer else "")
+    _verdict += ("; " if _nearer and _farther else "") + " and ".join(f"{k} ({_r[k]:.2f})" for k in _farther) + (
+        " put it at least as far" if _farther else "")
     mo.md(f"""
-    *Figure: a shape, the same shape shifted by 15 % of the record, and a different shape in place; the
-    optimal DTW path and the TWED matches between the reference and its shifted copy; the distance to
+    *Figure: a shape, the same shape shifted by 15 % of the record, and a different shape in place;
+    the optimal DTW path and the TWED matches between the reference and its shifted copy; the distance to
     the shifted copy divided by the distance to the other shape.* The Euclidean distance calls the
-    shifted copy {_r["Euclidean"]:.1f} times as far as the other shape; DTW ({_r["DTW"]:.2f}) and TWED
-    ({_r["TWED"]:.2f}) see that it is the same shape.
+    shifted copy {_r["Euclidean"]:.1f} times as far as the other shape; {_verdict}.
     """)
     return
 
