@@ -388,6 +388,23 @@ def _c1_alt():                                                 # alternative: ut
     return claims.claim1([_profile("enc", f"text/t{i}", RISING, seed=i) for i in range(3)], CFG)
 
 
+@claim_case(SLUG, "C1", "not reproduced",
+           alternative="the real data set peaks at the last layer while three template tasks peak early")
+def _c1_alt_templates():                                       # the default run of 697bb34: 3/4 by template tasks
+    return claims.claim1([_profile("all-MiniLM-L6-v2", "banking77/intent", RISING, seed=0)]
+                         + [_profile("all-MiniLM-L6-v2", f"templates/{t}", PEAKED, seed=i + 1)
+                            for i, t in enumerate(("tense", "sentiment", "length"))], CFG)
+
+
+def test_claim1_decides_in_every_class_of_task():
+    alt = _c1_alt_templates()
+    assert alt.passed is False and alt.values["early"] == 3 and "banking77 0/1" in alt.measured
+    both = claims.claim1([_profile("all-MiniLM-L6-v2", "banking77/intent", PEAKED, seed=0)]
+                         + [_profile("all-MiniLM-L6-v2", f"templates/{t}", PEAKED, seed=i + 1)
+                            for i, t in enumerate(("tense", "length"))], CFG)
+    assert both.passed is True and both.values["by_class"] == {"banking77": (1, 1), "templates": (2, 2)}
+
+
 def test_claim1_both_ways_and_what_is_not_counted():
     assert _c1_ok().passed is True
     assert _c1_alt().passed is False
@@ -447,6 +464,59 @@ def _c8_alt():                                                 # alternative: la
     return claims.claim8(_records({"label_free": 0.0, "random_k": 0.0}, noise=0.01), CFG)
 
 
+def _class_records(shift: dict, m1="loes", m2="last", seeds=3, noise=0.004, seed=0,
+                   labels=("banking77/intent", "digits/digit", "digits/mod3", "digits/range")):
+    """A comparison whose paired gain depends on the class of task (banking77 = the pretrained encoder)."""
+    g = np.random.default_rng(seed)
+    out = []
+    for lab in labels:
+        for s in range(seeds):
+            b = g.uniform(0.5, 0.8)
+            out.append({"label": lab, "seed": s, "method": m2, "test_accuracy": b + g.normal(0, noise), "layers": [0, 1, 2]})
+            out.append({"label": lab, "seed": s, "method": m1, "layers": [0, 1, 2],
+                        "test_accuracy": b + shift[lab.split("/")[0]] + g.normal(0, noise)})
+    return out
+
+
+@claim_case(SLUG, "C2", "not reproduced",
+            alternative="LOES loses a point on the pretrained encoder; the pooled gain comes from the digit encoders")
+def _c2_alt_class():                                           # the default run of 697bb34: banking77 −1.06, digits +17.9
+    return claims.claim2(_class_records({"banking77": -0.01, "digits": 0.18}), CFG)
+
+
+@claim_case(SLUG, "C8", "not reproduced",
+            alternative="label-free layers worse than random on the pretrained encoder, better on the digit encoders")
+def _c8_alt_class():
+    return claims.claim8(_class_records({"banking77": -0.01, "digits": 0.09}, m1="label_free", m2="random_k"), CFG)
+
+
+@claim_case(SLUG, "C3", "not reproduced",
+            alternative="LOES below mean-all fusion on the pretrained encoder, above it on the digit encoders")
+def _c3_alt_class():
+    g = np.random.default_rng(0)
+    recs = []
+    for lab in ("banking77/intent", "digits/digit", "digits/mod3", "digits/range"):
+        bank = lab.startswith("banking77")
+        for s in range(3):
+            b = g.uniform(0.5, 0.8)
+            for m, d in (("loes", 0.03 if bank else 0.05), ("last_k", 0.0), ("concat_all", 0.0),
+                         ("mean_all", 0.04 if bank else 0.0), ("softmax_all", 0.0)):
+                recs.append({"label": lab, "seed": s, "method": m, "test_accuracy": b + d + g.normal(0, 0.004),
+                             "layers": [0, 1, 2]})
+    return claims.claim3(recs, CFG)
+
+
+def test_claims_2_3_8_need_the_sign_in_every_class():
+    for alt in (_c2_alt_class, _c8_alt_class, _c3_alt_class):
+        c = alt()
+        assert c.passed is False and "not above 0 in: banking77" in c.measured, c.measured
+        # the pooled interval alone would have passed
+    pooled = claims._compare(_class_records({"banking77": -0.01, "digits": 0.18}), "loes", "last", CFG)[0]
+    assert claims._beyond(pooled, 0.0, CFG)
+    ok = claims.claim2(_class_records({"banking77": 0.01, "digits": 0.18}), CFG)
+    assert ok.passed is True and "not above 0" not in ok.measured
+
+
 def test_claims_2_3_8_both_ways():
     for ok, alt in ((_c2_ok, _c2_alt), (_c3_ok, _c3_alt), (_c8_ok, _c8_alt)):
         assert ok().passed is True, ok().measured
@@ -471,6 +541,23 @@ def _c4_ok():
 @claim_case(SLUG, "C4", "not reproduced", alternative="LOES takes the near-copy, covering two of three factors like top-k")
 def _c4_alt():                                                 # alternative: LOES takes the near-copy like top-k
     return claims.claim4(_recovery(2 / 3, 0.67), CFG)
+
+
+@claim_case(SLUG, "C4", "not reproduced",
+            alternative="LOES takes the near-copy as often as top-k and covers fewer planted factors")
+def _c4_alt_no_better():
+    r = _recovery(0.85, 0.67)
+    r.coverage["topk_independent"] = [1.0] * 6
+    r.duplicate["loes"] = list(r.duplicate["topk_independent"])
+    return claims.claim4(r, CFG)
+
+
+def test_claim4_compares_loes_with_top_k():
+    assert _c4_alt_no_better().passed is False
+    r = _recovery(0.9, 0.67)                                   # top-k covers 2/3, LOES 0.9 and never the copy
+    assert claims.claim4(r, CFG).passed is True
+    r.duplicate["loes"] = list(r.duplicate["topk_independent"])    # as many duplicates as top-k: not avoided
+    assert claims.claim4(r, CFG).passed is False
 
 
 def test_claim4_both_ways():
@@ -573,9 +660,11 @@ def test_claim7_both_ways():
     assert _c7_alt().passed is False and _c7ft_alt().passed is False
 
 
-def _cost(sel, trn):
+def _cost(sel, trn, sel_cpu=None, trn_cpu=None):
+    sel_cpu, trn_cpu = sel_cpu or sel, trn_cpu or trn
     return {"select_seconds": min(sel), "train_seconds": min(trn), "select_all": list(sel), "train_all": list(trn),
-            "repeats": len(sel), "n_layers": 6, "n_cal": 1000, "dim": 384}
+            "select_cpu_seconds": min(sel_cpu), "train_cpu_seconds": min(trn_cpu), "select_cpu_all": list(sel_cpu),
+            "train_cpu_all": list(trn_cpu), "repeats": len(sel), "n_layers": 6, "n_cal": 1000, "dim": 384}
 
 
 @claim_case(SLUG, "C9", "reproduced")
@@ -591,6 +680,19 @@ def _c9_alt():                                                 # alternative: se
 @claim_case(SLUG, "C9", "not reproduced", alternative="selection as slow as training, one lucky repeat")
 def _c9_alt_equal():                                           # equal minima: a tie is not "less than"
     return claims.claim9(_cost([0.54, 0.60, 0.52], [0.52, 0.70, 0.61]), CFG)
+
+
+@claim_case(SLUG, "C9", "not reproduced",
+            alternative="selection cheaper only on the wall clock, because load slowed the one-thread head")
+def _c9_alt_load():                # wall as in a loaded smoke of 67dd53f (0.17 s vs 0.44 s); CPU seconds the other way
+    return claims.claim9(_cost([0.17, 0.2, 0.74], [0.44, 0.5, 0.65], [0.30, 0.31, 0.33], [0.13, 0.14, 0.13]), CFG)
+
+
+def test_claim9_needs_the_cpu_seconds_too():
+    assert _c9_alt_load().passed is False and "in CPU seconds 0.30 vs 0.13" in _c9_alt_load().measured
+    old = _cost([0.3, 0.5, 0.31], [2.0, 2.6, 2.1])
+    del old["select_cpu_seconds"]
+    assert claims.claim9(old, CFG).passed is None
 
 
 class _FakeClock:
@@ -619,14 +721,21 @@ def test_selection_cost_interleaves_and_takes_the_fastest(tiny_layer_data):
     cfg = lg.config_for("smoke", cost_repeats=3, epochs=1, n_cal=40)
     # load burst on the first selection and the last training: the minima ignore both
     clock = _FakeClock([0.9, 0.2, 0.1, 0.25, 0.12, 1.5])
-    cost = lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock)
+    cpu = _FakeClock([0.3, 0.4, 0.2, 0.45, 0.22, 0.5])
+    cost = lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu)
     assert cost["select_all"] == pytest.approx([0.9, 0.1, 0.12]) and cost["train_all"] == pytest.approx([0.2, 0.25, 1.5])
     assert cost["select_seconds"] == pytest.approx(0.1) and cost["train_seconds"] == pytest.approx(0.2)
-    assert not clock.durations and cost["repeats"] == 3           # three spans of each, in that order
+    assert cost["select_cpu_all"] == pytest.approx([0.3, 0.2, 0.22]) and cost["train_cpu_seconds"] == pytest.approx(0.4)
+    assert not clock.durations and not cpu.durations and cost["repeats"] == 3   # three spans of each, in that order
     assert claims.claim9(cost, cfg).passed is True
     # a world where selection is as slow as training: the same rule says so
     clock = _FakeClock([0.2, 0.2, 0.21, 0.2, 0.25, 0.3])
-    assert claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock), cfg).passed is False
+    cpu = _FakeClock([0.2, 0.2, 0.21, 0.2, 0.25, 0.3])
+    assert claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu), cfg).passed is False
+    # cheaper on the wall clock only (the head's span slowed by load), dearer in CPU seconds: not reproduced
+    clock = _FakeClock([0.1, 0.4, 0.1, 0.4, 0.1, 0.4])
+    cpu = _FakeClock([0.3, 0.2, 0.3, 0.2, 0.3, 0.2])
+    assert claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu), cfg).passed is False
 
 
 def test_claim9_both_ways():

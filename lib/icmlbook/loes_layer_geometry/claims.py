@@ -102,8 +102,10 @@ def c1_pairs(profiles, cfg) -> list:
                        "layer beats the last one.",
        rule="per (pretrained encoder, task), over the seeds' splits, the validation-chosen earlier layer's test accuracy "
             "minus the last layer's has a 95% t-interval above 0 on a majority of the non-ceiling tasks (last layer "
-            "below the ceiling accuracy); ceiling tasks and the rotation-pretext digit encoders are reported, not counted",
-       rejects="the last layer is as good as the best earlier one (Δ = 0) on most tasks",
+            "below the ceiling accuracy) in every class of task (the real data set, Banking77, and the template "
+            "sentences, each on its own); ceiling tasks and the rotation-pretext digit encoders are reported, not counted",
+       rejects="the last layer is as good as the best earlier one (Δ = 0) on most tasks, or on the real data set while "
+               "only our template tasks peak early",
        paper="\"task-relevant information is distributed non-monotonically across layers\" (abstract)")
 def claim1(profiles, cfg) -> ClaimCheck:
     pairs = c1_pairs(profiles, cfg)
@@ -120,10 +122,19 @@ def claim1(profiles, cfg) -> ClaimCheck:
     measured = (f"{early}/{len(counted)} pretrained-encoder tasks below the ceiling peak before the last layer ({txt}); "
                 f"at the ceiling, not counted: {', '.join(ceil) or 'none'}; rotation-pretext encoders, not counted: "
                 + (", ".join(f"{q['label']} {q['kind']}" for q in pre) or "none"))
-    vals = {"pairs": pairs, "early": early, "n": len(counted)}
+    by_class: dict = {}
+    for q in counted:
+        c = q["label"].split("/")[0]
+        e, n = by_class.get(c, (0, 0))
+        by_class[c] = (e + (q["kind"] == "early"), n + 1)
+    if len(by_class) > 1:
+        measured += "; per class of task: " + ", ".join(f"{c} {e}/{n}" for c, (e, n) in by_class.items())
+    vals = {"pairs": pairs, "early": early, "n": len(counted), "by_class": by_class}
     if not counted:
         return _undecided(measured, "every pretrained-encoder task is at the ceiling: no layer can beat the last", vals)
-    return ClaimCheck(measured, bool(early > len(counted) / 2), vals)
+    # a majority in every class: template tasks we generated must not outvote the real data set (changed after the
+    # default run of 697bb34, where 3 template tasks peaked early and Banking77 at the last layer; see the chapter)
+    return ClaimCheck(measured, bool(all(e > n / 2 for e, n in by_class.values())), vals)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -149,9 +160,23 @@ def _per_class_text(per: dict) -> str:
     return "; ".join(f"{c}: {_pct(s['mean_diff'])} pts over {s['n']}" for c, s in per.items())
 
 
+def _every_class(per: dict) -> bool:
+    """The mean paired difference is above 0 in every class of task (banking77, digits, ...): a pooled interval
+    carried by one class (our rotation-pretext digit encoders, which claim 1 does not count) does not decide alone
+    (changed after the default run of 697bb34; see the chapter)."""
+    return bool(per) and all(s["mean_diff"] > 0 for s in per.values())
+
+
+def _losing_classes(per: dict) -> str:
+    bad = [c for c, s in per.items() if not s["mean_diff"] > 0]
+    return f"; not above 0 in: {', '.join(bad)}" if bad else ""
+
+
 @_rule("C2", statement="LOES (k layers) beats last-layer probing with the same head and training budget.",
-       rule="mean paired Δ test accuracy (LOES − last layer) over tasks × seeds with a 95% t-interval above 0",
-       rejects="Δ = 0: LOES no better than the last layer",
+       rule="mean paired Δ test accuracy (LOES − last layer) over tasks × seeds with a 95% t-interval above 0, and "
+            "the mean Δ above 0 in every class of task (Banking77 on the pretrained encoder, digits on ours)",
+       rejects="Δ = 0: LOES no better than the last layer (or a pooled gain carried by the rotation-pretext digit "
+               "encoders while LOES loses on the pretrained one)",
        paper="\"LOES consistently outperforms standard baselines\" (abstract); official result CSVs, CLIP-B/32, k=3, "
              "5 seeds: CIFAR-100 80.59 vs 75.63, DTD 70.93 vs 62.96, Cars 59.95 vs 50.53 (significant); "
              "CUB-200 20.27 ± 0.67 vs 19.67 ± 0.33, not significant")
@@ -160,8 +185,8 @@ def claim2(records, cfg) -> ClaimCheck:
     if s["n"] < 2:
         return _undecided(f"{s['n']} pair(s)", "fewer than 2 (task, seed) pairs: no interval", {"pooled": s})
     return ClaimCheck(f"Δ = {_pct(s['mean_diff'])} pts {_ci(s)}, p = {s['p']:.3g}, {s['wins']} wins / {s['ties']} ties / "
-                      f"{s['losses']} losses over {s['n']} (task, seed) pairs; per class: {_per_class_text(per)}",
-                      _beyond(s, 0.0, cfg), {"pooled": s, "per_class": per})
+                      f"{s['losses']} losses over {s['n']} (task, seed) pairs; per class: {_per_class_text(per)}"
+                      + _losing_classes(per), _beyond(s, 0.0, cfg) and _every_class(per), {"pooled": s, "per_class": per})
 
 
 AGGREGATIONS = ("last_k", "concat_all", "mean_all", "softmax_all")
@@ -170,8 +195,8 @@ AGGREGATIONS = ("last_k", "concat_all", "mean_all", "softmax_all")
 @_rule("C3", statement="LOES beats naive aggregation (last-k concatenation, concatenate-all, mean-all, learned "
                        "softmax layer weights) with the same head.",
        rule="against each of last-k concat, concat-all, mean-all and softmax-all: mean paired Δ test accuracy over "
-            "tasks × seeds with a 95% t-interval above 0",
-       rejects="Δ = 0 against at least one aggregation",
+            "tasks × seeds with a 95% t-interval above 0, and the mean Δ above 0 in every class of task",
+       rejects="Δ = 0 against at least one aggregation (pooled, or in one class of task)",
        paper="\"cannot be recovered by naive aggregation\" (abstract); official MTEB CSVs (1 seed, k=4): ModernBERT-base "
              "Banking77 LOES 58.45 vs last-4 concat 44.67, bert-large Banking77 82.51 vs last-4 75.65, but there the "
              "curvature-selected layers (86.41) beat LOES")
@@ -182,21 +207,23 @@ def claim3(records, cfg) -> ClaimCheck:
         vals[m] = {"pooled": s, "per_class": per}
         if s["n"] < 2:
             return _undecided(f"{s['n']} pair(s) against {m}", "fewer than 2 (task, seed) pairs: no interval", vals)
-        ok &= _beyond(s, 0.0, cfg)
-        parts.append(f"vs {m}: Δ = {_pct(s['mean_diff'])} pts {_ci(s)} ({_per_class_text(per)})")
+        ok &= _beyond(s, 0.0, cfg) and _every_class(per)
+        parts.append(f"vs {m}: Δ = {_pct(s['mean_diff'])} pts {_ci(s)} ({_per_class_text(per)}{_losing_classes(per)})")
     return ClaimCheck("; ".join(parts), bool(ok), vals)
 
 
 @_rule("C8", statement="Label-free LOES (isotropy + redundancy, no labels) picks better layers than random ones.",
-       rule="mean paired Δ test accuracy (label-free LOES − k random layers) over tasks × seeds with a 95% t-interval above 0",
-       rejects="Δ = 0: label-free layers no better than random layers",
+       rule="mean paired Δ test accuracy (label-free LOES − k random layers) over tasks × seeds with a 95% t-interval "
+            "above 0, and the mean Δ above 0 in every class of task",
+       rejects="Δ = 0: label-free layers no better than random layers (pooled, or in one class of task)",
        paper="not reached (the official README offers a label-free mode that ranks layers by isotropy and redundancy)")
 def claim8(records, cfg) -> ClaimCheck:
     s, per = _compare(records, "label_free", "random_k", cfg)
     if s["n"] < 2:
         return _undecided(f"{s['n']} pair(s)", "fewer than 2 (task, seed) pairs: no interval", {"pooled": s})
     return ClaimCheck(f"Δ = {_pct(s['mean_diff'])} pts {_ci(s)}, {s['wins']} wins / {s['ties']} ties / {s['losses']} "
-                      f"losses; per class: {_per_class_text(per)}", _beyond(s, 0.0, cfg), {"pooled": s, "per_class": per})
+                      f"losses; per class: {_per_class_text(per)}" + _losing_classes(per),
+                      _beyond(s, 0.0, cfg) and _every_class(per), {"pooled": s, "per_class": per})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -204,18 +231,21 @@ def claim8(records, cfg) -> ClaimCheck:
 # ----------------------------------------------------------------------------------------------
 @_rule("C4", statement="Greedy complementarity: LOES recovers planted layers and avoids near-duplicates; top-k by "
                        "individual score does not.",
-       rule="LOES mean factor coverage ≥ coverage_min and top-k-independent picks the duplicate pair in ≥ duplicate_min "
-            "of the planted stacks",
+       rule="LOES mean factor coverage ≥ coverage_min and above top-k-independent's, top-k-independent picks the "
+            "duplicate pair in ≥ duplicate_min of the planted stacks and LOES in fewer of them",
        rejects="LOES covers no more planted factors than top-k (both take the near-copy)",
        paper="not reached")
 def claim4(rec, cfg) -> ClaimCheck:
     cov = float(np.mean(rec.coverage["loes"]))
     dup_t = float(np.mean(rec.duplicate["topk_independent"]))
     dup_l = float(np.mean(rec.duplicate["loes"]))
-    ok = cov >= cfg.coverage_min and dup_t >= cfg.duplicate_min
+    cov_t = float(np.mean(rec.coverage["topk_independent"]))
+    # LOES itself must do better than top-k on both counts (changed after the smoke run of 67dd53f: the rule read
+    # LOES's coverage and top-k's duplicates only, so LOES taking the near-copy as often as top-k passed)
+    ok = cov >= cfg.coverage_min and cov > cov_t and dup_t >= cfg.duplicate_min and dup_l < dup_t
     return ClaimCheck(f"LOES coverage {cov:.2f} (duplicates in {dup_l:.0%} of stacks); top-k-independent coverage "
-                      f"{np.mean(rec.coverage['topk_independent']):.2f}, duplicates in {dup_t:.0%}; "
-                      f"{len(rec.planted)} stacks", bool(ok), {"coverage": cov, "dup_topk": dup_t, "dup_loes": dup_l})
+                      f"{cov_t:.2f}, duplicates in {dup_t:.0%}; {len(rec.planted)} stacks", bool(ok),
+                      {"coverage": cov, "coverage_topk": cov_t, "dup_topk": dup_t, "dup_loes": dup_l})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -324,19 +354,28 @@ def claim7ft(records, cfg) -> ClaimCheck:
 @_rule("C9", statement="Selection is cheap: seconds, less than training the head.",
        rule="fastest of cost_repeats interleaved timings each: LOES selection (closed-form scores on the n_cal "
             "calibration examples) < max_select_seconds and < training the LOES head (the comparison's head, "
-            "epochs on the training split)",
-       rejects="selection costs as much as training the head",
+            "epochs on the training split), in wall-clock seconds and in CPU seconds of the process (every thread "
+            "counted) alike",
+       rejects="selection costs as much as training the head (or looks cheaper only because load slowed the "
+               "head's wall clock)",
        paper="not reached", timed=True)
 def claim9(cost: dict, cfg) -> ClaimCheck:
     s, t = float(cost["select_seconds"]), float(cost["train_seconds"])
     sel, trn = np.asarray(cost["select_all"], float), np.asarray(cost["train_all"], float)
     if sel.size == 0 or trn.size == 0 or not (np.isfinite(sel).all() and np.isfinite(trn).all()):
         return ClaimCheck("—", None, reason="no finite timing of selection and head training was recorded")
-    passed = bool(s < cfg.max_select_seconds and s < t)
-    return ClaimCheck(f"selection {s:.2f} s vs head training {t:.2f} s, ratio {s / t:.2f} (fastest of {sel.size} "
-                      f"interleaved repeats each; spread {sel.min():.2f}-{sel.max():.2f} s and {trn.min():.2f}-"
-                      f"{trn.max():.2f} s; L={cost['n_layers']}, n_cal={cost['n_cal']}, D={cost['dim']})", passed,
-                      {**cost, "ratio": s / t})
+    if "select_cpu_seconds" not in cost or "train_cpu_seconds" not in cost:
+        return ClaimCheck("—", None, reason="no CPU-time measurement of selection and head training was recorded")
+    sc, tc = float(cost["select_cpu_seconds"]), float(cost["train_cpu_seconds"])
+    if not (np.isfinite(sc) and np.isfinite(tc) and tc > 0):
+        return ClaimCheck("—", None, reason="no finite CPU timing of selection and head training was recorded")
+    # CPU seconds as well as wall clock (changed after smoke runs of 67dd53f where the head's fastest wall time
+    # rose from 0.13 s to 0.44 s with the machine's load and turned the row to reproduced): both must pass
+    passed = bool(s < cfg.max_select_seconds and s < t and sc < tc)
+    return ClaimCheck(f"selection {s:.2f} s vs head training {t:.2f} s, ratio {s / t:.2f}; in CPU seconds {sc:.2f} vs "
+                      f"{tc:.2f}, ratio {sc / tc:.2f} (fastest of {sel.size} interleaved repeats each; wall spread "
+                      f"{sel.min():.2f}-{sel.max():.2f} s and {trn.min():.2f}-{trn.max():.2f} s; L={cost['n_layers']}, "
+                      f"n_cal={cost['n_cal']}, D={cost['dim']})", passed, {**cost, "ratio": s / t, "cpu_ratio": sc / tc})
 
 
 # ----------------------------------------------------------------------------------------------
