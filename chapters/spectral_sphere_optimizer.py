@@ -317,7 +317,8 @@ def _(mo):
     Three properties that the algorithm is built to have, measured on every SSO and MuonSphere run of this
     page: before each update the retracted weight has $\sigma_\max = R$ (exact SVD, not the power iteration
     that did the retraction); SSO's direction is tangent ($|h(\lambda^\star)|$ at the solver's output); the
-    update has spectral norm $\eta R$. And msign's accuracy on the momenta it actually orthogonalises: a
+    update has spectral norm $\eta R$ (its tangency is also measured with the exact top singular pair, since the
+    solver's own $h$ uses the power iteration's). And msign's accuracy on the momenta it actually orthogonalises: a
     random square matrix has tiny singular values that eight Newton–Schulz steps do not lift to one, so the
     test is on the real momenta of the widest SSO run. The retraction's $\sigma$ comes from at most 10
     power iterations per update, warm-started from the previous update's vector; the exact check below measures
@@ -460,6 +461,19 @@ def _(mo):
     Each row is decided by the rule shown, on this run's numbers; the alternative the rule rejects is named
     under it. The paper's results at 1.7B parameters and beyond are quoted as the paper's and marked not
     testable, with the reason.
+
+    **Two rules made stricter after a second rule-breaking review** (session 5, after the smoke run of commit
+    67dd53f; thresholds unchanged). Claim 2 read the tangency $|h(\lambda^\star)|$ the solver computes with its
+    own power-iteration pair, which is the solver's stopping criterion: when the top two singular values are
+    close, ten power steps give an accurate $\sigma$ but not an accurate pair, and a direction can be tangent to
+    that pair and not to the sphere (a constructed case: $|h|$ = 2e-7 by the solver, 3.6e-2 with the exact
+    pair). It now also needs $|\langle u_1v_1^\top, \Phi\rangle| \le$ the same tolerance with the exact top pair
+    (SVD of the retracted block) and the applied direction on every tracked update; the smallest relative gap
+    between the two largest singular values is shown. Claim 6 decided on the grid's argmin only: with one
+    interior grid point, an optimum that moves by a factor 3 inside that cell passed. It now also locates the
+    optimum between grid points (the vertex of the parabola in $\log \eta$ through the argmin and its two
+    neighbours) and needs its spread within the same bound, and it decides the statement's second half:
+    AdamW's and Muon's optima must move more than the sphere optimiser's.
     """)
     return
 

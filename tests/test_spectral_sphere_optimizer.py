@@ -272,7 +272,28 @@ def test_bad_input_is_refused():
 
 
 # -- the chapter's instrumented training runs ---------------------------------------------------------------
+def test_exact_tangency_against_constructed_directions():
+    import numpy as np
+
+    from icmlbook.spectral_sphere_optimizer.experiments import exact_tangency
+
+    g = torch.Generator().manual_seed(3)
+    U, _ = torch.linalg.qr(torch.randn(6, 6, generator=g, dtype=torch.float64))
+    V, _ = torch.linalg.qr(torch.randn(9, 9, generator=g, dtype=torch.float64))
+    s = torch.tensor([2.0, 1.5, 1.0, 0.7, 0.4, 0.1], dtype=torch.float64)
+    W = (U * s) @ V[:, :6].T
+    top = torch.outer(U[:, 0], V[:, 0])
+    other = torch.outer(U[:, 1], V[:, 2]) + 0.3 * torch.outer(U[:, 3], V[:, 0])   # <top, other> = 0
+    for phi, want in ((top, 1.0), (-top, -1.0), (other, 0.0), (0.25 * top + other, 0.25)):
+        h, S = exact_tangency(W[None], (W - 0.01 * phi)[None], 0.01)
+        assert float(h[0]) == pytest.approx(want, abs=1e-10) and np.allclose(S[0].numpy(), s.numpy())
+    h, _ = exact_tangency(-W[None], (-W + 0.01 * top)[None], 0.01)            # the pair's sign cancels
+    assert float(h[0]) == pytest.approx(1.0, abs=1e-10)
+
+
 def test_train_run_measures_the_sphere_and_the_drift():
+    import numpy as np
+
     from icmlbook.spectral_sphere_optimizer.experiments import TrainSpec, code_data, train_run
 
     data = code_data(modules=("json", "textwrap", "string"))
@@ -288,6 +309,10 @@ def test_train_run_measures_the_sphere_and_the_drift():
     assert sso.sphere_deviation.max() < 2e-2 and sso.update_ratio.max() < 1e-3
     assert sso.msign_calls_per_step >= 4 and sso.solver_fallbacks == 0
     assert set(sso.act_rms) == {"blocks.0.attn_out", "blocks.0.mlp_out"}
+    # the tangency with the exact top pair, one value per tracked update; MuonSphere (lambda = 0) is far from tangent
+    ms = train_run(TrainSpec("muonsphere", lr=2e-2, **small), data)
+    assert sso.tangency_exact.shape == sso.sphere_deviation.shape == sso.top_gap.shape
+    assert np.isfinite(sso.tangency_exact).all() and ms.tangency_exact.max() > sso.tangency_exact.max()
     adamw = train_run(TrainSpec("adamw", lr=3e-3, **small), data)
     drift = max(float(abs(r[-1] / r[0] - 1)) for r in adamw.sigma_ratio.values())
     assert drift > 0.05 and adamw.sphere_deviation.size == 0          # AdamW's spectral norms move
@@ -385,7 +410,7 @@ def test_h_study_roots_lie_inside_the_bound_and_h_is_monotone():
 
 
 def _fake_run(optimizer="sso", width=64, lr=1e-2, radius=1.0, val=2.0, sphere_dev=1e-5, update=1e-4, abs_h=5e-5,
-              fallbacks=0, act=None, sigma=None, steps=40, warmup=4):
+              fallbacks=0, act=None, sigma=None, steps=40, warmup=4, exact_h=6e-5):
     import numpy as np
 
     from icmlbook.spectral_sphere_optimizer.experiments import RunResult, TrainSpec
@@ -400,7 +425,9 @@ def _fake_run(optimizer="sso", width=64, lr=1e-2, radius=1.0, val=2.0, sphere_de
                      sigma_ratio=sigma, sphere_deviation=np.full(t.size - 1, sphere_dev) if on else np.zeros(0),
                      update_ratio=np.full(t.size - 1, update) if on else np.zeros(0),
                      msign_calls_per_step=18.0 if optimizer == "sso" else 0.0, solver_fallbacks=fallbacks,
-                     seconds_per_step=0.01, n_parameters=1000, max_abs_h=abs_h if optimizer == "sso" else 3e-3)
+                     seconds_per_step=0.01, n_parameters=1000, max_abs_h=abs_h if optimizer == "sso" else 3e-3,
+                     tangency_exact=np.full(t.size - 1, exact_h if optimizer == "sso" else 3e-3) if on else np.zeros(0),
+                     top_gap=np.full(t.size - 1, 0.05) if on else np.zeros(0))
 
 
 def _cfg(**kw):
@@ -432,6 +459,23 @@ def _c2_alt():
 @claim_case("spectral_sphere_optimizer", "C2", "not reproduced", alternative="a solver that keeps its warm start")
 def _c2_alt_fallback():
     return claims.claim2([_fake_run(abs_h=1e-4, fallbacks=3)], _cfg())
+
+
+@claim_case("spectral_sphere_optimizer", "C2", "not reproduced",
+            alternative="tangent only to the power iteration's pair: |h| 2e-7 by the solver, 3.6e-2 with the exact pair")
+def _c2_alt_exact():               # a near-degenerate top pair (gap 1e-3): 100 power steps, sigma within 9e-5 (review)
+    return claims.claim2([_fake_run("sso", abs_h=2.1e-7, exact_h=3.6e-2)], _cfg())
+
+
+def test_claim2_reads_the_exact_tangency():
+    import dataclasses
+
+    import numpy as np
+
+    c = _c2_alt_exact()
+    assert c.passed is False and "with the exact top pair" in c.measured and c.values["tangency_exact"] == 3.6e-2
+    old = dataclasses.replace(_fake_run("sso"), tangency_exact=np.zeros(0))      # a run that did not record it
+    assert claims.claim2([old], _cfg()).passed is None
 
 
 def _h_world(decrease=0.0, far=0.999, root_scale=1e-3):
@@ -503,6 +547,50 @@ def _c6_ok():
 @claim_case("spectral_sphere_optimizer", "C6", "not reproduced", alternative="the optimum moves by a grid step")
 def _c6_alt():
     return claims.claim6(_transfer_world({64: 1e-2, 128: 3e-3}), _cfg())
+
+
+def _quadratic_world(best: dict[int, float], opt="sso", grid=(1e-2, 3e-2, 1e-1)):
+    """Final loss quadratic in log lr around a true optimum ``best[width]``."""
+    return [_fake_run(opt, w, lr, val=2.0 + 0.1 * math.log(lr / b) ** 2) for w, b in best.items() for lr in grid]
+
+
+def _c6_cfg():
+    return _cfg(transfer_optimizer="sso", lrs_sso=(1e-2, 3e-2, 1e-1), widths=(64, 128, 256))
+
+
+@claim_case("spectral_sphere_optimizer", "C6", "not reproduced",
+            alternative="the optimum moves by a factor 3 inside one grid cell (5.4e-2 to 1.8e-2)")
+def _c6_alt_cell():
+    runs = _quadratic_world({64: 5.4e-2, 128: 3.1e-2, 256: 1.8e-2})
+    runs += _quadratic_world({64: 1e-3, 128: 3e-3, 256: 8e-3}, "adamw", (1e-3, 3e-3, 1e-2, 3e-2))
+    return claims.claim6(runs, _c6_cfg())
+
+
+@claim_case("spectral_sphere_optimizer", "C6", "not reproduced", alternative="AdamW's optimum as stable as SSO's")
+def _c6_alt_adamw_stable():
+    runs = _quadratic_world({64: 3e-2, 128: 3e-2, 256: 3e-2})
+    runs += _quadratic_world({64: 3e-3, 128: 3e-3, 256: 3e-3}, "adamw", (1e-3, 3e-3, 1e-2))
+    return claims.claim6(runs, _c6_cfg())
+
+
+def test_claim6_locates_the_optimum_between_grid_points():
+    import numpy as np
+
+    from icmlbook.spectral_sphere_optimizer.experiments import lr_vertices
+
+    v = lr_vertices(_quadratic_world({64: 5.4e-2, 128: 3.1e-2, 256: 1.8e-2}), "sso")
+    assert v[64] == pytest.approx(5.4e-2, rel=1e-6) and v[256] == pytest.approx(1.8e-2, rel=1e-6)   # exact for a parabola
+    assert lr_vertices(_quadratic_world({64: 2e-1}), "sso") == {64: None}                             # edge: not located
+    alt = _c6_alt_cell()
+    assert alt.passed is False and alt.values["spread"] == 0.0 and alt.values["located_spread"] > 1.5
+    assert _c6_alt_adamw_stable().passed is False
+    truth = _quadratic_world({64: 3e-2, 128: 3.2e-2, 256: 2.9e-2})                                   # SSO's optimum fixed
+    truth += _quadratic_world({64: 1e-3, 128: 3e-3, 256: 8e-3}, "adamw", (1e-3, 3e-3, 1e-2, 3e-2))   # AdamW's drifting
+    ok = claims.claim6(truth, _c6_cfg())
+    assert ok.passed is True and ok.values["drift"]["adamw"][1] in ("located", "argmin"), ok.measured
+    no_rivals = claims.claim6(_quadratic_world({64: 3e-2, 128: 3e-2}), _c6_cfg())
+    assert no_rivals.passed is None and "neither AdamW nor Muon" in no_rivals.reason
+    assert np.isfinite(ok.values["located_spread"])
 
 
 def test_claim6_edge_argmin_is_not_testable():

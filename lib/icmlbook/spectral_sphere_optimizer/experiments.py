@@ -35,7 +35,7 @@ from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
            "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
            "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for",
-           "solver_comparison"]
+           "solver_comparison", "lr_vertices", "exact_tangency"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -126,6 +126,12 @@ class RunResult:
     momenta: dict | None = None                 # name -> the matrix optimiser's momentum at the end (keep_momenta)
     max_abs_h: float = float("nan")             # SSO/MuonSphere: largest |h(lambda)| of the applied direction, all steps
     solver_unconverged: int = 0                 # SSO: blocks left with |h| > tol after the solver's budget, summed
+    tangency_exact: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # SSO/MuonSphere, tracked steps: max over blocks |<u1 v1^T, Phi>| with the EXACT top singular pair (SVD) of the
+    # retracted block and the applied direction Phi = (retracted - after) / (eta R); the solver's own |h| uses its
+    # power-iteration pair
+    top_gap: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the same steps: min over blocks of (sigma_1 - sigma_2) / sigma_1 of the retracted block
 
     def momentum_blocks(self) -> list[torch.Tensor]:
         """The momenta as the matrix optimiser orthogonalises them: q/k/v split into heads (d_head rows), the other
@@ -149,6 +155,15 @@ def _block_rows(name: str, d_head: int) -> int | None:
 def _blocks(p: torch.Tensor, rows: int | None) -> torch.Tensor:
     r = p.shape[0] if rows is None else rows
     return p.detach().view(p.shape[0] // r, r, p.shape[1])
+
+
+def exact_tangency(retracted: torch.Tensor, after: torch.Tensor, step: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """For blocks (n, m, k) before and after an update ``after = retracted - step * Phi``: the tangency
+    <u1 v1^T, Phi> (n,) with the exact top singular pair of ``retracted`` (SVD, float64), and its singular values
+    (n, min(m, k)). Zero when Phi is tangent to the spectral sphere at ``retracted``; the sign of the pair cancels."""
+    U, S, Vh = torch.linalg.svd(retracted.double(), full_matrices=False)
+    phi = (retracted - after).double() / step
+    return (U[:, :, 0].unsqueeze(-1) * Vh[:, 0, :].unsqueeze(-2) * phi).sum((-2, -1)), S
 
 
 class _SpectralTracker(Callback):
@@ -180,7 +195,7 @@ class _SpectralTracker(Callback):
             self._record(trainer)
         if self._before is None:
             return
-        dev, upd = 0.0, 0.0
+        dev, upd, tan, gap = 0.0, 0.0, 0.0, float("inf")
         group_of = {id(p): g for g in self.sphere.param_groups for p in g["params"]}
         for (name, p), before in zip(self.hidden, self._before):
             st, group = self.sphere.state[p], group_of[id(p)]
@@ -189,11 +204,17 @@ class _SpectralTracker(Callback):
                 (1.0 + group["lr"] * group["alpha"] * torch.sign(R - st["sigma_before"]))
             retracted = before * factor.view(-1, 1, 1)
             after = _blocks(p, _block_rows(name, self.d_head))
-            dev = max(dev, float((torch.linalg.matrix_norm(retracted.double(), ord=2) / R - 1).abs().max()))
+            h_exact, S = exact_tangency(retracted, after, group["lr"] * R)
+            dev = max(dev, float((S[:, 0] / R - 1).abs().max()))
             step_norm = torch.linalg.matrix_norm((after - retracted).double(), ord=2) / (group["lr"] * R)
             upd = max(upd, float((step_norm - 1).abs().max()))
+            tan = max(tan, float(h_exact.abs().max()))
+            if S.shape[1] > 1:
+                gap = min(gap, float(((S[:, 0] - S[:, 1]) / S[:, 0]).min()))
         trainer.record("sphere_deviation", dev)
         trainer.record("update_ratio", upd)
+        trainer.record("tangency_exact", tan)
+        trainer.record("top_gap", gap)
         self._before = None
 
 
@@ -264,6 +285,8 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         sigma_steps=sig_steps, sigma_ratio={n: hist(f"sigma/{n}")[1] for n, _ in hidden},
         sphere_deviation=hist("sphere_deviation")[1] if on_sphere else empty,
         update_ratio=hist("update_ratio")[1] if on_sphere else empty,
+        tangency_exact=hist("tangency_exact")[1] if on_sphere else empty,
+        top_gap=hist("top_gap")[1] if on_sphere else empty,
         msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
         seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True),
         momenta={n: opt.optimizers[0].state[p]["momentum"].detach().cpu().clone() for n, p in hidden}
@@ -306,6 +329,29 @@ def log2_lr_spread(best: dict[tuple[str, int], float], optimizer: str) -> float:
         raise ValueError(f"no runs of optimizer={optimizer!r}")
     logs = np.log2(lrs)
     return float(logs.max() - logs.min())
+
+
+def lr_vertices(results: list[RunResult], optimizer: str) -> dict[int, float | None]:
+    """width -> the optimal learning rate located between grid points: the vertex of the parabola through the
+    argmin and its two neighbours, in log2 of the rate, of the final validation loss (mean over seeds); exact when
+    the loss is quadratic in log lr near its minimum. ``None`` where the argmin lies on the grid's edge (no
+    neighbour on one side). An argmin with its neighbours at the same loss gives the argmin itself."""
+    table: dict[int, dict[float, list[float]]] = {}
+    for r in results:
+        if r.spec.optimizer == optimizer:
+            table.setdefault(r.spec.width, {}).setdefault(r.spec.lr, []).append(r.final_val_loss)
+    out: dict[int, float | None] = {}
+    for w, by_lr in table.items():
+        lrs = sorted(by_lr)
+        loss = [float(np.mean(by_lr[lr])) for lr in lrs]
+        i = min(range(len(lrs)), key=lambda j: (loss[j], lrs[j]))
+        if i == 0 or i == len(lrs) - 1:
+            out[w] = None
+            continue
+        x = np.log2(lrs[i - 1:i + 2])
+        a, b, _ = np.polyfit(x, loss[i - 1:i + 2], 2)
+        out[w] = float(2.0 ** (-b / (2 * a))) if a > 0 else float(lrs[i])
+    return out
 
 
 def power_law_fit(x, y, level: float = 0.95) -> tuple[float, float, float]:
