@@ -519,9 +519,9 @@ def _(mo):
     In $a\to b\to c$, $a\to c$, the unit of $a$ can reach $c$ twice. The only $z^2$ monomial is
     therefore $z_az_bz_c^2$, so only the sink is over-dispersed. In general a node $j$ is
     over-dispersed ($\mathrm{Var}X_j > EX_j$) exactly when some source has two directed paths to
-    it, and a graph can have none, one or several such nodes. We test every node on its own (level
-    0.01/4 per node) on motifs with none, one and two, latent ones included, so the rule does not
-    presuppose a single sink.
+    it, and a graph can have none, one or several such nodes. We test every node on its own (at the
+    chapter's test level divided by 4, the number of nodes of the largest motif) on motifs with none, one
+    and two, latent ones included, so the rule does not presuppose a single sink.
     """)
     return
 
@@ -573,7 +573,7 @@ def _(local_res, plots):
 
 
 @app.cell
-def _(local_res, mo):
+def _(cfg, local_res, mo):
     _miss, _spur = local_res.feature_error[:, 0], local_res.feature_error[:, 1]
     if _spur[-1] == 0 and _miss[-1] > 0:
         _compare = "At the largest N every error is a miss: no absent monomial was detected."
@@ -589,16 +589,16 @@ def _(local_res, mo):
     {', '.join(f'{c:.0%}' for c in local_res.contains_truth)} of cases at N =
     {', '.join(f'{n:,}' for n in local_res.ns)}. A present monomial is missed in
     {', '.join(f'{m:.0%}' for m in _miss)} of its queries; an absent one is detected in
-    {', '.join(f'{m:.1%}' for m in _spur)} (the test level is 1%). {_compare}*""")
+    {', '.join(f'{m:.1%}' for m in _spur)} (the test level is {cfg.level * 100:g} %). {_compare}*""")
     return
 
 
 @app.cell
 def _(cfg, mo):
     mo.md(rf"""
-    ### Claims 7, 11 and 12: end to end on 10-node graphs with latent confounders
+    ### Claims 7, 11 and 12: end to end on {cfg.e2e_nodes}-node graphs with latent confounders
 
-    We compare six methods on the same data, with random graphs of in-degree 1.5 and latent roots
+    We compare six methods on the same data, with random graphs of in-degree {cfg.e2e_in_degree:g} and latent roots
     that each have two or three observed children:
 
     * **ours**, in two forms: as described above, and a variant that keeps, among each triple's best
@@ -828,7 +828,7 @@ def _(mo):
     ## Live playground
 
     Draw a random LC-PB-SCM and learn it from data. Our learner and PC run on the same samples.
-    With 50,000 samples and 10 nodes it takes a few seconds. The dropdown redraws the trie of the
+    The dropdown redraws the trie of the
     example cascade for another source.
     """)
     return
@@ -914,8 +914,8 @@ def _(mo):
     * **No paper text.** We reached only the abstract. The closed-form PGF, the trie reading, the
       local-PGF tests, the configuration space of the table (25 DAGs × subsets of
       $\{L_{AB},L_{AC},L_{BC},L_{ABC}\}$, latents as roots) and the whole learning algorithm are our
-      reconstructions, following the dossier. The 13/4 and 129/80 counts are *ours*; the paper's
-      table may use a different latent space, for example latent mediators.
+      reconstructions, following the dossier. The class counts of the table (shown above) are *ours*;
+      the paper's table may use a different latent space, for example latent mediators.
     * **Monomial equivalence made testable.** The paper speaks of local PGFs. We read the support
       through signs of zero-conditioned factorial cumulants ("dominance queries") with delta-method
       p-values; claim 10 shows how many classes the queries of degree 4 and 3 separate. The learner
@@ -938,7 +938,7 @@ def _(mo):
       carries no licence, and we did not copy it. It uses our skeleton rather than its BIC hill
       climbing. PC and FCI come from causal-learn with Fisher-z; we did not run GIN, RCD or GES.
     * **Metrics.** Our SHD over mixed graphs counts an undetermined mark as an error. This penalises
-      the cautious methods (ours and FCI) more than PC. The precision of an empty prediction is
+      the methods that leave marks undetermined (ours and FCI are built to). The precision of an empty prediction is
       undefined (never 1), and the spurious-arrow rate is always read with the recall beside it, so
       a learner that abstains wins nothing.
     * **No real data** (see above), and no GPU scale: the `full` profile only widens the CPU sweeps.
