@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from scipy import stats
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("jaxley")
@@ -407,7 +408,7 @@ NAMES = ("x", "y", "height", "angle", "gna")
 
 def fake_study(nrmse=0.05, sbc_p=0.4, cov=0.9, logq_gap=2.0, ref_gain=-0.03, loss_ratio=0.3, acc=0.92, oracle=0.95,
                pm=0.80, mixed_gap=0.06, sweep=(0.90, 0.92, 0.93), t_npe=0.01, t_go=2.0, n=8, seed=0, npe_mean=None,
-               same_gap=None):
+               same_gap=None, n_sbc=100):
     rng = np.random.default_rng(seed)
     noise = lambda s=0.01: s * rng.standard_normal(n)
     theta = rng.random((n, 5))
@@ -420,7 +421,8 @@ def fake_study(nrmse=0.05, sbc_p=0.4, cov=0.9, logq_gap=2.0, ref_gain=-0.03, los
     same = A if same_gap is None else dict(A, **{"linear summation": A["NPE + refinement"] - same_gap + noise()})
     loss_ref = np.abs(0.1 + noise()[:, None] * np.ones((1, 2)))
     return SimpleNamespace(names=NAMES, low=np.zeros(5), high=np.ones(5), nrmse=np.full(5, nrmse) + [0, 0, 0, 0, 0.05],
-                           prior_nrmse=0.289, sbc_theta=np.zeros((40, 5)), n_spikes=300, sbc_p=np.full(5, sbc_p),
+                           prior_nrmse=0.289, sbc_theta=np.zeros((n_sbc, 5)), n_spikes=300, sbc_p=np.full(5, sbc_p),
+                           sbc_ranks=rng.integers(0, 101, (n_sbc, 5)), sbc_samples=np.zeros((n_sbc, 100, 5)),
                            coverage90=np.full(5, cov), logq_designed=-6 + noise(0.5), logq_random=-6 - logq_gap + noise(0.5),
                            test_theta=theta, npe_samples=npe, refined=refined, loss_npe=loss_ref * 2, loss_refined=loss_ref,
                            loss_gradient_only=loss_ref.min(1) / loss_ratio,
@@ -453,6 +455,47 @@ def _c1c_ok():
 @claim_case("hh_mea_inference", "C1c", "not reproduced", alternative="an over-confident posterior (coverage 0.7)")
 def _c1c_alt():
     return claims.claim1c(fake_study(cov=0.7, sbc_p=1e-5), CFG)
+
+
+def _gaussian_sbc(width, n_sbc, seed=1):
+    """SBC on a Gaussian toy: the truth ~ N(0, 1) per parameter, the 'posterior' N(0, width²) (the second review)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.standard_normal((n_sbc, 5))
+    samples = width * rng.standard_normal((n_sbc, 100, 5))
+    s = fake_study(n_sbc=n_sbc)
+    s.sbc_theta, s.sbc_samples = truth, samples
+    s.sbc_ranks = inference.sbc_ranks(samples, truth)
+    s.sbc_p = inference.rank_uniformity_p(s.sbc_ranks, 100)
+    s.coverage90 = inference.coverage(samples, truth, 0.9)
+    return s
+
+
+@claim_case("hh_mea_inference", "C1c", "not reproduced",
+            alternative="a posterior 1.5× too wide on 100 SBC cells (90 % coverage 0.99: the old rule passed it)")
+def _c1c_alt_wide():
+    return claims.claim1c(_gaussian_sbc(1.5, 100), CFG)
+
+
+def test_claim1c_rejects_a_too_wide_posterior_and_says_when_it_cannot():
+    wide = _gaussian_sbc(1.5, 100)
+    assert (np.abs(wide.coverage90 - 0.9) <= 0.1).all()              # the coverage half cannot see it
+    c = _c1c_alt_wide()
+    assert c.passed is False and min(c.values["spread_p"]) < CFG.sbc_alpha / 5 and c.values["power"] >= 0.8
+    assert claims.claim1c(_gaussian_sbc(1.0, 100), CFG).passed is True          # calibrated: passes
+    small = claims.claim1c(_gaussian_sbc(1.0, 40), CFG)                          # smoke's 40 cells: too little power
+    assert small.passed is None and "40 SBC cells" in small.reason
+    assert claims.claim1c(_gaussian_sbc(0.6, 40), CFG).passed is False           # over-confidence still fails there
+
+
+def test_rank_spread_test_is_calibrated_and_its_power_matches_a_direct_simulation():
+    g = np.random.default_rng(5)
+    p = np.concatenate([inference.rank_spread_p(g.integers(0, 101, (60, 10)), 100, draws=4000, seed=s)
+                        for s in range(20)])                               # 200 calibrated parameters
+    assert stats.kstest(p, "uniform").pvalue > 0.01
+    level = 0.01 / 5
+    direct = np.mean([(inference.rank_spread_p(_gaussian_sbc(1.5, 100, seed=s).sbc_ranks, 100, draws=4000)
+                       < level).mean() for s in range(40)])
+    assert abs(inference.rank_spread_power(100, 100, 1.5, level) - direct) < 0.12
 
 
 @claim_case("hh_mea_inference", "C2", "reproduced")
@@ -609,6 +652,20 @@ def _c6_alt():
     return claims.claim6(fake_study(sweep=(0.80, 0.90, 0.93)), CFG)
 
 
+@claim_case("hh_mea_inference", "C6", "not reproduced",
+            alternative="NPE at 30 spikes no better than the prior-mean cell, within 0.05 of N = 3000 (second review)")
+def _c6_alt_prior_level():
+    return claims.claim6(fake_study(pm=0.86, sweep=(0.86, 0.89, 0.90)), CFG)
+
+
+def test_claim6_uses_paired_bounds():
+    assert _c6_ok().passed is True and _c6_alt_prior_level().passed is False
+    st = fake_study(sweep=(0.90, 0.92, 0.93))               # a mean drop of 0.03, but 0.12 on half the cells
+    st.sweep_accuracy = st.sweep_accuracy.copy()
+    st.sweep_accuracy[0] = st.sweep_accuracy[2] - np.r_[np.full(4, 0.12), np.full(4, -0.06)]
+    assert claims.claim6(st, CFG).values["drop_lo"] < -CFG.mild_drop and claims.claim6(st, CFG).passed is False
+
+
 @claim_case("hh_mea_inference", "C7", "reproduced")
 def _c7_ok():
     return claims.claim7(fake_study(t_npe=0.01, t_go=2.0), CFG)
@@ -678,7 +735,7 @@ CASES = [(f, o) for f, o in [(_c1_ok, True), (_c1_alt, False), (_c1c_ok, True), 
                              (_c2_alt, False), (_c3_ok, True), (_c3_alt, False), (_c3_alt_posterior_mean, False), (_c3_alt_averaging, False),
                              (_c3b_ok, True), (_c3b_alt, False), (_c3b_alt_exact, False),
                              (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False),
-                             (_c6_ok, True), (_c6_alt, False), (_c7_ok, True), (_c7_alt, False),
+                             (_c6_ok, True), (_c6_alt, False), (_c6_alt_prior_level, False), (_c1c_alt_wide, False), (_c7_ok, True), (_c7_alt, False),
                              (_c7_alt_loaded_run, False)]]
 
 

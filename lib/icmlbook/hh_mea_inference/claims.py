@@ -12,6 +12,7 @@ import numpy as np
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ..runtime.stats import EffectBound, effect_bound
 from .config import HHMEAConfig
+from .inference import rank_spread_p, rank_spread_power
 
 GEOMETRY = ("x", "y", "height", "angle")
 
@@ -67,16 +68,35 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
 
 
 @claim_rule("C1c", statement="The amortised posterior is calibrated.",
-            rule="SBC ranks uniform by a χ² test at level sbc_alpha (0.01) Bonferroni-divided over the parameters, and "
-                 "every parameter's 90 % central-interval coverage within coverage_tol (0.1) of 0.9",
-            rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, coverage off by more than 0.1)",
+            rule="SBC ranks uniform by a χ² test, and their spread (variance of the normalised ranks) not different from "
+                 "uniform ranks' by a two-sided Monte Carlo test, each at level sbc_alpha (0.01) Bonferroni-divided over "
+                 "the parameters; every parameter's 90 % central-interval coverage within coverage_tol (0.1) of 0.9; "
+                 "undecided when the spread test would reject a posterior sbc_wide (1.5) times too wide with probability "
+                 "below sbc_power (0.8) at this number of SBC cells",
+            rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, too large or too small a rank spread, "
+                    "coverage off by more than 0.1), e.g. a posterior 1.5 times too wide",
             paper="not reached")
 def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (the second review): a posterior too wide could not fail (90 % coverage <= 1.0 is always
+    # within 0.1 of 0.9, and the 10-bin χ² has little power); the rank-spread test and its power check added.
     p = np.asarray(study.sbc_p)
     cov = np.asarray(study.coverage90)
-    ok = bool((p >= cfg.sbc_alpha / len(p)).all() and (np.abs(cov - 0.9) <= cfg.coverage_tol).all())
-    return ClaimCheck("SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; 90 % coverage "
-                      + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, cov)), ok)
+    ranks = np.asarray(study.sbc_ranks)
+    n_obs, L = ranks.shape[0], np.asarray(study.sbc_samples).shape[1]
+    level = cfg.sbc_alpha / len(p)
+    ps = rank_spread_p(ranks, L)
+    power = rank_spread_power(n_obs, L, cfg.sbc_wide, level)
+    old = bool((p >= level).all() and (np.abs(cov - 0.9) <= cfg.coverage_tol).all())
+    ok = old and bool((ps >= level).all())
+    txt = ("SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; rank-spread p "
+           + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, ps)) + "; 90 % coverage "
+           + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, cov))
+           + f"; power against a posterior {cfg.sbc_wide:g}× too wide {power:.2f} ({n_obs} cells)")
+    values = {"spread_p": ps.tolist(), "power": power}
+    if ok and power < cfg.sbc_power:
+        return ClaimCheck(txt, None, values, reason=f"{n_obs} SBC cells: the rank-spread test rejects a posterior "
+                          f"{cfg.sbc_wide:g}× too wide with probability {power:.2f} only (below {cfg.sbc_power:g})")
+    return ClaimCheck(txt, ok, values)
 
 
 @claim_rule("C2", statement="Designed features carry more information about θ than an equal-dimension summary of "
@@ -186,16 +206,28 @@ def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
 
 
 @claim_rule("C6", statement="A few minutes of recording suffice: accuracy degrades only mildly with fewer averaged spikes.",
-            rule="NPE accuracy (mean over test cells) at the fewest spikes of the sweep >= that at the most minus mild_drop "
-                 "(0.05)",
-            rejects="accuracy that falls by more than 0.05 when the EI averages few spikes",
+            rule="paired over test cells: NPE accuracy at the fewest spikes of the sweep minus at the most, 95 % CI lower "
+                 "bound > −mild_drop (0.05); and NPE accuracy at the fewest spikes minus the prior-mean cell's, 95 % CI "
+                 "lower bound > 0; " + _DROPS,
+            rejects="accuracy that falls by more than 0.05 when the EI averages few spikes, or an NPE at few spikes no "
+                    "better than the population-average cell (the EI then carries nothing)",
             paper="HH models fit from only a few minutes of recording (abstract)")
 def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
-    acc = np.asarray(study.sweep_accuracy).mean(1)
+    # Changed in session 5 (the second review): a point comparison of means on 5-20 cells, and mild_drop larger than
+    # the whole informative range at smoke (prior-mean cell 0.860 vs NPE 0.892); now paired bounds, and the fewest
+    # spikes must still beat the prior-mean cell (stricter only).
+    sweep = np.asarray(study.sweep_accuracy)
+    acc = sweep.mean(1)
     order = np.argsort(np.asarray(study.sweep_n))  # fewest spikes against most, whatever order the sweep was given in
-    ok = acc[order[0]] >= acc[order[-1]] - cfg.mild_drop
-    return ClaimCheck("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc)), bool(ok),
-                      {"acc": acc.tolist()})
+    few, most = sweep[order[0]], sweep[order[-1]]
+    e_drop = effect_bound(few - most, -cfg.mild_drop, side="lower", nonfinite="drop")
+    e_pm = paired_effect(few - np.asarray(study.accuracy["prior-mean"]), "lower")
+    c_d, c_p = _decide(e_drop, cfg, "", {}), _decide(e_pm, cfg, "", {})
+    return ClaimCheck("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc))
+                      + f"; fewest minus most {_ci_text(e_drop)} (limit −{cfg.mild_drop:g}); fewest minus the prior-mean "
+                      f"cell {_ci_text(e_pm)}" + (c_d.measured or c_p.measured), bool(c_d.passed) and bool(c_p.passed),
+                      {"acc": acc.tolist(), "drop_lo": e_drop.lo, "over_prior_mean_lo": e_pm.lo},
+                      reason=c_d.reason or c_p.reason)
 
 
 @claim_rule("C7", statement="Amortised inference is rapid: well under a second per cell, orders of magnitude faster "

@@ -46,6 +46,8 @@ class HHMEAConfig(ProfileConfig):
     Thresholds of the claims
         geom_nrmse : C1, posterior-mean error of x, y, angle, height / prior range must be below this;
         sbc_alpha : C1, level of the rank-uniformity test; coverage_tol : C1, |coverage - nominal| of 90 % intervals;
+        sbc_wide, sbc_power : C1c (session 5), the rank-spread test must reject a posterior sbc_wide times too wide
+            with probability >= sbc_power at this profile's number of SBC cells, else the row is undecided;
         acc_target : C4, accuracy at least this; oracle_gap : C4, at most this below the oracle;
         mild_drop : C6, accuracy at the fewest spikes at most this below the most;
         speed_s : C7, seconds per cell for amortised inference; npe_timing_repeats : C7, timed calls of the
@@ -89,6 +91,8 @@ class HHMEAConfig(ProfileConfig):
     geom_nrmse: PositiveFloat = 0.1
     sbc_alpha: Probability = 0.01
     coverage_tol: Probability = 0.1
+    sbc_wide: Float(gt=1) = 1.5
+    sbc_power: Probability = 0.8
     acc_target: Probability = 0.85
     oracle_gap: Probability = 0.05
     mild_drop: Probability = 0.05
