@@ -633,6 +633,14 @@ def _(mo):
       because "non-increasing" let a weight decay that keeps a 90-fold delay, or a world with no
       grokking at all, pass. The control of claim 8 must also fit its training set, because a control
       that never trains says nothing about generalising after memorising.
+    - **Rules changed again after that run** (a second pass over the rewritten rules, session 5; stricter
+      only, each breaking input a test case that must fail). Claim 6 needs the delay removed in *every*
+      replicate (ratio above 2 at the smallest and at most 2 at the largest weight decay), because the
+      mean let one replicate keep a 3.9-fold delay. The control of claim 8 must hold its training fit to
+      the last step and must not generalise even partly: its test accuracy may at no evaluation exceed
+      the midpoint between chance ($1/p$) and the 90 % threshold, because "below 90 %" let a control at
+      85 % pass. Claim 3 with a single replicate is undecided only when the parts one replicate can
+      decide hold (before, it escaped to "needs 2 replicates" with $\epsilon_{\rm test}$ missed).
     - **Test loss.** We use the exact population loss $\frac12(\theta-\theta^*)^\top\Sigma(\theta-\theta^*)$
       rather than an estimate on held-out samples.
     - **The network.** The paper's network experiments were not reachable. Ours is a reconstruction in

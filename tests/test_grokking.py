@@ -658,6 +658,30 @@ def _c6_nothing_to_remove():
                                                          t_gen_tradeoff=base.t_fit_tradeoff.copy()), CFG)
 
 
+@claim_case("grokking", "C6", "not reproduced",
+            alternative="one replicate of three keeps a 3.9-fold delay at the largest weight decay (the mean is 1.97)")
+def _c6_one_replicate_keeps_delay():
+    # second review rev2 (session 5): the mean ratio at the largest λ passed at most 2 with one replicate at 3.9
+    base = _elim_world(0.9)
+    t_gen = base.t_gen_tradeoff.copy()
+    t_gen[:, -1] = base.t_fit_tradeoff[:, -1] * np.array([1.0, 1.0, 3.9])
+    return claims.claim6_elimination(dataclasses.replace(base, t_gen_tradeoff=t_gen), CFG)
+
+
+@claim_case("grokking", "C3", "not reproduced", alternative="isotropic features, one replicate (no interval to escape to)")
+def _c3_isotropic_one_replicate():
+    # second review rev2: with one replicate the rule answered "needs at least 2" although ε_test was missed
+    w = _n_world(True)
+    return claims.claim3_generalisation(dataclasses.replace(w, final_test=w.final_test[:1], final_train=w.final_train[:1],
+                                                            test_floor=w.test_floor[:1], t_gen=w.t_gen[:1]), CFG)
+
+
+def test_claim3_one_replicate_of_the_claimed_world_is_undecided():
+    w = _n_world(False)
+    res = claims.claim3_generalisation(dataclasses.replace(w, final_test=w.final_test[:1], t_gen=w.t_gen[:1]), CFG)
+    assert res.passed is None and "2" in res.reason
+
+
 def test_claim6_small_init_that_never_fits_fails():
     base = _elim_world(0.9)
     res = claims.claim6_elimination(dataclasses.replace(base, t_fit_small=np.full(3, np.inf),
@@ -728,6 +752,24 @@ def _c8b_never_fits():
     w = _nn_world()
     bad = dataclasses.replace(w.control, t_fit=np.full(3, np.inf), train_acc=np.full((3, 2), 0.2))
     return claims.claim8b_nn_control(dataclasses.replace(w, control=bad), CFG)
+
+
+@claim_case("grokking", "C8b", "not reproduced",
+            alternative="a control without weight decay that generalises partly (85 % test accuracy, under the 90 % "
+                        "threshold)")
+def _c8b_partial():
+    # second review rev2: "none reaches the threshold" passed a control at 85 % (chance is 1/p)
+    w = _nn_world()
+    part = dataclasses.replace(w.control, test_acc=np.array([[0.0, 0.85]] * 3))
+    return claims.claim8b_nn_control(dataclasses.replace(w, control=part), CFG)
+
+
+@claim_case("grokking", "C8b", "not reproduced",
+            alternative="a control that fits the training set once and then loses it (final train accuracy 0.2)")
+def _c8b_unlearns():
+    w = _nn_world()
+    lost = dataclasses.replace(w.control, train_acc=np.array([[1.0, 0.2]] * 3))
+    return claims.claim8b_nn_control(dataclasses.replace(w, control=lost), CFG)
 
 
 def test_claim1_non_finite_scale_fails_and_says_why():

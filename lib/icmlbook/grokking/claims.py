@@ -229,13 +229,14 @@ def claim3_generalisation(sweep: SampleSizeSweep, cfg: GrokkingConfig) -> ClaimC
     with np.errstate(divide="ignore", invalid="ignore"):
         slopes = np.array([_slope(np.log(sweep.ns), np.log(sweep.final_test[s])) for s in range(S)])
     ci = seed_interval(slopes)
-    if ci is None and np.all(np.isfinite(slopes)):
-        return _too_few(S)
-    falls = ci is not None and ci.hi < 0
-    parts = {f"ε_test not reached at n={sweep.n_ref}": at_ref < cfg.eps_test, "means not strictly decreasing": decreasing,
-             "slope interval not below 0": falls}
+    one = ci is None and np.all(np.isfinite(slopes))  # a single replicate: no interval over replicates
+    if one and at_ref < cfg.eps_test and decreasing:
+        return _too_few(S)  # undecided only when the parts one replicate can decide hold
+    parts = {f"ε_test not reached at n={sweep.n_ref}": at_ref < cfg.eps_test, "means not strictly decreasing": decreasing}
+    if not one:
+        parts["slope interval not below 0"] = ci is not None and ci.hi < 0
     trail = ", ".join(f"{v:.2g}" for v in mean)
-    slope_text = ci.text(2) if ci is not None else "not finite"
+    slope_text = ci.text(2) if ci is not None else ("one replicate" if one else "not finite")
     measured = (f"final test loss {at_ref:.2g} at n={sweep.n_ref}; over n={list(map(int, sweep.ns))}: {trail}; "
                 f"log-log slope in n {slope_text}" + _failing(parts))
     return ClaimCheck(measured, all(parts.values()), {"mean_final_test": mean, "at_n_ref": at_ref,
@@ -334,12 +335,13 @@ _F6 = _T["small_init_factor"]
     statement="Grokking is eliminated by a small initialisation, or by a weight decay near s_min at the price "
               "of larger final training and test errors.",
     rule=f"small init: finite times and t_gen ≤ {_F6:g} t_fit in every replicate, while the large init at the same "
-         f"λ delays (t_gen > {_F6:g} t_fit in every replicate); trade-off: mean t_gen/t_fit non-increasing in λ, above "
-         f"{_F6:g} at the smallest λ and at most {_F6:g} at the largest, while the mean final train and test losses "
+         f"λ delays (t_gen > {_F6:g} t_fit in every replicate); trade-off: mean t_gen/t_fit non-increasing in λ, and in "
+         f"every replicate t_gen/t_fit above {_F6:g} at the smallest λ and at most {_F6:g} at the largest, while the mean final train and test losses "
          "are non-decreasing (and higher at the largest λ than at the smallest)",
     rejects=f"a small init that still delays generalisation (t_gen > {_F6:g} t_fit), a large weight decay that "
-            "keeps the delay (a ratio that falls but stays large), one that removes it at no cost in error, or a "
-            "world without grokking to remove (no delay at the large init either)",
+            "keeps the delay (a ratio that falls but stays large, in the mean or in one replicate), one that "
+            "removes it at no cost in error, or a world without grokking to remove (no delay at the large init "
+            "either)",
     paper="abstract: grokking “can be amplified or eliminated in a principled manner through proper "
           "hyperparameter tuning”; the conditions: not reached",
 )
@@ -353,7 +355,9 @@ def claim6_elimination(res: EliminationTradeoff, cfg: GrokkingConfig) -> ClaimCh
     train = res.final_train.mean(axis=0)
     test = res.final_test.mean(axis=0)
     ratio_ok = bool(np.all(np.isfinite(ratio)) and np.all(np.diff(ratio) <= 0))
-    removed = bool(np.all(np.isfinite(ratio)) and ratio[0] > _F6 and ratio[-1] <= _F6)
+    per_rep = res.t_gen_tradeoff / res.t_fit_tradeoff  # (S, R): the delay is removed in every replicate
+    removed = bool(np.all(np.isfinite(per_rep[:, [0, -1]])) and np.all(per_rep[:, 0] > _F6)
+                   and np.all(per_rep[:, -1] <= _F6))
     cost_ok = bool(np.all(np.diff(train) >= 0) and np.all(np.diff(test) >= 0)
                    and train[-1] > train[0] and test[-1] > test[0])
     small_text = (f"t_gen/t_fit ≤ {np.max(res.t_gen_small / res.t_fit_small):.2f}" if finite else
@@ -361,7 +365,9 @@ def claim6_elimination(res: EliminationTradeoff, cfg: GrokkingConfig) -> ClaimCh
                   "never fit or generalise")
     parts = {"small init": small_ok, f"no delay > {_F6:g} t_fit at the large init": delay_ok,
              "ratio not non-increasing in λ": ratio_ok,
-             f"delay not removed (ratio > {_F6:g} at the largest λ, or ≤ {_F6:g} at the smallest)": removed,
+             f"delay not removed in every replicate (a ratio > {_F6:g} at the largest λ, or ≤ {_F6:g} at the "
+             f"smallest; per replicate {np.max(per_rep[:, -1]):.3g} at most and {np.min(per_rep[:, 0]):.3g} at least)":
+             removed,
              "no cost in error": cost_ok}
     measured = (f"ν={res.nu_small:g}: {small_text} (ν={res.nu_large:g}: {np.min(large):.0f}–{np.max(large):.0f}); "
                 f"λ/s_min {res.lam_ratios.min():g}→{res.lam_ratios.max():g}: t_gen/t_fit "
@@ -449,9 +455,11 @@ def claim8_nn_transfer(grid: NNGrid, cfg: GrokkingConfig) -> ClaimCheck:
     statement="Without weight decay the same network does not generalise within the whole step budget (the "
               "control of claim 8).",
     rule="every control network (λ = 0, trained for all nn_steps) fits the training set (train accuracy ≥ "
-         "nn_fit_accuracy) and none reaches the test-accuracy threshold",
-    rejects="weight decay is not needed: a network without it also generalises within the budget (or a control "
-            "that never fits the training set, which says nothing about generalising after memorising)",
+         "nn_fit_accuracy, and still at the last step) and none generalises: its test accuracy stays, at every "
+         "evaluation, at most halfway from chance (1/p) to the test-accuracy threshold",
+    rejects="weight decay is not needed: a network without it also generalises within the budget, fully or "
+            "partly (85 % test accuracy, just under the threshold); or a control that never fits the training set, "
+            "or fits and then unlearns it, which says nothing about generalising after memorising",
     paper="not reached",
 )
 def claim8b_nn_control(grid: NNGrid, cfg: GrokkingConfig) -> ClaimCheck:
@@ -468,11 +476,21 @@ def claim8b_nn_control(grid: NNGrid, cfg: GrokkingConfig) -> ClaimCheck:
     if ran < cfg.nn_steps:
         return ClaimCheck(measured + f"; the control stopped before nn_steps={cfg.nn_steps}", False,
                           {"final_test_acc": final, "grokked": grokked})
-    unfit = int(np.sum(~np.isfinite(run.t_fit)))
+    unfit = int(np.sum(~np.isfinite(run.t_fit) | (run.train_acc[:, -1] < run.fit_accuracy)))
     if unfit:
-        return ClaimCheck(measured + f"; fails: {unfit} control(s) never reached {run.fit_accuracy:.0%} train accuracy",
-                          False, {"final_test_acc": final, "grokked": grokked, "unfit": unfit})
-    return ClaimCheck(measured, grokked == 0, {"final_test_acc": final, "grokked": grokked, "steps": ran})
+        return ClaimCheck(measured + f"; fails: {unfit} control(s) not at {run.fit_accuracy:.0%} train accuracy "
+                          "(never reached, or lost by the last step)", False,
+                          {"final_test_acc": final, "grokked": grokked, "unfit": unfit})
+    # "does not generalise": not only below the grokking threshold, but no closer to it than to chance
+    ceiling = 0.5 * (1.0 / run.p + run.grok_accuracy)
+    best = run.test_acc.max(axis=1)
+    partial = int(np.sum(best > ceiling))
+    measured += f"; best test accuracy {best.max():.2f} (at most {ceiling:.2f} allowed)"
+    if partial:
+        measured += f"; fails: {partial} control(s) above {ceiling:.2f} test accuracy (partial generalisation)"
+    return ClaimCheck(measured, grokked == 0 and partial == 0,
+                      {"final_test_acc": final, "best_test_acc": best, "ceiling": ceiling, "grokked": grokked,
+                       "steps": ran})
 
 
 # --------------------------------------------------------------------------------------------
