@@ -418,6 +418,11 @@ def _(cfg, claims, earth, mo):
     mo.md(f"""
     ## The paper's own data: volcanoes on the globe
 
+    OLLA and ULLA are trained on the catalogue's training split with {cfg.earth_seeds} seeds each (the same
+    split, fresh initialisation and noise) and scored by the JSD of 2000 samples to the held-out points. With
+    so few test points even a perfect model's JSD is far from 0, so "learned" is measured against a floor,
+    2000 draws of the training points scored the same way, not against 0.
+
     {check4e.sentence("Claim 4 on the volcano catalogue")}
     """)
     return (check4e,)
@@ -639,7 +644,10 @@ def _(mo):
       turned red on a bad row, so a benchmark study that returned no rows was reported reproduced. They now
       fail, naming the reason, on an empty study, on fewer seeds than `bench_seeds`, on a seed where OLLA or
       ULLA is missing, and on any non-finite number. Stricter only: no executed row changes (the benchmarks
-      run in `full` only).
+      run in `full` only). Claim 4e (the volcano catalogue) rested on one training seed and a point
+      comparison against the 0.02 margin, with "learned" meaning below the uniform law; it now trains three
+      seeds on the same split and decides on the paired t-bound, with "learned" against the training points'
+      own score (the session-4 default had it reproduced on the old rule).
     - **Thresholds** (1e-3 mean |h|, 0.02 JSD, a 2× ratio of operations, p ≥ 0.05, half the uniform-to-oracle
       gap, 0.1 for landing's violation on the torus, 1 % drops) are ours, fixed in the config.
       Claim 6 was decided on wall-clock time until the session-3 runs and on operation counts since (its

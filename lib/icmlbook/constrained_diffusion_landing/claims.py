@@ -247,16 +247,35 @@ def claim8(sweep: dict) -> ClaimCheck:
 
 
 @claim_rule("C4e", statement="On the paper's own S² data (volcano catalogue), ULLA at half the steps matches OLLA.",
-            rule="JSD(ULLA) <= JSD(OLLA) + 0.02 and both below the uniform law's JSD",
-            rejects="ULLA worse by more than 0.02 JSD on real data, or models no better than uniform",
+            rule="over earth_seeds training seeds on one split: the one-sided 95 % upper t-bound of the paired JSD "
+                 "difference ULLA − OLLA <= 0.02, and OLLA and ULLA on every seed at most floor + 0.5 × (uniform − "
+                 "floor), the floor being 2000 draws of the training points scored the same way",
+            rejects="ULLA worse by more than 0.02 JSD on real data, or models that closed less than half the gap from the "
+                    "uniform law to the training data's own score",
             paper="comparable quality on the earth-science data sets (abstract's benchmark; table not reached)")
 def claim4e(earth: dict | None, cfg: LandingConfig) -> ClaimCheck:
+    """Changed in session 5 (the session-4 review, "real at default"): the rule was a point comparison
+    JSD(ULLA) <= JSD(OLLA) + 0.02 on one training seed, with "learned" meaning below the uniform law; on 84 test
+    points the sampling noise of a JSD difference alone is about a third of the margin. Stricter only."""
     if earth is None:
         return ClaimCheck("—", None, reason="this profile does not train on the earth catalogues")
-    o, u, un = earth["OLLA"]["jsd"], earth["ULLA"]["jsd"], earth["uniform_jsd"]
-    ok = u <= o + cfg.parity_margin and o < un and u < un
-    return ClaimCheck(f"volcano ({earth['n_train']} train / {earth['n_test']} test points): JSD OLLA {o:.4f} "
-                      f"(NFE {earth['OLLA']['nfe']}), ULLA {u:.4f} (NFE {earth['ULLA']['nfe']}), uniform {un:.4f}", bool(ok))
+    rows = earth.get("rows") or []
+    if len(rows) < 2:
+        return ClaimCheck("—", None, reason=f"{len(rows)} training seeds on the volcano catalogue; the paired bound needs "
+                                            "at least two")
+    o = np.array([r["OLLA"]["jsd"] for r in rows], dtype=float)
+    u = np.array([r["ULLA"]["jsd"] for r in rows], dtype=float)
+    un = np.array([r["uniform_jsd"] for r in rows], dtype=float)
+    fl = np.array([r["floor_jsd"] for r in rows], dtype=float)
+    mean, up = mean_t_bound(u - o, cfg.level)
+    learned = {m: bool(_learned(v, fl, un, cfg.learned_fraction).all()) for m, v in (("OLLA", o), ("ULLA", u))}
+    ok = up <= cfg.parity_margin and all(learned.values())           # NaN: bound NaN, not learned: fails
+    return ClaimCheck(f"volcano ({earth['n_train']} train / {earth['n_test']} test points, {len(rows)} seeds): JSD OLLA "
+                      f"{o.mean():.4f} (NFE {rows[0]['OLLA']['nfe']}), ULLA {u.mean():.4f} (NFE {rows[0]['ULLA']['nfe']}), "
+                      f"uniform {un.mean():.4f}, floor {fl.mean():.4f} (learned below "
+                      f"{np.mean(fl + cfg.learned_fraction * (un - fl)):.4f}); ULLA − OLLA {mean:+.4f} (upper {up:+.4f}); "
+                      "learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items()), bool(ok),
+                      {"upper": up, "learned": learned})
 
 
 @claim_rule("C9", statement="Landing's sample quality is comparable to a Riemannian score-based model that uses the "

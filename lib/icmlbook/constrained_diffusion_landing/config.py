@@ -25,7 +25,8 @@ class LandingConfig(ProfileConfig):
         epochs, width, depth, lr, batch_size, regen_every, ema : training (full batch when batch_size >= n_train).
         olla_N, olla_sigma_min, olla_sigma_max, olla_T : the overdamped schedule; ulla_* the underdamped one;
         gamma : ULLA friction; alpha : landing gain; landing : implicit or explicit.
-        earth : run the volcano catalogue too (the paper's own S² data).
+        earth : run the volcano catalogue too (the paper's own S² data); earth_seeds : training seeds on its one
+            split (paired; claim 4e's t-bound, since session 5: one seed before).
         ambient_sigma_min, ambient_sigma_max, ambient_T : the ambient baseline's variance-preserving schedule
             (beta = sigma^2; its integral, about 7, brings the law to N(0, I)); it runs olla_N steps. The
             Riemannian baseline (RSGM) uses OLLA's schedule and N.
@@ -79,6 +80,7 @@ class LandingConfig(ProfileConfig):
     alpha: PositiveFloat = 50.0
     landing: OneOf("implicit", "explicit") = "implicit"
     earth: bool = True
+    earth_seeds: Int(ge=2) = 3
     ambient_sigma_min: PositiveFloat = 0.3
     ambient_sigma_max: PositiveFloat = 4.5
     ambient_T: PositiveFloat = 1.0
@@ -140,7 +142,7 @@ PRESETS: dict[str, LandingConfig] = {
                            sweep_N=30, nfe_Ns=(5, 15, 30)),
     "default": LandingConfig(n_train=800, epochs=60, batch_size=400),
     "full": LandingConfig(n_train=8000, n_test=5000, n_seeds=5, epochs=2000, width=512, depth=5, batch_size=512,
-                          cost_points=4096, prior_points=2000, benchmarks=("so10", "dipeptide", "robot"), bench_seeds=3,
+                          cost_points=4096, prior_points=2000, earth_seeds=5, benchmarks=("so10", "dipeptide", "robot"), bench_seeds=3,
                           bench_n_train=4000, bench_n_test=1000, bench_epochs=2000, bench_width=512, bench_depth=5),
 }
 
