@@ -286,8 +286,7 @@ def _(mo):
     pyrodigal [@larralde2022pyrodigal] trained on the training region (real genome): annotations
     independent of the model. Inside forward-strand genes each position has a codon phase (first,
     second or third base of its codon); if the router has found the reading frame, the boundary rate
-    differs across phases. Codon positions also differ in composition (third positions are GC-rich in
-    this genome), so a router that reacted only to the local dinucleotide would show some phase contrast
+    differs across phases. Codon positions also differ in composition, so a router that reacted only to the local dinucleotide would show some phase contrast
     too: as a control, we predict each position's boundary rate from its dinucleotide $(x_{t-1},x_t)$
     alone (the track-wide rate of that dinucleotide), and from its trinucleotide $(x_{t-2},x_{t-1},x_t)$,
     which carries codon usage, and compare the contrasts. The router's own view is local too: two causal
@@ -511,7 +510,9 @@ def _(
 
 
 @app.cell
-def _(cfg, corpus, dh, mo, run):
+def _(arms, cfg, corpus, dh, mo, run):
+    _params = [rs[0].params for rs in arms.values()]
+    _updates = [rs[0].steps for rs in arms.values()]
     _ko = ", ".join(f"{_p} {_c.ko_window:,}" for _p, _c in dh.PRESETS.items())
     _src = "; ".join(f"{s['name']} ({s['source']}, SHA-256 {s['sha256'][:16]}…)" if s["sha256"] else
                      f"{s['name']} ({s['source']})" for s in corpus.sources)
@@ -519,10 +520,11 @@ def _(cfg, corpus, dh, mo, run):
     ## How this chapter differs from the paper
 
     - **Scale.** Megabases of one bacterium (or a synthetic genome), not 144B nucleotides of 85,205 GTDB
-      species; models of about 0.1–0.3M parameters, not billions; a few hundred updates.
+      species; models of {min(_params) / 1e6:.2f}–{max(_params) / 1e6:.2f}M parameters, not billions; {min(_updates):,}–{max(_updates):,}
+      updates per arm at this profile.
     - **Architecture is a reconstruction.** dnaHNet's layout was not reached. Ours follows H-Net's
       mechanism (identity-initialised router, sort-based chunking, smoothing, STE confidence residual,
-      ratio loss with $\\alpha$ = 0.03, per-stage learning-rate multipliers, pad vectors, recursion);
+      ratio loss with $\\alpha$ = {cfg.alpha:g}, per-stage learning-rate multipliers, pad vectors, recursion);
       H-Net's Mamba-2 encoders and decoders are replaced by causal gated-convolution blocks.
     - **The isotropic Mamba is small.** `mamba-ssm` needs CUDA; our own Mamba (Mamba-1's selective scan,
       checked against `mambapy`) runs on the CPU, with width {cfg.mamba_width}, {cfg.mamba_layers} blocks and a
