@@ -470,6 +470,28 @@ def _c7_one_game():
     return fc.claim7(_one_game_carries_the_pool(), 0.95)
 
 
+def _fails_in_three_of_twelve_games():
+    """Second review rev2 (session 5): the preferentially stable class comes from one game (too few), while in the
+    other class one set in each of 3 of 12 games is labelled stable: 69/72 sets (95.8 %) agree, 9/12 games do
+    (lower bound 0.47). The rule answered "too few games" before looking at the class that has enough."""
+    labels = ["unstable"] * 72
+    for k in (0, 6, 12):
+        labels[k] = "stable"
+    return _subgames(["stable"] * 2, labels, games=[100, 100] + [k // 6 for k in range(72)])
+
+
+@claim_case(SLUG, "C3", "not reproduced", alternative="preferences fail in 3 of 12 games of the class that has "
+                                                      "enough games (the other class has one game)")
+def _c3_escape_by_the_small_class():
+    return fc.claim3(_fails_in_three_of_twelve_games(), 0.95)
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="the Euclidean characterisation fails in 3 of 12 games of the "
+                                                      "class that has enough games")
+def _c7_escape_by_the_small_class():
+    return fc.claim7(_fails_in_three_of_twelve_games(), 0.95)
+
+
 def test_subgame_rules_need_five_games_per_class_and_fixed_thresholds():
     # smoke's preferentially stable class: two nested sets of one game, both labelled stable -> not testable
     st = _subgames(["stable", "stable"], ["unstable"] * 72, games=[0, 0] + [0] * 26 + [1] * 46)
