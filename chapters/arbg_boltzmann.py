@@ -590,6 +590,10 @@ def _(cfg, mo, run):
     - **One t-interval for the book:** claims 3 and 5 take their intervals from the book's shared statistics
       (`icmlbook.runtime.stats.effect_bound`) instead of a private formula; the smoke ledger's numbers are
       identical before and after.
+    - **Claim 9, a second pass (session 5):** a collapse of the final weights leaves the row undecided
+      only when plain SNIS's weights collapse; when only twisted SMC's do, the twist itself degenerated
+      the weights and the row fails (before, both cases were undecided). Stricter only; at smoke both
+      weightings collapse, so the row stays undecided there.
     """)
     return
 

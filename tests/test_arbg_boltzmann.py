@@ -765,6 +765,13 @@ def _c9_alt_within_noise():
     return claims.claim9(_smc(19.9, tw2_smc=0.9, bias_hi=(2.6, 0.05)), CFG)
 
 
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="a twist whose own final weights collapse (ESS·M 1) "
+            "while plain SNIS keeps 200 effective samples (second pass, session 5)")
+def _c9_alt_twist_collapses():
+    # it escaped to "undecided" with the branch meant for a collapsed baseline
+    return claims.claim9(_smc(12.0, ess=(0.1, 5e-4)), CFG)
+
+
 def test_claim9_undecided_on_collapsed_weights_and_needs_the_interval():
     assert claims.claim9(_smc(12.0, ess=(5e-4, 5e-4)), CFG).verdict == "not testable at this profile"  # the review's case
     # the smoke run's numbers (1 effective sample each): undecided whatever the lineages
