@@ -635,6 +635,40 @@ def _c5_alt_uniformly_worse():
     return claims.claim5(s, CFG)
 
 
+@claim_case("hh_mea_inference", "C5", "not reproduced",
+            alternative="a gain of one condition in 144 on every cell (zero-width interval; second review, minor)")
+def _c5_alt_tiny():
+    return claims.claim5(_tiny_c5_study(), CFG)
+
+
+def _tiny_c5_study():
+    s = fake_study(mixed_gap=0.06)
+    s.accuracy_mixed = {k: v.copy() for k, v in s.accuracy_mixed.items()}
+    s.accuracy_mixed["NPE + refinement"] = np.full(8, 0.9)
+    s.accuracy_mixed["linear summation"] = np.full(8, 0.9 - 1 / 144)
+    s.accuracy_same = {k: v.copy() for k, v in s.accuracy_same.items()}
+    s.accuracy_same["NPE + refinement"] = np.full(8, 0.9)
+    s.accuracy_same["linear summation"] = np.full(8, 0.9 + 0.05)
+    return s
+
+
+@claim_case("hh_mea_inference", "C3", "not reproduced",
+            alternative="refinement that lowers the parameter error by 0.002 of the prior range (second review, minor)")
+def _c3_alt_tiny():
+    s = fake_study(ref_gain=-0.002)
+    s.npe_mean = s.npe_samples[:, :2].mean(1)
+    return claims.claim3(s, CFG)
+
+
+def test_paired_rules_ask_for_a_minimum_effect():
+    assert _c5_alt_tiny().values["interaction"] > 0.04 and _c5_alt_tiny().passed is False     # DiD large, gain tiny
+    c = _c3_alt_tiny()
+    assert c.values["diff"] < 0 and c.passed is False
+    loose = dataclasses.replace(CFG, min_acc_gain=0.0, min_theta_gain=0.0)         # the session-4 rules
+    assert claims.claim5(_tiny_c5_study(), loose).passed is True
+    assert _c3_ok().passed is True and _c5_ok().passed is True and _c4_ok().passed is True and _c6_ok().passed is True
+
+
 def test_claim5_needs_the_gain_to_be_larger_on_mixed_polarity():
     ok = _c5_ok()                                           # mixed gain 0.06, same gain 0.03
     assert ok.passed is True and ok.values["interaction"] > 0
@@ -734,7 +768,8 @@ def test_npe_timing_fastest_of_repeats_resists_a_load_burst():
 CASES = [(f, o) for f, o in [(_c1_ok, True), (_c1_alt, False), (_c1c_ok, True), (_c1c_alt, False), (_c2_ok, True),
                              (_c2_alt, False), (_c3_ok, True), (_c3_alt, False), (_c3_alt_posterior_mean, False), (_c3_alt_averaging, False),
                              (_c3b_ok, True), (_c3b_alt, False), (_c3b_alt_exact, False),
-                             (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False),
+                             (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False), (_c5_alt_tiny, False),
+                             (_c3_alt_tiny, False),
                              (_c6_ok, True), (_c6_alt, False), (_c6_alt_prior_level, False), (_c1c_alt_wide, False), (_c7_ok, True), (_c7_alt, False),
                              (_c7_alt_loaded_run, False)]]
 

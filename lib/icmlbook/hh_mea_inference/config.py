@@ -54,6 +54,10 @@ class HHMEAConfig(ProfileConfig):
             NPE sampler (same seed, same samples), the fastest decides;
         max_dropped_frac : C2, C3, C3b, C4, C5, the largest fraction of test cells whose paired difference may be
             non-finite (left out of the interval, counted in the measured text); with more the rule fails.
+        min_acc_gain : C4, C5, C6, the smallest accuracy gain a paired 95 % lower bound must exceed (1 % of the
+            conditions: about 1.4 of smoke's 144 per cell, 3.8 of default's 384); min_theta_gain : C3, the smallest
+            reduction of the parameter error (a fraction of the prior range) its upper bound must show. Both added in
+            session 5, after the session-4 runs, by the second review (0 before: any positive bound passed).
     """
 
     free: TupleOf(OneOf(*ALL)) = ALL
@@ -99,6 +103,8 @@ class HHMEAConfig(ProfileConfig):
     speed_s: PositiveFloat = 1.0
     npe_timing_repeats: PositiveInt = 5
     max_dropped_frac: Probability = 0.2
+    min_acc_gain: Probability = 0.01
+    min_theta_gain: Probability = 0.01
 
     def validate(self) -> None:
         if len(set(self.free)) != len(self.free) or not {"x", "y"} <= set(self.free):
