@@ -155,13 +155,10 @@ def claim3(result: dict, cfg: TCECConfig) -> ClaimCheck:
     vals = {"share": share, "median": float(np.median(r)), "max": float(r.max())}
     if "cos_j0_lin" not in t:
         return ClaimCheck(per_step, None, vals, reason="the cumulative comparison (J = 0 against J kept) was not computed")
-    cos, rel = np.asarray(t["cos_j0_lin"], float), np.asarray(t["relerr_j0_lin"], float)
-    mc, lc = mean_t_bound(cos, cfg.fit_level, side="lower")
-    mr, ur = mean_t_bound(rel, cfg.fit_level, side="upper")
-    cum_ok = bool(lc >= cfg.cos_min and ur <= cfg.relerr_max)            # NaN compares False
-    vals |= {"cos": mc, "cos_lo": lc, "rel": mr, "rel_hi": ur}
-    return ClaimCheck(f"{per_step}; cumulative, J = 0 against J kept over {cos.size} seeds: cosine {mc:.2f} (lower {lc:.2f}), "
-                      f"relative difference {mr:.2f} (upper {ur:.2f})", bool(share >= cfg.jac_share_min and cum_ok), vals)
+    f = _fit(t["cos_j0_lin"], t["relerr_j0_lin"], cfg)                  # C2's bounds and thresholds, J kept as the truth
+    vals |= {k: f[k] for k in ("cos", "cos_lo", "rel", "rel_hi")}
+    return ClaimCheck(f"{per_step}; cumulative, J = 0 against J kept over {f['n']} seeds: {_fit_text(f)}",
+                      bool(share >= cfg.jac_share_min and f["ok"]), vals)
 
 
 @claim_rule("C4", statement="Variance law: with independent per-step errors, E‖e‖² equals the sum of the squared "

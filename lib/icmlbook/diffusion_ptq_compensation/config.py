@@ -7,7 +7,9 @@ Measured end to end through the pipeline on the shared 2-core machine (loaded by
 study runs on one thread, so CPU time is what a quiet machine would take): smoke 23 s CPU / 48 s wall at load
 5 (DiT not run); default, with the flow model, the DiT, TAC and QNCD, 638 s CPU / 33 min wall at load 10,
 measured before the lambda1 = 0 runs were shared across windows (since then 2 of the 8 calibration runs of the
-lambda1 search, and up to 2 evaluation runs, are saved per cell; not re-measured).
+lambda1 search, and up to 2 evaluation runs, are saved per cell; not re-measured). Session 5 (commit babdfd9,
+with cal_repeats = 3 at default): smoke 23.4 s CPU / 79 s wall at load 8; default 662 s CPU / 38.5 min wall at
+load 9-10.
 """
 
 from __future__ import annotations
