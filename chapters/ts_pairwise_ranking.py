@@ -337,7 +337,9 @@ def _(cfg, claims, lip, mo):
     {_tight}
 
     {check2.sentence("Claim 2")} (Changed after the runs at commit 67dd53f, stricter only: a NaN ratio used to be
-    left out of the maximum silently; any non-finite ratio now fails the row and is counted.)
+    left out of the maximum silently; any non-finite ratio now fails the row and is counted. After a second pass
+    in session 5 the row also fails when one of the six distances is missing or lacks a ratio for a pair: it used
+    to check the distances present.)
     """)
     return (check2,)
 

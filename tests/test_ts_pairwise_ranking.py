@@ -677,6 +677,23 @@ def _c2_nan():
     return C.claim2(E.LipschitzCheck(ratios, lip.scales, lip.constants))
 
 
+@claim_case("ts_pairwise_ranking", "C2", "not reproduced",
+            alternative="only two of the six distances checked (the others absent), both within their bounds")
+def _c2_two_of_six():
+    """Formerly reproduced: the rule read the distances present (a second pass, session 5)."""
+    lip = _lipschitz()
+    return C.claim2(E.LipschitzCheck({k: v for i, (k, v) in enumerate(lip.ratios.items()) if i < 2}, lip.scales,
+                                     lip.constants))
+
+
+def test_claim2_needs_every_distance_and_one_ratio_per_pair():
+    lip = _lipschitz()
+    assert C.claim2(E.LipschitzCheck({}, lip.scales, lip.constants)).passed is False
+    half = {k: v[: v.size // 2] for k, v in lip.ratios.items()}
+    res = C.claim2(E.LipschitzCheck(half, lip.scales, lip.constants))
+    assert res.passed is False and "one ratio per pair" in res.measured
+
+
 def test_claim2_counts_non_finite_ratios():
     c = _c2_nan()
     assert c.passed is False and c.values["non_finite"]["soft-TWED divergence"] == 30
