@@ -136,8 +136,8 @@ def _(ex, mo):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## The task and the frozen bases
 
     Each sample is four consecutive frames of vorticity (spaced by $\Delta t$ in simulation time) and the
@@ -147,7 +147,7 @@ def _(mo):
     spectral weights [@kossaifi2023tfno], a **many-mode FNO**, and a **larger FNO** (wider, trained for the
     base's epochs plus IRNO's) that spends IRNO's extra budget on the base itself. As references, each of the
     first three is also trained with that extra budget, from the same initialisation (the rows "… long"): if
-    those epochs still lower a base's error by 5 % or more, it is not at a plateau and the claims that measure a
+    those epochs still lower a base's error by {cfg.plateau_tol:.0%} or more, it is not at a plateau and the claims that measure a
     gain over it (3 and 8) are left undecided; the long many-mode FNO is also a second capacity control for
     claim 9, one with more Fourier modes rather than more width. Then the refiners are trained on top of the
     frozen bases; each base's predictions on the training inputs are computed once and shared by every refiner
@@ -229,14 +229,14 @@ def _(cfg, iterates, plots, y_show):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## The method: a damped fixed-point iteration on top of a frozen operator
 
-    With $x$ the input frames and $\mathcal T_\text{base}$ the frozen operator,
+    With $x$ the input frames and $\mathcal T_\text{{base}}$ the frozen operator,
 
     $$
-    h_0 = \mathcal T_\text{base}(x), \qquad h_{k+1} = \mathcal F_x(h_k) = h_k + \alpha\,\Phi_\theta([x; h_k]),
+    h_0 = \mathcal T_\text{{base}}(x), \qquad h_{{k+1}} = \mathcal F_x(h_k) = h_k + \alpha\,\Phi_\theta([x; h_k]),
     $$
 
     where $[x;h]$ stacks the channels and $\Phi_\theta$ is a U-Net with circular padding (the domain is
@@ -246,15 +246,15 @@ def _(mo):
     supervises every iterate:
 
     $$
-    \mathcal L = \frac1K\sum_{k=1}^{K}\Big[\operatorname{mean}(h_k - y)^2 + \beta_\text{spec}\,
-    \mathcal L_\text{spec}(h_k, y;\lambda_{k-1})\Big] + \beta_\text{fp}\,w(t)\,\operatorname{mean}\,
+    \mathcal L = \frac1K\sum_{{k=1}}^{{K}}\Big[\operatorname{{mean}}(h_k - y)^2 + \beta_\text{{spec}}\,
+    \mathcal L_\text{{spec}}(h_k, y;\lambda_{{k-1}})\Big] + \beta_\text{{fp}}\,w(t)\,\operatorname{{mean}}\,
     \Phi_\theta([x; y])^2 .
     $$
 
     The spectral term compares amplitudes only,
-    $\mathcal L_\text{spec} = \operatorname{mean}_\omega\tilde\rho(\omega)\,(|\hat h(\omega)| - |\hat y(\omega)|)^2$,
-    with weights $\rho(\omega) = 1 + (|\omega|/0.5)^{\lambda}$ ($|\omega|$ in cycles per sample, Nyquist 0.5)
-    normalised to mean one, and an exponent rising from $\lambda_0 = 1$ at the first step to $\lambda_{K-1} = 2$
+    $\mathcal L_\text{{spec}} = \operatorname{{mean}}_\omega\tilde\rho(\omega)\,(|\hat h(\omega)| - |\hat y(\omega)|)^2$,
+    with weights $\rho(\omega) = 1 + (|\omega|/0.5)^{{\lambda}}$ ($|\omega|$ in cycles per sample, Nyquist 0.5)
+    normalised to mean one, and an exponent rising from $\lambda_0 = {cfg.lam_start:g}$ at the first step to $\lambda_{{K-1}} = {cfg.lam_end:g}$
     at the last: the later corrections are pushed towards the finest scales. Phase errors are left to the
     spatial term. The last term, warmed up over the first updates, asks the correction to vanish at the true
     field. The base runs without gradients; gradients flow through all $K$ steps. Our default sizes are far
@@ -276,7 +276,7 @@ def _(mo):
     so $\|h^\star - y\|\le \alpha\|\Phi_\theta([x;y])\|/(1-q)$ and, by the triangle inequality,
 
     $$
-    \|h_k - y\| \le q^k\,\|h_0 - h^\star\| + \frac{\alpha\,\|\Phi_\theta([x;y])\|}{1 - q}.
+    \|h_k - y\| \le q^k\,\|h_0 - h^\star\| + \frac{{\alpha\,\|\Phi_\theta([x;y])\|}}{{1 - q}}.
     $$
 
     The first term is what iterating buys; the second is an error floor, and it is exactly what the
@@ -434,13 +434,13 @@ def _(ablation_evals, cfg, claims, mo, study):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## Is the learned update a contraction?
 
-    Left: the size of each correction $\|h_{k+1} - h_k\|$ (RMS over the grid, mean over test samples) against
-    $k$, with the fitted geometric rate. Right: the Lipschitz constant of $\mathcal F_x$ (Lanczos, 20 steps) at
-    $h_0$, $h_K$ and $h_{2K}$ for a few test inputs.
+    Left: the size of each correction $\|h_{{k+1}} - h_k\|$ (RMS over the grid, mean over test samples) against
+    $k$, with the fitted geometric rate. Right: the Lipschitz constant of $\mathcal F_x$ (Lanczos, {cfg.lip_iters} steps) at
+    $h_0$, $h_K$ and $h_{{2K}}$ for a few test inputs.
     """)
     return
 
@@ -511,8 +511,8 @@ def _(cfg, claims, mo, study):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## Super-resolution: a stand-in for the paper's ERA5 task
 
     The paper also refines a super-resolution operator on ERA5 reanalysis (16× and 8× finer). ERA5 is not
@@ -530,18 +530,18 @@ def _(mo):
     The two metrics of the paper's ERA5 table, per test sample:
 
     $$
-    \mathrm{RFNE} = \frac{\|h - y\|_F}{\|y\|_F}, \qquad
-    \mathrm{ACC} = \frac{\sum (h - c)(y - c)}{\sqrt{\sum (h - c)^2\,\sum (y - c)^2}},
+    \mathrm{{RFNE}} = \frac{{\|h - y\|_F}}{{\|y\|_F}}, \qquad
+    \mathrm{{ACC}} = \frac{{\sum (h - c)(y - c)}}{{\sqrt{{\sum (h - c)^2\,\sum (y - c)^2}}}},
     $$
 
     with sums over the grid, $y$ the fine truth in physical units (RFNE is not invariant to a shift, so it is
     not computed on z-scored fields), and $c$ the climatology, the per-pixel mean of the training targets (the
     mean flow $\propto\sin 4y$ of the forcing); no latitude weights, since the cells of a periodic square are
     equal. Both are tested against direct formulas. Claims 10 and 11 were written, with thresholds taken from
-    the config of the main claims (1 % and 10 %), before the first super-resolution run. Their precondition
+    the config of the main claims ({cfg.effect_min:.0%} and {cfg.gain_min:.0%}), before the first super-resolution run. Their precondition
     was added after the first smoke run, where claim 10 passed over a base that had hardly trained (RFNE 1.0,
     worse than interpolating the observation): they are decided only where the base beats the interpolated
-    observation and is at a plateau (the same base trained with IRNO's extra epochs too gains less than 5 %).
+    observation and is at a plateau (the same base trained with IRNO's extra epochs too gains less than {cfg.plateau_tol:.0%}).
     The change can only turn a row undecided.
     """)
     return
@@ -697,8 +697,8 @@ def _(cfg, mo, study):
       2, 3, 5, 6 and the one-shot half of 9 are decided on every seed); seeds after the first train
       {", ".join(cfg.replicate_variants)}. The TFNO, many-mode and wider bases, the Lipschitz profile at 0 and
       2K, and the super-resolution task are on seed {cfg.seeds[0]} only.
-    - **Time budget.** The ablations on a second seed and the long TFNO and many-mode bases cost about 2 min of
-      CPU time more at the default profile. Training the variants of a seed batched (their stacked weights under
+    - **Time budget** (measured while developing the chapter, not on this page). The ablations on a second seed
+      and the long TFNO and many-mode bases cost about 2 min of CPU time more at the default profile. Training the variants of a seed batched (their stacked weights under
       `torch.func.vmap`, which runs grouped convolutions) measured no faster on the CPU than one after another, so
       the chapter does not do it; the base's predictions on the training set are now computed once per base
       instead of in every update (about 8 % of a refiner's update). To stay within 10 minutes, the default
