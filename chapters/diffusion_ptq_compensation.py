@@ -630,6 +630,8 @@ def _(cfg, mo):
     - **C12** passed when TCEC "beat" corrections that were worse than no correction; TCEC's own gain must now
       pass the minimum-effect test, and the row is undecided where TAC or QNCD as reimplemented here falls
       below the uncompensated base (their gains over the base are in the measured text).
+    - **C1** accepted any monotone error curve, one made almost entirely in the last steps included; the mean
+      error 80 % of the way through must now be at least {cfg.accum_early_min:.0%} of the final one.
     - **C8** (timed) is undecided when the timing noise (second-fastest − fastest run) is not below the
       1 % threshold: under bursty load a few percent can hide.
 
@@ -639,8 +641,8 @@ def _(cfg, mo):
     profile calibrates {cfg.cal_repeats} time(s) on fresh calibration seeds ($K_n$ refitted, $\lambda_1$ chosen
     again; `cal_repeats`) and asks for the gain on each, so one lucky calibration cannot carry the row; the
     other gain rows and the training seed stay single (there is one trained model per profile). Left undone:
-    C2's and C2b's mean of per-seed ratios is sensitive to one seed with a near-zero final error, and C1's rank
-    correlation accepts an error made almost entirely in the last steps.
+    C2's and C2b's mean of per-seed ratios is sensitive to one seed with a near-zero final error (the rules
+    read means with t-bounds; a median was not fixed before the runs).
     """)
     return
 

@@ -1193,3 +1193,14 @@ def test_c5_over_calibrations_and_the_study_runs_them():
     assert not np.array_equal(main["recal"]["psnr"][0], main["recal"]["psnr"][1])   # fresh calibration noise each
     assert "recal" not in res["cells"]["W8A8/6/rtn"] and "recal" not in res["cells"]["W4A4/3/rtn"]
     assert claims.claim5(res, cfg, 0).values["recal"]["W4A4"]
+
+
+@claim_case(SLUG, "C1", "not reproduced", alternative="all the error injected in the last 5 steps (monotone, ρ = 1)")
+def _c1_alt_late():
+    return claims.claim1(make_result(curve=np.r_[np.linspace(0, 1e-3, 46), [0.2, 0.4, 0.6, 0.8, 1.0]]), CFG)
+
+
+def test_c1_late_error_is_not_accumulation():
+    c = _c1_alt_late()
+    assert c.passed is False and all(r > 0.99 for r in c.values["rho"].values())
+    assert _c1_ok().passed is True and all(e > 0.8 for e in _c1_ok().values["early"].values())
