@@ -633,7 +633,7 @@ def _(cfg, mo):
     - **C1** accepted any monotone error curve, one made almost entirely in the last steps included; the mean
       error 80 % of the way through must now be at least {cfg.accum_early_min:.0%} of the final one.
     - **C8** (timed) is undecided when the timing noise (second-fastest − fastest run) is not below the
-      1 % threshold: under bursty load a few percent can hide.
+      {cfg.overhead_max:.0%} threshold: under bursty load a few percent can hide.
 
     What the intervals are over: the evaluation seeds (independent noise draws) of **one** trained denoiser,
     **one** quantised model and **one** calibration ($K_n$ fitted and $\lambda_1$ chosen on {cfg.n_cal} seeds). The
