@@ -43,6 +43,16 @@ so ``default`` simulates it at 96^2 (the 2/3 rule keeps every mode of the 64^2 f
 ``smoke`` keeps 9 frames per trajectory (was 12) so that the two extra long bases do not make it slower: its study
 took 21.5 s of CPU time against 26.5 s before the session (load 7-10); with 10 frames, smoke end to end 43.5 s of
 CPU time against 41.4 s for main's chapter measured just before it (both at a load of 8).
+
+``default`` measured end to end on commit 1fbd548 (its three cached artefacts computed in three parallel processes,
+then the pipeline run reading them): study 418 s of CPU time (389 user + 29 system), the second seed with its five
+ablations 183 s, super-resolution 98 s (134 s before the cuts, at a load of 8), the notebook itself 16 s: 11.9 min
+of CPU time in all, 43 min of wall time at loads 8-13 (uptime 9.7 at the start, 11.4 at the end). That is over the
+10-minute aim: CPU time at loads of 11-13 runs well above what the per-update costs above (loads 3-6) predict
+(about 9.6 min), and no quiet-machine measurement was made. Verdicts: C1, C2, C4, C5, C6, C7, C9, C10, C11 not
+reproduced, C3 and C8 undecided (the second seed's FNO, the TFNO and the many-mode FNO gain 8.8 %, 9.8 % and 16.5 %
+from the extra epochs); on 67dd53f C5 and C8 had been reproduced (C5 on one seed: now the constant exponent is as
+good on seed 0 and both ablations beat IRNO's high band on seed 1).
 """
 
 from __future__ import annotations
