@@ -113,7 +113,7 @@ def _(mo):
     matrices carry a bar.
 
     **Ridge probe.** $W=(\bar X^\top\bar X+\lambda I)^{-1}\bar X^\top\bar Y$, $b=\mu_Y-W^\top\mu_X$ and
-    $\mathrm{MSE}(X\to Y)=\frac1{nC}\lVert XW+\mathbf 1b^\top-Y\rVert_F^2$, with $\lambda=10^{-3}$.
+    $\mathrm{MSE}(X\to Y)=\frac1{nC}\lVert XW+\mathbf 1b^\top-Y\rVert_F^2$, with the ridge $\lambda$ given at the top of the page.
 
     **Isotropy.** With $\lambda_1..\lambda_D$ the eigenvalues of $\bar X^\top\bar X/n+10^{-6}I$,
     $$\mathcal I(X)=\frac{\operatorname{mean}\lambda}{\operatorname{std}\lambda+10^{-6}},$$
@@ -719,8 +719,8 @@ def _(ClaimsLedger, check1, check2, check3, check4, check5, check6, check7, chec
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## How this chapter differs from the paper
 
     - **What we could read.** Only the paper's abstract and first lines were reachable; the method is
@@ -743,7 +743,7 @@ def _(mo):
       adapters of ⌊W/m⌋ units (fused width m⌊W/m⌋, at most W, and only ⌊W/L⌋ units per layer for
       concatenate-all), while mean and softmax fusion average full-width adapters (fused width W, with m
       times the adapter parameters of a single layer). Fused widths and parameter counts are therefore
-      close but not equal; the comparison lists them. We use a learning rate of 2·10⁻³ instead of 10⁻⁴
+      close but not equal; the comparison lists them. We use a learning rate of {cfg.lr:g} instead of 10⁻⁴
       because our data sets are small, and fewer epochs.
     - **GeoReg.** The eigenvalue variance is computed through the Frobenius identity (exactly equal,
       differentiable at repeated eigenvalues); one random class triple per batch, as in the code. We apply
