@@ -429,6 +429,7 @@ def fake_study(nrmse=0.05, sbc_p=0.4, cov=0.9, logq_gap=2.0, ref_gain=-0.03, los
                            param_error=lambda th: np.sqrt(((np.asarray(th) - theta) ** 2).mean(-1)),
                            accuracy=A, balanced_accuracy={k: v - 0.05 for k, v in A.items()}, auc={k: 0.9 for k in A},
                            accuracy_mixed=mixed, accuracy_same=same, sweep_n=(30, 300, 3000),
+                           mixed=np.tile([True, False], (n, 6)), amplitudes=np.ones(12),
                            sweep_accuracy=np.array([[s] * n for s in sweep]) + 0.005 * rng.standard_normal((3, n)),
                            seconds_npe_per_cell=t_npe, seconds_gradient_only_per_cell=t_go,
                            seconds_npe_all=(t_npe * n,) * 5, seconds_gradient_only_blocks=(t_go,) * 5,
@@ -669,6 +670,35 @@ def test_paired_rules_ask_for_a_minimum_effect():
     assert _c3_ok().passed is True and _c5_ok().passed is True and _c4_ok().passed is True and _c6_ok().passed is True
 
 
+def _half_the_errors_everywhere():
+    """The second pass's world: a better cell model that removes half of linear summation's errors on every pattern
+    (linear 0.70 on mixed, 0.90 on same polarity): +0.15 and +0.05 in accuracy, no interaction of any kind."""
+    s = fake_study(n=8)
+    g = np.random.default_rng(3)
+    lin_s, lin_m = 0.90 + g.normal(0, 0.01, 8), 0.70 + g.normal(0, 0.02, 8)
+    s.accuracy_same, s.accuracy_mixed = dict(s.accuracy_same), dict(s.accuracy_mixed)
+    s.accuracy_same["linear summation"], s.accuracy_mixed["linear summation"] = lin_s, lin_m
+    s.accuracy_same["NPE + refinement"] = lin_s + 0.5 * (1 - lin_s) + g.normal(0, 0.005, 8)
+    s.accuracy_mixed["NPE + refinement"] = lin_m + 0.5 * (1 - lin_m) + g.normal(0, 0.005, 8)
+    return s
+
+
+@claim_case("hh_mea_inference", "C5", "not reproduced",
+            alternative="a model that removes half of linear summation's errors on every pattern (second pass)")
+def _c5_alt_same_share():
+    return claims.claim5(_half_the_errors_everywhere(), CFG)
+
+
+def test_claim5_interaction_is_also_decided_on_error_counts():
+    c = _c5_alt_same_share()
+    assert c.values["interaction"] > 0.05 and abs(c.values["log_ratio_interaction"]) < 0.2 and c.passed is False
+    ok = _c5_ok()
+    assert ok.passed is True and ok.values["log_ratio_interaction"] < 0
+    st = fake_study()
+    del st.mixed
+    assert claims.claim5(st, CFG).passed is None
+
+
 def test_claim5_needs_the_gain_to_be_larger_on_mixed_polarity():
     ok = _c5_ok()                                           # mixed gain 0.06, same gain 0.03
     assert ok.passed is True and ok.values["interaction"] > 0
@@ -768,7 +798,7 @@ def test_npe_timing_fastest_of_repeats_resists_a_load_burst():
 CASES = [(f, o) for f, o in [(_c1_ok, True), (_c1_alt, False), (_c1c_ok, True), (_c1c_alt, False), (_c2_ok, True),
                              (_c2_alt, False), (_c3_ok, True), (_c3_alt, False), (_c3_alt_posterior_mean, False), (_c3_alt_averaging, False),
                              (_c3b_ok, True), (_c3b_alt, False), (_c3b_alt_exact, False),
-                             (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False), (_c5_alt_tiny, False),
+                             (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False), (_c5_alt_tiny, False), (_c5_alt_same_share, False),
                              (_c3_alt_tiny, False),
                              (_c6_ok, True), (_c6_alt, False), (_c6_alt_prior_level, False), (_c1c_alt_wide, False), (_c7_ok, True), (_c7_alt, False),
                              (_c7_alt_loaded_run, False)]]
