@@ -723,7 +723,7 @@ def _(cfg, fc, mo):
       testable at that profile.
       The rules now refuse thresholds other than those declared in the config.
     - **Changed again after that run** (a second pass over the rewritten rules, session 5; stricter only).
-      In claims 3 and 7 a class with at least five games whose games' lower bound is at most ½ fails the
+      In claims 3 and 7 a class with at least {fc.games_needed(cfg.game_agree_lower)} games whose games' lower bound is at most {cfg.game_agree_lower:g} fails the
       row even when the other class has too few games: before, "too few games" was answered first, so a
       world where preferences failed in 3 of 12 games escaped to "not testable".
     - **Scale.** Sizes follow the profile; no GPU is needed.
