@@ -429,20 +429,20 @@ def _(cfg, claims, earth, mo):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## The paper's other benchmarks (claims 10, 11 and 12)
 
     Three of the paper's benchmarks with the same landing samplers, network and trainer (OLLA and ULLA,
     implicit landing, the official configuration's schedules):
 
     - **SO(10)**: a mixture of three concentrated rotations, $X^\top X=I$ as 55 equalities in
-      $\mathbb R^{100}$, Haar-uniform prior; quality from histograms of $\operatorname{tr}X^p$, $p=1,2,3$.
-    - **Alanine dipeptide**: ten heavy atoms in $\mathbb R^{30}$, the dihedral $\phi=-70^\circ$ fixed and
+      $\mathbb R^{{100}}$, Haar-uniform prior; quality from histograms of $\operatorname{{tr}}X^p$, $p=1,2,3$.
+    - **Alanine dipeptide**: ten heavy atoms in $\mathbb R^{{30}}$, the dihedral $\phi=-70^\circ$ fixed and
       $\psi\in[130^\circ,170^\circ]$ (one equality, two inequalities); the paper's conformations moved onto
       the set by a Newton projection of a few degrees; quality from histograms of $\psi$ and of the RMSD to
       the centre conformation.
-    - **7-DOF arm**: the paper's Panda trajectories (10 waypoints, each joint as $(\cos,\sin)$, $\mathbb R^{140}$),
+    - **7-DOF arm**: the paper's Panda trajectories (10 waypoints, each joint as $(\cos,\sin)$, $\mathbb R^{{140}}$),
       86 equalities (the joint identities, the end effector's height, its start and end positions) and 20
       obstacle inequalities; quality from the histogram of the data's first two principal components.
 
@@ -450,7 +450,7 @@ def _(mo):
     forward process's end points started from training data. A model that learned nothing returns its
     prior, and training points (another sample of the data's law) give the measure's floor: each rule asks
     the samples to close at least half the gap from the prior to the floor, on every seed, and to lie within
-    1e-3 of the set before the terminal projection (not only after it, where the projection's tolerance
+    {cfg.feas_mean_h:g} of the set before the terminal projection (not only after it, where the projection's tolerance
     would decide).
     """)
     return
@@ -595,17 +595,19 @@ def _(
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cdl, cfg, mo, run):
+    mo.md(rf"""
     ## How this chapter differs from the paper
 
     - **What we read.** The paper's text, theorems and tables were not reached: the method follows the
       official code (MIT) as read for the dossier, the claims the abstract. The velocity the underdamped
-      loss feeds the network is the one *out of* $x_{k+1}$ along the path, as in the code's loss.
-    - **Scale.** Small MLPs (depth 3, width 64–128) trained 60 epochs on 500–800 points (at the default
-      profile two mini-batches of 400 per epoch, 120 updates, near the paper's batch of 512), instead of
-      5×512 networks trained 20,000 epochs; the `full` profile (2,000 epochs on 8,000 points, 5×512)
-      moves towards the paper's sizes.
+      loss feeds the network is the one *out of* $x_{{k+1}}$ along the path, as in the code's loss.
+    - **Scale.** At this profile ({run.profile}) an MLP of depth {cfg.depth} and width {cfg.width} trained
+      {cfg.epochs} epochs on {cfg.n_train:,} points ({-(-cfg.n_train // cfg.batch_size)} mini-batch(es) of
+      {min(cfg.batch_size, cfg.n_train)} per epoch, {cfg.epochs * -(-cfg.n_train // cfg.batch_size):,} updates; the
+      paper's batch is 512), instead of 5×512 networks trained 20,000 epochs; the `full` profile
+      ({cdl.config_for("full").epochs:,} epochs on {cdl.config_for("full").n_train:,} points,
+      {cdl.config_for("full").depth}×{cdl.config_for("full").width}) moves towards the paper's sizes.
     - **Data.** Synthetic von Mises–Fisher mixtures on $S^2$ for the controlled comparisons (fresh per
       seed), a capped sphere with a bite for mixed constraints, a torus for failures and mixing, and the
       paper's volcano catalogue (vendored with its MIT licence and checksums). The mesh surfaces were not
@@ -630,10 +632,10 @@ def _(mo):
       before any result of the session-4 default run was seen, and each change can only turn a row red.
       "Learned" now means closing at least half the gap from the uniform law to an oracle (a fresh draw of the
       true law scored the same way), not merely beating the uniform law (claims 4, 7, 9); claim 4 decides
-      ULLA against OLLA only, because on $S^2$ landing and projection are both radial maps and give the same
-      samples to a fraction of a degree (their differences are reported); claim 1 reads every seed's
+      ULLA against OLLA only, because on $S^2$ landing and projection are both radial maps and move the
+      samples alike (their measured differences are reported); claim 1 reads every seed's
       backward path and fails on non-finite values; claim 2 bounds landing's violation along its paths and
-      asks OLLA-P's drop rate to reach 1 % and to grow with the step; claim 3 requires the test to reject
+      asks OLLA-P's drop rate to reach {cfg.drop_min_rate:.0%} and to grow with the step; claim 3 requires the test to reject
       uniformity for the data at $t=0$ (its power), counts lost points, and adds the overdamped process on
       ULLA's schedule as a control; claim 5 checks the NFE and memory on every seed and adds OLLA sampled at
       ULLA's $N$ as a control; claim 7 decides feasibility before the terminal projection (whose tolerance
@@ -645,13 +647,14 @@ def _(mo):
       fail, naming the reason, on an empty study, on fewer seeds than `bench_seeds`, on a seed where OLLA or
       ULLA is missing, and on any non-finite number. Stricter only: no executed row changes (the benchmarks
       run in `full` only). Claim 4e (the volcano catalogue) rested on one training seed and a point
-      comparison against the 0.02 margin, with "learned" meaning below the uniform law; it now trains three
+      comparison against the {cfg.parity_margin:g} margin, with "learned" meaning below the uniform law; it now trains {cfg.earth_seeds}
       seeds on the same split and decides on the paired t-bound, with "learned" against the training points'
       own score (the session-4 default had it reproduced on the old rule).
-    - **Thresholds** (1e-3 mean |h|, 0.02 JSD, a 2× ratio of operations, p ≥ 0.05, half the uniform-to-oracle
-      gap, 0.1 for landing's violation on the torus, 1 % drops) are ours, fixed in the config.
+    - **Thresholds** ({cfg.feas_mean_h:g} mean |h|, {cfg.parity_margin:g} JSD, a {cfg.cost_ratio:g}× ratio of
+      operations, p ≥ {cfg.prior_alpha:g}, half the uniform-to-oracle gap, {cfg.drop_violation_tol:g} for landing's
+      violation on the torus, {cfg.drop_min_rate:.0%} drops) are ours, fixed in the config.
       Claim 6 was decided on wall-clock time until the session-3 runs and on operation counts since (its
-      section says why); the threshold's value (2×) did not change.
+      section says why); the threshold's value ({cfg.cost_ratio:g}×) did not change.
     """)
     return
 
