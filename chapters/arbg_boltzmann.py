@@ -592,8 +592,8 @@ def _(cfg, mo, run):
       identical before and after.
     - **Claim 9, a second pass (session 5):** a collapse of the final weights leaves the row undecided
       only when plain SNIS's weights collapse; when only twisted SMC's do, the twist itself degenerated
-      the weights and the row fails (before, both cases were undecided). Stricter only; at smoke both
-      weightings collapse, so the row stays undecided there.
+      the weights and the row fails (before, both cases were undecided). Stricter only; claim 9's row
+      on this page says which case applies.
     """)
     return
 
