@@ -705,8 +705,9 @@ def _(cfg, mo, study):
       update). To make room, the default profile also cut, after the run on main 67dd53f: the unshared stack
       (which decides no claim) is trained on the first seed only, and the super-resolution flow is simulated at
       96² instead of 128² (its 2/3 rule still keeps every mode of the 64² fields below their Nyquist wavenumber)
-      with 16 training trajectories instead of 20. Even so the default profile measured 11.9 min of CPU time at
-      loads of 8-13, over the book's 10-minute aim (the chapter's config states the parts).
+      with 16 training trajectories instead of 20. The default profile then measured 9 min 37 s of wall time
+      (9.6 min of CPU time) end to end on a quiet machine, inside the book's 10-minute aim, and 11.9 min of CPU
+      time at loads of 8-13 (the chapter's config states the parts).
     - **Super-resolution.** ERA5 (45×90 or 90×180 to 720×1440, several variables, latitude-weighted ACC) is
       replaced by {cfg.sr_coarse}² block averages of our one-field flow to {cfg.sr_fine}² (a factor
       {cfg.sr_fine // cfg.sr_coarse}), a base FNO trained here instead of the paper's FNO and WDSR checkpoints,

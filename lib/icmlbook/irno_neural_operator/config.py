@@ -49,7 +49,9 @@ then the pipeline run reading them): study 418 s of CPU time (389 user + 29 syst
 ablations 183 s, super-resolution 98 s (134 s before the cuts, at a load of 8), the notebook itself 16 s: 11.9 min
 of CPU time in all, 43 min of wall time at loads 8-13 (uptime 9.7 at the start, 11.4 at the end). That is over the
 10-minute aim: CPU time at loads of 11-13 runs well above what the per-update costs above (loads 3-6) predict
-(about 9.6 min), and no quiet-machine measurement was made. Verdicts: C1, C2, C4, C5, C6, C7, C9, C10, C11 not
+(about 9.6 min). Measured again on a quiet machine (load below 1.1), commit 1154e4a, fresh cache, one pipeline run
+end to end: 9 min 37 s of wall time, 9.6 min of CPU time (545 s user + 34 s system), inside the aim; same verdicts.
+Verdicts: C1, C2, C4, C5, C6, C7, C9, C10, C11 not
 reproduced, C3 and C8 undecided (the second seed's FNO, the TFNO and the many-mode FNO gain 8.8 %, 9.8 % and 16.5 %
 from the extra epochs); on 67dd53f C5 and C8 had been reproduced (C5 on one seed: now the constant exponent is as
 good on seed 0 and both ablations beat IRNO's high band on seed 1).
