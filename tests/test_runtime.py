@@ -299,6 +299,92 @@ def test_run_cached_keys_profile_seed_and_the_chapter_package(fixture_packages, 
     assert len(labels.CALLS) == 8 and len(list((tmp_path / "lab").glob("*.pkl"))) == 6
 
 
+_DRAWS = """
+import os
+
+import torch
+
+
+def seeded_draw(seed, n):
+    # seeded draws through a BLAS product, and where and how they ran
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(n, n, generator=g, dtype=torch.float64)
+    return {"x": (a @ a.T).sum(0), "pid": os.getpid(), "threads": torch.get_num_threads()}
+
+
+def fails(seed):
+    raise ValueError(f"seed {seed} is cursed")
+"""
+
+
+@pytest.fixture
+def draws(tmp_path, monkeypatch):
+    """A throwaway package ``kdraw`` on ``sys.path`` (a spawned worker process imports it from there)."""
+    import importlib
+    import sys
+
+    _write_package(tmp_path / "pkgs", "kdraw", {"__init__.py": "", "draws.py": _DRAWS})
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
+    importlib.invalidate_caches()
+    yield importlib.import_module("kdraw.draws")
+    for mod in [m for m in sys.modules if m.split(".")[0] == "kdraw"]:
+        del sys.modules[mod]
+
+
+def test_cached_many_parallel_equals_serial_and_fills_the_cache(draws, tmp_path, monkeypatch):
+    import os
+
+    import torch
+
+    from icmlbook.runtime import Run, cached_many
+
+    monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
+    jobs = [("draw", draws.seeded_draw, s, 40) for s in (0, 1, 2)]
+    serial = cached_many(jobs, workers=1, directory=tmp_path / "serial")
+    assert {v["pid"] for v in serial} == {os.getpid()}                 # one worker: run here, in order
+    par = cached_many(jobs, workers=2, directory=tmp_path / "par")
+    assert all(v["pid"] != os.getpid() and v["threads"] == 1 for v in par)  # fresh processes, one thread each
+    assert len({v["pid"] for v in par}) <= 2                           # at most two workers
+    for a, b, s in zip(serial, par, (0, 1, 2)):
+        assert torch.equal(a["x"], b["x"]) and torch.equal(a["x"], draws.seeded_draw(s, 40)["x"])
+    assert len(list((tmp_path / "par").glob("*.pkl"))) == 3            # each worker stored its entry
+    again = cached_many(jobs, workers=2, directory=tmp_path / "par")   # all cached: read here, no process
+    assert [v["pid"] for v in again] == [v["pid"] for v in par]
+    # one missing entry: computed here even with two workers (no pool for a single job)
+    gone = next((tmp_path / "par").glob("*.pkl"))
+    gone.unlink()
+    gone.with_suffix(".json").unlink()
+    mixed = cached_many(jobs, workers=2, directory=tmp_path / "par")
+    assert sum(v["pid"] == os.getpid() for v in mixed) == 1
+    # Run.cached_many keys like Run.cached: same entries, same values
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path / "run"))
+    run = Run("grokking", "smoke", 0)
+    one = run.cached("draw", draws.seeded_draw, 5, 30)
+    both = run.cached_many([("draw", draws.seeded_draw, 5, 30), ("draw", draws.seeded_draw, 6, 30)], workers=2)
+    assert both[0]["pid"] == one["pid"] == os.getpid() and both[1]["pid"] == os.getpid()
+
+
+def test_cached_many_names_the_failing_artefact_and_refuses_bad_input(draws, tmp_path, monkeypatch):
+    from icmlbook.runtime import cached_many
+    from icmlbook.runtime.cache import allotted_threads
+
+    monkeypatch.setenv("ICMLBOOK_NO_CACHE", "1")    # the off switch holds in the workers too: nothing stored
+    with pytest.raises(RuntimeError, match="'bad'.*ValueError: seed 3 is cursed"):
+        cached_many([("ok", draws.seeded_draw, 0, 4), ("bad", draws.fails, 3)], workers=2, directory=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(ValueError, match="seed 3 is cursed"):            # serially: the producer's own error
+        cached_many([("bad", draws.fails, 3)], workers=1, directory=tmp_path)
+    for workers in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="workers="):
+            cached_many([("ok", draws.seeded_draw, 0, 4)], workers=workers)
+    with pytest.raises(ValueError, match="a job must be"):
+        cached_many([("ok", 3)])
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert allotted_threads() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "")
+    assert allotted_threads() >= 1
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])
 def test_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
     _produce.calls = 0

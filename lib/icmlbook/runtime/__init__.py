@@ -1,7 +1,7 @@
 """The shared runtime every chapter uses: profiles, device, seeding, progress, cache, claims ledger,
 figure style, run records, display helpers and the claim rules' small statistics."""
 
-from .cache import cached, cache_key, CorruptEntry
+from .cache import cached, cached_many, cache_key, CorruptEntry
 from .claims import (Claim, ClaimCheck, ClaimRule, ClaimsLedger, VERDICTS, abstract_sentence, claim_case, claim_rule,
                      claim_sentence, claims_table_html, not_testable, verdict_from)
 from .context import in_jupyter, in_marimo, under_executor
@@ -17,7 +17,7 @@ from .stats import effect_bound, mean_t_bound, mean_t_interval, ols_slope_interv
 from .style import PALETTE, apply_style, new_figure
 
 __all__ = [
-    "cached", "cache_key", "CorruptEntry", "Claim", "ClaimCheck", "ClaimRule", "ClaimsLedger", "abstract_sentence", "claim_case", "claim_rule",
+    "cached", "cached_many", "cache_key", "CorruptEntry", "Claim", "ClaimCheck", "ClaimRule", "ClaimsLedger", "abstract_sentence", "claim_case", "claim_rule",
     "not_testable", "VERDICTS", "claim_sentence", "claims_table_html",
     "verdict_from", "in_jupyter", "in_marimo", "under_executor", "cpu_threads", "default_dtype", "describe_device",
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",

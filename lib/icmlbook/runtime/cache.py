@@ -323,16 +323,128 @@ def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile
     kwargs = kwargs or {}
     if os.environ.get(DISABLE_ENV) == "1":
         return producer(*args, **kwargs)
-    key = cache_key(name, producer, config={"config": _canonical(config), "args": _canonical(list(args)),
-                                            "kwargs": _canonical(kwargs)},
-                    profile=profile, chapter=chapter)
-    entry = CacheEntry(key, Path(directory) if directory else cache_dir() / name)
-    if entry.payload.exists() or entry.manifest.exists():
-        try:
-            return entry.load()
-        except CorruptEntry as err:
-            warnings.warn(f"cache: {err}; rebuilding", RuntimeWarning, stacklevel=2)
-            entry.remove()
+    entry = _entry_for(name, producer, config, profile, args, kwargs, chapter, directory)
+    found, value = _lookup(entry)
+    if found:
+        return value
     value = producer(*args, **kwargs)
     entry.store(value, name)
     return value
+
+
+def _entry_for(name: str, producer: Callable, config: Any, profile: str | None, args: tuple, kwargs: dict,
+               chapter: str | None, directory: str | os.PathLike | None) -> "CacheEntry":
+    key = cache_key(name, producer, config={"config": _canonical(config), "args": _canonical(list(args)),
+                                            "kwargs": _canonical(kwargs)},
+                    profile=profile, chapter=chapter)
+    return CacheEntry(key, Path(directory) if directory else cache_dir() / name)
+
+
+def _lookup(entry: "CacheEntry") -> tuple[bool, Any]:
+    """``(True, value)`` for a verified entry; ``(False, None)`` when there is none (a corrupt one is deleted)."""
+    if entry.payload.exists() or entry.manifest.exists():
+        try:
+            return True, entry.load()
+        except CorruptEntry as err:
+            warnings.warn(f"cache: {err}; rebuilding", RuntimeWarning, stacklevel=3)
+            entry.remove()
+    return False, None
+
+
+def allotted_threads() -> int:
+    """The CPU threads this process was given: ``$OMP_NUM_THREADS`` when set (the book's executor sets it to the
+    cores divided by the chapters it runs side by side), else the cores this process may run on."""
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) >= 1:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _worker_init(state: dict) -> None:
+    """Each worker process of :func:`cached_many`: one thread, and the parent's torch determinism settings."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    if "torch" in state:
+        import torch
+
+        torch.set_num_threads(1)
+        torch.set_default_dtype(state["torch"]["default_dtype"])
+        torch.use_deterministic_algorithms(state["torch"]["deterministic"])
+
+
+def _worker_job(name: str, producer: Callable, config: Any, profile: str | None, args: tuple,
+                chapter: str | None, directory: str | None) -> Any:
+    return cached(name, producer, config=config, profile=profile, args=args, chapter=chapter, directory=directory)
+
+
+def cached_many(jobs: "list[tuple]", *, workers: int | None = None, config: Any = None, profile: str | None = None,
+                chapter: str | None = None, directory: str | os.PathLike | None = None) -> list:
+    """Several artefacts ``[(name, producer, *args), ...]`` as by :func:`cached`, the missing ones computed in
+    parallel: a pool of ``workers`` fresh processes (``spawn``), one thread each, each storing its entry; the
+    values come back in the order of ``jobs``. Entries already in the cache are read here and start no process.
+
+    ``workers=None`` takes :func:`allotted_threads` (1 in CI, where chapters run side by side). With one worker, or
+    one artefact to compute, every job runs here, one after another, with this process's thread settings: exactly
+    :func:`cached` in a loop. A producer must therefore be importable (a module-level function of a package) and
+    must seed whatever it draws from its own arguments, so that its value does not depend on where it ran
+    (tested: serial and parallel runs return the same values bit for bit).
+    """
+    jobs = [tuple(j) for j in jobs]
+    for j in jobs:
+        if len(j) < 2 or not isinstance(j[0], str) or not callable(j[1]):
+            raise ValueError(f"a job must be (name, producer, *args) with a str name and a callable producer; got {j!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers={workers!r} is not allowed; it must be None or an integer >= 1")
+    workers = allotted_threads() if workers is None else workers
+    off = os.environ.get(DISABLE_ENV) == "1"
+    values: list[Any] = [None] * len(jobs)
+    todo = []
+    for i, (name, producer, *args) in enumerate(jobs):
+        if not off:
+            found, value = _lookup(_entry_for(name, producer, config, profile, tuple(args), {}, chapter, directory))
+            if found:
+                values[i] = value
+                continue
+        todo.append(i)
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if workers > 1 and len(todo) > 1 and main_file is not None and not os.path.isfile(main_file):
+        # a spawned process re-imports the main script by its path; a script read from stdin has none
+        warnings.warn(f"cached_many: the main script {main_file!r} is not a file a worker process can import, so "
+                      f"the {len(todo)} artefacts are computed here, one after another", RuntimeWarning, stacklevel=2)
+        workers = 1
+    if workers <= 1 or len(todo) <= 1:
+        for i in todo:
+            name, producer, *args = jobs[i]
+            values[i] = cached(name, producer, config=config, profile=profile, args=tuple(args), chapter=chapter,
+                               directory=directory)
+        return values
+    import concurrent.futures
+    import multiprocessing
+
+    state: dict[str, Any] = {}
+    if "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        state["torch"] = {"default_dtype": torch.get_default_dtype(),
+                          "deterministic": torch.are_deterministic_algorithms_enabled()}
+    directory = None if directory is None else str(directory)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(todo)),
+                                                mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=_worker_init, initargs=(state,)) as pool:
+        futures = {pool.submit(_worker_job, jobs[i][0], jobs[i][1], config, profile, tuple(jobs[i][2:]), chapter,
+                               directory): i for i in todo}
+        try:
+            for fut in concurrent.futures.as_completed(futures):
+                i = futures[fut]
+                try:
+                    values[i] = fut.result()
+                except Exception as err:
+                    raise RuntimeError(f"cached_many: the artefact {jobs[i][0]!r} failed in its worker process: "
+                                       f"{type(err).__name__}: {err}") from err
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    return values

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from .cache import cached as _cached
+from .cache import cached_many as _cached_many
 from .claims import ClaimsLedger
 from .context import RECORD_ENV, in_marimo, under_executor
 from .device import describe_device
@@ -108,6 +109,23 @@ class Run:
         """
         return _cached(name, fn, config={"seed": self.seed}, profile=self.profile, args=args, kwargs=kwargs,
                        chapter=self.chapter)
+
+    def cached_many(self, jobs: list[tuple], /, workers: int | None = None) -> list:
+        """Several artefacts at once: ``[(name, fn, *args), ...]``, each as :meth:`cached` would give it, the ones
+        not in the cache computed in parallel worker processes (one thread each; see
+        :func:`icmlbook.runtime.cache.cached_many`). ``workers=None``: this chapter's thread allotment
+        (``$OMP_NUM_THREADS``, which the book's executor sets; else the cores), so two chapters run side by side in
+        CI get one worker each and run their jobs one after another in the kernel, as :meth:`cached` would::
+
+            study, rep = run.cached_many([("irno-study", ex.study, cfg, run.seed),
+                                          ("irno-replicate", ex.run_seed, cfg, 1)])
+
+        Each ``fn`` must be a module-level function of a package and seed what it draws from its arguments, so a
+        value does not depend on the process that computed it. A worker's progress bars go to the kernel's
+        stderr, not to the page.
+        """
+        return _cached_many(jobs, workers=workers, config={"seed": self.seed}, profile=self.profile,
+                            chapter=self.chapter)
 
     def finish(self, ledger: ClaimsLedger | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Close the run; write the record to ``$ICMLBOOK_RECORD`` when the executor asked for one."""
