@@ -15,7 +15,13 @@
   the per-call overhead (about 55 us per trajectory-step remain, mostly the eight 64 x 64 real transforms). Tried and
   not kept (CPU time, 64 x 64^2): the forward transform pruned to the kept columns in two calls (94 ms against 84 ms
   for one rfft2 call), the inverse one as a single irfft2 call (101 ms against 94 ms for the pruned two calls), the
-  update's real multipliers applied to real views of the complex state (101 ms against 80 ms);
+  update's real multipliers applied to real views of the complex state (101 ms against 80 ms). The note also times
+  the solver's FFT calls alone (the same transforms of the same shapes, nothing else), batched and one at a time:
+  one-at-a-time CPU time divided by the batched FFT time is a ceiling on the ratio any batching of this solver can
+  reach on one thread. Measured at a load of 8 (session 6): at 64^2 the batched FFTs take 0.060 s, 74 % of the
+  batched run (0.081 s), against 0.161 s one at a time, a ceiling of 2.7x: the 5x target cannot be met at 64^2 on
+  one CPU thread with torch's FFT, whatever the rest of the solver does (the FFT library itself gains only 1.75x
+  from the batch, 0.105 s one at a time); at 32^2 the ceiling is 7.8x and the solver reached 6.2x;
 - the matrix-free Lipschitz estimate (Lanczos on J^T J, stopped by a residual bound; 30 power iterations reported
   beside it) against the dense Jacobian (``torch.func.jacrev`` then ``svdvals``) of the update map on a 32^2 field
   (target >= 20x faster, within 1 %). J v comes from the VJP of the pullback (one forward pass for all steps)
@@ -55,6 +61,18 @@ LANCZOS_TOL = 1e-3
 LANCZOS_MAX_STEPS = 50
 
 
+def _transforms_only(s: NSSolver, state: torch.Tensor, steps: int, one_at_a_time: bool) -> None:
+    """Exactly the FFT calls :meth:`NSSolver.advance` makes on ``state`` over ``steps`` steps, and nothing else: per
+    step two nonlinear terms, each the pruned inverse transform of ``(B, 2, n, kc)`` and one ``rfft2`` of
+    ``(B, 2, n, n)``; in the solver's blocks, or one trajectory at a time. Its time bounds any solver of this design
+    from below: with every other operation free, batching could gain at most the ratio of these two times."""
+    parts = [slice(i, i + 1) for i in range(state.shape[0])] if one_at_a_time else s.blocks(state.shape[0])
+    for blk in parts:
+        x = state[blk].unsqueeze(-3).expand(-1, 2, -1, -1).contiguous()
+        for _ in range(2 * steps):
+            s._forward_compact(s.state_to_grid(x))
+
+
 def _solver_bench(n: int) -> BenchResult:
     with cpu_threads(1):
         s = NSSolver(n, nu=1e-3, dt=0.01, drag=0.1, forcing_amp=1.0, dtype=torch.float32)
@@ -64,8 +82,14 @@ def _solver_bench(n: int) -> BenchResult:
         batched, batched_cpu = _best_wall_and_cpu(lambda: s.run(w, steps), repeat=5)
         single, single_cpu = _best_wall_and_cpu(lambda: [s.run(w[i], steps) for i in range(64)], repeat=3)
         unblocked, unblocked_cpu = _best_wall_and_cpu(lambda: whole.run(w, steps), repeat=3)
-    why = ("; at 64^2 one trajectory's transforms already keep the core busy, so batching saves only the per-call "
-           "overhead" if n >= 64 else "")
+        state = s.to_state(w)
+        _, fft_cpu = _best_wall_and_cpu(lambda: _transforms_only(s, state, steps, one_at_a_time=False), repeat=5)
+        _, fft_one_cpu = _best_wall_and_cpu(lambda: _transforms_only(s, state, steps, one_at_a_time=True), repeat=3)
+    ceiling = single_cpu / fft_cpu
+    why = (f"; the FFT calls alone take {fft_cpu:.3f} s of CPU batched ({fft_cpu / batched_cpu:.0%} of the batched "
+           f"run) and {fft_one_cpu:.3f} s one at a time, so even with every other operation free batching could "
+           f"gain at most {ceiling:.1f}x on one thread" + (" (the 5x target is out of reach here)" if ceiling < 5
+                                                              else ""))
     return BenchResult(f"Navier-Stokes 64 x {n}^2, 20 steps: one batch vs one at a time", batched, single,
                        "the same solver, one trajectory at a time", ">= 5x throughput", single / batched >= 5,
                        note=f"blocks of {s.block} trajectories; CPU time {batched_cpu:.3f} s vs {single_cpu:.3f} s "
