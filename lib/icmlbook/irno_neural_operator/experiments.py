@@ -24,7 +24,7 @@ from .well import load_well_fields, well_windows
 
 __all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base", "variant_spec",
            "train_variant", "load_irno", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
-           "paired_difference", "decay_ratio", "run_seed", "study", "STUDY_RUNS", "solver_checks", "SRTask", "make_sr_task",
+           "paired_difference", "decay_ratio", "study", "STUDY_RUNS", "solver_checks", "SRTask", "make_sr_task",
            "SREvaluation", "evaluate_sr", "sr_study", "load_sr_irno"]
 
 
@@ -205,6 +205,11 @@ class Evaluation:
         return np.median(self.shell[k] / np.maximum(self.shell[0], 1e-300), axis=0)
 
 
+#: how the Lipschitz estimate forms J v: from the VJP of the pullback (one forward pass for all Lanczos steps; the
+#: benchmark measured it about 3x faster than forward mode through the U-Net, with the same values to rounding)
+LIP_PRODUCTS = "double_vjp"
+
+
 @torch.no_grad()
 def _iterate(model, x, steps):
     return model(x, steps)
@@ -235,7 +240,7 @@ def evaluate(cfg: IRNOConfig, task: Task, model: IRNO | None, steps: int, *, bas
         for k in lip_at:
             xs = x[:m]
             lips[k] = metrics.lipschitz_lanczos(lambda h: model.update(xs, h, k), hs[k][:m].clone(),
-                                                steps=cfg.lip_iters, generator=g).numpy()
+                                                steps=cfg.lip_iters, generator=g, products=LIP_PRODUCTS).numpy()
     return Evaluation(v, sh, diffs, err, phi_y, lips, task.test_traj_id.numpy(), task.n,
                       K if K is not None else cfg.K)
 
@@ -283,33 +288,13 @@ def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int 
     return cluster_bootstrap(stat, [diffs], clusters, n_boot, seed)
 
 
-def run_seed(cfg: IRNOConfig, seed: int, show_progress: bool = True, variants: tuple[str, ...] | None = None) -> dict:
-    """One replicate of the main comparison (fresh data, base FNO, IRNO and its ablations ``variants``, default
-    ``cfg.replicate_variants``, for ``seed``): the evaluation of each variant along its iteration (``evals``;
-    ``eval`` is IRNO's, with the Lipschitz constant at K), and that of the same base trained with the extra epochs
-    (``long``, claim 3's plateau check). Every variant trains on the same batches from the same initialisation."""
-    variants = cfg.replicate_variants if variants is None else tuple(variants)
-    if "irno" not in variants or any(v not in VARIANTS for v in variants):
-        raise ValueError(f"variants={variants!r} is not allowed; it must hold 'irno' and only names of {VARIANTS}")
-    task = make_task(cfg, seed, show_progress)
-    base = train_base_operator(cfg, task, "fno", seed, show_progress)
-    long = train_base_operator(cfg, task, "fno_long", seed, show_progress)
-    h0 = base_outputs(load_base(base), task.x_train)
-    runs = {v: train_variant(cfg, task, base, v, seed, show_progress, h0=h0) for v in variants}
-    evals = {v: evaluate(cfg, task, load_irno(cfg, base, rec), cfg.eval_steps, K=1 if v == "k1" else cfg.K,
-                         lip_at=(cfg.K,) if v == "irno" else (), seed=seed) for v, rec in runs.items()}
-    return {"seed": seed, "eval": evals["irno"], "evals": evals, "base_seconds": base["seconds"],
-            "irno_seconds": runs["irno"]["seconds"], "seconds": {v: r["seconds"] for v, r in runs.items()},
-            "params": {v: r["params"] for v, r in runs.items()},
-            "long": evaluate(cfg, task, None, 0, base=load_base(long))}
-
-
 #: the IRNO runs of the main study: (variant, base)
 STUDY_RUNS = tuple((v, "fno") for v in VARIANTS) + (("irno", "tfno"), ("irno", "fno_many"))
 
 
 def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
-    """The main study on one seed: the task, the bases (:data:`.config.BASES`), IRNO and its ablations on the FNO
+    """The main study on one seed (the chapter runs it on every seed of :meth:`.config.IRNOConfig.run_seeds`, one
+    cached artefact per seed): the task, the bases (:data:`.config.BASES`), IRNO and its ablations on the FNO
     base, IRNO on the TFNO and many-mode bases, and every evaluation (k = 0..eval_steps; Lipschitz at k = 0, K, 2K
     for IRNO). Each base's outputs on the training inputs are computed once and shared by its refiners."""
     task = make_task(cfg, seed, show_progress)
