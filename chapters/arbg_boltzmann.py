@@ -594,6 +594,15 @@ def _(cfg, mo, run):
       only when plain SNIS's weights collapse; when only twisted SMC's do, the twist itself degenerated
       the weights and the row fails (before, both cases were undecided). Stricter only; claim 9's row
       on this page says which case applies.
+    - **A second rule-breaking pass (session 6; rules changed after the runs at commit 51327ed, stricter
+      only):** claim 6 passed a temperature that does not matter (E-W2 flat within its noise, its minimum
+      inside the sweep by chance: 3 times in 5); both ends of the sweep must now be worse than the best
+      temperature beyond the bootstrap 95 % bound ({cfg.temp_boot} replicates, proposals resampled). Claim 11
+      compared seed 0 alone with the MD runs' median, which a generator as accurate as MD passes half the
+      time; every seed now enters a one-sided Mann–Whitney test against the MD runs (p < 0.05; undecided
+      where so few runs cannot reach it). Claim 9's binomial bound on twisted SMC's clash fraction counted
+      particles, which share their lineage's prefix; it counts lineages now. The inputs that broke the
+      three rules are tests that must fail (`tests/test_arbg_boltzmann.py`).
     """)
     return
 

@@ -652,8 +652,12 @@ def test_claim5_undecided_on_collapsed_weights_or_one_seed_and_refuses_rows_with
         claims.claim5(rows, CFG)
 
 
-def _temps(best, taus=(0.9, 0.95, 1.0, 1.05, 1.1), ess=1e-2):
-    return [{"tau": t, "ew2": 1.0 + abs(t - best), "ess": ess, "n": 10000} for t in taus]
+def _temps(best, taus=(0.9, 0.95, 1.0, 1.05, 1.1), ess=1e-2, curve=None, noise=0.01):
+    """Temperature rows with E-W2 = 1 + |τ - best| (or ``curve``'s values) and 200 bootstrap replicates of spread ``noise``."""
+    rng = np.random.default_rng(11)
+    e = curve if curve is not None else [1.0 + abs(t - best) for t in taus]
+    return [{"tau": t, "ew2": v, "ess": ess, "n": 10000, "ew2_boot": (v + rng.normal(0.0, noise, 200)).tolist()}
+            for t, v in zip(taus, e)]
 
 
 @claim_case("arbg_boltzmann", "C6", "reproduced")
@@ -669,6 +673,43 @@ def _c6_alt():
 @claim_case("arbg_boltzmann", "C6", "not reproduced", alternative="monotone E-W2 on a sweep inside the window (review)")
 def _c6_alt_narrow():
     return claims.claim6(_temps(0.9, taus=(0.95, 1.0, 1.05)), CFG)
+
+
+@claim_case("arbg_boltzmann", "C6", "not reproduced", alternative="a temperature that does not matter: E-W2 flat within "
+            "its noise, the minimum inside by chance (session 6)")
+def _c6_alt_flat():
+    return claims.claim6(_temps(1.0, curve=(5.02, 5.00, 4.98, 5.01, 5.03), noise=0.05), CFG)
+
+
+def test_claim6_needs_the_bootstrap_and_reads_both_ends():
+    rows = _temps(1.0)
+    for r in rows:
+        r.pop("ew2_boot")
+    with pytest.raises(ValueError, match="ew2_boot"):
+        claims.claim6(rows, CFG)
+    assert claims.claim6(_temps(1.0, ess=1e-4, curve=(5.0,) * 5), CFG).verdict == "not testable at this profile"
+    # one end clearly worse, the other only within noise: fails
+    assert claims.claim6(_temps(1.0, curve=(1.5, 1.2, 1.0, 1.005, 1.01), noise=0.02), CFG).passed is False
+    assert claims.claim6(_temps(1.0, curve=(1.5, 1.2, 1.0, 1.2, 1.5), noise=0.02), CFG).passed
+
+
+def test_ew2_bootstrap_covers_the_point_estimate_and_resolves_a_shift():
+    from icmlbook.arbg_boltzmann.metrics import energy_w2
+    from icmlbook.arbg_boltzmann.snis import ew2_bootstrap
+    rng = np.random.default_rng(0)
+    ref = rng.normal(0.0, 1.0, 500)
+    u = rng.normal(0.0, 1.0, 2000)
+    lw = np.zeros(2000)
+    lw[:10] = -np.inf                                              # zero-weight proposals are never drawn
+    u[:10] = 1e20
+    same = ew2_bootstrap(u, lw, ref, n_eval=500, n_boot=100, seed=1)
+    shifted = ew2_bootstrap(u + 1.0, lw, ref, n_eval=500, n_boot=100, seed=1)
+    assert np.isfinite(same).all() and same.max() < 0.5            # W2 of two samples of one law: small, no clash drawn
+    assert abs(np.median(shifted) - 1.0) < 0.15                   # a shift of 1 kT of a unit Gaussian: W2 = 1
+    assert np.percentile(shifted - same, 5) > 0.5
+    assert abs(np.median(same) - energy_w2(u[10:510], ref)) < 0.2
+    with pytest.raises(ValueError, match="n_boot=1"):
+        ew2_bootstrap(u, lw, ref, n_eval=10, n_boot=1, seed=0)
 
 
 def test_claim6_nan_fails_and_collapsed_weights_are_undecided():
@@ -814,8 +855,9 @@ def test_paired_w2_bootstrap_covers_no_difference_resolves_a_bias_and_resamples_
         paired_w2_bootstrap(plain, plain, ref_u, ref_t, n_eval=10, n_torus=5, n_boot=1, seed=0)
 
 
-def _md(med):
-    return {"evaluations": 10000, "runs": 5, "ew2": [med] * 5, "ew2_median": med}
+def _md(med, runs=20, spread=0.4):
+    ew2 = list(np.linspace(med - spread, med + spread, runs))
+    return {"evaluations": 10000, "runs": runs, "ew2": ew2, "ew2_median": float(np.median(ew2))}
 
 
 @claim_case("arbg_boltzmann", "C11", "reproduced")
@@ -831,6 +873,37 @@ def _c11_alt():
 @claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="a generator whose weights collapsed")
 def _c11_alt_collapse():
     return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), _md(3.5), CFG)
+
+
+@claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="MD as accurate: the generator's E-W2 inside the MD "
+            "runs' spread, just below their median (session 6)")
+def _c11_alt_inside_spread():
+    md = _md(3.5, spread=1.5)
+    return claims.claim11(_adp_rows((1e6, 3.45, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6)), md, CFG)
+
+
+@claim_case("arbg_boltzmann", "C11", "not reproduced", alternative="seed 0 ahead of MD, the other seeds behind every MD run "
+            "(session 6: seed 0 alone decided)")
+def _c11_alt_one_seed():
+    rows = _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6))
+    for r in rows:
+        if r["model"] == "ArBG" and r["seed"] > 0:
+            r["ew2"] = 9.0
+    return claims.claim11(rows, _md(3.5), CFG)
+
+
+def test_claim11_undecided_when_the_runs_cannot_reach_the_level():
+    one = _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6), seeds=1)
+    assert claims.claim11(one, _md(3.5, runs=8), CFG).verdict == "not testable at this profile"     # smoke's design
+    assert claims.claim11(one, _md(3.5, runs=20), CFG).passed                                      # p = 1/21
+    collapsed = _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-4, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6), seeds=1)
+    assert claims.claim11(collapsed, _md(3.5, runs=8), CFG).passed is False                         # the floor first
+
+
+@claim_case("arbg_boltzmann", "C9", "not reproduced", alternative="clash fractions apart over 2,000 particles but within "
+            "noise over their 40 lineages (session 6)")
+def _c9_alt_lineage_noise():
+    return claims.claim9(_smc(12.0, clash_smc=0.36), CFG)
 
 
 def test_claim_cases_give_their_verdicts():

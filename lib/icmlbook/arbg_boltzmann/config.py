@@ -49,7 +49,8 @@ class ArbgConfig(ProfileConfig):
         smc_particles, smc_strength, smc_threshold : twisted SMC (our reconstruction): particles, the clash twist's
             λ, the ESS fraction that triggers resampling; smc_boot : bootstrap replicates (lineages resampled) of the
             E-W2 / T-W2 differences twisted − plain SNIS, smc_boot_torus : the T-W2 points a side in each replicate.
-        temps : the temperature sweep; bin_sweep : K of the resolution study (trained for sweep_steps).
+        temps : the temperature sweep; temp_boot : bootstrap replicates (proposals resampled) of each temperature's
+            E-W2 (claim 6); bin_sweep : K of the resolution study (trained for sweep_steps).
     Larger peptides (``full`` only; empty elsewhere)
         peptides : names from :data:`~.molecule.PEPTIDES` ("AAA", "AAAAAA", "ACE-AAA-NME"), built by our code with
             amber14 + OBC1 at ``peptide_temperature`` K; our own MD of ``peptide_frames`` frames every
@@ -60,7 +61,8 @@ class ArbgConfig(ProfileConfig):
         norm_tol : claim 1's |∫q - 1| and teacher-forced vs recorded log q tolerance (the latter x 1e-1).
         snis_slope_hi : claim 2: the fitted log-log slope of SNIS error against M must be below this.
         chirality_max_wrong : claim 8: the largest fraction of wrong-handed proposals.
-        tau_window : claim 6: the best τ lies within this distance of 1 (the sweep must extend beyond it).
+        tau_window : claim 6: the best τ lies within this distance of 1 (the sweep must extend beyond it); the sweep's
+            two ends must also be worse than the best τ beyond the bootstrap 95 % bound (added in session 6).
         ess_min : the effective number of samples (ESS·M) below which reweighted metrics are not compared (claims 4-7,
             9, 11): the weights then sit on a handful of proposals; claim 9 also needs this many surviving lineages.
         smc_bias_margin : claim 9: the bootstrap 95 % upper bound of twisted SMC − plain SNIS, for E-W2 and for T-W2,
@@ -109,6 +111,7 @@ class ArbgConfig(ProfileConfig):
     tica_dim: Int(ge=1) = 2
     temps: Grid(gt=0, min_len=3) = (0.9, 0.95, 1.0, 1.05, 1.1)
     temp_proposals: PositiveInt = 2000
+    temp_boot: Int(ge=20) = 200
     bin_sweep: IntGrid(ge=2, min_len=2) = (64, 512)
     sweep_steps: PositiveInt = 800
     md_windows: PositiveInt = 20

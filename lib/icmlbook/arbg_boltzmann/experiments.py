@@ -28,7 +28,7 @@ from .discretize import Discretizer
 from .flows import SplineFlow
 from .metrics import dihedrals, energy_w2, subsample_even, torus_w2
 from .molecule import build_alanine_dipeptide, chiral_volume
-from .snis import kish_ess, log_weights, resample, snis_mean
+from .snis import ew2_bootstrap, kish_ess, log_weights, resample, snis_mean
 from .system import bond_lengths, evaluate_proposal, fix_chirality, propose_ar, propose_flow, representation
 from .tica import TicaW2, featurise, fit_tica
 from .toy import TEST_FUNCTIONS, FourWells
@@ -269,9 +269,15 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
     for tau in progress(cfg.temps, desc="temperature sweep"):
         with cpu_threads(1) if dev.type == "cpu" else contextlib.nullcontext():
             p = fix_chirality(propose_ar(ar0, disc, rep, cfg.temp_proposals, float(tau), 4242), centre, ref_sign)
-        ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=4243, n_eval=min(cfg.n_eval, cfg.temp_proposals),
+        n_ev = min(cfg.n_eval, cfg.temp_proposals)
+        ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=4243, n_eval=n_ev,
                                n_torus=min(cfg.n_torus, cfg.temp_proposals), clip=cfg.clip, tica=data["tica"])
-        temp_rows.append({"tau": float(tau), **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
+        # bootstrap replicates of this temperature's E-W2 (proposals resampled; claim 6 compares the sweep's ends
+        # with its best temperature on them, a second review of session 6)
+        boot = ew2_bootstrap(ev["energies"], log_weights(ev["energies"], p.log_q).log_w, subsample_even(ref_u, n_ev),
+                             n_eval=n_ev, n_boot=cfg.temp_boot, seed=4244 + int(1000 * tau))
+        temp_rows.append({"tau": float(tau), "ew2_boot": boot.tolist(),
+                          **{k: v for k, v in ev.items() if k not in ("energies", "resampled_idx")}})
     md = md_equal_budget(data, ref_u, energy, cfg)
     smc = smc_study(cfg, ar0, disc, data, energy, ref_u, ref_t) if cfg.frame == "canonical" else None
     reuse = {cfg.adp_bins: (ar0, loss0)} if cfg.sweep_steps == cfg.adp_steps and cfg.adp_bins in cfg.bin_sweep else {}

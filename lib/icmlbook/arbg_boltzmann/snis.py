@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["Weights", "log_weights", "kish_ess", "snis_mean", "resample"]
+__all__ = ["Weights", "log_weights", "kish_ess", "snis_mean", "resample", "ew2_bootstrap"]
 
 
 @dataclasses.dataclass
@@ -83,3 +83,27 @@ def resample(log_w: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     if w.sum() <= 0:
         raise ValueError("every weight is zero (no proposal has a finite energy): nothing to resample")
     return rng.choice(len(w), size=n, replace=True, p=w / w.sum())
+
+
+def ew2_bootstrap(energies: np.ndarray, log_w: np.ndarray, ref_e: np.ndarray, *, n_eval: int, n_boot: int,
+                  seed: int) -> np.ndarray:
+    """Bootstrap replicates (n_boot,) of E-W2 (kT) after SNIS resampling, for an interval on one proposal set.
+
+    Each replicate resamples the M proposals (``energies`` (M,), ``log_w`` (M,)) with replacement, then, as the point
+    estimate does, draws ``n_eval`` of them by weight and takes E-W2 against the fixed reference energies ``ref_e``.
+    A replicate where no resampled proposal keeps a finite weight is NaN (the caller counts it)."""
+    from .metrics import energy_w2
+    if n_boot < 2:
+        raise ValueError(f"n_boot={n_boot!r} is not allowed; it must be >= 2")
+    u = np.asarray(energies, dtype=np.float64)
+    lw = np.asarray(log_w, dtype=np.float64)
+    if u.shape != lw.shape or u.ndim != 1:
+        raise ValueError(f"energies and log_w must be equal-length vectors; got {u.shape} and {lw.shape}")
+    rng = np.random.default_rng(seed)
+    out = np.full(n_boot, np.nan)
+    for b in range(n_boot):
+        pick = rng.integers(0, len(u), len(u))
+        if not np.isfinite(lw[pick]).any():
+            continue
+        out[b] = energy_w2(u[pick[resample(lw[pick], n_eval, rng)]], ref_e)
+    return out
