@@ -5,6 +5,8 @@ bad inputs, determinism; and every claim rule both ways (``@claim_case``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -626,6 +628,43 @@ def _c7_ok():
 @claim_case("ts_pairwise_ranking", "C7", "not reproduced", alternative="no convergence: the error plateaus (slope 0)")
 def _c7_alt():
     return C.claim7(_well(0.94, 0.0))
+
+
+def _well_floor() -> E.WellSpecified:
+    """The review's world (session 5, minor): the held-out error falls once, then stays on a floor (a biased
+    estimate); the slope over all budgets is still clearly negative."""
+    w = _well(0.94, -0.5)
+    r = np.random.default_rng(5)
+    err = np.array([0.30, 0.18, 0.15, 0.15, 0.15])
+    return dataclasses.replace(w, tau_test=np.stack([1 - err * np.exp(r.normal(0, 0.03, 5)) for _ in range(4)]))
+
+
+@claim_case("ts_pairwise_ranking", "C7", "not reproduced",
+            alternative="an error that falls once and then stays on a floor (slope 0 over the larger budgets)")
+def _c7_floor():
+    return C.claim7(_well_floor())
+
+
+def test_claim7_floor_fails_only_on_the_larger_half():
+    c = C.claim7(_well_floor())
+    assert c.values["ok_all"] and not c.values["ok_top"] and c.passed is False
+    assert "not told apart from a floor" in c.reason
+
+
+def test_claim7_slow_but_steady_convergence_still_passes():
+    # a slower law than the fixtures' (error ∝ m^-0.2) with the same noise passes both slopes
+    c = C.claim7(_well(0.94, -0.2))
+    assert c.passed and c.values["slope_top"]["hi"] < 0
+
+
+def test_late_budgets_is_the_larger_half():
+    assert list(C.late_budgets([100, 250, 500])) == [1, 2]
+    assert list(C.late_budgets([100, 200, 500, 1000, 2000])) == [2, 3, 4]
+    assert list(C.late_budgets([500, 100, 1000, 250])) == [0, 2]          # budgets 500 and 1000
+    assert list(C.late_budgets([100, 200, 500, 1000])) == [2, 3]
+    assert list(C.late_budgets([100, 200])) == [0, 1]
+    with pytest.raises(ValueError, match="n_comparisons"):
+        C.late_budgets([100])
 
 
 def _crowd(full_minus_majority: float, sd: float = 0.01, R: int = 8) -> E.CrowdResult:

@@ -20,7 +20,7 @@ from .config import RankingConfig
 from .experiments import (LIPSCHITZ_CONSTANTS, AnnotationBudget, CrowdResult, LipschitzCheck, NoiseSweep, SoftTwedCheck,
                           WellSpecified)
 
-__all__ = ["paired_summary", "slope_summary", "claim0", "claim1", "claim2", "claim3", "claim4", "claim5", "claim6",
+__all__ = ["paired_summary", "slope_summary", "late_budgets", "claim0", "claim1", "claim2", "claim3", "claim4", "claim5", "claim6",
            "claim7", "claim8"]
 
 _T = RankingConfig()          # the thresholds in the rule texts are the config's (profiles do not change them)
@@ -238,22 +238,45 @@ def claim6(s: NoiseSweep, cfg: RankingConfig = _T) -> ClaimCheck:
 @claim_rule(
     "C7", statement="The estimate converges: its ranking error on held-out series falls as the number of "
                     "comparisons grows.",
-    rule=f"log-log slope of 1 - tau(held-out) against the number of comparisons, fitted per independent data set; "
-         f"the upper end of its 95% t-interval lies below {_T.c7_max_slope:g}",
-    rejects="no convergence: the error plateaus (slope 0)",
+    rule=f"log-log slope of 1 - tau(held-out) against the number of comparisons, fitted per independent data set, "
+         f"over all budgets and over the larger half of them (from the median budget up, at least two); the upper end "
+         f"of each slope's 95% t-interval lies below {_T.c7_max_slope:g}",
+    rejects="no convergence: the error plateaus (slope 0), also after a first fall (a floor at the larger budgets)",
     paper="“demonstrate several convergence guarantees for this model” (statements not reached)")
 def claim7(w: WellSpecified, cfg: RankingConfig = _T) -> ClaimCheck:
+    # Changed in session 6 (a minor review finding, /work/review/ts_pairwise_ranking.md): an error that fell once and
+    # then stayed on a floor passed on the slope over all budgets (-0.19 [-0.20, -0.18]), the rule's own rejected
+    # alternative; the slope over the larger half of the budgets must now fall too (stricter only: both must pass)
     err = 1.0 - np.atleast_2d(w.tau_test)
     s = slope_summary(w.n_comparisons, err)
+    top = late_budgets(w.n_comparisons)
+    s_top = slope_summary(np.asarray(w.n_comparisons)[top], err[:, top])
     s_ideal = slope_summary(w.n_comparisons, np.atleast_2d(w.ideal_error))
-    ok = _beyond(s["slopes"], cfg.c7_max_slope, side="upper")
+    ok_all = _beyond(s["slopes"], cfg.c7_max_slope, side="upper")
+    ok_top = _beyond(s_top["slopes"], cfg.c7_max_slope, side="upper")
+    m = np.asarray(w.n_comparisons)
     text = (f"slope of 1 - tau(held-out): {s['mean']:.2f} [{s['lo']:.2f}, {s['hi']:.2f}] (95% t-interval, "
-            f"{s['n']} data sets, {w.n_comparisons.min()} to {w.n_comparisons.max()} comparisons); error "
+            f"{s['n']} data sets, {m.min()} to {m.max()} comparisons), over the larger half ({m[top].min()} to "
+            f"{m[top].max()}) {s_top['mean']:.2f} [{s_top['lo']:.2f}, {s_top['hi']:.2f}]; error "
             f"{err[:, 0].mean():.3f} -> {err[:, -1].mean():.3f}. The distance of U_hat to U* (not in the verdict): "
             f"slope {s_ideal['mean']:.2f} [{s_ideal['lo']:.2f}, {s_ideal['hi']:.2f}]")
+    values = {"slope": s, "slope_top": s_top, "ideal": s_ideal, "ok_all": ok_all, "ok_top": ok_top}
     if s["n"] < 2:
-        return ClaimCheck(text, None, {"slope": s, "ideal": s_ideal}, reason="one data set: no interval")
-    return ClaimCheck(text, ok, {"slope": s, "ideal": s_ideal})
+        return ClaimCheck(text, None, values, reason="one data set: no interval")
+    reason = None if ok_top or not ok_all else (
+        f"the error falls over all budgets but not clearly over the larger half ({m[top].min()} to {m[top].max()} "
+        "comparisons): not told apart from a floor")
+    return ClaimCheck(text, bool(ok_all and ok_top), values, reason=reason)
+
+
+def late_budgets(n_comparisons) -> np.ndarray:
+    """Indices of the larger half of the budgets, in ascending order of budget: from the median budget up, at least
+    two (budgets 100, 250, 500 give the last two; 100, ..., 2000 in five steps the last three)."""
+    order = np.argsort(np.asarray(n_comparisons), kind="stable")
+    k = len(order)
+    if k < 2:
+        raise ValueError(f"n_comparisons has {k} budget(s); a slope needs at least 2")
+    return order[min(k // 2, k - 2):]
 
 
 @claim_rule(
