@@ -161,8 +161,8 @@ def _(cfg, mo):
 @app.cell
 def _(cfg, cpu_threads, ex, run):
     seeds = cfg.run_seeds(run.seed)
-    with cpu_threads(1):
-        studies = [run.cached("irno-study", ex.study, cfg, _s) for _s in seeds]
+    with cpu_threads(1):                 # one artefact per seed; with two threads or more, seeds train side by side
+        studies = run.cached_many([("irno-study", ex.study, cfg, _s) for _s in seeds])
     study = studies[0]
     return seeds, studies, study
 
@@ -543,7 +543,7 @@ def _(cfg, mo):
 @app.cell
 def _(cfg, cpu_threads, ex, run, seeds):
     with cpu_threads(1):
-        srs = [run.cached("irno-sr", ex.sr_study, cfg, _s) for _s in seeds]
+        srs = run.cached_many([("irno-sr", ex.sr_study, cfg, _s) for _s in seeds])
     sr = srs[0]
     return sr, srs
 
