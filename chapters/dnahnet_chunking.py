@@ -221,7 +221,10 @@ def _(mo):
       ($h_t=\tilde z_t+W_\mathrm{res}\hat x_t$).
 
     Every arm gets the **same training-FLOP budget** by an analytic counter (forward FLOPs per
-    sequence × 3 × batch per update): an arm that costs more per update gets fewer updates.
+    sequence × 3 × batch per update): an arm that costs more per update gets fewer updates. A chunking
+    arm's updates are counted at its target compression; where its router compresses less, it spends
+    more than counted, so claims 5 and 5b read dnaHNet-mini's learning curve at the FLOPs of the
+    compression it realised.
     """)
     return
 
