@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from ..runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ..runtime.stats import effect_bound
 from .config import SSOConfig
 from .experiments import (RunResult, activation_growth, best_learning_rates, log2_lr_spread, lr_vertices,
                           power_law_fit, sigma_drift, tuned_losses)
@@ -44,11 +45,14 @@ def _largest_deviation(runs: Sequence[RunResult], field: str, tol: float, what: 
 @claim_rule("C2", statement="SSO's direction satisfies the tangent constraint <Theta, Phi> = 0 at the solver's "
             "output.",
             rule="largest |h(lambda*)| over every block and update of every SSO run <= the config's tangency "
-                 "tolerance (2e-4, the paper's scripts), with no solver fallback, and the same bound on the tangency "
-                 "with the exact top singular pair (SVD of the retracted block) and the applied direction, on every "
-                 "tracked update",
+                 "tolerance (2e-4, the paper's scripts), with no solver fallback, and the same bound on the exact "
+                 "first-order change of sigma_max along the applied update (per unit step) on every tracked update: "
+                 "lambda_max of the symmetric part of U_c^T (-Phi) V_c over the top cluster (singular values of the "
+                 "retracted block within the config's relative gap, 1e-3, of sigma_1; |<u1 v1^T, Phi>| where sigma_1 "
+                 "is alone)",
             rejects="the untangent direction of MuonSphere (lambda = 0), a solver that gives up and keeps its "
-                    "warm start, or a direction tangent only to the power iteration's inexact top pair",
+                    "warm start, or a direction tangent only to the power iteration's inexact top pair (a component "
+                    "along the exact top pair or cluster)",
             paper="|h| <= 2e-4 (bisection tolerance of the scripts)")
 def claim2(sso_runs: Sequence[RunResult], cfg: SSOConfig, muonsphere_runs: Sequence[RunResult] = ()) -> ClaimCheck:
     runs = [r for r in sso_runs if np.isfinite(r.max_abs_h)]
@@ -59,20 +63,28 @@ def claim2(sso_runs: Sequence[RunResult], cfg: SSOConfig, muonsphere_runs: Seque
     un = sum(r.solver_unconverged for r in runs)
     ref = [r.max_abs_h for r in muonsphere_runs if np.isfinite(r.max_abs_h)]
     ref_txt = f"; MuonSphere (lambda = 0) reaches |h| = {max(ref):.1e}" if ref else ""
-    exact = [r for r in runs if getattr(r, "tangency_exact", np.zeros(0)).size]
     vals = {"max_abs_h": h, "fallbacks": fb, "unconverged": un, "muonsphere_h": max(ref) if ref else None}
     measured = (f"largest |h(lambda*)| {h:.1e} over {len(runs)} SSO runs, {fb} fallbacks, {un} blocks "
                 f"unconverged{ref_txt}")
+    # the solver's |h| uses its own power-iteration pair, so it is its stopping criterion: the exact tangency decides
+    # too (changed after the second review, session 5). Session 6: over the top cluster, since u1 v1^T alone is ill
+    # conditioned where sigma_1 and sigma_2 nearly coincide (see the chapter)
+    exact = [r for r in runs if getattr(r, "tangency_cluster", np.zeros(0)).size]
     if not exact:
-        return ClaimCheck(measured, None, vals, reason="no SSO run recorded the tangency with the exact top pair")
-    # the solver's |h| uses its own power-iteration pair, so it is its stopping criterion: the tangency with the
-    # exact pair decides too (changed after the second review; see the chapter)
-    h_ex = max(float(np.max(r.tangency_exact)) for r in exact)
-    gap = min(float(np.min(r.top_gap)) for r in exact)
-    vals.update(tangency_exact=h_ex, top_gap=gap)
-    measured += (f"; with the exact top pair (SVD, {sum(r.tangency_exact.size for r in exact)} tracked updates) "
-                 f"largest |<u1 v1^T, Phi>| {h_ex:.1e} (smallest relative top gap {gap:.1e})")
-    return ClaimCheck(measured, bool(h <= cfg.tangency_tol and fb <= cfg.max_fallbacks and h_ex <= cfg.tangency_tol),
+        return ClaimCheck(measured, None, vals, reason="no SSO run recorded the exact tangency over the top cluster")
+    h_cl = max(float(np.max(r.tangency_cluster)) for r in exact)
+    h_pair = max(float(np.max(r.tangency_exact)) for r in exact if r.tangency_exact.size) \
+        if any(r.tangency_exact.size for r in exact) else float("nan")
+    gap = min(float(np.min(r.top_gap)) for r in exact if r.top_gap.size) \
+        if any(r.top_gap.size for r in exact) else float("nan")
+    size = max(int(np.max(r.cluster_size)) for r in exact if r.cluster_size.size) \
+        if any(r.cluster_size.size for r in exact) else 1
+    n = sum(r.tangency_cluster.size for r in exact)
+    vals.update(tangency_cluster=h_cl, tangency_exact=h_pair, top_gap=gap, cluster_size=size)
+    measured += (f"; exact first-order change of sigma_max along the update ({n} tracked updates, top cluster within "
+                 f"{cfg.tangency_gap:g} of sigma_1, up to {size} singular values) largest {h_cl:.1e}; with the top "
+                 f"pair alone |<u1 v1^T, Phi>| {h_pair:.1e} (smallest relative top gap {gap:.1e})")
+    return ClaimCheck(measured, bool(h <= cfg.tangency_tol and fb <= cfg.max_fallbacks and h_cl <= cfg.tangency_tol),
                       vals)
 
 
@@ -204,8 +216,10 @@ def claim7(runs: dict[str, RunResult], cfg: SSOConfig) -> ClaimCheck:
 @claim_rule("C8", statement="SSO's weights do not drift (sigma_max = R throughout), while AdamW's and Muon's "
             "spectral norms change over training.",
             rule="SSO: largest |sigma_max/R - 1| over matrices and tracked steps <= 0.05; AdamW and Muon: the largest "
-                 "relative change of sigma_max from start to end over matrices >= 0.1, each",
-            rejects="Muon's weights held in place by weight decay (a change below 10 %)",
+                 "relative change of sigma_max over matrices >= 0.1, each, both from start to end and over the second "
+                 "half of training (from the tracked step at half the updates to the end)",
+            rejects="Muon's weights held in place by weight decay (a change below 10 %), or weights that grow from "
+                    "the small initialisation and then settle (a change below 10 % over the second half)",
             paper="Muon: 'they control updates but allow weights to drift' (abstract)")
 def claim8(runs: dict[str, RunResult], cfg: SSOConfig) -> ClaimCheck:
     missing = [o for o in ("sso", "adamw", "muon") if o not in runs]
@@ -214,10 +228,16 @@ def claim8(runs: dict[str, RunResult], cfg: SSOConfig) -> ClaimCheck:
     s = runs["sso"]
     sso_dev = max(float(np.max(np.abs(v / s.spec.radius - 1))) for v in s.sigma_ratio.values())
     drift = {o: max(sigma_drift(runs[o]).values()) for o in ("adamw", "muon")}
-    ok = sso_dev <= cfg.sigma_fixed_tol and all(d >= cfg.drift_min for d in drift.values())
-    return ClaimCheck(f"SSO largest |sigma/R - 1| {sso_dev:.3f}; drift of sigma_max: "
-                      + ", ".join(f"{o} {d:.0%}" for o, d in drift.items()), bool(ok),
-                      {"sso_deviation": sso_dev, "drift": drift})
+    # any optimiser moves sigma_max far from GPT's small initialisation within a few dozen updates, so the whole-run
+    # change holds almost by construction; the second half asks whether the weights keep drifting once trained
+    # (added in session 6 after the second review; see the chapter)
+    late = {o: max(sigma_drift(runs[o], since=0.5).values()) for o in ("adamw", "muon")}
+    ok = sso_dev <= cfg.sigma_fixed_tol and all(d >= cfg.drift_min for d in drift.values()) and \
+        all(d >= cfg.drift_min for d in late.values())
+    return ClaimCheck(f"SSO largest |sigma/R - 1| {sso_dev:.3f}; drift of sigma_max, start to end: "
+                      + ", ".join(f"{o} {d:.0%}" for o, d in drift.items()) + "; over the second half: "
+                      + ", ".join(f"{o} {d:.0%}" for o, d in late.items()), bool(ok),
+                      {"sso_deviation": sso_dev, "drift": drift, "late_drift": late})
 
 
 @claim_rule("C9", statement="The radius c controls the activation scale: MLP output RMS grows as a power law in c "
@@ -245,21 +265,56 @@ def claim9(runs: Sequence[RunResult], cfg: SSOConfig) -> ClaimCheck:
 
 @claim_rule("C10", statement="At tuned learning rates, SSO <= MuonSphere ≈ Muon < AdamW in final validation loss.",
             rule="at every width, the tuned final validation loss (mean over seeds): SSO <= Muon + 0.02 and "
-                 "SSO <= MuonSphere + 0.02 nats/byte, and AdamW above each of the other three by more than 0.02",
-            rejects="AdamW as good as the spectral methods at toy scale, or SSO behind Muon",
+                 "SSO <= MuonSphere + 0.02 nats/byte, and AdamW above each of the other three by more than 0.02; "
+                 "and the same with the paired 95% bounds: upper bound of SSO - Muon (and SSO - MuonSphere) below "
+                 "0.02, lower bound of AdamW - each above 0.02 (t-intervals over seeds with >= 2 seeds; with one seed "
+                 "over the validation sequences, which all runs share: evaluation noise only)",
+            rejects="AdamW as good as the spectral methods at toy scale, SSO behind Muon, or an ordering within the "
+                    "noise of the evaluation",
             paper="SSO lowest at every width (Fig. 2); 1.7B: SSO 19% and Muon 12% fewer steps than AdamW")
 def claim10(results: Sequence[RunResult], cfg: SSOConfig) -> ClaimCheck:
-    tuned = tuned_losses(list(results))
+    results = list(results)
+    tuned = tuned_losses(results)
     widths = sorted({w for (_, w) in tuned})
-    rows, ok = [], True
+    names = ("adamw", "muon", "muonsphere", "sso")
+    rows, ok, bounds, unit = [], True, {}, ""
     for w in widths:
-        loss = {o: tuned[(o, w)][1] for o in ("adamw", "muon", "muonsphere", "sso") if (o, w) in tuned}
+        loss = {o: tuned[(o, w)][1] for o in names if (o, w) in tuned}
         if len(loss) < 4:
-            return ClaimCheck("—", None, reason=f"width {w} lacks runs of {sorted(set(('adamw', 'muon', 'muonsphere', 'sso')) - set(loss))}")
+            return ClaimCheck("—", None, reason=f"width {w} lacks runs of {sorted(set(names) - set(loss))}")
         ok &= loss["sso"] <= loss["muon"] + cfg.loss_tie and loss["sso"] <= loss["muonsphere"] + cfg.loss_tie
         ok &= all(loss["adamw"] - loss[o] > cfg.loss_tie for o in ("muon", "muonsphere", "sso"))
-        rows.append(f"w{w}: " + ", ".join(f"{o} {v:.3f}" for o, v in loss.items()))
-    return ClaimCheck("; ".join(rows), bool(ok), {"tuned": tuned})
+        # the paired bounds (session 6, after the second review: a one-seed point comparison compared the tie band
+        # with no noise estimate; see the chapter)
+        at = {o: {r.spec.seed: r for r in results if (r.spec.optimizer, r.spec.width, r.spec.lr) == (o, w, tuned[(o, w)][0])}
+              for o in names}
+        parts = []
+        for a, b, side in (("sso", "muon", "upper"), ("sso", "muonsphere", "upper"), ("adamw", "muon", "lower"),
+                           ("adamw", "muonsphere", "lower"), ("adamw", "sso", "lower")):
+            d, unit = _paired_differences(at[a], at[b])
+            if d is None:
+                return ClaimCheck("; ".join(rows) or "—", None, {"tuned": tuned},
+                                  reason=f"width {w}: {a} and {b} share no seed with per-sequence validation losses")
+            eb = effect_bound(d, cfg.loss_tie, side=side)
+            bounds[(w, a, b)] = eb
+            ok &= eb.passed
+            parts.append(f"{a}-{b} {eb.mean:+.3f} ({'upper' if side == 'upper' else 'lower'} bound {eb.bound:+.3f})")
+        rows.append(f"w{w}: " + ", ".join(f"{o} {v:.3f}" for o, v in loss.items()) + "; paired " + ", ".join(parts))
+    return ClaimCheck("; ".join(rows) + f"; 95% bounds over {unit}", bool(ok), {"tuned": tuned, "bounds": bounds})
+
+
+def _paired_differences(a: dict, b: dict) -> tuple[np.ndarray | None, str]:
+    """Paired differences of final validation loss between two optimisers' runs keyed by seed: one per shared seed
+    where >= 2 seeds are shared; with one, per validation sequence (the same sequences: same seed and protocol)."""
+    seeds = sorted(set(a) & set(b))
+    if len(seeds) >= 2:
+        return np.array([a[s].final_val_loss - b[s].final_val_loss for s in seeds]), f"{len(seeds)} seeds"
+    if not seeds:
+        return None, ""
+    x, y = a[seeds[0]].val_per_seq, b[seeds[0]].val_per_seq
+    if x.size < 2 or x.shape != y.shape:
+        return None, ""
+    return x - y, f"{x.size} validation sequences of one seed (evaluation noise only)"
 
 
 not_testable("P1", statement="Dense 1.7B on 100B tokens: Muon reaches AdamW's final validation loss (2.588) in 12% "

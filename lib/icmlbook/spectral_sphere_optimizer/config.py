@@ -47,7 +47,13 @@ class SSOConfig(ProfileConfig):
         grid, MuonSphere where SSO runs near its optimum only).
     h_matrices, h_rows, h_cols, h_points : claim 3, h(lambda) on random Gaussian G and W of this shape.
     sphere_tol : claim 1, |sigma_max(retracted W)/R - 1| allowed (power-iteration tolerance).
-    tangency_tol : claim 2, |h(lambda*)| allowed at the solver's output (the paper's scripts: 2e-4).
+    tangency_tol : claim 2, |h(lambda*)| allowed at the solver's output (the paper's scripts: 2e-4), and the same
+        bound on the first-order change of sigma_max along the applied update (per unit step), measured exactly.
+    tangency_gap : claim 2, the top cluster of that exact measure: every singular value within this relative gap of
+        sigma_1 counts as a top singular value (:func:`.linalg.sigma_max_derivative`). 1e-3 = claim 1's sphere
+        tolerance: a singular value that close to sigma_1 is sigma_max as far as the sphere invariant can tell, and an
+        update tangent to the whole cluster leaves sigma_max within that tolerance of R to first order. Fixed in
+        session 6 before any run with it; with sigma_1 alone in its cluster the measure is |<u1 v1^T, Phi>|.
     monotone_tol : claim 3, largest decrease of h between grid points allowed (round-off).
     msign_err_max, msign_s_low, msign_s_high : claim 4, relative Frobenius error and singular-value range.
     update_tol : claim 5, | ||dW||_2 / (eta R) - 1 | allowed.
@@ -86,6 +92,7 @@ class SSOConfig(ProfileConfig):
     h_points: Int(ge=21) = 161
     sphere_tol: PositiveFloat = 1e-3
     tangency_tol: PositiveFloat = 2e-4
+    tangency_gap: Float(ge=0, lt=1) = 1e-3
     monotone_tol: PositiveFloat = 1e-9
     msign_err_max: PositiveFloat = 1e-2
     msign_s_low: Float(gt=0, lt=1) = 0.7

@@ -14,7 +14,9 @@ largest absolute value of each block's attention and MLP outputs (forward hooks 
 spectral norm of every hidden matrix block (``torch.linalg.matrix_norm``) relative to its radius
 :math:`\sqrt{d_\mathrm{out}/d_\mathrm{in}}`, and for SSO/MuonSphere the sphere invariant (exact
 :math:`\sigma_\max` of the retracted weight over R, minus 1) and the update norm
-:math:`\|\Delta W\|_2/(\eta R)`; the wall time per update and SSO's msign calls and solver fallbacks.
+:math:`\|\Delta W\|_2/(\eta R)`, the tangency of the applied update (with the exact top pair, and over the top
+cluster of singular values: :func:`cluster_tangency`); the wall time per update and SSO's msign calls and solver
+fallbacks; the final evaluation's loss per validation sequence.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
            "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
            "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for",
-           "solver_comparison", "lr_vertices", "exact_tangency"]
+           "solver_comparison", "lr_vertices", "exact_tangency", "cluster_tangency"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -87,6 +89,7 @@ class TrainSpec:
     val_batches: int = 4
     keep_momenta: bool = False
     solver: str = "illinois"
+    tangency_gap: float = 1e-3      # the top cluster of the tangency measure: singular values within this relative gap
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
@@ -101,6 +104,8 @@ class TrainSpec:
             raise ValueError(f"solver={self.solver!r} is not allowed; allowed values: illinois, bisect")
         if self.warmup >= self.steps:
             raise ValueError(f"warmup={self.warmup} must be shorter than steps={self.steps}")
+        if not 0.0 <= self.tangency_gap < 1.0:
+            raise ValueError(f"tangency_gap={self.tangency_gap!r} is not allowed; it must be in [0, 1)")
 
 
 @dataclasses.dataclass
@@ -132,6 +137,14 @@ class RunResult:
     # power-iteration pair
     top_gap: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
     # the same steps: min over blocks of (sigma_1 - sigma_2) / sigma_1 of the retracted block
+    tangency_cluster: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the same steps: max over blocks |first-order change of sigma_max along the applied update| / (eta R), over the
+    # top cluster (singular values within spec.tangency_gap of sigma_1; :func:`.linalg.sigma_max_derivative`); equal to
+    # |<u1 v1^T, Phi>| where sigma_1 is alone in its cluster
+    cluster_size: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the same steps: the largest top cluster over blocks
+    val_per_seq: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the final evaluation's loss per validation sequence (nats/byte; the same sequences for every run of a seed)
 
     def momentum_blocks(self) -> list[torch.Tensor]:
         """The momenta as the matrix optimiser orthogonalises them: q/k/v split into heads (d_head rows), the other
@@ -157,20 +170,37 @@ def _blocks(p: torch.Tensor, rows: int | None) -> torch.Tensor:
     return p.detach().view(p.shape[0] // r, r, p.shape[1])
 
 
-def exact_tangency(retracted: torch.Tensor, after: torch.Tensor, step: float) -> tuple[torch.Tensor, torch.Tensor]:
+def exact_tangency(retracted: torch.Tensor, after: torch.Tensor, step: float, svd: tuple | None = None
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
     """For blocks (n, m, k) before and after an update ``after = retracted - step * Phi``: the tangency
     <u1 v1^T, Phi> (n,) with the exact top singular pair of ``retracted`` (SVD, float64), and its singular values
-    (n, min(m, k)). Zero when Phi is tangent to the spectral sphere at ``retracted``; the sign of the pair cancels."""
-    U, S, Vh = torch.linalg.svd(retracted.double(), full_matrices=False)
+    (n, min(m, k)). Zero when Phi is tangent to the spectral sphere at ``retracted``; the sign of the pair cancels.
+    Ill conditioned where sigma_1 and sigma_2 are nearly equal (:func:`cluster_tangency` is not). ``svd``: the
+    reduced SVD of ``retracted`` in float64, when the caller has it."""
+    U, S, Vh = torch.linalg.svd(retracted.double(), full_matrices=False) if svd is None else svd
     phi = (retracted - after).double() / step
     return (U[:, :, 0].unsqueeze(-1) * Vh[:, 0, :].unsqueeze(-2) * phi).sum((-2, -1)), S
+
+
+def cluster_tangency(retracted: torch.Tensor, after: torch.Tensor, step: float, gap: float,
+                     svd: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """For blocks (n, m, k) before and after an update ``after = retracted - step * Phi``: the first-order change
+    of sigma_max along the applied update per unit step, d/dt sigma_max(retracted + t (after - retracted)) / step at
+    t = 0+, over the top cluster (singular values within the relative ``gap`` of sigma_1;
+    :func:`.linalg.sigma_max_derivative`), shape (n,), and the cluster sizes (n,). Zero when the update keeps the
+    sphere to first order; -<u1 v1^T, Phi> where sigma_1 is alone in its cluster."""
+    from .linalg import sigma_max_derivative
+
+    d, k = sigma_max_derivative(retracted, (after - retracted).double(), gap, svd=svd)
+    return d / step, k
 
 
 class _SpectralTracker(Callback):
     """Exact spectral norms of the hidden matrices, and (SSO/MuonSphere) the sphere invariant and update norm."""
 
-    def __init__(self, hidden: list[tuple[str, torch.nn.Parameter]], d_head: int, every: int, sphere: SSO | None):
-        self.hidden, self.d_head, self.every, self.sphere = hidden, d_head, every, sphere
+    def __init__(self, hidden: list[tuple[str, torch.nn.Parameter]], d_head: int, every: int, sphere: SSO | None,
+                 gap: float = 1e-3):
+        self.hidden, self.d_head, self.every, self.sphere, self.gap = hidden, d_head, every, sphere, gap
         self._before: list[torch.Tensor] | None = None
 
     def _due(self, step: int) -> bool:
@@ -195,7 +225,7 @@ class _SpectralTracker(Callback):
             self._record(trainer)
         if self._before is None:
             return
-        dev, upd, tan, gap = 0.0, 0.0, 0.0, float("inf")
+        dev, upd, tan, gap, tan_c, size = 0.0, 0.0, 0.0, float("inf"), 0.0, 0
         group_of = {id(p): g for g in self.sphere.param_groups for p in g["params"]}
         for (name, p), before in zip(self.hidden, self._before):
             st, group = self.sphere.state[p], group_of[id(p)]
@@ -204,7 +234,11 @@ class _SpectralTracker(Callback):
                 (1.0 + group["lr"] * group["alpha"] * torch.sign(R - st["sigma_before"]))
             retracted = before * factor.view(-1, 1, 1)
             after = _blocks(p, _block_rows(name, self.d_head))
-            h_exact, S = exact_tangency(retracted, after, group["lr"] * R)
+            svd = torch.linalg.svd(retracted.double(), full_matrices=False)
+            h_exact, S = exact_tangency(retracted, after, group["lr"] * R, svd=svd)
+            d_cl, k = cluster_tangency(retracted, after, group["lr"] * R, self.gap, svd=svd)
+            tan_c = max(tan_c, float(d_cl.abs().max()))
+            size = max(size, int(k.max()))
             dev = max(dev, float((S[:, 0] / R - 1).abs().max()))
             step_norm = torch.linalg.matrix_norm((after - retracted).double(), ord=2) / (group["lr"] * R)
             upd = max(upd, float((step_norm - 1).abs().max()))
@@ -215,6 +249,8 @@ class _SpectralTracker(Callback):
         trainer.record("update_ratio", upd)
         trainer.record("tangency_exact", tan)
         trainer.record("top_gap", gap)
+        trainer.record("tangency_cluster", tan_c)
+        trainer.record("cluster_size", size)
         self._before = None
 
 
@@ -247,10 +283,18 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
                              seed=spec.seed, device=device)
     vx, vy = (t.to(device) for t in _sample_val(data.val, spec))
     sites = [f"blocks.{i}.{k}" for i in range(spec.n_layer) for k in ("attn_out", "mlp_out")]
+    per_seq: dict[str, np.ndarray] = {}
+
+    def _val(m) -> dict:
+        logits = m(vx)
+        flat = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), vy.reshape(-1), reduction="none")
+        per_seq["last"] = flat.view(vy.shape).double().mean(-1).cpu().numpy()
+        return {"val_loss": flat.mean()}                                   # = lm_loss(logits, vy)
+
     callbacks = [LossLogger(every=1),
-                 Evaluate(lambda m: {"val_loss": lm_loss(m(vx), vy)}, every=spec.track_every, at_start=True),
+                 Evaluate(_val, every=spec.track_every, at_start=True),
                  ActivationStats(every=spec.track_every, modules=sites),
-                 _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere)]
+                 _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere, spec.tangency_gap)]
     calls: list[int] = []
     fallbacks: list[int] = []
     abs_h: list[float] = []
@@ -287,6 +331,9 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         update_ratio=hist("update_ratio")[1] if on_sphere else empty,
         tangency_exact=hist("tangency_exact")[1] if on_sphere else empty,
         top_gap=hist("top_gap")[1] if on_sphere else empty,
+        tangency_cluster=hist("tangency_cluster")[1] if on_sphere else empty,
+        cluster_size=hist("cluster_size")[1] if on_sphere else empty,
+        val_per_seq=per_seq.get("last", empty),
         msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
         seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True),
         momenta={n: opt.optimizers[0].state[p]["momentum"].detach().cpu().clone() for n, p in hidden}
@@ -442,9 +489,13 @@ def activation_growth(run: RunResult, kind: Literal["rms", "absmax"] = "rms", si
     return {s: float(v[-1] / v[start]) for s, v in stats.items() if sites in s}
 
 
-def sigma_drift(run: RunResult) -> dict[str, float]:
-    """Per hidden matrix: |sigma_max at the end / sigma_max at the start - 1| (largest block)."""
-    return {n: float(abs(v[-1] / v[0] - 1)) for n, v in run.sigma_ratio.items()}
+def sigma_drift(run: RunResult, since: float = 0.0) -> dict[str, float]:
+    """Per hidden matrix: |sigma_max at the end / sigma_max at the first tracked step at or after ``since`` x the run's
+    updates - 1| (largest block; ``since=0``: from the start, ``0.5``: over the second half of training)."""
+    if not 0.0 <= since < 1.0:
+        raise ValueError(f"since={since!r} is not allowed; it must be in [0, 1)")
+    i = min(int(np.searchsorted(run.sigma_steps, since * run.spec.steps)), run.sigma_steps.size - 1)
+    return {n: float(abs(v[-1] / v[i] - 1)) for n, v in run.sigma_ratio.items()}
 
 
 def tuned_losses(results: list[RunResult]) -> dict[tuple[str, int], tuple[float, float]]:
@@ -481,7 +532,7 @@ def spec_for(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.
     return TrainSpec(optimizer=opt, width=width, lr=lr, n_layer=cfg.n_layer, d_head=cfg.d_head, seq_len=cfg.seq_len,
                      batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius, seed=seed,
                      track_every=cfg.track_every, val_batches=cfg.val_batches, keep_momenta=keep_momenta,
-                     solver=cfg.solver)
+                     solver=cfg.solver, tangency_gap=cfg.tangency_gap)
 
 
 def solver_comparison(n_matrices: int, rows: int, cols: int, seed: int = 0, tol: float = 1e-4) -> dict[str, dict]:

@@ -16,13 +16,22 @@ msign
 Power iteration
     :math:`v \leftarrow W^\top u/\|W^\top u\|`, :math:`u \leftarrow Wv/\|Wv\|`, :math:`\sigma = u^\top W v`, from the
     previous step's vectors (warm start), so that a few steps per training step track the top singular triplet.
+Directional derivative of the spectral norm
+    For :math:`W` with top singular value :math:`\sigma_1` of multiplicity k (left and right singular vectors
+    :math:`U_c, V_c`, k columns each), :math:`\sigma_\max(W + tD) = \sigma_1 + t\,\lambda_\max\big(\operatorname{sym}
+    (U_c^\top D V_c)\big) + O(t^2)` for :math:`t \to 0^+`, :math:`\operatorname{sym}(A) = (A + A^\top)/2` (the
+    subdifferential of :math:`\|\cdot\|_2` at W is :math:`\{U_c S V_c^\top : S \succeq 0, \operatorname{tr} S = 1\}`).
+    With k = 1 this is :math:`u_1^\top D v_1`. It is one-sided: along :math:`-D` it is
+    :math:`-\lambda_\min(\operatorname{sym}(U_c^\top D V_c))`. :func:`sigma_max_derivative` treats every singular
+    value within a relative gap ``gap`` of :math:`\sigma_1` as part of the cluster, which keeps the measure
+    well conditioned where the top singular values are nearly equal (where :math:`u_1 v_1^\top` alone is not).
 """
 
 from __future__ import annotations
 
 import torch
 
-__all__ = ["POLAR_EXPRESS", "KELLER_QUINTIC", "msign", "msign_svd", "power_iteration"]
+__all__ = ["POLAR_EXPRESS", "KELLER_QUINTIC", "msign", "msign_svd", "power_iteration", "sigma_max_derivative"]
 
 #: the eight Polar-Express triples (a, b, c), used in order (dossier 3.6)
 POLAR_EXPRESS: tuple[tuple[float, float, float], ...] = (
@@ -102,3 +111,33 @@ def power_iteration(W: torch.Tensor, u: torch.Tensor | None = None, steps: int =
                 break
             last = sigma
     return sigma, u, v
+
+
+def sigma_max_derivative(W: torch.Tensor, D: torch.Tensor, gap: float = 0.0, svd: tuple | None = None
+                         ) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""The one-sided directional derivative of :math:`\sigma_\max` at ``W`` along ``D`` (both (..., m, n)), over
+    the top cluster: ``(derivative (...,), cluster size (...,))``, in float64.
+
+    The cluster is every singular value :math:`\sigma_i \ge (1 - \mathrm{gap})\,\sigma_1` (``gap = 0``: the values
+    equal to :math:`\sigma_1`); the derivative is :math:`\lambda_\max(\operatorname{sym}(U_c^\top D V_c))`, which
+    is the exact one-sided derivative when the cluster is exactly degenerate and :math:`u_1^\top D v_1` when the
+    cluster is :math:`\sigma_1` alone (see the module docstring). ``svd``: W's reduced SVD ``(U, S, Vh)`` in float64,
+    when the caller has it already."""
+    if W.shape != D.shape or W.dim() < 2:
+        raise ValueError(f"W and D must be matrices (..., m, n) of one shape; got {tuple(W.shape)} and {tuple(D.shape)}")
+    if not 0.0 <= gap < 1.0:
+        raise ValueError(f"gap={gap!r} is not allowed; it must be in [0, 1)")
+    U, S, Vh = torch.linalg.svd(W.double(), full_matrices=False) if svd is None else svd
+    inside = S >= (1.0 - gap) * S[..., :1]                                   # (..., k); the first is always inside
+    c = int(inside.sum(-1).max())                                            # singular values are sorted: a prefix
+    inside = inside[..., :c]
+    M = U[..., :c].transpose(-2, -1) @ D.double() @ Vh[..., :c, :].transpose(-2, -1)   # (..., c, c)
+    A = 0.5 * (M + M.transpose(-2, -1))
+    pair = inside.unsqueeze(-1) & inside.unsqueeze(-2)
+    # outside the cluster: zero couplings and a diagonal below every eigenvalue of the cluster's block, so the
+    # largest eigenvalue of the whole matrix is the cluster block's
+    low = -(2.0 * torch.linalg.matrix_norm(A, ord="fro") + 1.0)
+    A = torch.where(pair, A, torch.zeros_like(A))
+    eye = torch.eye(A.shape[-1], dtype=torch.bool, device=A.device)
+    A = torch.where(eye & ~inside.unsqueeze(-1), low[..., None, None].expand_as(A), A)
+    return torch.linalg.eigvalsh(A)[..., -1], inside.sum(-1)
