@@ -221,7 +221,10 @@ def _(mo):
       ($h_t=\tilde z_t+W_\mathrm{res}\hat x_t$).
 
     Every arm gets the **same training-FLOP budget** by an analytic counter (forward FLOPs per
-    sequence × 3 × batch per update): an arm that costs more per update gets fewer updates.
+    sequence × 3 × batch per update): an arm that costs more per update gets fewer updates. A chunking
+    arm's updates are counted at its target compression; where its router compresses less, it spends
+    more than counted, so claims 5 and 5b read dnaHNet-mini's learning curve at the FLOPs of the
+    compression it realised.
     """)
     return
 
@@ -449,8 +452,9 @@ def _(mo):
 
 
 @app.cell
-def _(cfg, claims, mo):
+def _(cfg, claims, ex, mo):
     _u = claims.unchunked_flop_ratio(cfg, cfg.timing_lengths)
+    _f2 = ex.forward_flops(cfg, "dnahnet", cfg.context, (2.0,)) / ex.forward_flops(cfg, "dnahnet", cfg.context) - 1
     mo.md(f"""
     **Rules made stricter after a review.** A rule-breaking review (session review4, on the rules of
     commit a8cdca2 and the default run of the previous session) built inputs under which five rules
@@ -478,6 +482,14 @@ def _(cfg, claims, mo):
     evaluation (the Mamba at smoke: no evaluation left in that half) it failed on a NaN whatever the
     curves; it now reads every evaluation of both models there (the other's curve interpolated), which
     adds points wherever the old check had any.
+
+    **C5, C5b and C1 made stricter after a third pass** (session 6, on the rules of commit 51327ed): the
+    training budget gives every update of dnaHNet-mini the FLOPs of the target compression N = {cfg.ratio:g},
+    but a router that compresses less spends more ({_f2:.0%} more per update at L/L′ = 2 here), so a
+    dnaHNet-mini ahead only by that extra compute passed; the learning-curve lead now counts
+    dnaHNet-mini's FLOPs at the compression its router realised at each evaluation (integrated over the
+    updates), and the rows print how far its realised budget is above the other model's. C1 and C1b
+    skipped a non-finite compression after the first replicate (Python's `max`); it now fails.
     """)
     return
 

@@ -688,7 +688,8 @@ def _(ClaimsLedger, check2, check2b, check3, check4, check5, check6, check7, che
 
 
 @app.cell
-def _(cfg, fc, mo):
+def _(cfg, fc, mo, r2_ent, r2_euc):
+    _largest = max((r["size"] for st in (r2_ent, r2_euc) for r in st.records if not r["pref_stable"]), default=0)
     mo.md(rf"""
     ## How this chapter differs from the paper
 
@@ -726,6 +727,11 @@ def _(cfg, fc, mo):
       In claims 3 and 7 a class with at least {fc.games_needed(cfg.game_agree_lower)} games whose games' lower bound is at most {cfg.game_agree_lower:g} fails the
       row even when the other class has too few games: before, "too few games" was answered first, so a
       world where preferences failed in 3 of 12 games escaped to "not testable".
+    - **Changed in session 6** (a minor finding of that second pass; stricter only). Claim 2's power control
+      for the subgames now needs, with each regulariser, a preferentially stable subgame of **two or more**
+      profiles labelled stable (undecided where no such subgame exists), because a single strict pure
+      equilibrium, the easiest stable set, met it: a search that settles points but no face passed, while
+      the subgames that claim 2 is about have up to {_largest} profiles here.
     - **Scale.** Sizes follow the profile; no GPU is needed.
     """)
     return

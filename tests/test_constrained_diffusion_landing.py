@@ -331,6 +331,23 @@ def _c3_alt_schedule():
     return claims.claim3(_prior(0.4, control_gap=-0.015), CFG)
 
 
+@claim_case("constrained_diffusion_landing", "C3", "not reproduced",
+            alternative="the last seed's test at t=0 returned no p-value (NaN; Python's max skipped it; session 6)")
+def _c3_alt_nan_start_p():
+    p = _prior(0.4)
+    p["start_p"] = [0.002] * 4 + [float("nan")]
+    return claims.claim3(p, CFG)
+
+
+def test_c3_needs_every_seeds_number():
+    p = _prior(0.4)
+    p["start_p"] = [0.002] * 4                  # one seed's test at t=0 missing
+    assert claims.claim3(p, CFG).passed is False
+    p = _prior(0.4)
+    p["rows"][-1]["ULLA_p"] = float("nan")      # the last seed at the largest N
+    assert claims.claim3(p, CFG).passed is False
+
+
 def test_c3_bonferroni_tolerates_one_marginal_seed():
     p = _prior(0.4)
     p["rows"][1]["OLLA_p"] = 0.03          # one of 5 seeds at p = 0.03 > 0.05 / 10
@@ -390,6 +407,14 @@ def _c5_alt_nfe_memory():
 def _c5_alt_no_control_gain():
     q = _quality({"ULLA": 0.004})
     return claims.claim5(q, _nfe_curve(q, olla_gap=0.0), CFG)
+
+
+@claim_case("constrained_diffusion_landing", "C5", "not reproduced",
+            alternative="OLLA at N/2 only 0.004 worse than ULLA at N/2, seed spread 0.001: within the parity margin, so "
+                        "OLLA is of similar quality at half its steps too (session-6 review; the control's > 0 passed it)")
+def _c5_alt_control_within_margin():
+    q = _quality({"ULLA": 0.004})
+    return claims.claim5(q, _nfe_curve(q, olla_gap=0.008), CFG)
 
 
 def _cost(iterations, small_n_iterations=None, wall=4.0):
@@ -521,9 +546,11 @@ def _c7_alt_unlearned():
     return claims.claim7(_mixed(0.0, jsd=0.449), CFG)
 
 
-def _sweep(small, one, imp):
-    return {"rows": [{"mode": "explicit", "scale": 0.01, "mean_abs_h": small}, {"mode": "explicit", "scale": 1.0, "mean_abs_h": one},
-                     {"mode": "implicit", "scale": float("nan"), "mean_abs_h": imp}]}
+def _sweep(small, one, imp, unstable=2.0):
+    return {"rows": [{"mode": "explicit", "scale": 0.01, "mean_abs_h": small, "sign_changes": 0.0},
+                     {"mode": "explicit", "scale": 1.0, "mean_abs_h": one, "sign_changes": 0.0},
+                     {"mode": "explicit", "scale": 4.0, "mean_abs_h": unstable, "unstable": True, "sign_changes": 0.3},
+                     {"mode": "implicit", "scale": float("nan"), "mean_abs_h": imp, "sign_changes": 0.0}]}
 
 
 @claim_case("constrained_diffusion_landing", "C8", "reproduced")
@@ -536,12 +563,54 @@ def _c8_alt():
     return claims.claim8(_sweep(0.02, 0.015, 0.005))
 
 
-def test_c8_finds_the_smallest_gain_by_value():
-    """The review's unsorted grid: gains (1.0, 0.01) with |h| (0.01, 0.5), implicit 0.005 (the claimed truth)."""
-    sweep = {"rows": [{"mode": "explicit", "scale": 1.0, "mean_abs_h": 0.01}, {"mode": "explicit", "scale": 0.01,
-                                                                               "mean_abs_h": 0.5},
-                      {"mode": "implicit", "scale": float("nan"), "mean_abs_h": 0.005}]}
+@claim_case("constrained_diffusion_landing", "C8", "not reproduced",
+            alternative="no upper side: explicit landing beyond the stability limit as feasible as at gain 1, the "
+                        "larger gain always better (session-6 review; the rule used to pass it)")
+def _c8_alt_no_upper_side():
+    sw = {"rows": [{"mode": "explicit", "scale": s, "mean_abs_h": h} for s, h in ((0.01, 0.6), (0.1, 0.3), (1.0, 0.05),
+                                                                                  (1.9, 0.03))]
+          + [{"mode": "explicit", "scale": 4.0, "mean_abs_h": 0.02, "unstable": True},
+             {"mode": "implicit", "scale": float("nan"), "mean_abs_h": 5e-4}]}
+    return claims.claim8(sw)
+
+
+def test_c8_finds_the_smallest_gain_by_value_and_needs_gain_one():
+    """The review's unsorted grid: gains (1.0, 0.01) with |h| (0.01, 0.5), implicit 0.005 (the claimed truth); a
+    grid without gain 1 or without the unstable row fails with the reason (session 6: the nearest gain was used)."""
+    sweep = _sweep(0.5, 0.01, 0.005)
+    sweep["rows"] = sweep["rows"][::-1]
     assert claims.claim8(sweep).passed is True
+    no_one = _sweep(0.5, 0.01, 0.005)
+    no_one["rows"][1]["scale"] = 0.03
+    out = claims.claim8(no_one)
+    assert out.passed is False and "gain 1" in out.reason
+    no_unstable = _sweep(0.5, 0.01, 0.005)
+    del no_unstable["rows"][2]
+    out = claims.claim8(no_unstable)
+    assert out.passed is False and "stability limit" in out.reason
+    assert claims.claim8(_sweep(0.5, 0.01, 0.005, unstable=float("inf"))).passed is True    # diverged to inf
+    assert claims.claim8(_sweep(0.5, 0.01, 0.005, unstable=float("nan"))).passed is False
+    with pytest.raises(ValueError, match="contain 1.0"):
+        config_for("smoke", landing_scales=(0.01, 0.1, 1.9))
+    with pytest.raises(ValueError, match="unstable_scale"):
+        config_for("smoke", unstable_scale=1.5)
+
+
+def test_landing_sweep_runs_the_unstable_gain_and_the_library_refuses_it_elsewhere():
+    """The sweep's diagnostic row beyond the limit, at a tiny size: explicit landing at gain 4 drifts far more than at
+    gain 1 and its h changes sign (overshoot), while at gains <= 1 h never does (a tangent step only moves outwards
+    and an undershooting correction keeps h >= 0); outside the diagnostic the library refuses a gain of 2 or more."""
+    cfg = config_for("smoke", sweep_points=64, sweep_N=30)
+    rows = ex.landing_sweep(cfg, 0)["rows"]
+    by = {(r["mode"], r["scale"], r["unstable"]): r for r in rows}
+    one, unst = by[("explicit", 1.0, False)], by[("explicit", 4.0, True)]
+    assert unst["mean_abs_h"] > 3 * one["mean_abs_h"] and unst["sign_changes"] > 0.1
+    assert all(r["sign_changes"] == 0.0 for r in rows if r["mode"] == "explicit" and r["scale"] <= 1.0)
+    s = Sphere()
+    x = s.uniform(4, gen())
+    with pytest.raises(ValueError, match="overshoots"):
+        s.land(1.1 * x, x, mode="explicit", scale=4.0)
+    assert torch.isfinite(s.land(1.1 * x, x, mode="explicit", scale=4.0, overshoot_ok=True)).all()
 
 
 def _earth(ulla, olla=0.2, spread=0.004, seeds=3, uniform=0.5, floor=0.1):
@@ -575,9 +644,17 @@ def _c4e_alt_barely():
     return claims.claim4e(_earth(0.45, olla=0.45), CFG)
 
 
-def test_claim4e_needs_two_seeds_and_fails_on_nan():
+@claim_case("constrained_diffusion_landing", "C4e", "not reproduced",
+            alternative="a study with 2 of its earth_seeds=3 seeds (session 6: fewer rows than the rule names decided)")
+def _c4e_alt_missing_seed():
+    return claims.claim4e(_earth(0.195, seeds=2), CFG)
+
+
+def test_claim4e_needs_every_seed_and_fails_on_nan():
     one = _earth(0.2, seeds=1)
-    assert claims.claim4e(one, CFG).passed is None
+    out = claims.claim4e(one, CFG)
+    assert out.passed is False and "fewer than earth_seeds=3" in out.reason        # session 6: was "not testable"
+    assert claims.claim4e(None, CFG).passed is None
     old_rule_passes = _earth(0.215, spread=0.01)          # every seed's point within 0.02 of OLLA's mean
     assert np.mean([r["ULLA"]["jsd"] for r in old_rule_passes["rows"]]) <= 0.2 + 0.02
     assert _c4e_alt_noisy().values["upper"] > CFG.parity_margin

@@ -683,6 +683,59 @@ def test_curve_lead_reads_both_models_evaluations():
     assert not ahead and leads[0] == pytest.approx(1.80 - np.interp(np.log(3.0), np.log([2.0, 4.0]), [1.9, 1.8]))
 
 
+def _realised(arms, comp, arm="dnahnet"):
+    """dnaHNet-mini's curves with the held-out compression ``comp`` at every evaluation (one update per 1e12 FLOPs)."""
+    for a in arms[arm]:
+        a.curve = {**a.curve, "step": np.arange(len(_FLOPS)), "compression0": np.full(len(_FLOPS), float(comp))}
+        a.flops_per_step = 1e12
+    return arms
+
+
+def _under_compressing():
+    # the router realises L/L' = 2 instead of N = 3 (31 % more FLOPs per update than the budget counts); dnaHNet-mini
+    # ends 0.004-0.006 bpn ahead, less than that extra compute buys along the shared learning curve
+    return _realised(_arms(tf=(1.906, 1.914, 1.925)), 2.0)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="dnaHNet-mini ahead only by the compute its under-compressing router "
+            "spends beyond the budget (L/L' = 2 for N = 3; session 6)")
+def _c5_alt_realised_flops():
+    return claims.claim5(_under_compressing(), CFG)
+
+
+@claim_case(SLUG, "C5b", "not reproduced", alternative="ahead of the Mamba only by the compute an under-compressing "
+            "router spends beyond the budget (session 6)")
+def _c5b_alt_realised_flops():
+    return claims.claim5b(_realised(_arms(mamba=(1.906, 1.914, 1.925)), 2.0), CFG)
+
+
+def test_realised_flops_count_the_compression_the_router_reached():
+    from icmlbook.dnahnet_chunking.experiments import forward_flops
+    arms = _realised(_arms(), 2.0)
+    f = claims.realised_flops(arms["dnahnet"][0], CFG)
+    factor = forward_flops(CFG, "dnahnet", CFG.context, (2.0,)) / forward_flops(CFG, "dnahnet", CFG.context)
+    assert f == pytest.approx(_FLOPS * factor) and 1.25 < factor < 1.35             # constant compression: a rescaling
+    a = arms["dnahnet"][0]
+    a.curve["compression0"] = np.array([3.0, 3.0, 1.5, 3.0, 3.0])                   # one dip, integrated by the trapezoid
+    per = np.array([1e12 * forward_flops(CFG, "dnahnet", CFG.context, (c,)) / forward_flops(CFG, "dnahnet", CFG.context)
+                    for c in a.curve["compression0"]])
+    assert claims.realised_flops(a, CFG) == pytest.approx(np.concatenate([[0.0], np.cumsum((per[1:] + per[:-1]) / 2)]))
+    iso = claims.realised_flops(arms["transformer"][0], CFG)                        # no compression: counted FLOPs
+    assert iso == pytest.approx(_FLOPS)
+    # counted at the target, the same curves pass; at the realised compression the lead is gone
+    world = _under_compressing()
+    assert claims.curve_lead(world, "transformer")[0] is True
+    assert claims.curve_lead(world, "transformer", cfg=CFG)[0] is False
+    assert claims.claim5(_realised(_arms(), 3.0), CFG).passed is True                # the target reached: unchanged
+    a.curve["compression0"] = np.array([3.0, np.nan, 3.0, 3.0, 3.0])
+    assert not np.isfinite(claims.curve_lead(arms, "transformer", cfg=CFG)[1][0])
+
+
+def test_compression_rules_fail_on_a_non_finite_ratio():
+    assert claims.claim1(_arms(comp=(3.05, float("nan"), 3.1)), CFG).passed is False  # max() skipped it after the first
+    assert claims.claim1(_arms(comp=(3.05, float("inf"), 3.1)), CFG).passed is False
+
+
 def test_gap_rules_pass_with_a_markov_reference_they_beat():
     for rule in (claims.claim2, claims.claim3, claims.claim5, claims.claim5b):
         assert rule(_arms(), CFG, reference=1.93).passed is True

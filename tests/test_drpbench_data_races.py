@@ -667,6 +667,28 @@ def _c3_alt():
     return claims.claim3(_c3_world(1.0), CFG, 0)
 
 
+def _false_alarms(k: int):
+    """Names exactly the annotated races of every racy program, and ``k`` spurious pairs on every race-free one."""
+    return lambda p: list(p.races) if p.racy else [R("x", (900 + i,), (901 + i,)) for i in range(k)]
+
+
+@claim_case("drpbench_data_races", "C3", "not reproduced",
+            alternative="every race localised, with false alarms on the race-free programs")
+def _c3_false_alarms():
+    """The second review's world (session 6): a false alarm counts once per race-free program at program level
+    and once per pair at line level, so 8 spurious pairs per race-free program open a gap without any
+    mislocalised race; the racy programs alone show none."""
+    return claims.claim3(_study({"lockset": _false_alarms(8), "learned pairs (CV)": _false_alarms(8)}), CFG, 0)
+
+
+def test_claim3_racy_half_is_what_fails_the_false_alarm_world():
+    c = _c3_false_alarms()
+    assert c.passed is False
+    assert all(lo > CFG.localisation_margin for _, lo, _ in c.values["gaps"].values())     # the former rule passed it
+    assert all(g == lo == hi == 0 for g, lo, hi in c.values["racy_gaps"].values())
+    assert _c3_ok().passed is True and all(lo > CFG.localisation_margin for _, lo, _ in _c3_ok().values["racy_gaps"].values())
+
+
 def test_claim3_all_pairs_is_a_reference_only():
     """All pairs' gap (large by construction) is reported but does not decide: with the lockset and the learned
     classifier localising everything they detect, the rule fails even though all pairs' gap is large."""
@@ -754,10 +776,11 @@ def test_former_claim5_rule_decided_more_than_half_on_the_interval():
     assert claims.former_distraction_rule(_c5_world(True), CFG, 0).passed is True
 
 
-def _c6_world(myopic: bool, harder_stratum: bool = False):
+def _c6_world(myopic: bool, harder_stratum: bool = False, unannotated: bool = False):
     """The full lockset analyser names every race, except (``harder_stratum``) on the non-mutex stratum, where
-    it misses the first race of each program; the mutex-only one does the same and, if ``myopic``, also
-    misses it there."""
+    it misses the first race of each program; the mutex-only one does the same and, if ``myopic``, also reports
+    the annotated protected pairs of the non-mutex programs as races (it cannot see their synchronisation), or,
+    with ``unannotated``, loses there as much F1 through wrong pairs that no annotation marks protected."""
     def degraded(p):
         return [R("x", (1,), (2,))] + list(p.races[1:])
 
@@ -765,7 +788,11 @@ def _c6_world(myopic: bool, harder_stratum: bool = False):
         return degraded(p) if harder_stratum and stratum_of(p) != "mutex only" else list(p.races)
 
     def mutex_only(p):
-        return degraded(p) if (myopic or harder_stratum) and stratum_of(p) != "mutex only" else list(p.races)
+        if stratum_of(p) == "mutex only" or not (myopic or harder_stratum):
+            return list(p.races)
+        if myopic and not unannotated:
+            return full(p) + list(p.critical)
+        return degraded(p)
     return _study({"lockset (mutex only)": mutex_only, "lockset": full})
 
 
@@ -783,6 +810,29 @@ def _c6_alt():
             alternative="a non-mutex stratum harder for every analyser (the full lockset loses as much)")
 def _c6_harder():
     return claims.claim6(_c6_world(False, harder_stratum=True), CFG, 0)
+
+
+@claim_case("drpbench_data_races", "C6", "not reproduced",
+            alternative="a loss on the non-mutex stratum through pairs the annotators did not mark protected")
+def _c6_unannotated():
+    """The second review's world (session 6): the mutex-only analyser loses F1 on the non-mutex stratum (each
+    program's first race replaced by a pair nobody annotated), the full lockset does not; the F1 halves pass, the
+    annotated half does not (it flags no more annotated protected pairs than the full lockset)."""
+    return claims.claim6(_c6_world(True, unannotated=True), CFG, 0)
+
+
+def test_claim6_annotated_half_is_what_fails_the_unannotated_world():
+    c = _c6_unannotated()
+    g = c.values
+    assert c.passed is False and g["lo"] > 0 and g["did_lo"] > 0           # the former rule passed it
+    assert g["annotated"]["flagged"] == g["annotated"]["ref_flagged"] == 0 and g["annotated"]["programs"] > 0
+    ok = _c6_ok().values["annotated"]
+    assert ok["flagged"] == ok["protected"] > 0 and ok["ref_flagged"] == 0 and ok["lo"] > 0
+    # no racy non-mutex program holding protected pairs: NaN, and the row fails
+    bare = [dataclasses.replace(p, critical=()) if stratum_of(p) != "mutex only" else p for p in _SUITE]
+    st = _c6_world(True)
+    c = claims.claim6(PopulationStudy("w", bare, st.predictions, []), CFG, 0)
+    assert c.passed is False and c.values["annotated"]["programs"] == 0
 
 
 def test_claim6_stratum_difficulty_alone_is_rejected():

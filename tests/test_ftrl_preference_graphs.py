@@ -366,13 +366,15 @@ def _res(label, eps=(1e-4, 1e-8)):
                            n_starts=10, label=label)
 
 
-def _subgames(stable_labels, unstable_labels, games=None):
-    """A subgame study; ``games`` gives each record's game (default: every set from its own game)."""
+def _subgames(stable_labels, unstable_labels, games=None, sizes=None, regulariser="entropic"):
+    """A subgame study; ``games`` gives each record's game (default: every set from its own game), ``sizes`` each
+    record's number of profiles (default 2: a face, not a pure equilibrium)."""
     recs = [dict(pref_stable=True, label=lab, club=None) for lab in stable_labels]
     recs += [dict(pref_stable=False, label=lab, club=None) for lab in unstable_labels]
     for k, r in enumerate(recs):
         r["game"] = k if games is None else games[k]
-    return fp.SubgameStudy("entropic", np.array([1e-4, 1e-8]), 10.0, 20, recs)
+        r["size"] = 2 if sizes is None else sizes[k]
+    return fp.SubgameStudy(regulariser, np.array([1e-4, 1e-8]), 10.0, 20, recs)
 
 
 def _leak(records, controls=()):
@@ -414,6 +416,30 @@ def _c2_blind_search():
     # review rev_a (2026-12-01): this passed before the power control (no preferentially stable set labelled stable)
     return fc.claim2([_subgames(["undecided"] * 2, ["unstable"] * 72)],
                      _leak([dict(label="undecided")] * 12, [dict(label="unstable")] * 6))
+
+
+@claim_case(SLUG, "C2", "not reproduced", alternative="a search that settles pure equilibria but no larger span (its "
+                                                      "only stable label on a singleton)")
+def _c2_points_only():
+    # second pass (session 5), minor; fixed in session 6: one singleton labelled stable met the power control
+    return fc.claim2([_subgames(["stable", "unstable"], ["unstable"] * 10, sizes=[1, 2] + [3] * 10)],
+                     _leak([dict(label="stable")], [dict(label="unstable")] * 3))
+
+
+def test_claim2_power_from_a_face_per_regulariser():
+    review = fc.claim2([_subgames(["stable"], ["unstable"] * 10, sizes=[1] + [2] * 10)],
+                       _leak([dict(label="stable")], [dict(label="unstable")] * 3))
+    assert review.passed is None and "two or more profiles" in review.reason     # no face at all: undecided
+    ent = _subgames(["stable", "stable"], ["unstable"] * 4, sizes=[1, 2, 2, 2, 3, 3])
+    euc_points = _subgames(["stable", "unstable"], ["unstable"] * 4, sizes=[1, 2, 2, 2, 3, 3], regulariser="euclidean")
+    lk = _leak([dict(label="stable")], [dict(label="unstable")])
+    c = fc.claim2([ent, euc_points], lk)
+    assert c.passed is False and "euclidean" in c.measured and c.values["faces"]["euclidean"] == (1, 0)
+    euc_face = _subgames(["unstable", "stable"], ["unstable"] * 4, sizes=[1, 2, 2, 2, 3, 3], regulariser="euclidean")
+    assert fc.claim2([ent, euc_face], lk).passed is True
+    # a world that already fails (a non-preferentially-stable set labelled stable) stays failing without faces
+    bad = _subgames(["stable"], ["stable"] + ["unstable"] * 3, sizes=[1, 2, 2, 2, 2])
+    assert fc.claim2([bad], lk).passed is False
 
 
 def test_claim2_needs_each_regulariser_to_say_stable():

@@ -35,7 +35,9 @@ class LandingConfig(ProfileConfig):
         drop_sigmas : σ_max of the projection-failure study on the torus; drop_points, drop_N.
         prior_Ns : steps of the forward-to-prior study (torus); prior_points; prior_seeds independent draws.
         cost_ns : SO(n) sizes of the per-step cost study; cost_points.
-        landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2); sweep_points, sweep_N.
+        landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2 and contain 1, the gain
+            claim 8 compares with); sweep_points, sweep_N. unstable_scale : one more explicit gain, beyond the
+            stability limit of 2 (twice it by default), run as claim 8's instability diagnostic (session 6).
     The paper's other benchmarks (``benchmarks.py``)
         benchmarks : which of so10, dipeptide, robot run at this profile (the others are "not testable at this
             profile"); bench_seeds, bench_n_train, bench_n_test, bench_epochs, bench_width, bench_depth : their sizes;
@@ -94,6 +96,7 @@ class LandingConfig(ProfileConfig):
     cost_ns: IntGrid(ge=2, min_len=2) = (3, 4, 6, 8, 10)
     cost_points: PositiveInt = 2048
     landing_scales: Grid(gt=0, lt=2, min_len=3) = (0.01, 0.1, 1.0, 1.9)
+    unstable_scale: Float(gt=2) = 4.0
     sweep_points: PositiveInt = 1000
     sweep_N: PositiveInt = 100
     benchmarks: TupleOf(OneOf("so10", "dipeptide", "robot"), min_len=0) = ()
@@ -122,6 +125,9 @@ class LandingConfig(ProfileConfig):
         if self.ulla_N not in self.nfe_Ns:
             raise ValueError(f"nfe_Ns={self.nfe_Ns!r} is not allowed; it must contain ulla_N={self.ulla_N} (claim 5's "
                              "control samples OLLA at ULLA's number of steps)")
+        if 1.0 not in self.landing_scales:
+            raise ValueError(f"landing_scales={self.landing_scales!r} is not allowed; it must contain 1.0 (claim 8 "
+                             "compares the smallest and the unstable gain with gain 1)")
         for p in ("olla", "ulla"):
             if getattr(self, f"{p}_sigma_min") > getattr(self, f"{p}_sigma_max"):
                 raise ValueError(f"{p}_sigma_min={getattr(self, f'{p}_sigma_min')!r} is not allowed; it must be <= "

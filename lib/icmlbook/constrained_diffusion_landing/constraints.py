@@ -116,15 +116,16 @@ class ConstraintSet:
         return (jac.transpose(1, 2) @ coef).squeeze(-1)
 
     def land(self, Y: torch.Tensor, X_prev: torch.Tensor | None = None, *, mode: str = "implicit",
-             scale: float | None = None) -> torch.Tensor:
+             scale: float | None = None, overshoot_ok: bool = False) -> torch.Tensor:
         """The landing correction after a tangent step: ``implicit``: ``Y - dir(Y)`` (one Gauss–Newton step at
-        the post-step point); ``explicit``: ``Y - scale * dir(X_prev)`` with ``scale = alpha sigma^2 dt``."""
+        the post-step point); ``explicit``: ``Y - scale * dir(X_prev)`` with ``scale = alpha sigma^2 dt``.
+        ``overshoot_ok`` lets an explicit scale of 2 or more through (claim 8's instability diagnostic only)."""
         if mode == "implicit":
             return Y - self.landing_direction(Y)
         if mode == "explicit":
             if scale is None or X_prev is None:
                 raise ValueError("explicit landing needs the previous point and scale = alpha * sigma^2 * dt")
-            if not 0 < scale < 2:
+            if not (0 < scale < 2 or (overshoot_ok and scale >= 2)):
                 raise ValueError(f"explicit landing with alpha*sigma^2*dt = {scale:.3g} is not allowed; it must be in "
                                  "(0, 2) (at >= 2 the correction overshoots and diverges)")
             return Y - scale * self.landing_direction(X_prev)

@@ -327,23 +327,35 @@ def mixed_study(cfg: LandingConfig, seed: int) -> dict:
             "trace": torch.nan_to_num(out["violation"], posinf=1e9).mean(1).numpy()}
 
 
+def _sign_changes(x: torch.Tensor) -> float:
+    """Share of consecutive steps (after the start) where the sphere's h(x) = |x|² − 1 changes sign, over the
+    paths ``x`` (N+1, B, d): 0 while the correction undershoots (gain <= 1), positive when it overshoots."""
+    h = (x[1:] ** 2).sum(-1) - 1
+    return float(((h[1:] * h[:-1]) < 0).double().mean()) if len(h) > 1 else 0.0
+
+
 def landing_sweep(cfg: LandingConfig, seed: int) -> dict:
-    """Explicit landing at gains α σ_max² Δt in ``landing_scales``, and implicit landing, on S² forward paths:
-    the mean |h| along the path."""
+    """Explicit landing at gains α σ_max² Δt in ``landing_scales``, explicit landing once more at
+    ``cfg.unstable_scale`` (beyond the explicit rule's stability limit of 2: a diagnostic row, ``"unstable":
+    True``, the only place the library lets that gain through), and implicit landing, on S² forward paths from
+    the same data and noise: the mean |h| along the path (steps 1..N) and the share of steps where h changes
+    sign (the correction overshooting)."""
     cs = Sphere()
     schedule = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
     dt = schedule.T / cfg.sweep_N
     x0 = vmf_mixture(cfg.sweep_points, seed, k=cfg.vmf_components)
     rows = []
-    for scale in cfg.landing_scales:
+    for scale, unstable in [(s, False) for s in cfg.landing_scales] + [(cfg.unstable_scale, True)]:
         alpha = scale / (cfg.olla_sigma_max ** 2 * dt)
         fp = forward_paths(cs, x0, schedule, cfg.sweep_N, "OLLA", torch.Generator().manual_seed(seed), alpha=alpha,
-                           landing="explicit", terminal=False)
-        rows.append({"mode": "explicit", "scale": scale, "alpha": alpha, "mean_abs_h": float(fp.violation[1:].mean()),
+                           landing="explicit", terminal=False, overshoot_ok=unstable)
+        rows.append({"mode": "explicit", "scale": scale, "alpha": alpha, "unstable": unstable,
+                     "mean_abs_h": float(fp.violation[1:].mean()), "sign_changes": _sign_changes(fp.x),
                      "trace": fp.violation.mean(1).numpy()})
     fp = forward_paths(cs, x0, schedule, cfg.sweep_N, "OLLA", torch.Generator().manual_seed(seed), landing="implicit",
                        terminal=False)
-    rows.append({"mode": "implicit", "scale": float("nan"), "alpha": float("nan"), "mean_abs_h": float(fp.violation[1:].mean()),
+    rows.append({"mode": "implicit", "scale": float("nan"), "alpha": float("nan"), "unstable": False,
+                 "mean_abs_h": float(fp.violation[1:].mean()), "sign_changes": _sign_changes(fp.x),
                  "trace": fp.violation.mean(1).numpy()})
     return {"rows": rows}
 

@@ -166,7 +166,8 @@ def cost_figure(cost: dict):
 def sweep_figure(sweep: dict):
     fig, ax = new_figure(1, 1, width=6.4, height=3.6)
     for i, r in enumerate(sweep["rows"]):
-        lab = f"explicit, gain {r['scale']:g}" if r["mode"] == "explicit" else "implicit"
+        lab = (f"explicit, gain {r['scale']:g}" + (" (beyond the limit)" if r.get("unstable") else "")
+               if r["mode"] == "explicit" else "implicit")
         ax.semilogy(np.maximum(r["trace"], 1e-17), color=PALETTE[i % len(PALETTE)], label=lab)
     means = {(r["mode"], r["scale"]): float(np.mean(r["trace"][1:])) for r in sweep["rows"]}
     worst = max(means, key=means.get)

@@ -75,10 +75,11 @@ class ForwardPaths:
     path_failed: torch.Tensor | None = None  # (B,) a projection failed at some step or at the end (see check_projection)
 
 
-def _step(cs: ConstraintSet, x: torch.Tensor, y: torch.Tensor, method: str, landing: str, scale: float):
+def _step(cs: ConstraintSet, x: torch.Tensor, y: torch.Tensor, method: str, landing: str, scale: float,
+          overshoot_ok: bool = False):
     if method.endswith("-P"):
         return cs.project(y)
-    return cs.land(y, x, mode=landing, scale=scale), torch.zeros(x.shape[0], dtype=torch.bool)
+    return cs.land(y, x, mode=landing, scale=scale, overshoot_ok=overshoot_ok), torch.zeros(x.shape[0], dtype=torch.bool)
 
 
 def _projection_fails(cs: ConstraintSet, x: torch.Tensor) -> torch.Tensor:
@@ -94,13 +95,14 @@ def _violation(cs: ConstraintSet, x: torch.Tensor) -> torch.Tensor:
 
 def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: int, method: str, generator: torch.Generator,
                   *, alpha: float = 50.0, landing: str = "implicit", gamma: float = 5.0, terminal: bool = True,
-                  check_projection: bool = False) -> ForwardPaths:
+                  check_projection: bool = False, overshoot_ok: bool = False) -> ForwardPaths:
     """Whole forward paths from the data points ``x0`` (B, d) with one of METHODS.
 
     ``path_failed`` marks the trajectories where a projection failed anywhere along the path: for "-P" the
     step's own projection, for every variant the terminal one, and, with ``check_projection``, for landing a
     projection of each intermediate iterate tried on the side (a diagnostic that leaves the path unchanged:
-    would the iterate still be projectable onto the set?)."""
+    would the iterate still be projectable onto the set?). ``overshoot_ok`` lets explicit landing run with
+    alpha sigma^2 dt >= 2, beyond its stability limit (claim 8's diagnostic; refused otherwise)."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not allowed; allowed values: {', '.join(METHODS)}")
     if not alpha > 0:
@@ -124,7 +126,7 @@ def forward_paths(cs: ConstraintSet, x0: torch.Tensor, schedule: Schedule, N: in
             y = x + s * s * dt * cs.project_tangent(x, u)
         else:
             y = x + cs.project_tangent(x, s * math.sqrt(dt) * z)
-        x_new, failed = _step(cs, x, y, method, landing, alpha * s * s * dt)
+        x_new, failed = _step(cs, x, y, method, landing, alpha * s * s * dt, overshoot_ok)
         dropped = dropped | failed
         if check_projection and not method.endswith("-P"):
             along = along | _projection_fails(cs, x_new)

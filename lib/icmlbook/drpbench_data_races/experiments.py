@@ -18,7 +18,7 @@ from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, p
 from .tsan import run_many, tsan_available
 
 __all__ = ["playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
-           "localisation_gap", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
+           "localisation_gap", "racy_only", "annotated_myopia", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
 RULE_PREDICTORS = ("all pairs", "lockset", "lockset (mutex only)")
@@ -158,6 +158,29 @@ def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int,
             "hi": float(hi), "seen_protected": int(tot[0]), "seen_races": int(tot[2]), "programs": int(len(m)),
             "protected_pairs": int(all_tot[4]),
             "coverage": float(all_tot[0] / all_tot[4]) if all_tot[4] else float("nan")}
+
+
+def annotated_myopia(study: PopulationStudy, predictor: str, reference: str, n_boot: int, seed: int) -> dict[str, float]:
+    """On the racy programs with non-mutex synchronisation that hold annotated protected pairs (``programs``; only
+    racy programs carry DRDBench's protected-pair annotations): the share of those pairs (``protected``) that
+    ``predictor`` flags as races minus the share ``reference`` flags (``flagged``, ``ref_flagged``), with a paired
+    percentile bootstrap 95% interval (programs resampled, the same indices for both, those of
+    :func:`.metrics.paired_bootstrap`). It is > 0 only when ``predictor``'s extra reports on that stratum fall on
+    pairs the annotators marked protected; NaN when no program qualifies."""
+    progs = [p for p in study.programs if p.racy and p.critical and stratum_of(p) == STRATA[1]]
+    if not progs:
+        return {"programs": 0, "protected": 0, "flagged": 0, "ref_flagged": 0, "diff": float("nan"),
+                "lo": float("nan"), "hi": float("nan")}
+    fa, fb = _flagged(study.predictions[predictor], progs), _flagged(study.predictions[reference], progs)
+    diff, lo, hi = paired_bootstrap(fa, fb, n_boot=n_boot, seed=seed, stat=_rate)
+    return {"programs": len(progs), "protected": sum(c.tp + c.fn for c in fa), "flagged": sum(c.tp for c in fa),
+            "ref_flagged": sum(c.tp for c in fb), "diff": diff, "lo": lo, "hi": hi}
+
+
+def racy_only(study: PopulationStudy) -> PopulationStudy:
+    """The same study restricted to its racy programs (where program-level precision is 1, so every line-level
+    false positive is a mislocalised or extra pair in a racy program)."""
+    return dataclasses.replace(study, programs=[p for p in study.programs if p.racy])
 
 
 def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, level: str = "line",
