@@ -821,6 +821,31 @@ def _c6_unannotated():
     return claims.claim6(_c6_world(True, unannotated=True), CFG, 0)
 
 
+def _slight_world():
+    """The mutex-only analyser reports one annotated protected pair as a race in every third racy program with
+    non-mutex synchronisation, and is otherwise exact (as is the full lockset): myopic, a little."""
+    cand = [p for p in _SUITE if stratum_of(p) == "non-mutex synchronisation" and p.critical and p.racy]
+    pick = {p.name for p in cand[::3]}
+    mutex_only = lambda p: list(p.races) + (list(p.critical[:1]) if p.name in pick else [])  # noqa: E731
+    return _study({"lockset (mutex only)": mutex_only, "lockset": lambda p: list(p.races)})
+
+
+@claim_case("drpbench_data_races", "C6", "not reproduced",
+            alternative="a slightly myopic analyser (one protected pair reported in a third of the racy non-mutex "
+                        "programs: a gap not shown to exceed 0.1)")
+def _c6_slight():
+    return claims.claim6(_slight_world(), CFG, 0)
+
+
+def test_claim6_margin_is_what_fails_the_slight_world():
+    """The second review's world (session 6): with the margins at 0 (the rule before) it passes; with 0.1 not."""
+    c = _c6_slight()
+    v = c.values
+    assert c.passed is False and 0 < v["lo"] < CFG.myopia_margin and 0 < v["did_lo"] < CFG.myopia_margin
+    assert v["annotated"]["lo"] > 0
+    assert claims.claim6(_slight_world(), config_for("smoke", n_boot=200, myopia_margin=0.0), 0).passed is True
+
+
 def test_claim6_annotated_half_is_what_fails_the_unannotated_world():
     c = _c6_unannotated()
     g = c.values

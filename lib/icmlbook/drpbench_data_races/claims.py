@@ -138,7 +138,8 @@ def _myopia(study: PopulationStudy, cfg: DRPBenchConfig, seed: int) -> ClaimChec
     g = stratum_gap(study, "lockset (mutex only)", cfg.n_boot, seed, reference="lockset")
     a = annotated_myopia(study, "lockset (mutex only)", "lockset", cfg.n_boot, seed)
     g["annotated"] = a
-    ok = g["lo"] > 0 and g["did_lo"] > 0 and a["lo"] > 0  # NaN (no racy non-mutex program with protected pairs) fails
+    # NaN (no racy non-mutex program with protected pairs) fails
+    ok = g["lo"] > cfg.myopia_margin and g["did_lo"] > cfg.myopia_margin and a["lo"] > 0
     return ClaimCheck(f"mutex-only analyser, line F1: {g['f1_mutex']:.2f} on {g['n_mutex']} mutex-only programs vs "
                       f"{g['f1_other']:.2f} on {g['n_other']} with other synchronisation (difference {g['diff']:+.2f}, "
                       f"95% CI [{g['lo']:+.2f}, {g['hi']:+.2f}]); full lockset {g['ref_f1_mutex']:.2f} vs "
@@ -155,13 +156,14 @@ _C6 = dict(statement="Synchronisation-logic myopia is measurable: an analyser th
                      "that its non-mutex programs hold pairs protected by non-mutex synchronisation, marked in its "
                      "annotations, beyond what makes them harder for any analyser.",
            rule="line-level F1 of the mutex-only lockset analyser on mutex-only programs minus its F1 on programs with "
-                "non-mutex synchronisation: bootstrap 95 % CI above 0; and that gap minus the full lockset analyser's "
-                "gap (same resampled programs): 95 % CI above 0; and, over the racy programs with non-mutex "
+                "non-mutex synchronisation: bootstrap 95 % CI above myopia_margin (0.1); and that gap minus the full "
+                "lockset analyser's gap (same resampled programs): 95 % CI above myopia_margin (both margins 0 until "
+                "a second review in session 6: 'much worse' was any gap above 0); and, over the racy programs with non-mutex "
                 "synchronisation that hold annotated protected pairs, the share of those pairs the mutex-only analyser "
                 "flags minus the share the full lockset flags: paired-bootstrap 95 % CI above 0 (added in session 6 "
                 "after a second review: the F1 halves never look at the annotations the statement names, and are "
                 "carried by false pairs in race-free programs, where nothing is annotated)",
-           rejects="no myopia: the same F1 on both strata; or strata that differ in difficulty for every analyser "
+           rejects="no myopia, or a little (the same F1 on both strata, or a gap not shown to exceed 0.1); or strata that differ in difficulty for every analyser "
                    "(the full lockset analyser loses as much); or a loss on the non-mutex stratum through pairs the "
                    "annotators did not mark protected",
            paper="not reached (the abstract names synchronisation-logic myopia as a failure mode of LLMs)")

@@ -41,6 +41,9 @@ class DRPBenchConfig(ProfileConfig):
         claim 1 until a review found that row decided by the committed snapshot; claim 1 is not testable now).
     consistency_min : claim 2: share of annotated race endpoints that must name their variable.
     localisation_margin : claim 3: the lower 95% bound of (program F1 - line F1) must exceed this.
+    myopia_margin : claim 6: the lower 95% bounds of the mutex-only analyser's F1 gap between the strata, and of
+        that gap minus the full lockset's, must exceed this ("much worse"; added in session 6, after a second
+        review: the rule asked only for bounds above 0).
     distraction_min : the former claim-5 rule (shown on the page for the record, no longer deciding the row):
         the lower 95% bound of the share of protected pairs all pairs flags had to exceed this.
     """
@@ -64,6 +67,7 @@ class DRPBenchConfig(ProfileConfig):
     count_tolerance: Float(gt=0, lt=1) = 0.02
     consistency_min: Probability = 0.95
     localisation_margin: Float(ge=0, lt=1) = 0.1
+    myopia_margin: Float(ge=0, lt=1) = 0.1
     distraction_min: Probability = 0.5
 
     def validate(self) -> None:
