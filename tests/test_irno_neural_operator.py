@@ -557,6 +557,21 @@ def _c1_alt():
     return claims.claim1([make_eval(GOOD), make_eval(OVERSHOOT, seed=1)], CFG)
 
 
+FLAT_LATER = [0.40, 0.30, 0.25, 0.25 - 1e-6, 0.25 - 2e-6, 0.25, 0.25, 0.25, 0.25]     # steps 3..K do nothing
+
+
+@claim_case("irno_neural_operator", "C1", "not reproduced",
+            alternative="steps 3..K that do nothing (a fall of 1e-6, sign test passed)")
+def _c1_flat_later():
+    return claims.claim1([make_eval(FLAT_LATER), make_eval(FLAT_LATER, seed=1)], CFG)
+
+
+def test_claim1_needs_every_step_to_fall_beyond_step_min():
+    assert claims.claim1([make_eval(GOOD)], CFG).values["step_falls"][0][-1][1] > CFG.step_min
+    assert _c1_flat_later().passed is False
+    assert max(p[1] for p in _c1_flat_later().values["step_falls"][0][2:]) <= CFG.step_min
+
+
 @claim_case("irno_neural_operator", "C2", "reproduced")
 def _c2_ok():
     return claims.claim2([make_eval(GOOD)], CFG)
@@ -592,15 +607,41 @@ def _c3_fail_beside_unplateaued():
     return claims.claim3([ev, under], [at_plateau(ev), at_plateau(under, gain=0.3)], CFG)
 
 
-def test_claim3_undecided_only_when_the_seeds_at_a_plateau_pass():
+@claim_case("irno_neural_operator", "C3", "not reproduced",
+            alternative="a 7.5 % gain on a seed whose base the extra epochs would lower by 8.8 % (off its plateau)")
+def _c3_fail_off_plateau():
+    # the session 6 review's world (the default run's seed 1): before, undecided through the plateau branch
+    ev0, ev1 = make_eval(GOOD), make_eval(POLISH, seed=1)
+    return claims.claim3([ev0, ev1], [at_plateau(ev0), at_plateau(ev1, gain=0.088)], CFG)
+
+
+def test_claim3_undecided_only_when_every_seed_passes():
     ev, under = make_eval(GOOD), make_eval(GOOD, seed=1)
     c = claims.claim3([ev, under], [at_plateau(ev), at_plateau(under, gain=0.3)], CFG)
     assert c.passed is None and "seed 1" in c.reason
+    assert claims.claim3([ev, under], [at_plateau(ev), at_plateau(under)], CFG).passed is True
+    # a failing gain decides the row even with no seed at a plateau (an under-trained base only inflates a gain)
     assert claims.claim3([make_eval(POLISH), under], [at_plateau(ev, gain=0.3), at_plateau(under, gain=0.3)],
-                         CFG).passed is None                          # nothing at a plateau: nothing decided
+                         CFG).passed is False
     assert claims._decide([(True, True), (True, True)]) is True
-    assert claims._decide([(True, True), (False, False)]) is None
+    assert claims._decide([(True, True), (True, False)]) is None
+    assert claims._decide([(True, True), (False, False)]) is False
     assert claims._decide([(False, True), (True, False)]) is False
+    with pytest.raises(ValueError, match="at least one"):
+        claims._decide([])
+
+
+def test_rules_refuse_inputs_over_no_seed_or_mismatched_seeds():
+    """The session 6 review: claim 2, 3, 5, 6, 8 and 9 returned reproduced on empty inputs."""
+    ev = make_eval(GOOD)
+    for call in (lambda: claims.claim1([], CFG), lambda: claims.claim2([], CFG), lambda: claims.claim3([], [], CFG),
+                 lambda: claims.claim4([], [], CFG), lambda: claims.claim5([], [], [], CFG),
+                 lambda: claims.claim6([], [], CFG), lambda: claims.claim7([], CFG),
+                 lambda: claims.claim8([], [], [], [], CFG), lambda: claims.claim9([], [], [], [], CFG),
+                 lambda: claims.claim10([], [], [], CFG), lambda: claims.claim11([], [], [], CFG),
+                 lambda: claims.claim6([ev, ev], [ev], CFG)):
+        with pytest.raises(ValueError, match="per-seed inputs"):
+            call()
 
 
 @claim_case("irno_neural_operator", "C2", "not reproduced",
@@ -609,6 +650,25 @@ def _c2_regrow():
     ev = make_eval(GOOD, diff_rate=0.5)
     ev.diffs[2 * ev.K - 1] = ev.diffs[2 * ev.K - 2] * 1.2          # the last correction 20 % larger than the one before
     return claims.claim2([ev], CFG)
+
+
+@claim_case("irno_neural_operator", "C2", "not reproduced",
+            alternative="one test trajectory in eight diverging by 30 % at 2K while the others fall 3 %")
+def _c2_one_trajectory():
+    ev = make_eval(GOOD)
+    for k in range(ev.K + 1, 2 * ev.K + 1):
+        ev.vrmse[k] = ev.vrmse[ev.K] * np.where(ev.traj_id == 0, 1 + 0.3 * (k - ev.K) / ev.K,
+                                                1 - 0.03 * (k - ev.K) / ev.K)
+    return claims.claim2([ev], CFG)
+
+
+def test_claim2_trajectory_check_needs_the_divergence():
+    ev = make_eval(GOOD)
+    ok = claims.claim2([ev], CFG)
+    assert ok.passed is True and ok.values["trajectory_rise"][0] < CFG.traj_extrap_tol
+    bad = _c2_one_trajectory()
+    assert bad.passed is False and bad.values["drift"][0][0] < CFG.extrap_tol       # the pooled mean alone passes
+    assert bad.values["trajectory_rise"][0] > 0.29
 
 
 def test_claim2_growth_check_needs_the_growth():
@@ -686,6 +746,29 @@ def _c6_one_seed():
                          [make_eval(DIVERGE, phi=0.2, seed=1), make_eval(GOOD, phi=0.2, seed=5)], CFG)
 
 
+@claim_case("irno_neural_operator", "C6", "not reproduced",
+            alternative="an ablation 5 % worse at every k, with the same drift past K")
+def _c6_uniform():
+    ev, nofp = make_eval(GOOD, phi=0.05), make_eval(GOOD, phi=0.2, seed=1)
+    nofp.vrmse = ev.vrmse * 1.05
+    return claims.claim6([ev], [nofp], CFG)
+
+
+def test_claim6_drift_half_needs_the_drift():
+    c = _c6_uniform()
+    lo2k = c.values["per_seed"][0]["vrmse_2k"][1]
+    assert c.passed is False and lo2k > CFG.effect_min * 0.267               # the level at 2K alone would pass
+    assert _c6_ok().values["per_seed"][0]["drift"][1] > 0.1
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced",
+            alternative="a neutral update: Lipschitz 0.995, corrections shrinking 0.2 % a step")
+def _c7_neutral():
+    ev = make_eval(GOOD, diff_rate=0.998)
+    ev.lipschitz = {ev.K: np.full(16, 0.995)}
+    return claims.claim7([ev], CFG)
+
+
 @claim_case("irno_neural_operator", "C7", "reproduced")
 def _c7_ok():
     return claims.claim7([make_eval(GOOD, lip=0.95, diff_rate=0.8), make_eval(GOOD, lip=0.95, diff_rate=0.8, seed=1)],
@@ -741,7 +824,30 @@ def test_claim8_needs_every_base_at_a_plateau():
         c = _c8(POLISH, gains=gains)
         assert c.passed is None and "TFNO" in c.reason
     assert _c8_fail_beside_unplateaued().passed is False
-    assert _c8([0.40] * 9, POLISH, gains=(0.2, 0.02)).passed is None      # the failing TFNO is the under-trained one
+    assert _c8_fail_off_plateau().passed is False
+
+
+@claim_case("irno_neural_operator", "C8", "not reproduced",
+            alternative="no gain on a TFNO that is off its plateau (session 6 review: undecided before)")
+def _c8_fail_off_plateau():
+    return _c8([0.40] * 9, POLISH, gains=(0.2, 0.02))
+
+
+@claim_case("irno_neural_operator", "C8", "not reproduced",
+            alternative="a 2 % gain on the many-mode FNO, which training it longer lowers by 4.9 % (still a plateau)")
+def _c8_below_extra_epochs():
+    small = [0.40, 0.396, 0.394, 0.393, 0.392] + [0.392] * 4
+    evs = [make_eval(GOOD), make_eval(POLISH, seed=1), make_eval(small, seed=2)]
+    return claims.claim8([evs[0]], [evs[1]], [evs[2]],
+                         [[at_plateau(evs[0]), at_plateau(evs[1]), at_plateau(evs[2], gain=0.049)]], CFG)
+
+
+def test_claim8_small_gain_passes_only_above_the_extra_epochs_gain():
+    small = [0.40, 0.396, 0.394, 0.393, 0.392] + [0.392] * 4
+    evs = [make_eval(GOOD), make_eval(POLISH, seed=1), make_eval(small, seed=2)]
+    ok = claims.claim8([evs[0]], [evs[1]], [evs[2]],
+                       [[at_plateau(evs[0]), at_plateau(evs[1]), at_plateau(evs[2], gain=0.005)]], CFG)
+    assert ok.passed is True and _c8_below_extra_epochs().passed is False
 
 
 K1_CURVE = [0.40, 0.33, 0.31, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36]
@@ -856,14 +962,32 @@ def _c11_one_seed():
     return _sr(claims.claim11, SR_RFNE, SR_ACC, second=(SR_POLISH_RFNE, SR_ACC, 0.02))
 
 
+SR_WORSE_RFNE = [0.325, 0.33, 0.335, 0.34, 0.342] + [0.345] * 4                 # 5 % worse at K
+
+
+@claim_case("irno_neural_operator", "C10", "not reproduced",
+            alternative="RFNE 5 % worse at K over a base off its plateau (session 6 review: undecided before)")
+def _c10_worse_off_plateau():
+    return _sr(claims.claim10, SR_WORSE_RFNE, SR_FLAT_ACC, long_gain=0.06)
+
+
+@claim_case("irno_neural_operator", "C11", "not reproduced",
+            alternative="RFNE 5 % worse at K over a base no better than interpolation")
+def _c11_worse_than_interp_base():
+    return _sr(claims.claim11, SR_WORSE_RFNE, SR_FLAT_ACC, interp=0.30)
+
+
 def test_super_resolution_rules_over_seeds_and_their_preconditions():
-    """A second seed off its plateau leaves claims 10 and 11 undecided only when the seed at a plateau passes; a
-    seed at a plateau that fails decides the row (before: undecided whatever the other seed showed)."""
+    """A seed off its plateau leaves claims 10 and 11 undecided only when every seed passes; a seed that fails
+    decides the row whether or not its base meets the precondition (before: undecided whatever it showed)."""
     for rule in (claims.claim10, claims.claim11):
         c = _sr(rule, SR_RFNE, SR_ACC, second=(SR_RFNE, SR_ACC, 0.3))
         assert c.passed is None and "seed 1" in c.reason
         assert _sr(rule, SR_POLISH_RFNE, SR_FLAT_ACC, second=(SR_RFNE, SR_ACC, 0.3)).passed is False
         assert _sr(rule, SR_RFNE, SR_ACC, long_gain=0.3, second=(SR_POLISH_RFNE, SR_FLAT_ACC, 0.02)).passed is False
+        assert _sr(rule, SR_WORSE_RFNE, SR_FLAT_ACC, long_gain=0.06).passed is False
+        assert _sr(rule, SR_WORSE_RFNE, SR_FLAT_ACC, interp=0.30).passed is False
+        assert _sr(rule, SR_RFNE, SR_ACC, interp=0.30).passed is None
 
 
 def test_c10_needs_both_metrics():
@@ -885,7 +1009,10 @@ def test_c10_needs_both_metrics():
     (_c4_cutoff_only, False), (_c5_one_seed, False), (_c6_one_seed, False), (_c9_many, False),
     (_c9_k1_second_seed, False), (_c4_one_seed, False), (_c7_one_seed, False), (_c8_one_seed, False),
     (_c8_fail_beside_unplateaued, False), (_c9_large_second_seed, False), (_c9_many_second_seed, False),
-    (_c10_one_seed, False), (_c11_one_seed, False), (_c3_fail_beside_unplateaued, False)])
+    (_c10_one_seed, False), (_c11_one_seed, False), (_c3_fail_beside_unplateaued, False),
+    (_c3_fail_off_plateau, False), (_c8_fail_off_plateau, False), (_c8_below_extra_epochs, False),
+    (_c1_flat_later, False), (_c2_one_trajectory, False), (_c6_uniform, False), (_c7_neutral, False),
+    (_c10_worse_off_plateau, False), (_c11_worse_than_interp_base, False)])
 def test_claim_rules_both_ways(case, expected):
     assert case().passed is expected
 

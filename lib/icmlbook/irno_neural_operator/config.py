@@ -3,58 +3,20 @@
 Every threshold of the claims is fixed here, before any run, and never moved to turn a row green.
 
 Sizing (one thread on the shared 2-core machine): the solver advances 40 trajectories of 64^2 by 800 steps in
-about 8 s; an unrolled IRNO update (U-Net base 8, depth 2, K = 4, batch 16) costs about 0.25 s at 32^2 and
-0.14 s at 24^2; a base FNO update (width 24, 4 layers) a few tens of ms. So ``smoke`` runs 24^2 fields (simulated
-at 48^2) with a few epochs, ``default`` 32^2 fields (simulated at 64^2), ``full`` (a GPU) 128^2 fields with the
-paper's U-Net (base 16, depth 4), K = 6 and 150 epochs.
+about 8 s; per update (CPU time, loads 3-6) a base FNO costs 0.047 s (TFNO 0.045, many-mode 0.064), an unrolled
+IRNO update 0.14 s (no fixed-point term 0.12, K = 1 0.065, unshared 0.22). So ``smoke`` runs 24^2 fields
+(simulated at 48^2) with a few epochs, ``default`` 32^2 fields (simulated at 64^2), ``full`` (a GPU) 128^2 fields
+with the paper's U-Net (base 16, depth 4), K = 6 and 150 epochs.
 
-Measured end to end through the pipeline: smoke 33-35 s of CPU time (59-170 s of wall time at loads 6-12);
-default with 8 refiner epochs 4.8 min of CPU time (15.8 min of wall time at a load of about 8). Eight epochs
-(128 updates) left the refiner far from trained (gain 8 % on seed 0), sixteen gave 28 % in a side run on the
-same data; with 16 the study took about 7 min of CPU time and its cell passed the executor's 30-minute cell
-limit at a load of 10, so ``default`` trains 12 and the replicate seed has a cell of its own (measured end to
-end: 7.2 min of CPU time, 24.8 min of wall time at loads 6-11). The thresholds were not changed.
-
-The super-resolution task (16^2 block averages to 64^2 fields simulated at 128^2, 20 + 8 trajectories of 8
-snapshots) costs about 1.5 min of CPU time at ``default`` (93 s measured alone: simulation, base 20 epochs,
-refiner 6 epochs). A side run with 12 refiner epochs took 117 s: RFNE 0.3256 (base) -> 0.3144 at k = 2 and 0.3283
-at K = 4, against 0.3236 at k = 1 and 0.3353 at K with 6; both are worse than the base at K, so 6 epochs keep
-the default profile inside 10 minutes. At ``smoke`` (8^2 to 32^2) it costs about 3 s; smoke end to end: 42 s of
-CPU time (112 s of wall time at a load of 6).
-
-With the super-resolution task, the fno_long plateau references (one per seed) and the review's stricter rules,
-measured end to end through the pipeline on commit 8b55060: ``default`` 8.7 min of CPU time (496 s user + 27 s
-system; 24.1 min of wall time at loads 7-10), ``smoke`` 36.7 s of CPU time (95 s of wall time at a load of 10).
-That commit's U-Net used a concatenation padding and torch's fused layer_norm (the same values; training 5 %
-faster); they were reverted after it, because forward-mode products through them made the Lipschitz estimate
-twice as slow (its benchmark fell from 21x to 12x against the dense Jacobian).
-
-Session 5 (ablations on every seed, the long TFNO and many-mode bases): measured per update, one thread, CPU time
-at loads 3-6: base FNO 0.047 s (TFNO 0.045, many-mode 0.064), IRNO 0.14 s (no fixed-point term 0.12, K = 1 0.065,
-unshared 0.22, whose fixed-point term runs all K U-Nets); the frozen base's forward pass was about 8 % of an IRNO
-update and is now computed once per base and training set. Training the variants of a seed as one stacked model
-(``torch.func.stack_module_state`` + ``vmap``: grouped convolutions) took the same CPU time as one after another
-(0.44-0.48 s for five against 0.44-0.47 s), channels-last memory was slower (0.18-0.19 s against 0.14 s), and so
-were 1x1 convolutions as matrix products inside the FNO and a truncated DFT by matrix products for the Fourier
-layer: none is used. The super-resolution study alone took 134 s of CPU time at a load of 8 (simulation 43 s),
-so ``default`` simulates it at 96^2 (the 2/3 rule keeps every mode of the 64^2 fields below their Nyquist) with
-16 training trajectories, and trains the unshared stack (which decides no claim) on the first seed only
-(``replicate_variants``); these cuts came after the default run on main 67dd53f and are disclosed in the chapter.
-``smoke`` keeps 9 frames per trajectory (was 12) so that the two extra long bases do not make it slower: its study
-took 21.5 s of CPU time against 26.5 s before the session (load 7-10); with 10 frames, smoke end to end 43.5 s of
-CPU time against 41.4 s for main's chapter measured just before it (both at a load of 8).
-
-``default`` measured end to end on commit 1fbd548 (its three cached artefacts computed in three parallel processes,
-then the pipeline run reading them): study 418 s of CPU time (389 user + 29 system), the second seed with its five
-ablations 183 s, super-resolution 98 s (134 s before the cuts, at a load of 8), the notebook itself 16 s: 11.9 min
-of CPU time in all, 43 min of wall time at loads 8-13 (uptime 9.7 at the start, 11.4 at the end). That is over the
-10-minute aim: CPU time at loads of 11-13 runs well above what the per-update costs above (loads 3-6) predict
-(about 9.6 min). Measured again on a quiet machine (load below 1.1), commit 1154e4a, fresh cache, one pipeline run
-end to end: 9 min 37 s of wall time, 9.6 min of CPU time (545 s user + 34 s system), inside the aim; same verdicts.
-Verdicts: C1, C2, C4, C5, C6, C7, C9, C10, C11 not
-reproduced, C3 and C8 undecided (the second seed's FNO, the TFNO and the many-mode FNO gain 8.8 %, 9.8 % and 16.5 %
-from the extra epochs); on 67dd53f C5 and C8 had been reproduced (C5 on one seed: now the constant exponent is as
-good on seed 0 and both ablations beat IRNO's high band on seed 1).
+History, one sentence each: 8 refiner epochs left the refiner far from trained (gain 8 % on seed 0) and 16 passed
+the executor's 30-minute cell limit at a load of 10, so ``default`` trains 12; the super-resolution task keeps 6
+refiner epochs (with 12 its RFNE at K was still worse than the base's) and, since session 5, simulates at 96^2 with 16
+training trajectories; a concatenation padding and torch's fused layer_norm (5 % faster training) were reverted
+because forward-mode products through them made the Lipschitz estimate twice as slow; stacking the variants under
+``torch.func.vmap``, channels-last memory, 1x1 convolutions as matrix products and a truncated DFT by matrix
+products were no faster and are not used; ``smoke`` keeps 9 frames per trajectory so the long bases do not make it
+slower; on commit 1154e4a (the second seed with the claims' ablations only) ``default`` measured 9.6 min of CPU
+time and 9 min 37 s of wall time end to end on a quiet machine.
 """
 
 from __future__ import annotations
@@ -96,7 +58,10 @@ class IRNOConfig(ProfileConfig):
     lip_samples, lip_iters : the Lipschitz estimate (test samples, Lanczos steps on J^T J, one JVP and one VJP
         each; 20 steps agree with the dense Jacobian to 1e-6 where 30 power iterations are 3 % low).
     monotone_tol : claim 1, allowed rise of mean VRMSE between consecutive steps 0..K (relative).
+    step_min : claim 1, the smallest relative fall 1 - VRMSE_k/VRMSE_(k-1) that counts as a step lowering the
+        error (its 95 % lower bound must exceed it at every k = 1..K; added in session 6).
     extrap_tol : claim 2, max VRMSE over K+1..2K allowed above VRMSE_K (relative).
+    traj_extrap_tol : claim 2, the same for each test trajectory alone (its windows' mean VRMSE; added in session 6).
     gain_min : claim 3, the lower 95 % bound of the relative VRMSE gain at K that counts as substantial.
     lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it.
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
@@ -154,7 +119,9 @@ class IRNOConfig(ProfileConfig):
     lip_samples: PositiveInt = 16
     lip_iters: PositiveInt = 20
     monotone_tol: NonNegativeFloat = 0.0
+    step_min: Float(ge=0, lt=1) = 0.001
     extrap_tol: PositiveFloat = 0.05
+    traj_extrap_tol: PositiveFloat = 0.15
     gain_min: Float(ge=0, lt=1) = 0.10
     lip_max: PositiveFloat = 1.0
     lip_share: Float(gt=0, le=1) = 0.9
