@@ -1204,3 +1204,23 @@ def test_c1_late_error_is_not_accumulation():
     c = _c1_alt_late()
     assert c.passed is False and all(r > 0.99 for r in c.values["rho"].values())
     assert _c1_ok().passed is True and all(e > 0.8 for e in _c1_ok().values["early"].values())
+
+
+def test_seed_robustness_flags_a_near_zero_seed():
+    # session 5's review (C2/C2b, minor, reverse): one seed of 64 with a near-zero final error fails an otherwise exact
+    # closed form; the rule is kept (a median would loosen it) and the page reports whether a verdict rests on it
+    th = _theory(cos=0.99, rel=0.05)
+    th["relerr"] = th["relerr"].copy()
+    th["relerr"][0] = 1e3
+    th["e_norm"] = np.r_[1e-5, np.ones(63)]
+    assert claims.claim2(make_result(theory=th), CFG).passed is False
+    rob = claims.seed_robustness({"W4A4": th}, CFG)["W4A4"]
+    assert rob["median"] == np.median(th["relerr"]) == 0.05 and rob["max"] == 1e3
+    assert np.isclose(rob["e_norm_at_max"], 1e-5) and rob["same_side"] is False
+    text = claims.seed_robustness_sentence({"W4A4": th}, CFG)
+    assert "different sides" in text and "W4A4" in text
+    ok = claims.seed_robustness({"W4A4": _theory(rel=0.05)}, CFG)["W4A4"]
+    assert ok["same_side"] and np.isnan(ok["e_norm_at_max"])                     # no e_norm: not reported
+    assert "same side" in claims.seed_robustness_sentence({"W4A4": _theory(rel=2.0)}, CFG)
+    key = cell_key("W4A8", 10, "rtn", "dpmpp2m")
+    assert list(claims.seed_robustness({key: _theory()}, CFG)) == ["DPM-Solver++(2M) W4A8"]
