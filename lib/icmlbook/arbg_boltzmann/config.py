@@ -14,7 +14,15 @@ of 30.
 
 Measured end to end on 2 shared cores (2026-12-01, with TICA-W2, the MD runs at equal cost and the reviewed rules):
 smoke 45 s CPU (97-176 s wall at loads 7-13); default 6.3 min CPU (374 s user + 6 s system; 18.8 min wall at loads
-7-10)."""
+7-10).
+
+Default re-run 2026-12-01, 20:05-20:39 UTC (commit 6297380, the rules after the session-6 pass; a clone of main, fresh
+cache, ``/usr/bin/time -v`` around ``pipeline execute``): 33 min 47 s wall at loads 7.9 rising to 11-14, 7.8 min CPU
+(459 s user + 8 s system). Verdicts: C1, C2, C8 reproduced; C3, C3b, C4, C11 not reproduced; C5, C6, C7, C9 undecided
+on collapsed weights (ESS·M 1-2). C9 stays undecided because plain SNIS's final weights collapsed (ESS·M 1.0, as twisted
+SMC's), so the session-5 change (twisted SMC's collapse alone fails) did not apply; twisted SMC resampled 0 times
+there (clashing 11.7 % against plain SNIS's 11.3 %), which would fail the row's "the twist acts" half were the weights
+usable."""
 
 from __future__ import annotations
 
