@@ -388,8 +388,8 @@ def _(cfg, claims, mo, np, well):
     _top = check7.values["slope_top"]
     _note7b = ("" if check7.values["ok_top"] or not check7.values["ok_all"] else
                f" Over the larger half of the budgets the slope is {_top['mean']:.2f} [{_top['lo']:.2f}, "
-               f"{_top['hi']:.2f}] with {_top['n']} data sets: the row fails because a floor there is not excluded "
-               "(an interval this wide), not because a floor is shown.")
+               f"{_top['hi']:.2f}] with {_top['n']} data sets: the row fails because an interval this wide does not "
+               "exclude a floor there, not because a floor is shown.")
     _rows = "\n".join(f"| {m} | {a:.3f} | {b:.3f} | {c:.3f} | {e:.3f} |" for m, a, b, c, e in
                        zip(well.n_comparisons, well.tau_init.mean(0), well.tau_train.mean(0), well.tau_test.mean(0),
                            well.ideal_error.mean(0)))
