@@ -731,7 +731,11 @@ def _(cfg, fc, mo, r2_ent, r2_euc):
       for the subgames now needs, with each regulariser, a preferentially stable subgame of **two or more**
       profiles labelled stable (undecided where no such subgame exists), because a single strict pure
       equilibrium, the easiest stable set, met it: a search that settles points but no face passed, while
-      the subgames that claim 2 is about have up to {_largest} profiles here.
+      the subgames that claim 2 is about have up to {_largest} profiles here. A second pass over that rule
+      (also session 6; stricter only) found one face in fourteen labelled stable still met it, so the search
+      must now label at least {fc.AGREE_MIN:.0%} of those faces stable with each regulariser (the share claims 3
+      and 7 ask of the stable class): a search that rarely says "stable" would likely miss one stable span
+      among the other sets.
     - **Scale.** Sizes follow the profile; no GPU is needed.
     """)
     return

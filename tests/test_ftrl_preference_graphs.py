@@ -426,6 +426,30 @@ def _c2_points_only():
                      _leak([dict(label="stable")], [dict(label="unstable")] * 3))
 
 
+@claim_case(SLUG, "C2", "not reproduced", alternative="a search that says 'stable' on 1 of the 14 preferentially "
+                                                      "stable faces (the default's count) and on no other set")
+def _c2_low_power():
+    # second pass over the session-6 rules (rev_s6): this passed the one-face power control
+    ent = _subgames(["stable"] + ["undecided"] * 13, ["unstable"] * 30 + ["undecided"] * 10)
+    euc = _subgames(["stable"] * 6, ["unstable"] * 30, regulariser="euclidean")
+    return fc.claim2([ent, euc], _leak([dict(label="stable")] + [dict(label="undecided")] * 11,
+                                       [dict(label="unstable")] * 6))
+
+
+def test_claim2_power_share_on_faces():
+    c = _c2_low_power()
+    assert c.passed is False and "entropic 1 of 14" in c.measured and "euclidean" not in c.measured.split("fails")[1]
+    # the same world with every face labelled stable, and with 14 of 14 / 6 of 6 as at default, passes
+    ent = _subgames(["stable"] * 14, ["unstable"] * 30 + ["undecided"] * 10)
+    euc = _subgames(["stable"] * 6, ["unstable"] * 30, regulariser="euclidean")
+    ok = fc.claim2([ent, euc], _leak([dict(label="stable")] + [dict(label="undecided")] * 11,
+                                     [dict(label="unstable")] * 6))
+    assert ok.passed is True and ok.values["faces"] == {"entropic": (14, 14), "euclidean": (6, 6)}
+    # 13 of 14 (93 %) is below the 95 % share
+    ent13 = _subgames(["stable"] * 13 + ["unstable"], ["unstable"] * 30)
+    assert fc.claim2([ent13, euc], _leak([dict(label="stable")], [dict(label="unstable")] * 6)).passed is False
+
+
 def test_claim2_power_from_a_face_per_regulariser():
     review = fc.claim2([_subgames(["stable"], ["unstable"] * 10, sizes=[1] + [2] * 10)],
                        _leak([dict(label="stable")], [dict(label="unstable")] * 3))
