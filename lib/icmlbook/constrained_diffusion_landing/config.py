@@ -141,6 +141,12 @@ class LandingConfig(ProfileConfig):
 # 9.7 min wall at load 2-4, but the JSD had not converged (OLLA 0.289 against 0.242 at 80 epochs, while the path loss was
 # flat from epoch 40: a full-batch epoch is a single update). The benchmarks (SO(10), dipeptide, arm) run in `full` only:
 # a CPU trial of the dipeptide (400 points, 40 epochs, width 128) took 49 s of CPU and its models did not beat their prior.
+# 2026-12-01, session 6 (after the second rule-breaking pass, commit c10c38d, a clone of main, fresh cache, 2 threads):
+# default 8.7 min CPU (475 s user + 48 s sys), 34.8 min wall at load 9-12 (the volcano study now trains 3 seeds); smoke
+# 1.8 min CPU for the double execution (papermill + marimo) at load 7-11. Default verdicts: C6, C7, C8 reproduced
+# (C8: smallest gain / gain 1 10.5x, gain 4 / gain 1 46.9x); C1, C2, C3, C4, C4e, C5, C9 not reproduced (C5's
+# control lower bound -0.012, below 0 as well as the new 0.02; C4e: OLLA and ULLA not learned, JSD 0.538 / 0.534
+# against 0.361). No default verdict moved with the session-6 rules (the same run decides the old rules alike).
 PRESETS: dict[str, LandingConfig] = {
     "smoke": LandingConfig(n_train=500, n_test=2000, n_seeds=2, epochs=60, width=64, depth=3, batch_size=500,
                            olla_N=30, ulla_N=15, earth=False, drop_points=300, drop_N=20, prior_Ns=(5, 10, 30),
