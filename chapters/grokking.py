@@ -575,7 +575,11 @@ def _(
     else:
         _title = (f"t_fit = {_c.t_fit:.0f}, t_gen = {_c.t_gen:.0f} steps (predicted {_c.t_gen_pred:.0f})"
                   if _c.t_gen == _c.t_gen else f"t_fit = {_c.t_fit:.0f}; the test loss never reaches ε here")
-        _out = plots.playground_figure(_c.steps, _c.train, _c.test, _c.memorisation, cfg.eps_test, _title)
+        _out = mo.vstack([
+            plots.playground_figure(_c.steps, _c.train, _c.test, _c.memorisation, cfg.eps_test, _title),
+            mo.md(f"*Figure: training and test loss from the closed form at ν={nu_slider.value:g}, "
+                  f"λ={lam_slider.value:g}, η={eta_slider.value:g}, n={n_slider.value}, m={m_slider.value}; dotted, "
+                  f"the unseen part of the test loss; dashed, ε={cfg.eps_test:g}.*")])
     _out
     return
 

@@ -220,6 +220,14 @@ def test_unstable_step_size_raises_naming_eta(small):
         problem.ridge_solution(-1.0)
 
 
+@pytest.mark.parametrize("nu", [-1.0, 0.0, float("nan")])
+def test_playground_refuses_a_bad_initial_scale_naming_nu(nu):
+    from icmlbook.grokking.playground import playground_curves
+
+    with pytest.raises(ValueError, match="nu="):
+        playground_curves(gk.config_for("smoke"), 0, nu, 1e-3, 0.5)
+
+
 # ------------------------------------------------------------------------------------------------
 # configuration
 # ------------------------------------------------------------------------------------------------

@@ -43,9 +43,12 @@ def playground_curves(cfg: GrokkingConfig, seed: int, nu: float, lam: float, eta
                       m: int | None = None, t_points: int = 160) -> PlaygroundCurves:
     """Closed-form curves for one setting; ``n``/``m`` override the config's sample and feature counts.
 
-    Raises ``ValueError`` naming ``eta`` when the step is unstable, and naming ``n``/``m`` when they
+    Raises ``ValueError`` naming ``nu`` when it is not a finite number > 0, ``eta`` when the
+    step is unstable, and ``n``/``m`` when they
     leave the over-parameterised regime the chapter studies (``k < n < m``).
     """
+    if not (isinstance(nu, (int, float, np.floating, np.integer)) and np.isfinite(nu) and nu > 0):
+        raise ValueError(f"nu={nu!r} is not allowed; nu must be a finite real number > 0")
     overrides = {k: v for k, v in (("n", n), ("m", m)) if v is not None}
     cfg = dataclasses.replace(cfg, **overrides) if overrides else cfg
     problem, z = make_problem(cfg, seed)

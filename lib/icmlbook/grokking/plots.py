@@ -247,7 +247,11 @@ def grid_heatmap(g: EtaLamGrid):
     fig = go.Figure(go.Heatmap(z=np.log10(meas), x=[_fmt(l) for l in g.lams], y=[_fmt(e) for e in g.etas],
                                text=text, hoverinfo="text", colorscale="Viridis",
                                colorbar=dict(title="log₁₀ t_gen")))
-    fig.update_layout(title="Measured grokking time over step size and weight decay (hover for numbers)",
+    i_lo, j_lo = np.unravel_index(np.nanargmin(meas), meas.shape)
+    i_hi, j_hi = np.unravel_index(np.nanargmax(meas), meas.shape)
+    title = (f"Grokking time from {meas[i_lo, j_lo]:.0f} steps (η={_fmt(g.etas[i_lo])}, λ={_fmt(g.lams[j_lo])}) "
+             f"to {meas[i_hi, j_hi]:.0f} (η={_fmt(g.etas[i_hi])}, λ={_fmt(g.lams[j_hi])}); hover for numbers")
+    fig.update_layout(title=title,
                       xaxis_title="weight decay λ", yaxis_title="step size η", height=420,
                       margin=dict(l=60, r=20, t=60, b=50))
     return fig
