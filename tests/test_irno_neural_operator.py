@@ -644,6 +644,23 @@ def test_rules_refuse_inputs_over_no_seed_or_mismatched_seeds():
             call()
 
 
+def test_rules_refuse_fewer_seeds_than_the_profile_runs():
+    """A second pass over the session 6 rules (rev_s6): 'on every seed' was not checked against the config, so
+    claim 3 with the first seed only under the default profile (seeds (0, 1)) returned reproduced."""
+    ev = make_eval(GOOD)
+    default = config_for("default", n_boot=300)
+    lb = at_plateau(ev)
+    for call in (lambda: claims.claim1([ev], default), lambda: claims.claim2([ev], default),
+                 lambda: claims.claim3([ev], [lb], default), lambda: claims.claim4([ev], [ev], default),
+                 lambda: claims.claim5([ev], [ev], [ev], default), lambda: claims.claim6([ev], [ev], default),
+                 lambda: claims.claim7([ev], default), lambda: claims.claim8([ev], [ev], [ev], [[lb] * 3], default),
+                 lambda: claims.claim9([ev], [ev], [ev], [ev], default)):
+        with pytest.raises(ValueError, match=r"one input per seed of the profile \(seeds=\(0, 1\)"):
+            call()
+    assert claims.claim3([ev, ev], [lb, lb], default).passed is True        # both seeds: decided as before
+    assert claims.claim3([ev], [lb], CFG).passed is True                    # smoke runs one seed
+
+
 @claim_case("irno_neural_operator", "C2", "not reproduced",
             alternative="corrections that grow again in the last steps before 2K")
 def _c2_regrow():

@@ -21,12 +21,17 @@ def _curve(ev: Evaluation) -> np.ndarray:
     return ev.vrmse.mean(axis=1)
 
 
-def _seeds(*lists: Sequence) -> None:
-    """The per-seed inputs of a rule: at least one seed, and as many of each (a rule over nothing decides nothing)."""
+def _seeds(*lists: Sequence, cfg: IRNOConfig | None = None) -> None:
+    """The per-seed inputs of a rule: at least one seed, and as many of each (a rule over nothing decides nothing);
+    with ``cfg``, at least as many as the config's ``seeds`` ("on every seed" is every seed the profile runs: a rule
+    given the first seed only decided it alone; session 6, a second pass over the rewritten rules)."""
     n = {len(v) for v in lists}
     if n == {0} or len(n) != 1:
         raise ValueError(f"a rule needs the same number (>= 1) of per-seed inputs in each argument; got lengths "
                          f"{[len(v) for v in lists]}")
+    if cfg is not None and n.pop() < len(cfg.seeds):
+        raise ValueError(f"a rule needs one input per seed of the profile (seeds={tuple(cfg.seeds)}, "
+                         f"{len(cfg.seeds)}); got {len(lists[0])}")
 
 
 @claim_rule("C1", statement="The test error falls at every refinement step up to the trained horizon K.",
@@ -40,7 +45,7 @@ def _seeds(*lists: Sequence) -> None:
                     "one that does nothing after its first step",
             paper="VRMSE decreases with the iteration (Fig. 1, project-page demos)")
 def claim1(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evals)
+    _seeds(evals, cfg=cfg)
     rows, ok, rises, later, steps = [], True, [], [], []
     for s, ev in enumerate(evals):
         c = _curve(ev)[: ev.K + 1]
@@ -74,7 +79,7 @@ def claim1(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
                     "corrections start to grow again before 2K",
             paper="error ratios 'remaining stable beyond the trained iteration count' (abstract); demos to 2K")
 def claim2(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evals)
+    _seeds(evals, cfg=cfg)
     rows, ok, worst, growth, traj = [], True, [], [], []
     for s, ev in enumerate(evals):
         c = _curve(ev)
@@ -133,7 +138,7 @@ def _decide(parts: Sequence[tuple[bool, bool]]) -> bool | None:
                     "under-trained base",
             paper="45.32 % / 56.05 % (TR-2D, FNO / TFNO), 50.73 % / 80.46 % (Active Matter)")
 def claim3(evals: Sequence[Evaluation], long_bases: Sequence[np.ndarray], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evals, long_bases)
+    _seeds(evals, long_bases, cfg=cfg)
     rows, parts, gains, short = [], [], [], []
     for s, (ev, lb) in enumerate(zip(evals, long_bases, strict=True)):
         g, lo, hi = relative_gain(ev.vrmse[0], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot, seed=s)
@@ -178,7 +183,7 @@ def _bands(ev: Evaluation, cfg: IRNOConfig, seed: int = 0) -> tuple[bool, str, d
                     "(absent on a base that holds those modes), or one that holds on one seed only",
             paper="27.72–36.10 % (low), 5.07–6.68 % (mid), 1.48–2.04 % (high), Active Matter")
 def claim4(evs: Sequence[Evaluation], manys: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, manys)
+    _seeds(evs, manys, cfg=cfg)
     rows, ok, per = [], True, []
     for s, (ev, many) in enumerate(zip(evs, manys, strict=True)):
         ok1, t1, v1 = _bands(ev, cfg, seed=s)
@@ -199,7 +204,7 @@ def claim4(evs: Sequence[Evaluation], manys: Sequence[Evaluation], cfg: IRNOConf
             paper="not reached (the ablation tables were not read)")
 def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequence[Evaluation],
            cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, no_spec, const)
+    _seeds(evs, no_spec, const, cfg=cfg)
     rows, ok, vals = [], True, []
     for s, (ev, ns, cl) in enumerate(zip(evs, no_spec, const, strict=True)):
         hi = ev.band(ev.K)["high"]
@@ -228,7 +233,7 @@ def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequ
                     "level at 2K are the evidence",
             paper="not reached (the ablation tables were not read)")
 def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, no_fps)
+    _seeds(evs, no_fps, cfg=cfg)
     rows, ok, vals = [], True, []
     for s, (ev, no_fp) in enumerate(zip(evs, no_fps, strict=True)):
         K, K2 = ev.K, 2 * ev.K
@@ -258,7 +263,7 @@ def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOCon
                     "seed",
             paper="contraction 'under local assumptions' (abstract); the theorem's constants were not read")
 def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs)
+    _seeds(evs, cfg=cfg)
     rows, ok, per = [], True, []
     for s, ev in enumerate(evs):
         L = ev.lipschitz.get(ev.K)
@@ -291,7 +296,7 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
             paper="gains on FNO and TFNO bases (TR-2D, Active Matter) and FNO/WDSR (ERA5)")
 def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Sequence[Evaluation],
            longs: Sequence[Sequence[np.ndarray]], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(fnos, tfnos, manys, longs)
+    _seeds(fnos, tfnos, manys, longs, cfg=cfg)
     rows, parts, per, short = [], [], [], []
     for s, (fno, tfno, many, lbs) in enumerate(zip(fnos, tfnos, manys, longs, strict=True)):
         vals, row = {}, []
@@ -329,7 +334,7 @@ def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Seque
             paper="not reached (the baseline tables were not read)")
 def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], larges: Sequence[Evaluation],
            many_longs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, k1s, larges, many_longs)
+    _seeds(evs, k1s, larges, many_longs, cfg=cfg)
     rows, ok, per = [], True, []
     for s, (ev, k1, large, many) in enumerate(zip(evs, k1s, larges, many_longs, strict=True)):
         v = ev.vrmse[ev.K]
@@ -378,7 +383,7 @@ _SR_SEEDS = ("changed in session 6: now over seeds, before on the first seed onl
             paper="ERA5 16x, FNO base: ACC 0.7523 → 0.892, RFNE 0.3247 → 0.214")
 def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
             cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, long_rfnes, interp_rfnes)
+    _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
     rows, parts, per, why = [], [], [], []
     for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
         K = ev.K
@@ -411,7 +416,7 @@ def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], inter
             paper="RFNE −34.09 % (ERA5 16x, FNO base)")
 def claim11(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
             cfg: IRNOConfig) -> ClaimCheck:
-    _seeds(evs, long_rfnes, interp_rfnes)
+    _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
     rows, parts, per, why = [], [], [], []
     for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
         g, lo, hi = relative_gain(ev.rfne[0], ev.rfne[ev.K], ev.traj_id, cfg.n_boot, seed=s)
