@@ -17,6 +17,20 @@ minutes of CPU time, one thread; 14.7 minutes of wall time on the shared machine
 The grids of the spectral methods start at the paper's optimum 1e-2 and go up: a first smoke run with
 (3e-3, 1e-2, 3e-2) put the argmin of Muon and MuonSphere on the grid's upper edge at both widths (short
 runs favour larger rates), which locates no optimum. The thresholds were not changed.
+
+Default measured on 2026-12-01 (session 6) at commit b40868d (C2 over the top cluster, C8 and C10 stricter), in a
+clone of main with a fresh cache, under ``/usr/bin/time -v`` at a load of 10-12.6 on the 2 shared cores: the first
+execution stopped at the pipeline's 1800 s cell timeout in the sweep cell with 35 of the 36 sweep runs done and
+cached (31 min 7 s wall, 494 s CPU user+sys); executed again on that cache with ``--cell-timeout 3000`` (the last
+sweep run, the radius sweep and the rest: 5 min 39 s wall, 106 s CPU); in all 36 min 46 s wall and 600 s CPU,
+including the killed run's partial work and a second kernel start. Verdicts: C3, C5, C9 reproduced; C1 (deviation
+0.11), C2, C4, C7, C8, C10 not reproduced; C6 not testable (SSO's argmin on the grid's edge at width 64). C2: the
+solver's |h| 1.0e-4 with no fallback, but the exact first-order change of sigma_max along the update over the top
+cluster (up to 3 singular values within 1e-3) reaches 0.97 over 130 tracked updates, the same as the top pair's
+alone, so the session-5 failure was not an artefact of the near-degenerate pair (smallest relative top gap 2.6e-4).
+C8: SSO's |sigma/R - 1| 0.060 and AdamW's change over the second half 6 % (Muon 27 %). C10: SSO behind Muon by
+0.03-0.11 at every width (paired upper bounds 0.06-0.14); AdamW above the other three by 0.43-0.57 (lower bounds 0.38 or more).
+Session 5's default (54ebdf9) had the same verdicts.
 """
 
 from __future__ import annotations
