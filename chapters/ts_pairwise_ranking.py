@@ -782,10 +782,13 @@ def _(mo):
 
 
 @app.cell
-def _(budget_slider, distance_drop, flip_slider, gamma_slider, plots, run, tr):
+def _(budget_slider, distance_drop, flip_slider, gamma_slider, mo, plots, run, tr):
     _p = tr.playground_fit(40, budget_slider.value, flip_slider.value, distance_drop.value, gamma_slider.value,
                            seed=run.seed)
-    plots.playground_figure(_p)
+    mo.vstack([plots.playground_figure(_p),
+               mo.md(f"*Figure: left, the planted and the learned ideal with a few of the 40 series (grey); right, the "
+                     f"training loss; {distance_drop.value} at γ={gamma_slider.value:g}, "
+                     f"{budget_slider.value} comparisons per series, flip probability {flip_slider.value:g}.*")])
     return
 
 
