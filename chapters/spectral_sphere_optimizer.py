@@ -254,6 +254,15 @@ def _(plots, results):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: final validation loss against the peak learning rate, one panel per width, one line per
+    optimiser (interactive: hover for the numbers); the title names each optimiser's best rate per width.*
+    """)
+    return
+
+
+@app.cell
 def _(cfg, claims, mo, results):
     check6 = claims.claim6(results, cfg)
     check10 = claims.claim10(results, cfg)
@@ -442,14 +451,17 @@ def _(cfg, mo):
 
 
 @app.cell
-def _(cfg, data, device, ex, lr_pick, opt_pick, plots, radius_pick, radius_runs, results, run, width_pick):
+def _(cfg, data, device, ex, lr_pick, mo, opt_pick, plots, radius_pick, radius_runs, results, run, width_pick):
     _spec = ex.spec_for(cfg, opt_pick.value, int(width_pick.value), float(lr_pick.value), run.seed,
                      radius=float(radius_pick.value) if opt_pick.value in ("sso", "muonsphere") else 1.0)
     _known = {(r.spec.optimizer, r.spec.width, r.spec.lr, r.spec.radius, r.spec.seed): r
               for r in list(results) + list(radius_runs)}
     _key = (_spec.optimizer, _spec.width, _spec.lr, _spec.radius, _spec.seed)
     _r = _known.get(_key) or ex.run_sweep([_spec], data, device=device, show_progress=False)[0]
-    plots.training_figure({_spec.optimizer: _r})
+    mo.vstack([plots.training_figure({_spec.optimizer: _r}),
+               mo.md(f"*Figure: {_spec.optimizer} at width {_spec.width}, peak learning rate {_spec.lr:g}, radius "
+                     f"{_spec.radius:g}: MLP output RMS, attention AbsMax and the largest σ_max / μP scale over "
+                     "training.*")])
     return
 
 

@@ -64,7 +64,8 @@ def h_figure(study: dict, show: int = 4):
     worst = float(np.max(np.abs(study["root"]) / study["nuclear"]))
     drop = max(float(np.max(-np.diff(study["h_exact"], axis=1))), 0.0)
     ax.set(xlabel=r"$\lambda / \|\hat G\|_*$", ylabel=r"$h(\lambda)=\langle\Theta,\mathrm{msign}(\hat G+\lambda\Theta)\rangle$",
-           title=f"Largest decrease of h {drop:.0e}; largest root |λ*| = {worst:.1e} ||Ĝ||_* (bound: 2)")
+           title=(("h never decreases on the grid" if drop == 0 else f"largest decrease of h {drop:.1e}")
+                  + f"; largest root |λ*| = {worst:.1e} ||Ĝ||_* (bound: 2)"))
     return fig
 
 
@@ -82,14 +83,17 @@ def training_figure(runs: dict[str, RunResult]):
         axes[1].plot(r.act_steps, _mean_site(r.act_absmax, "attn_out"), **kw)
         axes[2].plot(r.sigma_steps, np.max(np.stack(list(r.sigma_ratio.values())), axis=0), **kw)
     end = {o: float(_mean_site(r.act_rms, "mlp_out")[-1]) for o, r in runs.items()}
-    axes[0].set(yscale="log", xlabel="update", ylabel="MLP output RMS", title="RMS at the end: " +
-                ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in end.items()))
+    axes[0].set(yscale="log", xlabel="update", ylabel="MLP output RMS")
+    axes[0].set_title("MLP output RMS at the end:\n" + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in end.items()),
+                      fontsize=9)
     amax = {o: float(_mean_site(r.act_absmax, "attn_out")[-1]) for o, r in runs.items()}
     sig = {o: float(np.max([v[-1] for v in r.sigma_ratio.values()])) for o, r in runs.items()}
-    axes[1].set(yscale="log", xlabel="update", ylabel="attention output AbsMax",
-                title="AbsMax at the end: " + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in amax.items()))
-    axes[2].set(yscale="log", xlabel="update", ylabel=r"max $\sigma_\max/\sqrt{d_{out}/d_{in}}$",
-                title="σ_max / μP scale at the end: " + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in sig.items()))
+    axes[1].set(yscale="log", xlabel="update", ylabel="attention output AbsMax")
+    axes[1].set_title("attention AbsMax at the end:\n" + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in amax.items()),
+                      fontsize=9)
+    axes[2].set(yscale="log", xlabel="update", ylabel=r"max $\sigma_\max/\sqrt{d_{out}/d_{in}}$")
+    axes[2].set_title("σ_max / μP scale at the end:\n" + ", ".join(f"{NAMES[o]} {v:.2g}" for o, v in sig.items()),
+                      fontsize=9)
     axes[0].legend(fontsize=7)
     return fig
 
