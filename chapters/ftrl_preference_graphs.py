@@ -231,6 +231,15 @@ def _(games, plots):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the preference graphs of the five classic games and of the averaging game: an arc is a
+    profitable unilateral deviation, coloured nodes are the sink equilibria (one colour per sink).*
+    """)
+    return
+
+
+@app.cell
 def _(fp, mo):
     _facts = fp.classic_facts()
     _rows = "\n".join(
@@ -564,8 +573,18 @@ def _(check5, mo, rate):
 
 @app.cell
 def _(fp, games, plots, show_plotly):
-    show_plotly(plots.cube_figure(fp.cube_traces(), "Same preference graph, different fate (entropic FTRL)",
+    _traces = fp.cube_traces()
+    show_plotly(plots.cube_figure(_traces, "Entropic FTRL, started 10⁻³ from the span: " + "; ".join(_traces),
                                   games.averaging_set()))
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure (interactive, drag to rotate): the two averaging games' trajectories on the cube of mixed
+    profiles, with the two faces of the span of S shaded; the legend gives each run's largest outside mass.*
+    """)
     return
 
 
@@ -660,11 +679,14 @@ def _(mo):
 
 
 @app.cell
-def _(G_slider, delta_slider, fp, plots, reg_dropdown, step_dropdown):
+def _(G_slider, delta_slider, fp, mo, plots, reg_dropdown, step_dropdown):
     _delta = 10.0 ** delta_slider.value
     _step = float(step_dropdown.value)
     _pg = fp.playground_run(G_slider.value, _delta, reg_dropdown.value, _step)
-    plots.playground_figure(_pg, G_slider.value, _delta, reg_dropdown.value, _step)
+    mo.vstack([plots.playground_figure(_pg, G_slider.value, _delta, reg_dropdown.value, _step),
+               mo.md(f"*Figure: the averaging game at G={G_slider.value:g}, δ={_delta:.0e}, {reg_dropdown.value} "
+                     f"FTRL, step {_step:g} (0 = continuous): outside and exit mass over time, the matching-pennies "
+                     "face, and the largest excursion for several δ.*")])
     return
 
 
