@@ -556,7 +556,7 @@ def _(cfg, digits, lg, run, torch_device):
 
 @app.cell
 def _(ft_records, plots):
-    plots.georeg_figure(ft_records, "GeoReg with the digit encoder fine-tuned: points above the diagonal increased")
+    plots.georeg_figure(ft_records, "GeoReg with the digit encoder fine-tuned")
     return
 
 
@@ -659,8 +659,12 @@ def _(alpha_pick, banking, cfg, digits, eta_pick, gamma_pick, k_pick, lg, mo, np
         play_layers = _sel.layers
         _Xc = np.concatenate([play_data.layers[l] for l in _sel.layers], axis=1)[None]
         _acc = float(lg.probe_accuracy_per_layer(_Xc, _y, _tr, _te)[0])
-        _out = plots.selection_figure(_sel, f"{task_pick.value}: layers {[l + 1 for l in _sel.layers]}, "
-                                            f"ridge-probe accuracy {_acc:.1%}")
+        _out = mo.vstack([
+            plots.selection_figure(_sel, f"{task_pick.value}: layers {[l + 1 for l in _sel.layers]}, "
+                                         f"ridge-probe accuracy {_acc:.1%}"),
+            mo.md(f"*Figure: the LOES score of every layer at each greedy step (★ the layer chosen), task "
+                  f"{task_pick.value}, k={k_pick.value}, α={alpha_pick.value:g}, γ={gamma_pick.value:g}, "
+                  f"η={eta_pick.value:g}.*")])
     _out
     return play_data, play_layers, play_task
 

@@ -792,3 +792,22 @@ def test_digit_backbone_pretraining_on_the_trainer_matches_the_former_loop():
     assert set(ref) == set(got.state)
     for k in ref:
         assert torch.equal(ref[k], got.state[k]), k
+
+
+@pytest.mark.parametrize("kwargs, name", [({"alpha": -1.0}, "alpha"), ({"gamma": float("nan")}, "gamma"),
+                                          ({"eta": -0.1}, "eta")])
+def test_loes_weights_must_be_nonnegative_and_the_error_names_them(kwargs, name):
+    rng = np.random.default_rng(0)
+    layers = [rng.normal(size=(40, 6)) for _ in range(4)]
+    y = rng.integers(0, 3, 40)
+    with pytest.raises(ValueError, match=f"{name}="):
+        lg.loes_select(layers, y, 2, **kwargs)
+    if name != "eta":
+        with pytest.raises(ValueError, match=f"{name}="):
+            lg.loes_label_free(layers, 2, **kwargs)
+
+
+def test_georeg_refuses_a_negative_weight_naming_it():
+    f, y = torch.randn(12, 4), torch.arange(12) % 3
+    with pytest.raises(ValueError, match="weight="):
+        lg.georeg_loss(f, y, weight=-0.1)

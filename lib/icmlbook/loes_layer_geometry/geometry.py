@@ -17,6 +17,9 @@ batch covariance always has) and test it against ``eigvalsh``.
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import dataclasses
 
 import numpy as np
@@ -57,6 +60,8 @@ def georeg_loss(f: torch.Tensor, y: torch.Tensor, weight: float = 0.1, generator
     draws one); ``triple`` fixes the three classes (used by the gradient test)."""
     if f.shape[0] != y.shape[0]:
         raise ValueError(f"f has {f.shape[0]} rows but y has {y.shape[0]}")
+    if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) or weight < 0:
+        raise ValueError(f"weight={weight!r} is not allowed; weight must be a finite number >= 0 (0 turns GeoReg off)")
     classes = torch.unique(y)
     if classes.numel() < 3:
         return f.sum() * 0.0

@@ -88,6 +88,14 @@ def _targets(y, task: str) -> tuple[torch.Tensor, np.ndarray | None]:
     raise ValueError(f"task={task!r} is not allowed; allowed values: classification, regression")
 
 
+def _check_weights(**weights) -> None:
+    """The LOES score's weights are finite and >= 0 (a negative weight rewards what the term penalises)."""
+    for name, value in weights.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name}={value!r} is not allowed; {name} must be a finite number >= 0")
+
+
 def loes_select(layers, y, k: int, task: Literal["classification", "regression"] = "classification",
                 lam: float = 1e-3, alpha: float = 1.0, gamma: float = 0.5, eta: float = 0.1,
                 n_triples: int = 200, seed: int = 0, orthogonalize: bool = True) -> LoesSelection:
@@ -106,6 +114,7 @@ def loes_select(layers, y, k: int, task: Literal["classification", "regression"]
     import time
 
     t0 = time.perf_counter()
+    _check_weights(lam=lam, alpha=alpha, gamma=gamma, eta=eta)
     X = check_stack(layers, y, k)
     Y, labels = _targets(y, task)
     if task == "classification" and eta != 0 and np.unique(labels).size < 3:
@@ -161,6 +170,7 @@ def loes_label_free(layers, k: int, alpha: float = 1.0, gamma: float = 0.5) -> L
     import time
 
     t0 = time.perf_counter()
+    _check_weights(alpha=alpha, gamma=gamma)
     X = check_stack(layers, None, k)
     L = len(X)
     iso = np.array([isotropy(x) for x in X])
