@@ -12,6 +12,14 @@ so all arms lose the same fifth and stay matched) and the Mamba's scan in blocks
 same recurrence, about 15 % less CPU per update). After the trim: default 8.4 min CPU (505.6 s; 10.5 min wall at
 load 4.0 falling to 3.3), verdicts unchanged (C1, C1b, C4, C6, C6c, C7 reproduced; the rest not); smoke 30.0 s CPU
 (31.6 s wall at load 1.6-2.0).
+
+Default re-run 2026-12-01, 20:41-21:18 UTC (commit 47314d3, the rules after the session-6 pass; a clone of main, fresh
+cache, ``/usr/bin/time -v`` around ``pipeline execute``): 36 min 48 s wall at loads 9-12 falling to 6.5, 11.8 min CPU
+(697 s user + 12 s system; CPU time is inflated at such loads: 8.4 min at load 3-4 before). C1, C1b, C4, C6, C6c, C7
+reproduced; C2, C3, C5, C5b, C6b, C7b, C8, C8b not. C4 passes the rule of the second review (slope of log(ratio ÷
+unchunked FLOP ratio) +0.324, lower bound +0.239). C5 fails on the k-mer reference alone: its seed and window bounds
+and its learning-curve lead at dnaHNet-mini's realised FLOPs pass (lead +0.021 to +0.024 bpn; realised budget -2.8 to
++2.2 % of the Transformer's), but dnaHNet-mini (1.9474 bpn) stays above the best Markov chain (1.9412).
 """
 
 from __future__ import annotations
