@@ -912,3 +912,11 @@ def test_claim_cases_give_their_verdicts():
     assert len(cases) >= 18
     for c in cases:
         assert c.make().verdict == c.expected, c.name
+
+
+@pytest.mark.parametrize("n", [-1, 2.5])
+def test_resample_refuses_a_bad_count_naming_n(n):
+    from icmlbook.arbg_boltzmann import snis
+
+    with pytest.raises(ValueError, match="n="):
+        snis.resample(np.zeros(4), n, np.random.default_rng(0))

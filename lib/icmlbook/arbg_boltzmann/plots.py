@@ -21,7 +21,7 @@ def toy_figure(toy: dict):
     g = np.linspace(-L, L, 300)
     xx = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
     axes[0].contourf(g, g, np.exp(tgt.log_density(xx)).reshape(300, 300), levels=20, cmap="Greys")
-    axes[0].set(title="target μ (four wells, weights .4/.3/.2/.1)")
+    axes[0].set(title="target μ (four wells, weights " + "/".join(f"{w:g}" for w in tgt.weights) + ")")
     rows = {(r["model"], r["seed"]): r for r in toy["rows"]}
     for ax, key, name in ((axes[1], "x_ar", "ArBG"), (axes[2], "x_fl", "NSF")):
         x = toy["samples"][key]

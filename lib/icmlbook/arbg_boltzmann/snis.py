@@ -79,6 +79,8 @@ def snis_mean(values: np.ndarray, log_w: np.ndarray) -> np.ndarray:
 
 def resample(log_w: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` indices drawn with replacement with probabilities softmax(log_w) (multinomial resampling)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n={n!r} is not allowed; n must be an integer >= 0 (the number of indices to draw)")
     w = Weights(np.asarray(log_w, dtype=np.float64), 0, 0).normalised
     if w.sum() <= 0:
         raise ValueError("every weight is zero (no proposal has a finite energy): nothing to resample")
