@@ -112,6 +112,16 @@ def _(plots):
 @app.cell
 def _(mo):
     mo.md(r"""
+    *Figure: one tangent step from a point of the circle, then the two ways back to the set: the
+    projection (Newton's iterations to the tolerance) and landing's single solve; the title gives the
+    constraint value landing leaves.*
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     ## The forward and backward processes
 
     With a noise schedule $\sigma(t)$ on $[0,T]$ and $N$ steps of size $\Delta t=T/N$:
@@ -194,6 +204,14 @@ def _(cfg, claims, mo, quality):
 @app.cell
 def _(plots, quality, show_plotly):
     show_plotly(plots.globe_plotly(*quality.globe, "OLLA samples (seed 0) and held-out data on S²"))
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure (interactive, drag to rotate): OLLA's samples of the first seed and the held-out data on the sphere.*
+    """)
     return
 
 
@@ -513,7 +531,7 @@ def _(mo):
 
 
 @app.cell
-def _(cfg, gain_slider, mode_pick, plots, run, steps_slider):
+def _(cfg, gain_slider, mo, mode_pick, plots, run, steps_slider):
     import torch as _torch
 
     from icmlbook.constrained_diffusion_landing.constraints import Sphere as _Sphere
@@ -525,7 +543,10 @@ def _(cfg, gain_slider, mode_pick, plots, run, steps_slider):
     _alpha = gain_slider.value / (cfg.olla_sigma_max ** 2 * _sch.T / _N)
     _p = _fp(_Sphere(), _vmf(300, run.seed), _sch, _N, "OLLA", _torch.Generator().manual_seed(run.seed), alpha=_alpha,
              landing=mode_pick.value, terminal=False)
-    plots.sweep_figure({"rows": [{"mode": mode_pick.value, "scale": gain_slider.value, "trace": _p.violation.mean(1).numpy()}]})
+    mo.vstack([plots.sweep_figure({"rows": [{"mode": mode_pick.value, "scale": gain_slider.value,
+                                             "trace": _p.violation.mean(1).numpy()}]}),
+               mo.md(f"*Figure: mean |h| along {_p.violation.shape[1]} forward paths on S² with {mode_pick.value} landing, "
+                     f"gain {gain_slider.value:g}, N = {_N} steps.*")])
     return
 
 
