@@ -1,7 +1,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium")
+app = marimo.App(width="medium", app_title="Latent confounders in Poisson branching models (PGF, trie)")
 
 
 @app.cell
@@ -188,6 +188,15 @@ def _(mo):
 @app.cell
 def _(demo, plots):
     plots.plot_monomials(demo)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: every monomial of $\log G$ of the example, its coefficient split by the source whose cascades
+    leave that pattern (the labels name the paths).*
+    """)
     return
 
 
@@ -639,6 +648,15 @@ def _(e2e, plots):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: directed-edge precision, recall and F1 and the rate of arrows drawn on latent-confounded pairs,
+    per method, mean ± standard error over the graphs (the table below gives the numbers).*
+    """)
+    return
+
+
+@app.cell
 def _(cfg, cl, claim_sentence, e2e, e2e_records, mo, np):
     _rows = "\n".join(
         f"| {r['method']} | {r['directed_precision']:.2f} ({r['directed_precision_undefined']}) | "
@@ -786,8 +804,24 @@ def _(plots, sens_latents):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the three scores against the number of latent confounders (in-degree and N fixed).*
+    """)
+    return
+
+
+@app.cell
 def _(plots, sens_degree):
     plots.plot_recovery(sens_degree, "in_degree", "average in-degree")
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the three scores against the average in-degree (latents and N fixed).*
+    """)
     return
 
 
@@ -847,8 +881,9 @@ def _(mo):
 
 
 @app.cell
-def _(demo, demo_pos, pg_root, plots):
-    plots.plot_cascade(demo, pg_root.value, demo_pos)
+def _(demo, demo_pos, mo, pg_root, plots):
+    mo.vstack([plots.plot_cascade(demo, pg_root.value, demo_pos),
+               mo.md(f"*Figure: the example cascade and the trie of its paths from the root {pg_root.value}.*")])
     return
 
 
@@ -868,8 +903,11 @@ def _(causal_learn_available, cfg, learn_lc_pbscm, pc_baseline, pg_alpha, pg_lat
 
 
 @app.cell
-def _(mo, pg_scores):
-    mo.md("| method | directed F1 | precision | latent F1 | SHD |\n|---|---|---|---|---|\n" + "\n".join(
+def _(mo, pg_alpha, pg_latents, pg_n, pg_nodes, pg_scores, pg_seed):
+    mo.md(f"*Figure: the true graph (graph seed {pg_seed.value}, {pg_nodes.value} observed nodes, {pg_latents.value} "
+          f"latent confounders, thinning up to {float(pg_alpha.value):g}) and the graphs learned from N = {pg_n.value} "
+          "samples; their scores:*\n\n"
+          "| method | directed F1 | precision | latent F1 | SHD |\n|---|---|---|---|---|\n" + "\n".join(
         f"| {m} | {s.directed_f1:.2f} | {s.directed_precision:.2f} | {s.latent_f1:.2f} | {s.shd} |"
         for m, s in pg_scores))
     return
