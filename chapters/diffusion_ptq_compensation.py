@@ -545,6 +545,7 @@ def _(
     ex,
     lam_slider,
     m_pick,
+    mo,
     plots,
     run,
     solver_pick,
@@ -555,8 +556,10 @@ def _(
     _m = None if m_pick.value == "full" else int(m_pick.value)
     _out = ex.playground(cfg, _fp, bits_pick.value, int(steps_pick.value), base_pick.value, _m, float(lam_slider.value),
                          run.seed, solver=solver_pick.value)
-    plots.playground_figure(_out, f"{bits_pick.value}, {steps_pick.value} steps, {base_pick.value}, m={m_pick.value}, "
-                                  f"λ₁={lam_slider.value:g}, {solver_pick.value}")
+    mo.vstack([plots.playground_figure(_out, f"{bits_pick.value}, {steps_pick.value} steps, {base_pick.value}, "
+                                             f"m={m_pick.value}, λ₁={lam_slider.value:g}, {solver_pick.value}"),
+               mo.md("*Figure: per seed, the PSNR against the full-precision sample with TCEC (y) and with the base "
+                     "quantised model alone (x), at the settings in the title; above the diagonal TCEC helped.*")])
     return
 
 
