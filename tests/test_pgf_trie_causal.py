@@ -770,3 +770,10 @@ def test_pair_with_edge_and_latent_is_decided_on_its_own():
                                              {"A": .2, "C": .2, "L": 1.0}, latent=["L"])
     g2 = learn_lc_pbscm(reverse.sample(60_000, 3), table=build_identifiability_table("combinatorial"))
     assert g2.states[(0, 1)].direction == "<-" and g2.states[(0, 1)].latent is True
+
+
+def test_pgf_point_estimates_refuses_mismatched_shapes():
+    from icmlbook.pgf_trie_causal.experiments import pgf_point_estimates
+
+    with pytest.raises(ValueError, match="same p"):
+        pgf_point_estimates(np.ones((100, 3)), np.ones((2, 5)))

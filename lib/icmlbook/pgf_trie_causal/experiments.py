@@ -116,6 +116,11 @@ def latent_ignoring_model(model: PoissonBranchingSCM) -> PoissonBranchingSCM:
 
 def pgf_point_estimates(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Empirical PGF at the points ``z`` (M, p) and its standard error, from samples ``x`` (N, p)."""
+    x, z = np.asarray(x), np.asarray(z)
+    if x.ndim != 2 or z.ndim != 2 or x.shape[1] != z.shape[1]:
+        raise ValueError(f"x must be (N, p) samples and z (M, p) points with the same p; got x {x.shape}, z {z.shape}")
+    if x.shape[0] < 2:
+        raise ValueError(f"x has {x.shape[0]} sample(s); the standard error needs at least 2")
     mean, se = np.empty(len(z)), np.empty(len(z))
     for m, point in enumerate(z):
         v = np.prod(np.power(point[None, :], x), axis=1)
