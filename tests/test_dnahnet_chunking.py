@@ -924,3 +924,11 @@ def test_full_profile_code_path_with_sizes_overridden_down():
     res = ex.analyse(cfg, corpus, arms, 0)
     assert res.ko_scores["dnahnet"].shape == res.ko_labels.shape and len(res.ko_labels) > 0
     assert set(res.extrapolation) == {"dnahnet", "transformer"} and res.extrapolation["dnahnet"]["length"] == 513
+
+
+@pytest.mark.parametrize("n, length, name", [(-1, 10, "n"), (3, 0, "length"), (2.0, 10, "n")])
+def test_sample_windows_refuses_bad_sizes_naming_them(n, length, name):
+    from icmlbook.dnahnet_chunking.data import sample_windows
+
+    with pytest.raises(ValueError, match=f"{name}="):
+        sample_windows(np.zeros(100, dtype=np.int64), n, length, np.random.default_rng(0))

@@ -286,6 +286,9 @@ def split_regions(L: int, holdout: float) -> tuple[tuple[int, int], tuple[int, i
 
 def sample_windows(seq: np.ndarray, n: int, length: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` random windows (n, length) of ``seq``."""
+    for name, value in (("n", n), ("length", length)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if name == "n" else 1):
+            raise ValueError(f"{name}={value!r} is not allowed; {name} must be an integer >= {0 if name == 'n' else 1}")
     if len(seq) < length:
         raise ValueError(f"the sequence ({len(seq)} nt) is shorter than the window ({length} nt)")
     starts = rng.integers(0, len(seq) - length + 1, size=n)
