@@ -1227,3 +1227,11 @@ def test_full_profile_runs_the_study_path_on_a_local_well_copy(tmp_path):
     assert ev.vrmse.shape == (13, 4) and np.isfinite(ev.vrmse).all() and ev.K == 6
     with pytest.raises(ValueError, match="n=32 does not match"):
         ex.make_task(dataclasses.replace(cfg, n=32, n_sim=32), 0)
+
+
+def test_make_windows_refuses_a_bad_history_naming_it():
+    from icmlbook.irno_neural_operator.ns2d import make_windows
+
+    for history in (0, -2, 1.5):
+        with pytest.raises(ValueError, match="history="):
+            make_windows(torch.zeros(2, 6, 8, 8), history=history)

@@ -332,6 +332,10 @@ def simulate_dataset(trajectories: int, frames: int, n: int, *, n_sim: int, nu: 
 def make_windows(frames: torch.Tensor, history: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs ``(N, history, n, n)`` (``history`` consecutive frames) and targets ``(N, 1, n, n)`` (the next
     frame), over every window of every trajectory of ``frames`` ``(T, time, n, n)``."""
+    if isinstance(history, bool) or not isinstance(history, int) or history < 1:
+        raise ValueError(f"history={history!r} is not allowed; history must be an integer >= 1 (frames per input)")
+    if frames.ndim != 4:
+        raise ValueError(f"frames must have shape (trajectories, time, n, n); got {tuple(frames.shape)}")
     T, L = frames.shape[:2]
     if L <= history:
         raise ValueError(f"{L} frames per trajectory leave no window of history={history} plus a target")
