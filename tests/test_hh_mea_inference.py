@@ -831,3 +831,14 @@ def test_claim6_reads_the_sweep_by_spike_count_not_by_position():
     st.sweep_accuracy = st.sweep_accuracy[::-1].copy()
     st.sweep_n = (30, 300, 3000)
     assert claims.claim6(st, CFG).passed is False
+
+
+@pytest.mark.parametrize("kwargs, name", [({"sigma": -0.1}, "sigma"), ({"sigma": 0.0}, "sigma"),
+                                          ({"n_trials": 0}, "n_trials")])
+def test_simulate_trials_refuses_bad_values_naming_them(kwargs, name):
+    from icmlbook.hh_mea_inference import stimulation
+
+    args = dict(sigma=0.05, n_trials=10) | kwargs
+    with pytest.raises(ValueError, match=f"{name}="):
+        stimulation.simulate_trials(np.ones(3), np.linspace(0.5, 2.0, 5), args["sigma"], args["n_trials"],
+                                    np.random.default_rng(0))

@@ -69,6 +69,10 @@ def single_patterns(stim_electrodes, n_electrodes: int) -> np.ndarray:
 
 def simulate_trials(true_threshold, amplitudes, sigma: float, n_trials: int, rng: np.random.Generator):
     """Spike counts (…, n_amp) out of ``n_trials`` at each amplitude, for true thresholds (…)."""
+    if not (isinstance(sigma, (int, float, np.floating)) and np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma={sigma!r} is not allowed; sigma (the probit slope's log-width) must be a finite number > 0")
+    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
+        raise ValueError(f"n_trials={n_trials!r} is not allowed; n_trials must be an integer >= 1")
     p = response_probability(np.asarray(amplitudes)[None, :], np.asarray(true_threshold).reshape(-1, 1), sigma)
     return rng.binomial(n_trials, p).reshape(np.shape(true_threshold) + (len(amplitudes),))
 
