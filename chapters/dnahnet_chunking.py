@@ -150,6 +150,15 @@ def _(corpus, decode, plots):
 @app.cell
 def _(mo):
     mo.md(r"""
+    *Figure: 64 nt of a held-out gene with its codon boundaries (below) and the cuts of a fixed 6-mer
+    tokeniser (above); the title counts the cuts that fall inside a codon.*
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     ## Dynamic chunking, one stage
 
     The encoder's states $\hat x_t$ enter a **router** with two learned matrices $W_q, W_k$, both
@@ -201,6 +210,15 @@ def _(cfg, plots):
 @app.cell
 def _(mo):
     mo.md(r"""
+    *Figure: the ratio loss over the boundary fraction F and the mean boundary probability G (left) and
+    along F = G (right), for the chapter's target ratio N.*
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     ## What we train
 
     - **dnaHNet-mini**: embedding → encoder (gated causal convolution blocks, Mamba's block without the
@@ -236,6 +254,14 @@ def _(arms, plots):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: held-out bits per nucleotide against training FLOPs, one line per replicate of each arm.*
+    """)
+    return
+
+
+@app.cell
 def _(analyses, arms, cfg, claims, run):
     markov_ref = analyses.markov_reference()
     check5 = claims.claim5(arms, cfg, run.seed, markov_ref)
@@ -265,6 +291,14 @@ def _(analyses, arms, check2, check3, check5, check5b, markov_ref, mo):
 @app.cell
 def _(arms, cfg, plots):
     plots.compression_figure(arms, cfg.ratio, cfg.ratios2)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: realised compression L/L′ on held-out DNA along training, per stage, with the targets dotted.*
+    """)
     return
 
 
@@ -311,12 +345,23 @@ def _(analyses, corpus, plots):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the outer stage's boundary probability $p_t$ along 600 nt of held-out DNA, the boundaries as
+    ticks, and the called genes per strand below.*
+    """)
+    return
+
+
+@app.cell
 def _(analyses, claims, cfg, mo, plots, run):
     check6 = claims.claim6(analyses, cfg)
     check6b = claims.claim6b(analyses, cfg)
     check6c = claims.claim6c(analyses, cfg, run.seed)
     _fig = plots.phase_figure(analyses.phase, analyses.enrichment)
-    mo.vstack([_fig, mo.md(f"""
+    mo.vstack([_fig, mo.md("*Figure: boundary rate by codon position inside forward-strand genes (left) and its "
+                           "enrichment at start and stop codons over the region's rate (right, 95 % intervals).*"),
+               mo.md(f"""
     {check6.sentence("Codon phase (C6)")}
 
     {check6c.sentence("Beyond composition (C6c)")}
@@ -353,7 +398,9 @@ def _(analyses, claims, cfg, mo, plots, run):
     _ex = analyses.extrapolation
     _len = "; ".join(f"{plots.NAMES[a]} {e['within']:.3f} bits/nt inside the training length and {e['beyond']:.3f} "
                      f"past it" for a, e in _ex.items())
-    mo.vstack([_fig, mo.md(f"""
+    mo.vstack([_fig, mo.md("*Figure: zero-shot proxies: the log-likelihood drop of a stop-cassette knockout in coding "
+                           "and intergenic windows (left) and the mean drop per SNV class (right), for both models.*"),
+               mo.md(f"""
     Knockout windows are {cfg.ko_window:,} nt, SNV windows {cfg.zs_window:,} nt; the models were trained on
     {cfg.context}-nt windows and read each window whole, so they run past their training length. On held-out
     windows of {cfg.ko_window:,} nt: {_len}.
@@ -392,7 +439,10 @@ def _(arms, cfg, ex):
 @app.cell
 def _(cfg, claims, mo, plots, timing):
     check4 = claims.claim4(timing, cfg)
-    mo.vstack([plots.timing_figure(timing), mo.md(check4.sentence("Speed (C4)"))])
+    mo.vstack([plots.timing_figure(timing),
+               mo.md("*Figure: forward time per nucleotide (left, wall clock on this machine) and analytic FLOPs per "
+                     "nucleotide (right) against the sequence length.*"),
+               mo.md(check4.sentence("Speed (C4)"))])
     return (check4,)
 
 
@@ -422,7 +472,7 @@ def _(cfg, corpus, mo):
 
 
 @app.cell
-def _(arms, cfg, corpus, ex, model_pick, plots, ratio_pick, run, start_slider):
+def _(arms, cfg, corpus, ex, mo, model_pick, plots, ratio_pick, run, start_slider):
     import dataclasses as _dc
     _name = model_pick.value.split(" ")[0]
     _stage = 1 if "inner" in model_pick.value else 0
@@ -435,7 +485,9 @@ def _(arms, cfg, corpus, ex, model_pick, plots, ratio_pick, run, start_slider):
     _seq = corpus.heldout.seq[_lo:_lo + 600 + cfg.context]
     _p, _b = ex.track_of(_cfg, _res, _seq, _stage)
     _genes = [type(g)(g.begin - _lo, g.end - _lo, g.strand) for g in corpus.heldout.genes]
-    plots.track_figure(_p, _b, _genes, 0, min(600, len(_p)), f" — {model_pick.value}, N = {_N:g}")
+    mo.vstack([plots.track_figure(_p, _b, _genes, 0, min(600, len(_p)), f" — {model_pick.value}, N = {_N:g}"),
+               mo.md(f"*Figure: boundary probability and boundaries of {model_pick.value} (target ratio N = {_N:g}) "
+                     "along the chosen held-out stretch, with the genes below.*")])
     return
 
 
