@@ -46,6 +46,7 @@ def _(mo):
     |---|---|
     | **Paper** | *Controlled LLM Training on Spectral Sphere* |
     | **Authors** | T. Xie, H. Luo, H. Tang, Y. Hu, J. K. Liu, Q. Ren, Y. Wang, W. X. Zhao, R. Yan, B. Su, C. Luo, B. Guo |
+    | **Venue** | ICML 2026 |
     | **arXiv** | [2601.08393](https://arxiv.org/abs/2601.08393) |
     | **Code** | [Unakar/Spectral-Sphere-Optimizer](https://github.com/Unakar/Spectral-Sphere-Optimizer) (Apache-2.0), read, not copied |
     | **Scale** | Dense 1.7B, MoE 8B-A1B and a 200-layer DeepNet, 100B tokens of OLMo-Mix on B200 GPUs |
