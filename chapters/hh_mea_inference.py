@@ -116,6 +116,15 @@ def _(model, plots):
 @app.cell
 def _(mo):
     mo.md(r"""
+    *Figure: the membrane potential along the axon over time after a somatic pulse (left) and at three
+    sites (right), for the cell at the prior mean.*
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     ## How an electrical image forms
 
     The membrane currents follow from the voltages by current balance, $I^m_i=\sum_j g_{ij}(V_j-V_i)+I^{\rm inj}_i$
@@ -141,6 +150,15 @@ def _(cfg, ex, run):
 def _(model, plots, study):
     plots.ei_figure(model.electrodes, study.test_ei[0], model.full(study.test_theta[0]), model.layout,
                     title_prefix=f"Test cell 0, N = {study.n_spikes} spikes")
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the electrical image of the first test cell: each electrode's averaged waveform drawn at its
+    position on the array, with the true soma and axon.*
+    """)
     return
 
 
@@ -341,7 +359,10 @@ def _(cell_pick, cfg, mo, model, np, pattern_pick, plots, run, spikes_pick, stud
                  np.random.default_rng(run.seed))[0]
     mo.vstack([plots.ei_figure(model.electrodes, _ei, model.full(study.test_theta[_c]), model.layout,
                                title_prefix=f"Cell {_c}, N = {spikes_pick.value}"),
-               plots.pair_figure(study, _c), plots.activation_figure(study, _c, pattern_pick.value)])
+               plots.pair_figure(study, _c), plots.activation_figure(study, _c, pattern_pick.value),
+               mo.md(f"*Figures: test cell {_c}'s electrical image from N = {spikes_pick.value} spikes, its NPE samples and "
+                     f"refined estimates against the truth, and its spike probability under stimulation pattern "
+                     f"{pattern_pick.value} for every model.*")])
     return
 
 
