@@ -219,8 +219,26 @@ def _(cfg, iterates, plots, y_show):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: one test vorticity field, the frozen base's prediction and IRNO's after K steps (top), and a
+    zoom on a corner (bottom), on one colour scale.*
+    """)
+    return
+
+
+@app.cell
 def _(cfg, iterates, plots, y_show):
     plots.spectra_figure(y_show, iterates, cfg.K)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the energy per radial wavenumber shell of the truth, the base and IRNO at K (left), and each
+    prediction's share of the true energy (right).*
+    """)
     return
 
 
@@ -309,6 +327,15 @@ def _(cfg, plots, study):
 
 
 @app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: test VRMSE along the refinement for IRNO and each ablation, on the few-mode FNO base; the
+    dashed line marks the K steps it was trained for.*
+    """)
+    return
+
+
+@app.cell
 def _(cfg, claims, mo, studies):
     evals_seeds = [_st["evals"][("irno", "fno")] for _st in studies]
     check1 = claims.claim1(evals_seeds, cfg)
@@ -352,6 +379,15 @@ def _(plots, study):
 @app.cell
 def _(mo):
     mo.md(r"""
+    *Figure: the median error per shell relative to the base's, after each refinement step, on the
+    few-mode FNO base; the grey shells lie beyond the axis Nyquist.*
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     The few-mode FNO keeps only its lowest Fourier modes, and the low band ends near its cut-off, so on it
     alone the ordering could come from what the base cannot represent. The same figure for IRNO on the
     many-mode FNO, whose modes reach into the high band:
@@ -362,6 +398,14 @@ def _(mo):
 @app.cell
 def _(plots, study):
     plots.ratio_figure(study["evals"][("irno", "fno_many")])
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the same ratios on the many-mode FNO base.*
+    """)
     return
 
 
@@ -445,6 +489,15 @@ def _(cfg, claims, evals_seeds):
 @app.cell
 def _(check7, plots, study):
     plots.contraction_figure(study["evals"][("irno", "fno")], check7.values["rate_all"][0] if check7.values else float("nan"))
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the size of the correction $h_{k+1}-h_k$ along the iteration with its fitted geometric rate
+    (left), and the update map's Lipschitz constants at three iterates (right; below 1 is a contraction).*
+    """)
     return
 
 
@@ -612,6 +665,15 @@ def _(alpha_slider, cfg, ex, k_slider, plots, sample_pick, study, torch, x_show,
     with torch.no_grad():
         _its = _m(x_show, int(k_slider.value))
     plots.playground_figure(y_show, _its, int(k_slider.value), int(sample_pick.value))
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the chosen test sample's prediction and error at the chosen step, and its shell energies
+    against the truth and the base (the title gives the step and the RMS error).*
+    """)
     return
 
 

@@ -140,7 +140,8 @@ def contraction_figure(ev: Evaluation, rate: float):
     ax2.set_xlabel("iterate k at which the Jacobian is taken")
     ax2.set_ylabel("Lipschitz constant ‖∂F_x/∂h‖₂ (dimensionless)")
     allL = np.concatenate([v for v in ev.lipschitz.values()]) if ev.lipschitz else np.array([np.nan])
-    fig.suptitle(f"Corrections shrink by a factor {rate:.3f} per step; Lipschitz constants {np.nanmin(allL):.3f}–"
+    verb = "shrink" if rate < 1 else "grow" if rate > 1 else "change"
+    fig.suptitle(f"Corrections {verb} by a factor {rate:.3f} per step; Lipschitz constants {np.nanmin(allL):.3f}–"
                  f"{np.nanmax(allL):.3f}")
     return fig
 
