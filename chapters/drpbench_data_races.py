@@ -539,6 +539,7 @@ def _(
     distractor_slider,
     ex,
     level_pick,
+    mo,
     plots,
     population_pick,
     predictor_pick,
@@ -556,7 +557,9 @@ def _(
     _title = (f"{_prog.name.split('/')[-1]}, {predictor_pick.value}, scored by {level_pick.value}: {_l.tp} found, "
               f"{_l.fn} missed, {_l.fp} false "
               f"alarm(s); program verdict {'right' if _sc['program_right'] else 'wrong'}")
-    plots.listing_figure(_prog, _pred, title=_title, max_lines=80)
+    mo.vstack([plots.listing_figure(_prog, _pred, title=_title, max_lines=80),
+               mo.md(f"*Figure: the chosen program ({population_pick.value}), its annotated racy lines in vermilion and "
+                     f"protected pairs in green, and arrows on the lines {predictor_pick.value} names.*")])
     return
 
 
