@@ -11,9 +11,9 @@ def _():
     import torch
 
     from icmlbook import spectral_sphere_optimizer as sso
-    from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, start_run
+    from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
     from icmlbook.spectral_sphere_optimizer import claims, experiments as ex, plots
-    return ClaimsLedger, claims, ex, mo, np, pick_device, plots, seed_everything, sso, start_run, torch
+    return ClaimsLedger, claims, ex, mo, np, pick_device, plots, seed_everything, show_plotly, sso, start_run, torch
 
 
 @app.cell
@@ -249,8 +249,8 @@ def _(mo):
 
 
 @app.cell
-def _(plots, results):
-    plots.width_sweep_plotly(results)
+def _(plots, results, show_plotly):
+    show_plotly(plots.width_sweep_plotly(results))
     return
 
 
