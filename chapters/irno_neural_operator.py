@@ -777,7 +777,10 @@ def _(cfg, mo, seeds, study):
       default profile simulates the super-resolution flow at 96² instead of 128² (its 2/3 rule still keeps every
       mode of the 64² fields below their Nyquist wavenumber) with 16 training trajectories instead of 20. Each
       seed's study and each seed's super-resolution task is one cached artefact, so with two threads the seeds
-      train side by side (the chapter's config states the measured times).
+      train side by side. With every experiment on both seeds the default profile measured 23.2 min of CPU time
+      end to end (76 min of wall time at loads of 8-14, not on a quiet machine); two workers put it near the
+      book's 10-minute aim on 2 quiet cores, a projection from the loaded run (the chapter's config states the
+      parts).
     - **Super-resolution.** ERA5 (45×90 or 90×180 to 720×1440, several variables, latitude-weighted ACC) is
       replaced by {cfg.sr_coarse}² block averages of our one-field flow to {cfg.sr_fine}² (a factor
       {cfg.sr_fine // cfg.sr_coarse}), a base FNO trained here instead of the paper's FNO and WDSR checkpoints,

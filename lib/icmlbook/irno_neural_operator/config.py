@@ -17,6 +17,21 @@ because forward-mode products through them made the Lipschitz estimate twice as 
 products were no faster and are not used; ``smoke`` keeps 9 frames per trajectory so the long bases do not make it
 slower; on commit 1154e4a (the second seed with the claims' ablations only) ``default`` measured 9.6 min of CPU
 time and 9 min 37 s of wall time end to end on a quiet machine.
+
+Session 6 (2026-12-01): every experiment on every seed (``default``: the whole study and the super-resolution task
+on seeds 0 and 1), each seed's study and each seed's super-resolution task one ``run.cached_many`` artefact, computed
+two at a time with two threads. ``default`` measured once end to end through the pipeline on commit 46044cd (fresh
+cache, ``--threads 2``): 23.2 min of CPU time (1303 s user + 90 s system), 76 min of wall time at loads 8-14 (uptime
+8.3 at the start, 10-14 during, 3.5 at the end): each seed's study about 535 s of CPU time in its worker (418 s for
+seed 0 alone at loads 8-13 in session 5), each super-resolution task about 130 s, the kernel the rest. Not measured on
+a quiet machine: with session 5's quiet/loaded ratio (9.6 / 11.9 min) the two workers' share projects to about
+(535 + 130) x 0.81 = 540 s plus about 50 s in the kernel, near 10 minutes of wall time on 2 quiet cores, at the aim.
+``smoke`` (one seed, the same work) measured 39.5 s of CPU time and 41 s of wall time at a load of 1.2-1.5 (kernel
+35 s), against 31.9 s and 42.5 s (kernel 37 s) before the session's changes. Verdicts of that run (the rules at
+46044cd): C1, C2, C4, C5, C6, C7, C9, C10, C11 not reproduced, C3 and C8 undecided, as on 1154e4a; recomputed from its
+artefacts under the rules after the session 6 review (6a66e59): C3 not reproduced (seed 1's gain 8.8 % [6.9 %,
+10.4 %] misses 10 % off its plateau), C8 undecided (every base gains more than 1 %, but the TFNO and the many-mode FNO
+on both seeds and the few-mode FNO on seed 1 gain 8.8-19.3 % from the extra epochs), the rest not reproduced.
 """
 
 from __future__ import annotations
