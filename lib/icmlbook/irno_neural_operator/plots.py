@@ -174,7 +174,7 @@ def sr_fields_figure(coarse: torch.Tensor, y: torch.Tensor, h0: torch.Tensor, hK
                      sample: int = 0):
     """Super-resolution on one test sample: the coarse observation, the base's and IRNO's fine fields, the truth,
     and the two errors (own colour scale)."""
-    fig, axes = new_figure(2, 3, width=9.6, height=6.2)
+    fig, axes = new_figure(2, 3, width=9.6, height=7.0)  # room between the rows: titles clear the x labels
     c, t, b, r = (z[sample, 0].numpy() for z in (coarse, y, h0, hK))
     vmax = float(np.abs(t).max())
     e0, eK = float(np.sqrt(((b - t) ** 2).mean())), float(np.sqrt(((r - t) ** 2).mean()))
