@@ -510,7 +510,14 @@ def _(cfg, mo):
       update, per unit step, within {cfg.tangency_tol:g}); the top pair's value is still shown. It is tested against
       finite differences of the spectral norm, on both sides, on matrices with an exact double top singular value
       and with a clear gap; a direction with a component along $u_1 v_1^\top$ (clear gap) or along $+u_1v_1^\top$ in a
-      near-degenerate cluster still fails, as does the second review's construction.
+      near-degenerate cluster still fails, as does the second review's construction. A second review pass (also
+      session 6) found two ways a NaN slipped through: SSO runs whose $|h|$ was not finite were left out (all of
+      them: the row undecided), and the largest cluster measure over runs skipped a NaN after the first run (the
+      optimiser's own running maximum of $|h|$ did the same); a non-finite value on any SSO run now fails the row.
+      The same review found that where the top cluster holds two or more values, the paper's single constraint
+      $\langle\Theta, \Phi\rangle = 0$ leaves $\sigma_\max$ free to rise at first order even for an exact
+      solver on the exact pair, so there this row tests more than the constraint promises (left for the chapter's
+      authors; see the review).
     - *Claim 8, because* any optimiser moves $\sigma_\max$ far from GPT's small initialisation within a few dozen
       updates, so "AdamW's and Muon's spectral norms change" held almost by construction. It now also needs a change
       of at least {cfg.drift_min:.0%} over the second half of training, where weights that grow and then settle

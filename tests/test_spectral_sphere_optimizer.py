@@ -625,6 +625,34 @@ def test_claim2_decides_on_the_cluster_tangency():
     assert claims.claim2([old], _cfg()).passed is None
 
 
+def test_claim2_fails_on_non_finite_measures_whatever_the_order():
+    """A second review pass over the session 6 rules (rev_s6): Python's max skipped a NaN cluster measure after the
+    first run (passed with the NaN run second, failed with it first), and SSO runs with a NaN |h| were dropped (all
+    of them: undecided)."""
+    import dataclasses
+
+    import numpy as np
+
+    ok = _fake_run("sso", abs_h=9e-5)
+    bad = dataclasses.replace(_fake_run("sso", abs_h=9e-5, seed=1),
+                              tangency_cluster=np.full(ok.tangency_cluster.size, np.nan))
+    for order in ((ok, bad), (bad, ok)):
+        assert claims.claim2(list(order), _cfg(), [_fake_run("muonsphere")]).passed is False
+    div = dataclasses.replace(_fake_run("sso", abs_h=9e-5, seed=2), max_abs_h=float("nan"))
+    c = claims.claim2([ok, div], _cfg(), [_fake_run("muonsphere")])
+    assert c.passed is False and "fails: 1 of 2 SSO runs with a non-finite" in c.measured and "top cluster" in c.measured
+    assert claims.claim2([div], _cfg()).passed is False
+    assert claims.claim2([], _cfg()).passed is None
+    assert claims.claim2([ok], _cfg(), [_fake_run("muonsphere")]).passed is True          # unchanged
+
+
+def test_optimizer_statistics_keep_a_nan():
+    from icmlbook.spectral_sphere_optimizer.optim import _max_nan
+
+    assert math.isnan(_max_nan(0.0, float("nan"))) and math.isnan(_max_nan(float("nan"), 1.0))
+    assert _max_nan(0.5, 0.2) == 0.5
+
+
 def _h_world(decrease=0.0, far=0.999, root_scale=1e-3):
     import numpy as np
 

@@ -49,15 +49,24 @@ def _largest_deviation(runs: Sequence[RunResult], field: str, tol: float, what: 
                  "first-order change of sigma_max along the applied update (per unit step) on every tracked update: "
                  "lambda_max of the symmetric part of U_c^T (-Phi) V_c over the top cluster (singular values of the "
                  "retracted block within the config's relative gap, 1e-3, of sigma_1; |<u1 v1^T, Phi>| where sigma_1 "
-                 "is alone)",
+                 "is alone); a non-finite |h| or exact measure on any SSO run fails (they were dropped or skipped "
+                 "until a second review pass, session 6)",
             rejects="the untangent direction of MuonSphere (lambda = 0), a solver that gives up and keeps its "
                     "warm start, or a direction tangent only to the power iteration's inexact top pair (a component "
                     "along the exact top pair or cluster)",
             paper="|h| <= 2e-4 (bisection tolerance of the scripts)")
 def claim2(sso_runs: Sequence[RunResult], cfg: SSOConfig, muonsphere_runs: Sequence[RunResult] = ()) -> ClaimCheck:
+    # session 6, a second review pass: SSO runs whose |h| is not finite (the solver's h or the weights went NaN) were
+    # dropped, and with every run NaN the row was undecided; they now fail it (every SSO step calls the solver, so
+    # a recorded NaN is a numerical failure, not a missing measurement)
+    if not sso_runs:
+        return ClaimCheck("—", None, reason="no SSO run recorded |h|")
+    bad = [r for r in sso_runs if not np.isfinite(r.max_abs_h)]
+    bad_txt = (f"; fails: {len(bad)} of {len(sso_runs)} SSO runs with a non-finite |h(lambda*)| (lr "
+               + ", ".join(f"{r.spec.lr:g}" for r in bad) + ")") if bad else ""
     runs = [r for r in sso_runs if np.isfinite(r.max_abs_h)]
     if not runs:
-        return ClaimCheck("—", None, reason="no SSO run recorded |h|")
+        return ClaimCheck(bad_txt[2:], False, {"nonfinite_runs": len(bad)})
     h = max(r.max_abs_h for r in runs)
     fb = sum(r.solver_fallbacks for r in runs)
     un = sum(r.solver_unconverged for r in runs)
@@ -71,8 +80,10 @@ def claim2(sso_runs: Sequence[RunResult], cfg: SSOConfig, muonsphere_runs: Seque
     # conditioned where sigma_1 and sigma_2 nearly coincide (see the chapter)
     exact = [r for r in runs if getattr(r, "tangency_cluster", np.zeros(0)).size]
     if not exact:
+        if bad:
+            return ClaimCheck(measured + bad_txt, False, vals)
         return ClaimCheck(measured, None, vals, reason="no SSO run recorded the exact tangency over the top cluster")
-    h_cl = max(float(np.max(r.tangency_cluster)) for r in exact)
+    h_cl = float(np.max(np.concatenate([r.tangency_cluster for r in exact])))   # a NaN fails (Python's max skipped it)
     h_pair = max(float(np.max(r.tangency_exact)) for r in exact if r.tangency_exact.size) \
         if any(r.tangency_exact.size for r in exact) else float("nan")
     gap = min(float(np.min(r.top_gap)) for r in exact if r.top_gap.size) \
@@ -83,9 +94,10 @@ def claim2(sso_runs: Sequence[RunResult], cfg: SSOConfig, muonsphere_runs: Seque
     vals.update(tangency_cluster=h_cl, tangency_exact=h_pair, top_gap=gap, cluster_size=size)
     measured += (f"; exact first-order change of sigma_max along the update ({n} tracked updates, top cluster within "
                  f"{cfg.tangency_gap:g} of sigma_1, up to {size} singular values) largest {h_cl:.1e}; with the top "
-                 f"pair alone |<u1 v1^T, Phi>| {h_pair:.1e} (smallest relative top gap {gap:.1e})")
-    return ClaimCheck(measured, bool(h <= cfg.tangency_tol and fb <= cfg.max_fallbacks and h_cl <= cfg.tangency_tol),
-                      vals)
+                 f"pair alone |<u1 v1^T, Phi>| {h_pair:.1e} (smallest relative top gap {gap:.1e})") + bad_txt
+    vals.update(nonfinite_runs=len(bad))
+    return ClaimCheck(measured, bool(h <= cfg.tangency_tol and fb <= cfg.max_fallbacks and h_cl <= cfg.tangency_tol
+                                     and not bad), vals)
 
 
 @claim_rule("C3", statement="h(lambda) = <Theta, msign(G + lambda Theta)> is non-decreasing, lies in [-1, 1], "

@@ -38,6 +38,11 @@ from torch import nn
 from .linalg import POLAR_EXPRESS, msign, power_iteration
 from .solver import solve_lambda
 
+
+def _max_nan(a: float, b: float) -> float:
+    """max(a, b), NaN as soon as either is NaN (Python's max keeps its first argument against a NaN)."""
+    return float("nan") if math.isnan(a) or math.isnan(b) else max(a, b)
+
 __all__ = ["SSO", "Muon", "spectral_mup_init_", "OptimizerGroup", "split_parameters", "make_optimizer"]
 
 
@@ -167,8 +172,10 @@ class SSO(torch.optim.Optimizer):
                     stats["msign_calls"] += 1
                     stats["evaluations"] += n
                 W.sub_(Phi.to(W.dtype), alpha=lr * R)
-                stats["max_abs_h"] = max(stats["max_abs_h"], float(h.abs().max()))
-                stats["max_abs_lambda"] = max(stats["max_abs_lambda"], float(lam.abs().max()))
+                # NaN-propagating maxima (session 6, a second review pass: Python's max(0.0, nan) is 0.0, so a
+                # block whose h was NaN was recorded as tangent)
+                stats["max_abs_h"] = _max_nan(stats["max_abs_h"], float(h.abs().max()))
+                stats["max_abs_lambda"] = _max_nan(stats["max_abs_lambda"], float(lam.abs().max()))
                 stats["blocks"] += n
                 off = 0
                 for (p, nb, _), st in zip(items, states):
