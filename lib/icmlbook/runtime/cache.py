@@ -390,7 +390,8 @@ def cached_many(jobs: "list[tuple]", *, workers: int | None = None, config: Any 
     one artefact to compute, every job runs here, one after another, with this process's thread settings: exactly
     :func:`cached` in a loop. A producer must therefore be importable (a module-level function of a package) and
     must seed whatever it draws from its own arguments, so that its value does not depend on where it ran
-    (tested: serial and parallel runs return the same values bit for bit).
+    (tested: serial and parallel runs return the same values bit for bit). A script (not a notebook) that calls
+    it needs Python's ``if __name__ == "__main__":`` guard, since each spawned worker imports the main script.
     """
     jobs = [tuple(j) for j in jobs]
     for j in jobs:
