@@ -32,6 +32,10 @@ a quiet machine: with session 5's quiet/loaded ratio (9.6 / 11.9 min) the two wo
 artefacts under the rules after the session 6 review (6a66e59): C3 not reproduced (seed 1's gain 8.8 % [6.9 %,
 10.4 %] misses 10 % off its plateau), C8 undecided (every base gains more than 1 %, but the TFNO and the many-mode FNO
 on both seeds and the few-mode FNO on seed 1 gain 8.8-19.3 % from the extra epochs), the rest not reproduced.
+Measured again on a quiet machine (load 0.9 at the start, 1.8 at the end), commit 5c9b8ab, fresh cache, one pipeline
+run end to end with 2 threads: 9 min 7 s of wall time (544 s in the chapter), 17.5 min of CPU time (968 s user + 83 s
+system), inside the 10-minute aim on 2 cores; verdicts C1-C11 not reproduced (C8 too: its gain must also beat what
+each base gains from the extra epochs), P1-P4 not testable.
 """
 
 from __future__ import annotations
