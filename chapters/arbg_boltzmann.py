@@ -8,8 +8,8 @@ app = marimo.App(width="medium", app_title="Autoregressive Boltzmann generators"
 def _():
     import marimo as mo
 
-    from icmlbook import arbg_boltzmann as ab
-    from icmlbook.arbg_boltzmann import claims, experiments as ex, plots
+    from icmlbook.papers import arbg_boltzmann as ab
+    from icmlbook.papers.arbg_boltzmann import claims, experiments as ex, plots
     from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
     return ClaimsLedger, ab, claims, ex, mo, plots, seed_everything, start_run
 

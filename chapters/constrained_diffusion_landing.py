@@ -8,8 +8,8 @@ app = marimo.App(width="medium", app_title="Constrained diffusion with landing")
 def _():
     import marimo as mo
 
-    from icmlbook import constrained_diffusion_landing as cdl
-    from icmlbook.constrained_diffusion_landing import claims, experiments as ex, plots
+    from icmlbook.papers import constrained_diffusion_landing as cdl
+    from icmlbook.papers.constrained_diffusion_landing import claims, experiments as ex, plots
     from icmlbook.runtime import ClaimsLedger, seed_everything, show_plotly, start_run
     return ClaimsLedger, cdl, claims, ex, mo, plots, seed_everything, show_plotly, start_run
 
@@ -485,7 +485,7 @@ def _(cfg, mo):
 
 @app.cell
 def _(cfg, run):
-    from icmlbook.constrained_diffusion_landing import benchmarks as _bm
+    from icmlbook.papers.constrained_diffusion_landing import benchmarks as _bm
 
     bench = {_b: (run.cached(f"landing-benchmark-{_b}", _bm.benchmark_study, cfg, run.seed, _b) if _b in cfg.benchmarks
                   else None) for _b in _bm.BENCHMARKS}
@@ -534,9 +534,9 @@ def _(mo):
 def _(cfg, gain_slider, mo, mode_pick, plots, run, steps_slider):
     import torch as _torch
 
-    from icmlbook.constrained_diffusion_landing.constraints import Sphere as _Sphere
-    from icmlbook.constrained_diffusion_landing.data import vmf_mixture as _vmf
-    from icmlbook.constrained_diffusion_landing.sde import Schedule as _Schedule, forward_paths as _fp
+    from icmlbook.papers.constrained_diffusion_landing.constraints import Sphere as _Sphere
+    from icmlbook.papers.constrained_diffusion_landing.data import vmf_mixture as _vmf
+    from icmlbook.papers.constrained_diffusion_landing.sde import Schedule as _Schedule, forward_paths as _fp
 
     _sch = _Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
     _N = steps_slider.value

@@ -9,9 +9,9 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import diffusion_ptq_compensation as dq
-    from icmlbook.diffusion_ptq_compensation import claims, experiments as ex, plots
-    from icmlbook.diffusion_ptq_compensation import schedules as sch
+    from icmlbook.papers import diffusion_ptq_compensation as dq
+    from icmlbook.papers.diffusion_ptq_compensation import claims, experiments as ex, plots
+    from icmlbook.papers.diffusion_ptq_compensation import schedules as sch
     from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
     return ClaimsLedger, claims, dq, ex, mo, np, plots, sch, seed_everything, start_run
 

@@ -9,9 +9,9 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import dnahnet_chunking as dh
-    from icmlbook.dnahnet_chunking import claims, experiments as ex, plots
-    from icmlbook.dnahnet_chunking.data import decode
+    from icmlbook.papers import dnahnet_chunking as dh
+    from icmlbook.papers.dnahnet_chunking import claims, experiments as ex, plots
+    from icmlbook.papers.dnahnet_chunking.data import decode
     from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
     return ClaimsLedger, claims, decode, dh, ex, mo, np, plots, seed_everything, start_run
 

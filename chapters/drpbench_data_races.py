@@ -8,10 +8,10 @@ app = marimo.App(width="medium", app_title="DRPBench: fine-grained data-race pre
 def _():
     import marimo as mo
 
-    from icmlbook import drpbench_data_races as dr
-    from icmlbook.drpbench_data_races import attribution, claims, experiments as ex, plots
-    from icmlbook.drpbench_data_races.generator import PATTERNS
-    from icmlbook.drpbench_data_races.predictors import PREDICTORS
+    from icmlbook.papers import drpbench_data_races as dr
+    from icmlbook.papers.drpbench_data_races import attribution, claims, experiments as ex, plots
+    from icmlbook.papers.drpbench_data_races.generator import PATTERNS
+    from icmlbook.papers.drpbench_data_races.predictors import PREDICTORS
     from icmlbook.runtime import ClaimsLedger, claim_sentence, seed_everything, start_run
     return (ClaimsLedger, PATTERNS, PREDICTORS, attribution, claim_sentence, claims, dr, ex, mo, plots, seed_everything,
             start_run)

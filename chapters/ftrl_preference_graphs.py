@@ -9,9 +9,9 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import ftrl_preference_graphs as fp
-    from icmlbook.ftrl_preference_graphs import claims as fc
-    from icmlbook.ftrl_preference_graphs import games, plots
+    from icmlbook.papers import ftrl_preference_graphs as fp
+    from icmlbook.papers.ftrl_preference_graphs import claims as fc
+    from icmlbook.papers.ftrl_preference_graphs import games, plots
     from icmlbook.runtime import ClaimsLedger, show_plotly, start_run
     return ClaimsLedger, fc, fp, games, mo, np, plots, show_plotly, start_run
 

@@ -9,9 +9,9 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import grokking as gk
-    from icmlbook.grokking import plots
-    from icmlbook.grokking.playground import playground_curves
+    from icmlbook.papers import grokking as gk
+    from icmlbook.papers.grokking import plots
+    from icmlbook.papers.grokking.playground import playground_curves
     from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
     return (
         ClaimsLedger,

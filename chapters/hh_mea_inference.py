@@ -9,8 +9,8 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import hh_mea_inference as hh
-    from icmlbook.hh_mea_inference import claims, experiments as ex, plots
+    from icmlbook.papers import hh_mea_inference as hh
+    from icmlbook.papers.hh_mea_inference import claims, experiments as ex, plots
     from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
     return ClaimsLedger, claims, ex, hh, mo, np, plots, seed_everything, start_run
 
@@ -352,7 +352,7 @@ def _(cfg, mo):
 
 @app.cell
 def _(cell_pick, cfg, mo, model, np, pattern_pick, plots, run, spikes_pick, study):
-    from icmlbook.hh_mea_inference.inference import noisy as _noisy
+    from icmlbook.papers.hh_mea_inference.inference import noisy as _noisy
 
     _c = cell_pick.value
     _ei = _noisy(study.test_ei_clean[_c:_c + 1], int(spikes_pick.value), cfg.sigma_single,

@@ -10,8 +10,8 @@ def _():
     import numpy as np
     import torch
 
-    from icmlbook import irno_neural_operator as irno
-    from icmlbook.irno_neural_operator import claims, experiments as ex, plots
+    from icmlbook.papers import irno_neural_operator as irno
+    from icmlbook.papers.irno_neural_operator import claims, experiments as ex, plots
     from icmlbook.runtime import ClaimsLedger, cpu_threads, seed_everything, start_run
     return ClaimsLedger, claims, cpu_threads, ex, irno, mo, np, plots, seed_everything, start_run, torch
 

@@ -9,8 +9,8 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook import loes_layer_geometry as lg
-    from icmlbook.loes_layer_geometry import plots
+    from icmlbook.papers import loes_layer_geometry as lg
+    from icmlbook.papers.loes_layer_geometry import plots
     from icmlbook.runtime import (ClaimsLedger, claim_sentence, pick_device, seed_everything,
                                   show_plotly, start_run)
     return (ClaimsLedger, claim_sentence, lg, mo, np, pick_device, plots, seed_everything,

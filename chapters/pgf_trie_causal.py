@@ -9,13 +9,13 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook.pgf_trie_causal import (LearnerConfig, PoissonBranchingSCM, causal_learn_available, config_for,
+    from icmlbook.papers.pgf_trie_causal import (LearnerConfig, PoissonBranchingSCM, causal_learn_available, config_for,
                                           identifiability_table, learn_lc_pbscm, pc_baseline, random_lc_pbscm,
                                           score_graph)
-    from icmlbook.pgf_trie_causal import claims as cl
-    from icmlbook.pgf_trie_causal import experiments as ex
-    from icmlbook.pgf_trie_causal import plots
-    from icmlbook.pgf_trie_causal.pgf import log_pgf_latex
+    from icmlbook.papers.pgf_trie_causal import claims as cl
+    from icmlbook.papers.pgf_trie_causal import experiments as ex
+    from icmlbook.papers.pgf_trie_causal import plots
+    from icmlbook.papers.pgf_trie_causal.pgf import log_pgf_latex
     from icmlbook.runtime import ClaimsLedger, claim_sentence, start_run
     return (ClaimsLedger, LearnerConfig, PoissonBranchingSCM, causal_learn_available, cl, claim_sentence, config_for,
             ex, identifiability_table, learn_lc_pbscm, log_pgf_latex, mo, np, pc_baseline, plots, random_lc_pbscm,

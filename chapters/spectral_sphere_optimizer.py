@@ -10,9 +10,9 @@ def _():
     import numpy as np
     import torch
 
-    from icmlbook import spectral_sphere_optimizer as sso
+    from icmlbook.papers import spectral_sphere_optimizer as sso
     from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
-    from icmlbook.spectral_sphere_optimizer import claims, experiments as ex, plots
+    from icmlbook.papers.spectral_sphere_optimizer import claims, experiments as ex, plots
     return ClaimsLedger, claims, ex, mo, np, pick_device, plots, seed_everything, show_plotly, sso, start_run, torch
 
 

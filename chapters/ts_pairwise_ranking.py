@@ -10,8 +10,8 @@ def _():
     import numpy as np
     import torch
 
-    from icmlbook import ts_pairwise_ranking as tr
-    from icmlbook.ts_pairwise_ranking import claims, plots
+    from icmlbook.papers import ts_pairwise_ranking as tr
+    from icmlbook.papers.ts_pairwise_ranking import claims, plots
     from icmlbook.runtime import ClaimsLedger, seed_everything, show_plotly, start_run
     return (ClaimsLedger, claims, mo, np, plots, seed_everything, show_plotly, start_run, torch, tr)
 

@@ -1,9 +1,9 @@
 """The claims contract (shared/design/CLAIMS.md) as a test over every chapter.
 
-- Every chapter declares its rules in ``lib/icmlbook/<slug>/claims.py`` with ``@claim_rule`` (or
+- Every chapter declares its rules in ``lib/icmlbook/papers/<slug>/claims.py`` with ``@claim_rule`` (or
   ``not_testable`` with a reason), and names the rows that cover each result sentence of the abstract
   (``abstract_sentence``).
-- Every testable rule is tested both ways: a ``@claim_case`` (in ``tests/test_<slug>.py``) where it
+- Every testable rule is tested both ways: a ``@claim_case`` (in ``tests/papers/test_<slug>.py``) where it
   returns *reproduced*, and one where a named plausible alternative makes it return *not reproduced*.
 - Every row of every executed chapter's ledger comes from a registered rule (checked on the smoke
   build the chapter tests already execute: no extra execution).
@@ -32,10 +32,10 @@ def chapter_slugs() -> list[str]:
 
 def load_chapter(slug: str) -> None:
     """Import the chapter's claims module (declares its rules) and its test module (declares the cases)."""
-    if (ROOT / "lib" / "icmlbook" / slug / "claims.py").exists():
-        importlib.import_module(f"icmlbook.{slug}.claims")
-    if (ROOT / "tests" / f"test_{slug}.py").exists():
-        importlib.import_module(f"tests.test_{slug}")
+    if (ROOT / "lib" / "icmlbook" / "papers" / slug / "claims.py").exists():
+        importlib.import_module(f"icmlbook.papers.{slug}.claims")
+    if (ROOT / "tests" / "papers" / f"test_{slug}.py").exists():
+        importlib.import_module(f"tests.papers.test_{slug}")
 
 
 CONTRACT = [s for s in chapter_slugs() if s not in PENDING_CHAPTERS]

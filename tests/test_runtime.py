@@ -181,28 +181,28 @@ def test_cache_key_covers_every_module_of_the_package(fixture_packages):
 
 
 def test_cache_key_packages_and_versions(monkeypatch):
-    from icmlbook.grokking import experiments, linear
+    from icmlbook.papers.grokking import experiments, linear
     from icmlbook.runtime import cache as cache_mod
 
-    assert cache_mod.package_of("icmlbook.grokking.linear") == "icmlbook.grokking"
+    assert cache_mod.package_of("icmlbook.papers.grokking.linear") == "icmlbook.papers.grokking"
     assert cache_mod.package_of("icmlbook.runtime.cache") == "icmlbook.runtime"
     assert cache_mod.package_of("kchapter.sub.deep") == "kchapter"
     # grokking imports icmlbook.training (its network's trainer); LOES does too
-    assert cache_mod.key_packages(experiments.eta_lam_grid) == ["icmlbook.grokking", "icmlbook.runtime",
+    assert cache_mod.key_packages(experiments.eta_lam_grid) == ["icmlbook.papers.grokking", "icmlbook.runtime",
                                                                 "icmlbook.training"]
     assert cache_mod.key_packages(linear.spiked_gaussian_design, chapter="loes_layer_geometry") == [
-        "icmlbook.grokking", "icmlbook.loes_layer_geometry", "icmlbook.runtime", "icmlbook.training"]
-    files = {rel for rel, _ in cache_mod._package_files("icmlbook.grokking")}
+        "icmlbook.papers.grokking", "icmlbook.papers.loes_layer_geometry", "icmlbook.runtime", "icmlbook.training"]
+    files = {rel for rel, _ in cache_mod._package_files("icmlbook.papers.grokking")}
     assert {"linear.py", "config.py", "__init__.py"} <= files
 
     # a function defined in a notebook is keyed over the chapter packages it refers to
-    import icmlbook.grokking as gk
+    import icmlbook.papers.grokking as gk
 
     def notebook_producer(n):
         return gk.config_for("smoke") if n else None
 
     notebook_producer.__module__ = "__main__"
-    assert "icmlbook.grokking" in cache_mod.key_packages(notebook_producer)
+    assert "icmlbook.papers.grokking" in cache_mod.key_packages(notebook_producer)
     # the numerical libraries' versions are part of the key
     k0 = cache_key("x", _produce, {"n": 1})
     real = cache_mod.library_versions()
@@ -217,20 +217,20 @@ def test_cache_key_follows_the_book_packages_a_package_imports(fixture_packages,
     from icmlbook.runtime import cache as cache_mod
 
     # relative and absolute imports, at the top or inside a function, resolve to the packages they name
-    src = b"from ..training import Trainer\nfrom . import linear\ndef f():\n    from .. import lm\n    import icmlbook.pipeline.site\n"
-    assert cache_mod._book_imports("icmlbook.grokking.nn", False, src) == {
-        "icmlbook.training", "icmlbook.grokking", "icmlbook.lm", "icmlbook.pipeline"}
-    assert cache_mod._book_imports("icmlbook.grokking", True, b"from .linear import x\nfrom ..runtime import y\n") == {
-        "icmlbook.grokking", "icmlbook.runtime"}
+    src = b"from ...training import Trainer\nfrom . import linear\ndef f():\n    from ... import lm\n    import icmlbook.pipeline.site\n"
+    assert cache_mod._book_imports("icmlbook.papers.grokking.nn", False, src) == {
+        "icmlbook.training", "icmlbook.papers.grokking", "icmlbook.lm", "icmlbook.pipeline"}
+    assert cache_mod._book_imports("icmlbook.papers.grokking", True, b"from .linear import x\nfrom ...runtime import y\n") == {
+        "icmlbook.papers.grokking", "icmlbook.runtime"}
     # the real tree: grokking's network trains with icmlbook.training, so the shared trainer keys its artefacts
-    from icmlbook.grokking import experiments
+    from icmlbook.papers.grokking import experiments
 
     assert "icmlbook.training" in cache_mod.key_packages(experiments.nn_grid)
     # a package whose helper imports a book package is keyed over it (transitively), and only over it
     chapter, _ = fixture_packages
-    (chapter / "helpers.py").write_text("from icmlbook.grokking import linear\n\ndef scale(x):\n    return 2 * x\n")
+    (chapter / "helpers.py").write_text("from icmlbook.papers.grokking import linear\n\ndef scale(x):\n    return 2 * x\n")
     produce = importlib.import_module("kchapter.experiments").produce
-    assert cache_mod.key_packages(produce) == ["icmlbook.grokking", "icmlbook.runtime", "icmlbook.training", "kchapter"]
+    assert cache_mod.key_packages(produce) == ["icmlbook.papers.grokking", "icmlbook.runtime", "icmlbook.training", "kchapter"]
     digests = {}
     real = cache_mod.package_digest
     monkeypatch.setattr(cache_mod, "package_digest", lambda pkg: digests.get(pkg, "") + real(pkg))
@@ -285,10 +285,10 @@ def test_run_cached_keys_profile_seed_and_the_chapter_package(fixture_packages, 
     Run("grokking", "smoke", 1).cached("lab", labels.labelled, 3, label="a")
     Run("grokking", "default", 0).cached("lab", labels.labelled, 3, label="a")
     assert len(labels.CALLS) == 5  # so are the seed and the profile
-    digests["icmlbook.ftrl_preference_graphs"] = "edited"  # another chapter's package changes: still a hit
+    digests["icmlbook.papers.ftrl_preference_graphs"] = "edited"  # another chapter's package changes: still a hit
     run.cached("lab", labels.labelled, 3, label="a")
     assert len(labels.CALLS) == 5
-    digests["icmlbook.grokking"] = "edited"  # this chapter's package changes: computed again
+    digests["icmlbook.papers.grokking"] = "edited"  # this chapter's package changes: computed again
     run.cached("lab", labels.labelled, 3, label="a")
     assert len(labels.CALLS) == 6
     assert len(list((tmp_path / "lab").glob("*.pkl"))) == 6
@@ -621,8 +621,8 @@ def test_every_chapter_config_is_declarative():
     import icmlbook
 
     found = []
-    for config in sorted(Path(icmlbook.__file__).parent.glob("*/config.py")):
-        module = importlib.import_module(f"icmlbook.{config.parent.name}.config")
+    for config in sorted(Path(icmlbook.__file__).parent.glob("papers/*/config.py")):
+        module = importlib.import_module(f"icmlbook.papers.{config.parent.name}.config")
         for cls in vars(module).values():
             if inspect.isclass(cls) and issubclass(cls, ProfileConfig) and cls.__module__ == module.__name__:
                 assert "__pydantic_fields__" in vars(cls), f"{cls.__qualname__} is not declared with @profile_config"

@@ -301,8 +301,8 @@ def test_callbacks_must_be_callbacks_and_one_schedule_only():
 def _grokking_bare_loop(settings, *, p, train_fraction, width, steps, lr, optimizer, n_eval, eval_every,
                         stop_factor, betas=(0.9, 0.98), eps=1e-8, grok_accuracy=0.9):
     """The grokking network's former loop (hand-written batched AdamW/GD, evaluation grid, early stop)."""
-    from icmlbook import grokking as gk
-    from icmlbook.grokking import nn as gnn
+    from icmlbook.papers import grokking as gk
+    from icmlbook.papers.grokking import nn as gnn
 
     seed_of = [s for s, _, _ in settings]
     lam = torch.tensor([l for _, l, _ in settings]).view(-1, 1, 1)
@@ -350,7 +350,7 @@ def _grokking_bare_loop(settings, *, p, train_fraction, width, steps, lr, optimi
 @pytest.mark.parametrize("optimizer, steps, stop_factor", [("adamw", 40, None), ("gd", 25, None),
                                                             ("adamw", 2000, 1.2)])
 def test_grokking_network_on_the_trainer_matches_its_bare_loop(optimizer, steps, stop_factor):
-    from icmlbook import grokking as gk
+    from icmlbook.papers import grokking as gk
 
     settings = [(0, 1.35, 1.0), (0, 0.0, 1.0)] if stop_factor else [(0, 0.5, 1.0), (1, 1.0, 2.0), (1, 0.0, 1.0)]
     kw = dict(p=23 if stop_factor else 7, train_fraction=0.5, width=128 if stop_factor else 16, steps=steps,
@@ -371,8 +371,8 @@ def _loes_bare_loop(train, y_train, val, y_val, test, y_test, n_classes, *, epoc
     GeoReg from its own generator, best-validation checkpoint evaluated on test."""
     import copy
 
-    from icmlbook.loes_layer_geometry.geometry import georeg_loss
-    from icmlbook.loes_layer_geometry.heads import LayerFusionHead
+    from icmlbook.papers.loes_layer_geometry.geometry import georeg_loss
+    from icmlbook.papers.loes_layer_geometry.heads import LayerFusionHead
 
     gen, geo_gen = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed + 1)
     torch.manual_seed(seed)
@@ -410,7 +410,7 @@ def _loes_bare_loop(train, y_train, val, y_val, test, y_test, n_classes, *, epoc
 
 @pytest.mark.parametrize("georeg_weight", [0.0, 0.5])
 def test_loes_head_on_the_trainer_matches_its_bare_loop(georeg_weight):
-    import icmlbook.loes_layer_geometry as lg
+    import icmlbook.papers.loes_layer_geometry as lg
 
     rng = np.random.default_rng(0)
     n, y = 240, rng.integers(0, 3, 240)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icmlbook.arbg_boltzmann.ar import ARCoordinateModel
+from icmlbook.papers.arbg_boltzmann.ar import ARCoordinateModel
 from icmlbook.runtime import cpu_threads
 
 from .common import BenchResult, best_time
@@ -30,9 +30,9 @@ def _energies_one_context(platform: str) -> BenchResult:
     parts and a pipeline that rebuilds the System from the force field for every frame (5 frames, scaled)."""
     import openmm
 
-    from icmlbook.arbg_boltzmann.data import load_adp_md
-    from icmlbook.arbg_boltzmann.experiments import energy_timing
-    from icmlbook.arbg_boltzmann.molecule import Energy, build_alanine_dipeptide
+    from icmlbook.papers.arbg_boltzmann.data import load_adp_md
+    from icmlbook.papers.arbg_boltzmann.experiments import energy_timing
+    from icmlbook.papers.arbg_boltzmann.molecule import Energy, build_alanine_dipeptide
     mol = build_alanine_dipeptide()
     frames = load_adp_md()[0].astype(np.float64)
     frames = np.concatenate([frames, frames[: 10000 - len(frames)]])
@@ -82,7 +82,7 @@ def bench_md_platforms() -> BenchResult:
     (20 ps each after a 1-ps warm-up); the issue measured Reference about 7x faster for this 22-atom system."""
     import time
 
-    from icmlbook.arbg_boltzmann.molecule import MDConfig, build_alanine_dipeptide, simulate
+    from icmlbook.papers.arbg_boltzmann.molecule import MDConfig, build_alanine_dipeptide, simulate
     mol = build_alanine_dipeptide()
     secs = {}
     for platform in ("Reference", "CPU"):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import torch
 
-from icmlbook.constrained_diffusion_landing.constraints import ConstraintSet, SpecialOrthogonal, Torus
-from icmlbook.constrained_diffusion_landing.data import rotation_mixture
-from icmlbook.constrained_diffusion_landing.experiments import interleaved_best_times
+from icmlbook.papers.constrained_diffusion_landing.constraints import ConstraintSet, SpecialOrthogonal, Torus
+from icmlbook.papers.constrained_diffusion_landing.data import rotation_mixture
+from icmlbook.papers.constrained_diffusion_landing.experiments import interleaved_best_times
 
 from .common import BenchResult, best_time
 

@@ -9,11 +9,11 @@ import time
 import numpy as np
 import torch
 
-from icmlbook.diffusion_ptq_compensation import models as M
-from icmlbook.diffusion_ptq_compensation import propagation as P
-from icmlbook.diffusion_ptq_compensation import quant as Q
-from icmlbook.diffusion_ptq_compensation import schedules as S
-from icmlbook.diffusion_ptq_compensation import tcec as TC
+from icmlbook.papers.diffusion_ptq_compensation import models as M
+from icmlbook.papers.diffusion_ptq_compensation import propagation as P
+from icmlbook.papers.diffusion_ptq_compensation import quant as Q
+from icmlbook.papers.diffusion_ptq_compensation import schedules as S
+from icmlbook.papers.diffusion_ptq_compensation import tcec as TC
 from icmlbook.runtime import cpu_threads
 
 from .common import BenchResult

@@ -10,11 +10,11 @@ import dataclasses
 
 import torch
 
-from icmlbook.dnahnet_chunking import config_for
-from icmlbook.dnahnet_chunking.chunking import smooth_loop, smooth_scan
-from icmlbook.dnahnet_chunking.experiments import hnet_config
-from icmlbook.dnahnet_chunking.flops import hnet_forward_flops, transformer_forward_flops
-from icmlbook.dnahnet_chunking.model import DnaHNet, NucleotideTransformer
+from icmlbook.papers.dnahnet_chunking import config_for
+from icmlbook.papers.dnahnet_chunking.chunking import smooth_loop, smooth_scan
+from icmlbook.papers.dnahnet_chunking.experiments import hnet_config
+from icmlbook.papers.dnahnet_chunking.flops import hnet_forward_flops, transformer_forward_flops
+from icmlbook.papers.dnahnet_chunking.model import DnaHNet, NucleotideTransformer
 from icmlbook.runtime import cpu_threads
 
 from .common import BenchResult, best_time
@@ -58,7 +58,7 @@ def bench_smoothing_scan_vs_loop() -> BenchResult:
 def bench_mamba_selective_scan_vs_loop() -> BenchResult:
     """The isotropic Mamba's selective scan, forward and backward, at the default training shape (batch 16, context
     256, inner width 192, state 4), against the per-position loop under autograd."""
-    from icmlbook.dnahnet_chunking.mamba import selective_scan, selective_scan_loop
+    from icmlbook.papers.dnahnet_chunking.mamba import selective_scan, selective_scan_loop
     g = torch.Generator().manual_seed(0)
     shape = (16, 256, 192, 4)
     la = (-0.5 * torch.rand(*shape, generator=g)).requires_grad_()

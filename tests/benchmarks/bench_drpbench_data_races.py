@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from icmlbook.drpbench_data_races.generator import generate_suite
-from icmlbook.drpbench_data_races.predictors import LocksetPredictor
-from icmlbook.drpbench_data_races.tsan import run_tsan, tsan_available
+from icmlbook.papers.drpbench_data_races.generator import generate_suite
+from icmlbook.papers.drpbench_data_races.predictors import LocksetPredictor
+from icmlbook.papers.drpbench_data_races.tsan import run_tsan, tsan_available
 from icmlbook.runtime import cpu_threads
 
 from .common import BenchResult

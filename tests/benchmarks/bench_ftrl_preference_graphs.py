@@ -18,7 +18,7 @@ HORIZON = 100.0
 
 
 def _setup(regulariser: str):
-    from icmlbook import ftrl_preference_graphs as fp
+    from icmlbook.papers import ftrl_preference_graphs as fp
 
     rng = np.random.default_rng(0)
     games = [fp.random_game((2, 2, 2), rng, min_gap=0.15) for _ in range(8)]
@@ -71,7 +71,7 @@ SEARCH_LEVELS = (1e-4, 1e-6, 1e-8, 1e-10, 1e-12, 1e-14)
 
 
 def _search_settings():
-    from icmlbook.ftrl_preference_graphs.stability import SearchSettings
+    from icmlbook.papers.ftrl_preference_graphs.stability import SearchSettings
 
     # 6 levels x (96 random + 8 + 8 seeds + 2 rounds x (3 x 12 + 2 x 5 transfers)) = 1,200 starts for one set
     return SearchSettings(levels=SEARCH_LEVELS, horizon=200.0, n_random=96, n_seeds=8, n_rounds=2, n_elite=3,
@@ -84,8 +84,8 @@ def bench_stability_search_one_set():
     solve_ivp (RK45, same tolerances; timed on 24 starts of the search's own kind and scaled)."""
     from scipy.integrate import solve_ivp
 
-    from icmlbook import ftrl_preference_graphs as fp
-    from icmlbook.ftrl_preference_graphs.stability import start_scores
+    from icmlbook.papers import ftrl_preference_graphs as fp
+    from icmlbook.papers.ftrl_preference_graphs.stability import start_scores
 
     settings = _search_settings()
     game, S = fp.averaging_game(5.0), fp.averaging_set()
@@ -98,7 +98,7 @@ def bench_stability_search_one_set():
     r = holder["r"]
     n = r.n_starts
     # the baseline integrates starts of the search's own kind (random restarts placed at the six levels)
-    from icmlbook.ftrl_preference_graphs.stability import _random_starts, place_starts
+    from icmlbook.papers.ftrl_preference_graphs.stability import _random_starts, place_starts
 
     rng = np.random.default_rng(0)
     st = _random_starts(game, S, 4, len(SEARCH_LEVELS), settings.log_span, rng)

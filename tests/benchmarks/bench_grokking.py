@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from icmlbook.grokking import config_for, gd_loop, log_time_grid
-from icmlbook.grokking.experiments import make_problem
+from icmlbook.papers.grokking import config_for, gd_loop, log_time_grid
+from icmlbook.papers.grokking.experiments import make_problem
 
 from .common import BenchResult, best_time
 

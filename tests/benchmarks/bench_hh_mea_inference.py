@@ -80,9 +80,9 @@ def bench_jaxley_batch_vs_neuron() -> BenchResult:
 
 
 def bench_amortised_vs_gradient_fit() -> BenchResult:
-    from icmlbook.hh_mea_inference import config_for
-    from icmlbook.hh_mea_inference.experiments import build_model
-    from icmlbook.hh_mea_inference.inference import FeatureLoss, noisy, refine, train_npe
+    from icmlbook.papers.hh_mea_inference import config_for
+    from icmlbook.papers.hh_mea_inference.experiments import build_model
+    from icmlbook.papers.hh_mea_inference.inference import FeatureLoss, noisy, refine, train_npe
 
     cfg = config_for("smoke")
     fit = config_for("default")          # the gradient-only baseline's starts and steps as in the default profile

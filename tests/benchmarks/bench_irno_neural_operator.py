@@ -38,7 +38,7 @@ import time
 
 import torch
 
-from icmlbook.irno_neural_operator import (IRNO, FNO2d, NSSolver, RefinementUNet, lipschitz_dense, lipschitz_lanczos,
+from icmlbook.papers.irno_neural_operator import (IRNO, FNO2d, NSSolver, RefinementUNet, lipschitz_dense, lipschitz_lanczos,
                                            lipschitz_power, random_vorticity)
 from icmlbook.runtime import cpu_threads
 

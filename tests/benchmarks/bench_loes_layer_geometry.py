@@ -14,7 +14,7 @@ import os
 
 import torch
 
-from icmlbook.loes_layer_geometry import loes_select, planted_stack, train_head
+from icmlbook.papers.loes_layer_geometry import loes_select, planted_stack, train_head
 from icmlbook.runtime import cpu_threads
 
 from .common import BenchResult, best_time

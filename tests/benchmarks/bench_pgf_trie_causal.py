@@ -22,7 +22,7 @@ def _numpy_sampler(model, n, gen):
 
 
 def bench_sampler_10_nodes():
-    from icmlbook.pgf_trie_causal import random_lc_pbscm
+    from icmlbook.papers.pgf_trie_causal import random_lc_pbscm
 
     model = random_lc_pbscm(10, 1.5, 2, 0, alpha_range=(0.1, 0.5), mu_range=(1.0, 3.0))
     n = 1_000_000
@@ -36,7 +36,7 @@ def bench_sampler_10_nodes():
 
 
 def bench_enumeration():
-    from icmlbook.pgf_trie_causal import build_identifiability_table
+    from icmlbook.papers.pgf_trie_causal import build_identifiability_table
 
     t0 = time.perf_counter()
     table = build_identifiability_table("sympy")

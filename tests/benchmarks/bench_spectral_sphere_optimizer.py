@@ -12,7 +12,7 @@ import torch
 
 from icmlbook import lm
 from icmlbook.runtime import cpu_threads
-from icmlbook.spectral_sphere_optimizer import KELLER_QUINTIC, SSO, Muon, split_parameters
+from icmlbook.papers.spectral_sphere_optimizer import KELLER_QUINTIC, SSO, Muon, split_parameters
 
 from .common import BenchResult, best_time
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icmlbook.ts_pairwise_ranking import distances as dist
+from icmlbook.papers.ts_pairwise_ranking import distances as dist
 
 from .common import BenchResult, best_time
 
@@ -52,7 +52,7 @@ def bench_dtw_vs_aeon() -> BenchResult:
 
 def bench_soft_dtw_grad_vs_tslearn() -> BenchResult:
     """Soft-DTW forward + backward (gradient with respect to ``x``): ours on the CPU goes through the compiled
-    kernel :func:`icmlbook.ts_pairwise_ranking.cpu_kernels.sq_dtw`; tslearn's ``soft_dtw_alignment`` computes
+    kernel :func:`icmlbook.papers.ts_pairwise_ranking.cpu_kernels.sq_dtw`; tslearn's ``soft_dtw_alignment`` computes
     the forward pass and the expected alignment (the gradient's core) pair by pair."""
     r = np.random.default_rng(1)
     n, T = 100, 100

@@ -80,14 +80,14 @@ def input_key(slug: str, profile: str, seed: int) -> str:
 
 
 def source_hash(slug: str) -> str | None:
-    """Hash of the chapter's own sources: its notebook and its library package (``lib/icmlbook/<slug>/``).
+    """Hash of the chapter's own sources: its notebook and its library package (``lib/icmlbook/papers/<slug>/``).
     The build report compares it with the run record's to mark a chapter whose source changed since the
     execution the site shows. None when the chapter has no source here."""
     src = paths.chapter_source(slug)
     if not src.exists():
         return None
     h = hashlib.sha256(src.read_bytes())
-    package = paths.ROOT / "lib" / "icmlbook" / slug
+    package = paths.ROOT / "lib" / "icmlbook" / "papers" / slug
     for f in sorted(package.rglob("*.py")) if package.is_dir() else []:
         h.update(str(f.relative_to(package)).encode())
         h.update(f.read_bytes())

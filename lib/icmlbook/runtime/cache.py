@@ -3,12 +3,12 @@
 An entry's key is a SHA-256 over
 
 - the producing function's name and source code;
-- the source of **every module of the producer's chapter package** (all of ``icmlbook/grokking/**.py``
-  for a producer in ``icmlbook.grokking``), of every ``icmlbook`` package the producer refers to
+- the source of **every module of the producer's chapter package** (all of ``icmlbook/papers/grokking/**.py``
+  for a producer in ``icmlbook.papers.grokking``), of every ``icmlbook`` package the producer refers to
   directly (a function defined in a notebook that calls ``lg.layer_profile`` counts the source of
-  ``icmlbook.loes_layer_geometry``), of the chapter named by ``chapter=`` (what ``Run.cached`` passes),
+  ``icmlbook.papers.loes_layer_geometry``), of the chapter named by ``chapter=`` (what ``Run.cached`` passes),
   of ``icmlbook.runtime``, and of every ``icmlbook`` package those import (read from their ``import``
-  statements, transitively: ``icmlbook.grokking.nn`` imports ``..training``, so ``icmlbook.training``
+  statements, transitively: ``icmlbook.papers.grokking.nn`` imports ``...training``, so ``icmlbook.training``
   counts); so an edit to any helper module is a different key and a stale artefact is never reused;
 - the versions of the numerical libraries (torch, numpy, scipy);
 - the artefact's name, the config that produced it (as canonical JSON), the call's arguments and the profile.
@@ -50,9 +50,16 @@ DISABLE_ENV = "ICMLBOOK_NO_CACHE"
 #: the numerical libraries whose versions enter every key (a new torch can change the numbers)
 KEY_PACKAGES = ("torch", "numpy", "scipy")
 
-#: the library's top-level package; ``icmlbook.<name>`` is one chapter package
+#: the library's top-level package; ``icmlbook.<name>`` is a shared package (runtime, training, lm, pipeline)
 BOOK_PACKAGE = "icmlbook"
 RUNTIME_PACKAGE = f"{BOOK_PACKAGE}.runtime"
+#: the namespace of the paper packages; ``icmlbook.papers.<slug>`` is one chapter's package
+PAPERS_PACKAGE = f"{BOOK_PACKAGE}.papers"
+
+
+def chapter_package(slug: str) -> str:
+    """The dotted name of chapter ``slug``'s library package."""
+    return f"{PAPERS_PACKAGE}.{slug}"
 
 
 def cache_dir() -> Path:
@@ -93,9 +100,13 @@ def _source_of(obj: Any) -> str:
 
 def package_of(module_name: str) -> str:
     """The package whose whole source keys an artefact made by code in ``module_name``: the chapter
-    package ``icmlbook.<name>`` for the library's modules, otherwise the module's top-level package."""
+    package ``icmlbook.papers.<slug>`` or the shared package ``icmlbook.<name>`` for the library's modules
+    (``icmlbook.papers`` alone for the namespace's own ``__init__``), otherwise the module's top-level
+    package."""
     parts = module_name.split(".")
     if parts[0] == BOOK_PACKAGE and len(parts) >= 2:
+        if ".".join(parts[:2]) == PAPERS_PACKAGE and len(parts) >= 3:
+            return ".".join(parts[:3])
         return ".".join(parts[:2])
     return parts[0]
 
@@ -110,6 +121,9 @@ def _package_files(package: str) -> list[tuple[str, Path]]:
         except ImportError:
             return []
     roots = [Path(p) for p in getattr(module, "__path__", [])]
+    if package == PAPERS_PACKAGE:  # the namespace: its own __init__ only, never the nineteen papers below it
+        file = getattr(module, "__file__", None)
+        return [("__init__.py", Path(file))] if file and Path(file).exists() else []
     if not roots:
         file = getattr(module, "__file__", None)
         return [(Path(file).name, Path(file))] if file and file.endswith(".py") and Path(file).exists() else []
@@ -190,14 +204,14 @@ def _book_imports(module: str, is_init: bool, source: bytes) -> frozenset[str]:
 
 def key_packages(producer: Callable, chapter: str | None = None) -> list[str]:
     """The packages whose source keys ``producer``'s artefacts (sorted): its own, the ``icmlbook`` packages
-    it refers to, ``icmlbook.<chapter>`` when ``chapter`` is given, ``icmlbook.runtime``, and every
+    it refers to, ``icmlbook.papers.<chapter>`` when ``chapter`` is given, ``icmlbook.runtime``, and every
     ``icmlbook`` package any of these imports (transitively)."""
     module = getattr(producer, "__module__", None) or ""
     packages = {RUNTIME_PACKAGE, *_referenced_packages(producer)}
     if module and module != "__main__":  # a notebook's or script's own code is keyed by its source alone
         packages.add(package_of(module))
     if chapter:
-        packages.add(f"{BOOK_PACKAGE}.{chapter}")
+        packages.add(chapter_package(chapter))
     todo = sorted(packages)
     while todo:
         package = todo.pop()
@@ -317,7 +331,7 @@ def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile
 
     ``config`` and ``profile`` enter the key (``args``/``kwargs`` do too, canonicalised), so a change of
     sizes, of the producer's code or of any module of its chapter package (see :func:`cache_key`) is a
-    different entry. ``chapter`` adds ``icmlbook.<chapter>`` to the keyed packages. Set
+    different entry. ``chapter`` adds ``icmlbook.papers.<chapter>`` to the keyed packages. Set
     ``ICMLBOOK_NO_CACHE=1`` to bypass.
     """
     kwargs = kwargs or {}

@@ -292,10 +292,10 @@ ABSTRACT: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
 def _chapter_of(module: str) -> str:
     parts = module.split(".")
-    if len(parts) >= 2 and parts[0] == "icmlbook":
-        return parts[1]
+    if len(parts) >= 3 and parts[:2] == ["icmlbook", "papers"]:
+        return parts[2]
     raise ValueError(f"cannot tell the chapter of module {module!r}: pass chapter=... "
-                     "(rules live in lib/icmlbook/<slug>/claims.py)")
+                     "(rules live in lib/icmlbook/papers/<slug>/claims.py)")
 
 
 def _caller_module(depth: int = 2) -> str:

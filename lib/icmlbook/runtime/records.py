@@ -102,7 +102,7 @@ class Run:
         """``fn(*args, **kwargs)`` through the artefact cache (:func:`icmlbook.runtime.cached`).
 
         The key holds what this run knows: its profile and seed, the source of every module of the
-        chapter's package ``icmlbook.<chapter>`` (and of ``fn``'s own package, and of ``icmlbook.runtime``),
+        chapter's package ``icmlbook.papers.<chapter>`` (and of ``fn``'s own package, and of ``icmlbook.runtime``),
         the torch/numpy/scipy versions, ``name``, ``fn``'s source and the canonical arguments. So a
         notebook writes ``run.cached("grokking-nu-sweep", gk.nu_sweep, cfg, run.seed)`` and nothing else;
         ``ICMLBOOK_NO_CACHE=1`` (the executor's and the tests' off switch) still computes afresh.

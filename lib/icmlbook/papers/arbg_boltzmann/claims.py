@@ -1,0 +1,364 @@
+"""The chapter's claims, each rule declared once with the alternative it must reject.
+
+The paper's text and tables were not reached (dossier §1): the paper column holds the abstract's words or
+"not reached"; no per-system number is quoted. Thresholds are in :class:`~.config.ArbgConfig`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.stats import effect_bound
+from .config import ArbgConfig
+
+
+def _slope(Ms, errs) -> float:
+    return float(np.polyfit(np.log(np.asarray(Ms, float)), np.log(np.asarray(errs, float)), 1)[0])
+
+
+@claim_rule("C1", statement="The autoregressive proposal has an exact, normalised likelihood, computed in one pass "
+            "(a property of any model with categorical conditionals: this row checks our implementation of it).",
+            rule="on the 2-D toy, |∫q dx - 1| <= 1e-3 by grid integration over the clamp box, and the teacher-forced "
+                 "log q equals the log-probabilities recorded while sampling within 1e-4 (at τ = 1 and a tempered τ)",
+            rejects="a density whose rounding grid and dequantisation width differ (the reference code's (b-a)/(K-1) "
+                    "against (b-a)/K: its integral is (K/(K-1))^D), or a log q that is not the sampling distribution's",
+            paper="exact likelihoods in one forward pass (abstract and blog; no number)")
+def claim1(toy: dict, cfg: ArbgConfig) -> ClaimCheck:
+    i, tf = toy["grid_integral_ar"], toy["tf_vs_recorded"]
+    ok = abs(i - 1) <= cfg.norm_tol and tf <= cfg.norm_tol * 0.1
+    return ClaimCheck(f"∫q = {i:.6f} on a {toy['grid']}² grid (K = {toy['bins']}; the mismatched-width density would "
+                      f"give {toy['mismatched_width_integral']:.4f}; the NSF's grid integral {toy['grid_integral_flow']:.4f}); "
+                      f"max |teacher-forced - recorded log q| = {tf:.1e}", bool(ok), {"integral": i, "tf": tf})
+
+
+@claim_rule("C2", statement="Self-normalised importance sampling makes the estimates consistent for any sampling "
+            "temperature: the error falls as the number of proposals M grows, and no bias remains.",
+            rule="for every τ in the sweep: the fitted slope of log RMSE against log M is <= -0.25 (the √M law gives "
+                 "-0.5), and at the largest M every test function's bias (mean over replicates minus the closed form) is "
+                 "within 3 standard errors",
+            rejects="an estimator with a fixed bias, such as the unweighted tempered proposal (its bias beyond 3 standard "
+                    "errors at τ ≠ 1; the bias test carries this, the slope alone may not over our range of M)",
+            paper="not reached (SNIS consistency is the BG framework's premise; the dossier's check 2)")
+def claim2(snis_rows: list[dict], cfg: ArbgConfig, raw: bool = False) -> ClaimCheck:
+    key, zkey = ("rmse_raw", "bias_z_raw") if raw else ("rmse", "bias_z")
+    taus = sorted({r["tau"] for r in snis_rows})
+    slopes, zs = {}, {}
+    for t in taus:
+        rr = sorted((r for r in snis_rows if r["tau"] == t), key=lambda r: r["M"])
+        slopes[t] = _slope([r["M"] for r in rr], [r[key] for r in rr])
+        zs[t] = rr[-1][zkey]
+    ok = all(s <= cfg.snis_slope_hi for s in slopes.values()) and all(z <= 3.0 for z in zs.values())
+    M = max(r["M"] for r in snis_rows)
+    return ClaimCheck("slope of log error against log M: " + ", ".join(f"τ={t:g}: {s:.2f}" for t, s in slopes.items())
+                      + f"; largest |bias| / standard error at M={M}: " + ", ".join(f"τ={t:g}: {z:.1f}" for t, z in zs.items()),
+                      bool(ok), {"slopes": slopes, "bias_z": zs})
+
+
+def _effective(r: dict, n: int | None = None) -> float:
+    """ESS·M: the effective number of samples behind a row's reweighted metrics (rows carry ESS/M)."""
+    return float(r["ess"]) * float(n if n is not None else r["n"])
+
+
+def _collapsed(rows, cfg: ArbgConfig, n: int | None = None) -> list[float]:
+    return [_effective(r, n) for r in rows if not _effective(r, n) >= cfg.ess_min]
+
+
+def _dropped_text(*bounds) -> str:
+    n = sum(b.dropped for b in bounds)
+    return f"; {n} non-finite difference(s) left out (fails)" if n else ""
+
+
+def _wilson(k: float, n: float, z: float = 1.6449) -> tuple[float, float]:
+    """One-sided 95 % Wilson bounds (lower, upper) of a proportion k/n."""
+    p = k / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(c - h), float(c + h)
+
+
+@claim_rule("C3", statement="With well-separated basins, the autoregressive proposal beats a flow of similar size "
+            "(no topological constraint).",
+            rule="on the four-well toy, paired over seeds (same data, steps and batch): the 95% t-interval of "
+                 "ESS(ArBG) - ESS(NSF) lies above 0 and that of E-W2(ArBG) - E-W2(NSF) below 0 (changed after the first "
+                 "runs: it decided on signs alone)",
+            rejects="a flow as good as the autoregressive model (differences whose interval contains 0)",
+            paper="flows struggle with nearly disconnected basins (abstract: 'circumvents the topological constraints')")
+def claim3(toy_rows: list[dict]) -> ClaimCheck:
+    ar = {r["seed"]: r for r in toy_rows if r["model"] == "ArBG"}
+    fl = {r["seed"]: r for r in toy_rows if r["model"] == "NSF"}
+    seeds = sorted(ar)
+    e = effect_bound([ar[s]["ess"] - fl[s]["ess"] for s in seeds], 0.0, side="lower", nonfinite="drop")
+    w = effect_bound([ar[s]["ew2"] - fl[s]["ew2"] for s in seeds], 0.0, side="upper", nonfinite="drop")
+    m_e, lo_e, m_w, hi_w = e.mean, e.bound, w.mean, w.bound          # the ends of the two-sided 95% t-intervals
+    ok = e.passed and w.passed and not (e.dropped or w.dropped)
+    return ClaimCheck(f"ESS ArBG - NSF {m_e:+.3g} (95% interval's lower end {lo_e:+.3g}); E-W2 ArBG - NSF {m_w:+.3g} kT "
+                      f"(upper end {hi_w:+.3g}) ({len(seeds)} seeds; ArBG ESS " + ", ".join(f"{ar[s]['ess']:.3f}" for s in seeds)
+                      + "; NSF " + ", ".join(f"{fl[s]['ess']:.3f}" for s in seeds) + ")" + _dropped_text(e, w), bool(ok),
+                      {"ess_lower": lo_e, "ew2_upper": hi_w})
+
+
+@claim_rule("C3b", statement="The flow's topological signature: a flow from a Gaussian must leave mass between the "
+            "separated basins; the autoregressive proposal need not.",
+            rule="on every seed, the one-sided 95% Wilson lower bound of the fraction of NSF proposals between the wells "
+                 "(a coordinate closer than 4σ to an axis) exceeds the upper bound of ArBG's fraction (changed after the "
+                 "first runs: it compared the two fractions without their binomial noise)",
+            rejects="a flow that separates the wells as cleanly as the categorical proposal (fractions within noise)",
+            paper="a flow with a Gaussian prior is a homeomorphism and struggles with nearly disconnected support (blog)")
+def claim3b(toy_rows: list[dict]) -> ClaimCheck:
+    ar = {r["seed"]: r for r in toy_rows if r["model"] == "ArBG"}
+    fl = {r["seed"]: r for r in toy_rows if r["model"] == "NSF"}
+    seeds = sorted(ar)
+    ok, parts = True, []
+    for s in seeds:
+        n_a, n_f = ar[s]["n"], fl[s]["n"]
+        a_lo, a_hi = _wilson(ar[s]["between_frac"] * n_a, n_a)
+        f_lo, f_hi = _wilson(fl[s]["between_frac"] * n_f, n_f)
+        ok = ok and f_lo > a_hi
+        parts.append(f"seed {s}: NSF {fl[s]['between_frac']:.2%} (lower bound {f_lo:.2%}) vs ArBG {ar[s]['between_frac']:.2%} "
+                     f"(upper bound {a_hi:.2%})")
+    return ClaimCheck("proposals between the wells: " + "; ".join(parts)
+                      + f" (the target's own fraction: {ar[seeds[0]].get('between_target', float('nan')):.2%})", bool(ok))
+
+
+@claim_rule("C4", statement="On alanine dipeptide, reweighting the ArBG proposals moves them towards the Boltzmann "
+            "distribution.",
+            rule="on every seed, the weights keep at least ess_min = 30 effective samples (ESS·M), ArBG's E-W2 after SNIS "
+                 "resampling is below that of the raw proposals, and its T-W2 after resampling is no larger than the raw "
+                 "proposals' (the ESS floor added after the first runs: resampled metrics of one effective sample decided it)",
+            rejects="weights that collapse onto a few proposals (ESS·M of order 1, T-W2 rising after resampling) or do "
+                    "not correct the energies",
+            paper="not reached (per-system tables not read)")
+def claim4(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    ar = [r for r in adp_rows if r["model"] == "ArBG"]
+    ok = all(_effective(r) >= cfg.ess_min and r["ew2"] < r["ew2_raw"] and r["tw2"] <= r["tw2_raw"] for r in ar)
+    return ClaimCheck("; ".join(f"seed {r['seed']}: E-W2 {r['ew2_raw']:.3g} → {r['ew2']:.3g} kT, T-W2 {r['tw2_raw']:.3f} → "
+                                f"{r['tw2']:.3f} rad, ESS·M {_effective(r):.1f} of {r['n']:,}" for r in ar), bool(ok))
+
+
+@claim_rule("C5", statement="ArBG beats the flow-based Boltzmann generator on alanine dipeptide.",
+            rule="paired over at least two seeds (same coordinates, data, updates and batch), the 95% t-interval of "
+                 "ArBG - NSF after reweighting lies below 0 for E-W2, T-W2 and TICA-W2; ArBG's weights keep >= ess_min "
+                 "effective samples on every seed (undecided when both models' weights collapse or with one seed) "
+                 "(TICA-W2, the ESS floor and the interval added after the first runs)",
+            rejects="a flow that matches or beats the autoregressive model on any of the three metrics",
+            paper="significant improvements over flow-based models across all benchmarks (abstract); ADP table not reached")
+def claim5(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    ar = {r["seed"]: r for r in adp_rows if r["model"] == "ArBG"}
+    fl = {r["seed"]: r for r in adp_rows if r["model"] == "NSF"}
+    seeds = sorted(ar)
+    missing = [f"{m} seed {s}" for s in seeds for m, r in (("ArBG", ar[s]), ("NSF", fl[s])) if "ticaw2" not in r]
+    if missing:
+        raise ValueError("claim5 needs TICA-W2 ('ticaw2') for every row; missing for " + ", ".join(missing))
+    ebs = {k: effect_bound([ar[s][k] - fl[s][k] for s in seeds], 0.0, side="upper", nonfinite="drop")
+           for k in ("ew2", "tw2", "ticaw2")}
+    bounds = {k: (b.mean, b.bound) for k, b in ebs.items()}        # the upper ends of the two-sided 95% t-intervals
+    measured = (f"E-W2 ArBG - NSF {bounds['ew2'][0]:+.3g} kT (95% interval's upper end {bounds['ew2'][1]:+.3g}); T-W2 "
+                f"{bounds['tw2'][0]:+.3g} rad ({bounds['tw2'][1]:+.3g}); TICA-W2 {bounds['ticaw2'][0]:+.3g} "
+                f"({bounds['ticaw2'][1]:+.3g}); ESS·M ArBG " + ", ".join(f"{_effective(ar[s]):.1f}" for s in seeds)
+                + " vs NSF " + ", ".join(f"{_effective(fl[s]):.1f}" for s in seeds) + f" ({len(seeds)} seed(s); parameters "
+                f"{ar[seeds[0]]['params']:,} vs {fl[seeds[0]]['params']:,})" + _dropped_text(*ebs.values()))
+    ar_low = _collapsed(ar.values(), cfg)
+    fl_low = _collapsed(fl.values(), cfg)
+    if ar_low and len(fl_low) == len(seeds):
+        return ClaimCheck(measured, None, reason=f"both models' weights collapsed (ESS·M below {cfg.ess_min:g}): the "
+                          "reweighted metrics compare single configurations")
+    if ar_low:
+        return ClaimCheck(measured, False, {"bounds": bounds})
+    if len(seeds) < 2:
+        return ClaimCheck(measured, None, reason="one seed: no interval over independent trainings at this profile")
+    ok = all(b.passed and not b.dropped for b in ebs.values())
+    return ClaimCheck(measured, bool(ok), {"bounds": bounds})
+
+
+@claim_rule("C6", statement="The sampling temperature matters and the best temperature is near 1.",
+            rule="the temperature with the lowest E-W2 after reweighting is an interior point of a sweep that extends "
+                 "beyond 1 ± 0.075 on both sides, and lies within 0.075 of τ = 1; at both ends of the sweep, the "
+                 "bootstrap 95% lower bound (proposals resampled) of E-W2(end) - E-W2(best) is above 0; every "
+                 "temperature's weights keep >= ess_min effective samples (undecided otherwise); a non-finite E-W2 fails "
+                 "(interior point, sweep width, ESS floor and NaN handling added after the first runs; the bootstrap "
+                 "bound after a second review, session 6, where a flat E-W2 with its noise minimum inside passed)",
+            rejects="a best temperature at the edge of the sweep (E-W2 monotone in τ), or a temperature that does not "
+                    "matter (E-W2 flat across the sweep within its noise)",
+            paper="τ = 1.03 for ADP (the official configs; paper text not reached)")
+def claim6(temp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    rows = sorted(temp_rows, key=lambda r: r["tau"])
+    taus = [r["tau"] for r in rows]
+    e = np.array([r["ew2"] for r in rows], dtype=float)
+    text = ", ".join(f"τ={r['tau']:g}: {r['ew2']:.3g}" for r in rows)
+    if not np.isfinite(e).all():
+        return ClaimCheck("E-W2 after reweighting: " + text + " (a non-finite value)", False)
+    i = int(np.argmin(e))
+    best = taus[i]
+    text = "E-W2 after reweighting: " + text + f"; best τ = {best:g}"
+    low = _collapsed(rows, cfg)
+    text += "; ESS·M " + ", ".join(f"{_effective(r):.1f}" for r in rows)
+    if low:
+        return ClaimCheck(text, None, reason=f"the weights collapsed at {len(low)} of {len(rows)} temperatures "
+                          f"(ESS·M below {cfg.ess_min:g})")
+    wide = taus[0] < 1 - cfg.tau_window and taus[-1] > 1 + cfg.tau_window
+    ok = wide and 0 < i < len(rows) - 1 and abs(best - 1.0) <= cfg.tau_window
+    missing = [r["tau"] for r in rows if "ew2_boot" not in r]
+    if missing:
+        raise ValueError("claim6 needs the bootstrap replicates of E-W2 ('ew2_boot', from adp_study) at every temperature "
+                         "when the weights clear ess_min; missing at τ = " + ", ".join(f"{t:g}" for t in missing))
+    # session 6: the ends must be worse than the best beyond noise (a flat E-W2 passed 3 times in 5 before); the
+    # temperatures' proposals are independent, so replicate b of one end pairs with replicate b of the best
+    lbs, parts = {}, []
+    for j in (0, len(rows) - 1):
+        d = np.asarray(rows[j]["ew2_boot"], float) - np.asarray(rows[i]["ew2_boot"], float)
+        lbs[taus[j]] = float(np.percentile(d, 5)) if j != i and np.isfinite(d).all() else float("nan")
+        parts.append(f"τ={taus[j]:g} {e[j] - e[i]:+.3g} (lower bound {lbs[taus[j]]:+.3g})")
+    text += f"; E-W2 of the ends - the best ({len(rows[i]['ew2_boot'])} bootstrap replicates): " + ", ".join(parts)
+    ok = ok and all(np.isfinite(b) and b > 0 for b in lbs.values())
+    return ClaimCheck(text, bool(ok), {"best": best, "end_lower_bounds": lbs})
+
+
+@claim_rule("C7", statement="Coarse bins hurt: bond lengths are quantised and the energy error grows.",
+            rule="at the smallest bin count of the sweep, the proposals' mean bond-length error exceeds that at the "
+                 "largest bin count by more than two standard errors, and the E-W2 after reweighting is larger; both "
+                 "models' weights keep >= ess_min effective samples (undecided otherwise) (margin and ESS floor added after "
+                 "the first runs)",
+            rejects="a resolution that does not limit accuracy (errors flat or falling as bins get coarser)",
+            paper="not reached (4,096 bins for ADP in the configs)")
+def claim7(bin_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    rows = sorted(bin_rows, key=lambda r: r["bins"])
+    lo, hi = rows[0], rows[-1]
+    se = float(np.hypot(lo["bond_mean_err_se_nm"], hi["bond_mean_err_se_nm"]))
+    text = "; ".join(f"K={r['bins']} (Δ={10 * r['delta_nm']:.3f} Å): rounding alone {10 * r['quant_bond_err_nm']:.3f} Å, "
+                     f"proposals' bond error {10 * r['bond_mean_err_nm']:.3f} ± {10 * r['bond_mean_err_se_nm']:.3f} Å, "
+                     f"E-W2 {r['ew2']:.3g} kT, ESS·M {_effective(r):.1f}" for r in rows)
+    low = _collapsed([lo, hi], cfg)
+    if low:
+        return ClaimCheck(text, None, reason=f"the weights collapsed (ESS·M below {cfg.ess_min:g}) at the compared bin counts")
+    ok = lo["bond_mean_err_nm"] - hi["bond_mean_err_nm"] > 2 * se and lo["ew2"] > hi["ew2"]
+    return ClaimCheck(text, bool(ok))
+
+
+@claim_rule("C8", statement="Few proposals have the wrong chirality (mirroring then repairs them, by construction).",
+            rule="on every seed, at most 5% of ArBG's proposals have the wrong handedness at the alanine CA before "
+                 "mirroring",
+            rejects="a proposal blind to handedness (about half of the proposals mirrored)",
+            paper="a symmetry-rate metric and mirroring in the code (paper text not reached)")
+def claim8(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    ar = [r for r in adp_rows if r["model"] == "ArBG"]
+    fl = [r for r in adp_rows if r["model"] == "NSF"]
+    ok = all(1 - r["symmetry_rate"] <= cfg.chirality_max_wrong for r in ar)
+    return ClaimCheck("wrong handedness before mirroring: ArBG " + ", ".join(f"{1 - r['symmetry_rate']:.1%}" for r in ar)
+                      + "; NSF " + ", ".join(f"{1 - r['symmetry_rate']:.1%}" for r in fl), bool(ok))
+
+
+@claim_rule("C11", statement="At the same number of energy evaluations, ArBG matches the Boltzmann energies better "
+            "than plain MD.",
+            rule="on every seed ArBG's weights keep >= ess_min effective samples, and its E-W2 after reweighting (M "
+                 "proposals = M energy evaluations, one value per seed) is below that of independent MD runs of M 1-fs "
+                 "steps from the minimised structure (burn-in included, energies recorded along the run) against the "
+                 "same reference: one-sided Mann-Whitney p < 0.05 over seeds and MD runs, undecided when so few runs "
+                 "cannot reach it (real MD runs and the ESS floor since the reviewed version, whose MD windows were slices "
+                 "of the reference itself; every seed and the rank test after a second review, session 6, where seed "
+                 "0 alone against the MD median passed half the time with MD as accurate)",
+            rejects="MD as accurate as the generator at equal cost (the generator's E-W2 inside the MD runs' spread)",
+            paper="MD needs 2–3 orders of magnitude more energy evaluations than Robin on E-W2 (blog, Fig. 1; for Robin on "
+                  "8-residue peptides)")
+def claim11(adp_rows: list[dict], md: dict, cfg: ArbgConfig) -> ClaimCheck:
+    from math import comb
+
+    from scipy.stats import mannwhitneyu
+    ar = sorted((r for r in adp_rows if r["model"] == "ArBG"), key=lambda r: r["seed"])
+    a = np.array([r["ew2"] for r in ar], float)
+    m = np.array(md["ew2"], float)
+    text = ("ArBG E-W2 " + ", ".join(f"{x:.3g}" for x in a) + f" kT ({len(a)} seed(s), {ar[0]['n']:,} evaluations each; "
+            "ESS·M " + ", ".join(f"{_effective(r):.1f}" for r in ar) + f"); {len(m)} MD runs of {md['evaluations']:,} "
+            f"steps from the minimised structure: median E-W2 {md['ew2_median']:.3g} kT, range {np.min(m):.3g}-"
+            f"{np.max(m):.3g} (training the generator used MD data that is not counted)")
+    if _collapsed(ar, cfg) or not np.isfinite(a).all() or not np.isfinite(m).all():
+        return ClaimCheck(text, False)
+    p_min = 1.0 / comb(len(a) + len(m), len(a))               # every ArBG value below every MD run
+    if p_min >= 0.05:
+        return ClaimCheck(text, None, reason=f"{len(a)} seed(s) against {len(m)} MD runs cannot reach p < 0.05 "
+                          f"(smallest attainable p {p_min:.3g})")
+    p = float(mannwhitneyu(a, m, alternative="less", method="exact").pvalue)
+    return ClaimCheck(text + f"; one-sided Mann-Whitney p = {p:.3g}", bool(p < 0.05), {"p": p})
+
+
+@claim_rule("C9", statement="Sequential inference-time intervention (autoregressive twisted SMC, our reconstruction) "
+            "rejects clashing partial molecules early without biasing the result.",
+            rule="with the same model, temperature and number of particles, and >= ess_min effective samples in both final "
+                 "weightings (undecided when plain SNIS's collapse; twisted SMC's alone collapsing fails): twisted SMC keeps >= ess_min surviving lineages (distinct first-"
+                 "generation ancestors; resampling resets the weights, so the final ESS alone cannot see a collapse); the "
+                 "intervention acts (at least one resampling event, and the one-sided 95% Wilson upper bound of twisted "
+                 "SMC's clashing fraction, counted over its lineages since session 6, below the lower bound of plain "
+                 "SNIS's); its E-W2 and T-W2 after the final "
+                 "reweighting are no larger than plain SNIS's, and the bootstrap 95% upper bound (lineages resampled) of "
+                 "each difference twisted - plain is below smc_bias_margin (10%) of plain SNIS's value (changed after the "
+                 "reviewed runs, which decided on the clash fraction alone and on one effective sample; the lineage floor "
+                 "and the interval added after the second review, where 2 lineages or a difference within one run's noise "
+                 "passed)",
+            rejects="a twist that changes nothing (no resampling, clash fractions within noise), that collapses the "
+                    "particles onto a few lineages, or that biases the result (E-W2 or T-W2 worse than plain SNIS, or "
+                    "not resolved from it within the margin)",
+            paper="described in the README and blog; not in the released code (reconstruction)")
+def claim9(smc: dict | None, cfg: ArbgConfig) -> ClaimCheck:
+    if smc is None:
+        return ClaimCheck("—", None, reason="twisted SMC runs on the canonical frame only")
+    r = {row["method"]: row for row in smc["rows"]}
+    a, b = r["SNIS"], r["twisted SMC"]
+    n = smc["particles"]
+    lineages = int(b.get("lineages", 0))
+    a_lo, _ = _wilson(a["clash_frac"] * n, n)
+    # twisted SMC's particles share their lineage's prefix: its bound counts lineages, not particles (session 6)
+    n_b = min(n, lineages) if lineages > 0 else n
+    _, b_hi = _wilson(b["clash_frac"] * n_b, n_b)
+    text = (f"{n:,} particles: clashing final particles {a['clash_frac']:.1%} (SNIS, lower bound {a_lo:.1%}) vs "
+            f"{b['clash_frac']:.1%} (twisted SMC, upper bound {b_hi:.1%} over its {n_b:,} lineages; "
+            f"{b.get('resampling_events', 0)} resampling events); E-W2 {a['ew2']:.3g} vs {b['ew2']:.3g} kT; T-W2 {a['tw2']:.3f} vs "
+            f"{b['tw2']:.3f} rad; final ESS·M {_effective(a, n):.1f} vs {_effective(b, n):.1f}")
+    if _collapsed([a], cfg, n):
+        return ClaimCheck(text, None, reason=f"plain SNIS's final weights collapsed (ESS·M below {cfg.ess_min:g})")
+    if _collapsed([b], cfg, n):
+        # the baseline is usable and the twist's own weights degenerated (a second pass, session 5: this escaped to
+        # "undecided" with the baseline's collapse; now a not-reproduced case)
+        return ClaimCheck(text + f"; fails: twisted SMC's final weights collapsed (ESS·M {_effective(b, n):.1f} below "
+                          f"{cfg.ess_min:g}) where plain SNIS's did not", False, {"lineages": lineages})
+    if lineages < cfg.ess_min:
+        return ClaimCheck(text + f"; {lineages} surviving lineages, below ess_min = {cfg.ess_min:g}", False,
+                          {"lineages": lineages})
+    bias = smc.get("bias")
+    if bias is None:
+        raise ValueError("claim9 needs the bootstrap of the E-W2 / T-W2 differences ('bias', from smc_study) when the "
+                         "weights and lineages are above ess_min")
+    hi = {k: bias[k]["hi"] for k in ("ew2", "tw2")}
+    margin = {"ew2": cfg.smc_bias_margin * a["ew2"], "tw2": cfg.smc_bias_margin * a["tw2"]}
+    text += (f"; twisted - plain (bootstrap over {bias['clusters']['twisted SMC']} lineages, {bias['n_boot']} replicates"
+             + (f", {bias['dropped']} left out" if bias.get("dropped") else "") + f"): E-W2 {bias['ew2']['mean']:+.3g} kT "
+             f"(95% upper bound {hi['ew2']:+.3g}, margin {margin['ew2']:.3g}), T-W2 {bias['tw2']['mean']:+.3f} rad "
+             f"(upper bound {hi['tw2']:+.3f}, margin {margin['tw2']:.3f}; {bias['n_torus']} points a side)")
+    acts = b.get("resampling_events", 0) >= 1 and b_hi < a_lo
+    no_worse = b["ew2"] <= a["ew2"] and b["tw2"] <= a["tw2"]
+    resolved = all(np.isfinite(hi[k]) and hi[k] < margin[k] for k in hi)
+    return ClaimCheck(text, bool(acts and no_worse and resolved), {"lineages": lineages, "bias_hi": hi, "margin": margin})
+
+
+not_testable("C10", statement="Robin, a 132M-parameter transferable ArBG, reduces the zero-shot E-W2 on 8-residue "
+             "peptides by over 60% against Prose.", paper="over 60% lower E-W2 on 8-residue systems (abstract)",
+             reason="needs the ManyPeptidesMD data and a 132M-parameter model trained on GPUs; not testable at this profile")
+not_testable("P1", statement="ArBG beats flow-based generators on every single-system benchmark, most on Chignolin.",
+             paper="significant improvements across all benchmarks, particularly the 10-residue Chignolin (abstract)",
+             reason="only alanine dipeptide is simulated here; Chignolin needs the paper's MD data and a GPU; the per-system "
+                    "tables were not reached")
+not_testable("P3", statement="LLM architectures make ArBG scale (training loss falls with compute from 8M to 126M "
+             "parameters).", paper="scaling sweep 8M–126M parameters (blog, Fig. 1)",
+             reason="models above a few hundred thousand parameters do not train in the CPU budget")
+
+abstract_sentence("In this paper, we propose Autoregressive Boltzmann Generators (ArBG) -- a novel autoregressive "
+                  "modelling framework -- that overcomes these limitations by departing from the flow-based BG paradigm.",
+                  "C1", "C2", "C4")
+abstract_sentence("ArBG circumvents the topological constraints of flows and enables sequential inference-time "
+                  "interventions, while offering enhanced scalability by leveraging architectures effective in Large "
+                  "Language Models.", "C3", "C3b", "C9", "P3")
+abstract_sentence("We empirically demonstrate that ArBG leads to significant improvements over flow-based models across "
+                  "all benchmarks, but particularly in larger peptide systems such as the 10-residue Chignolin.",
+                  "C5", "P1")
+abstract_sentence("Furthermore, we introduce Robin, a 132 million parameter transferable model trained with the ArBG "
+                  "framework which improves over the previous state-of-the-art, reducing the zero-shot energy error, "
+                  "E-W$_2$, on 8-residue systems by over 60$\\%$.", "C10")

@@ -1,0 +1,302 @@
+"""The chapter's claims, each rule declared once with the alternative it must reject.
+
+Only the paper's abstract was reached (ICML 2026 poster page): its result sentences are quoted below and
+mapped to rows. Its numbers beyond the headline 90.4 % were not read, so the paper column holds the
+abstract's words or "not reached". Every rule runs on synthetic ground truth; thresholds are in the config.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.stats import EffectBound, effect_bound
+from .config import HHMEAConfig
+from .inference import rank_spread_p, rank_spread_power
+
+GEOMETRY = ("x", "y", "height", "angle")
+
+_DROPS = ("cells whose difference is not finite (a fit at loss 0 has log loss -inf, a cell whose measured responses "
+          "are all spikes or all non-spikes has no balanced accuracy) are left out and counted; with more than "
+          f"max_dropped_frac ({HHMEAConfig().max_dropped_frac:g}) of the cells left out the rule fails")
+
+
+def paired_effect(d, side: str, level: float = 0.95, threshold: float = 0.0) -> EffectBound:
+    """Mean of paired differences over test cells with its two-sided t-interval
+    (:func:`~icmlbook.runtime.stats.effect_bound`, minimum effect ``threshold``): ``side="lower"`` passes when the
+    interval lies above ``threshold``, ``"upper"`` when below. Non-finite differences are left out and counted
+    (``dropped``)."""
+    return effect_bound(d, threshold, side=side, level=level, nonfinite="drop")
+
+
+def _decide(e: EffectBound, cfg: HHMEAConfig, measured: str, values: dict) -> ClaimCheck:
+    """The check of a paired rule: its measured text with the count of cells left out (when any), failed with the
+    reason when more than ``cfg.max_dropped_frac`` of the cells were."""
+    total = e.n + e.dropped
+    values = dict(values, dropped=e.dropped, n=e.n)
+    if not e.dropped:
+        return ClaimCheck(measured, e.passed, values)
+    measured += f"; {e.dropped} of {total} cells non-finite, left out"
+    if e.dropped > cfg.max_dropped_frac * total:
+        return ClaimCheck(measured, False, values,
+                          reason=f"{e.dropped} of {total} cells have a non-finite difference, more than "
+                                 f"max_dropped_frac = {cfg.max_dropped_frac:g} of them: the interval would stand on a "
+                                 "selected subset")
+    return ClaimCheck(measured, e.passed, values)
+
+
+def _ci_text(e: EffectBound, fmt=".3f"):
+    return f"{e.mean:+{fmt}} [{e.lo:+{fmt}}, {e.hi:+{fmt}}]"
+
+
+@claim_rule("C1", statement="The cell's geometry relative to the array (soma position, height, axon direction) is "
+            "identifiable from the designed features of its electrical image.",
+            rule="on fresh prior cells observed with the test N, the posterior mean's RMSE divided by the prior range is "
+                 "<= geom_nrmse (0.1) for x, y, height and angle (channel densities reported, not required)",
+            rejects="a posterior that does not concentrate on some geometric parameter (RMSE near the prior's 0.29)",
+            paper="infers HH parameters (abstract; per-parameter errors not reached)")
+def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
+    err = dict(zip(study.names, study.nrmse))
+    geo = {n: err[n] for n in GEOMETRY if n in err}
+    missing = [n for n in GEOMETRY if n not in err]  # a geometric parameter not inferred is not shown identifiable
+    other = {n: v for n, v in err.items() if n not in GEOMETRY}
+    ok = not missing and all(v <= cfg.geom_nrmse for v in geo.values())
+    txt = ("geometry " + ", ".join(f"{n} {v:.3f}" for n, v in geo.items())
+           + (f" (not inferred: {', '.join(missing)})" if missing else "") + "; others "
+           + ", ".join(f"{n} {v:.3f}" for n, v in other.items()) + f" (prior mean: {study.prior_nrmse:.3f}; "
+           f"{len(study.sbc_theta)} cells, N = {study.n_spikes})")
+    return ClaimCheck(txt, bool(ok), {"nrmse": err})
+
+
+@claim_rule("C1c", statement="The amortised posterior is calibrated.",
+            rule="SBC ranks uniform by a χ² test, and their spread (variance of the normalised ranks) not different from "
+                 "uniform ranks' by a two-sided Monte Carlo test, each at level sbc_alpha (0.01) Bonferroni-divided over "
+                 "the parameters; every parameter's 90 % central-interval coverage within coverage_tol (0.1) of 0.9; "
+                 "undecided when the spread test would reject a posterior sbc_wide (1.5) times too wide with probability "
+                 "below sbc_power (0.8) at this number of SBC cells",
+            rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, too large or too small a rank spread, "
+                    "coverage off by more than 0.1), e.g. a posterior 1.5 times too wide",
+            paper="not reached")
+def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (the second review): a posterior too wide could not fail (90 % coverage <= 1.0 is always
+    # within 0.1 of 0.9, and the 10-bin χ² has little power); the rank-spread test and its power check added.
+    p = np.asarray(study.sbc_p)
+    cov = np.asarray(study.coverage90)
+    ranks = np.asarray(study.sbc_ranks)
+    n_obs, L = ranks.shape[0], np.asarray(study.sbc_samples).shape[1]
+    level = cfg.sbc_alpha / len(p)
+    ps = rank_spread_p(ranks, L)
+    power = rank_spread_power(n_obs, L, cfg.sbc_wide, level)
+    old = bool((p >= level).all() and (np.abs(cov - 0.9) <= cfg.coverage_tol).all())
+    ok = old and bool((ps >= level).all())
+    txt = ("SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; rank-spread p "
+           + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, ps)) + "; 90 % coverage "
+           + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, cov))
+           + f"; power against a posterior {cfg.sbc_wide:g}× too wide {power:.2f} ({n_obs} cells)")
+    values = {"spread_p": ps.tolist(), "power": power}
+    if ok and power < cfg.sbc_power:
+        return ClaimCheck(txt, None, values, reason=f"{n_obs} SBC cells: the rank-spread test rejects a posterior "
+                          f"{cfg.sbc_wide:g}× too wide with probability {power:.2f} only (below {cfg.sbc_power:g})")
+    return ClaimCheck(txt, ok, values)
+
+
+@claim_rule("C2", statement="Designed features carry more information about θ than an equal-dimension summary of "
+            "the raw image.",
+            rule="paired over the SBC cells, log q(θ_true | designed features) - log q(θ_true | random projection of the "
+                 "z-scored EI, same dimension, same simulations and training): 95 % CI lower bound > 0; " + _DROPS,
+            rejects="a random projection of the raw image that is as informative (difference <= 0)",
+            paper="designed features of extracellular MEA measurements (abstract; no comparison reached)")
+def claim2(study, cfg: HHMEAConfig) -> ClaimCheck:
+    e = paired_effect(np.asarray(study.logq_designed) - np.asarray(study.logq_random), "lower")
+    return _decide(e, cfg, f"mean log q: designed {np.mean(study.logq_designed):.2f}, random projection "
+                           f"{np.mean(study.logq_random):.2f}; difference {_ci_text(e, '.2f')} nats",
+                   {"diff": e.mean, "lo": e.lo})
+
+
+@claim_rule("C3", statement="Gradient refinement through the differentiable simulator improves NPE's parameter "
+            "estimates.",
+            rule="paired over test cells, parameter error (RMSE / prior range) of the refined samples' mean minus that of "
+                 "NPE's own estimate, its posterior mean (sbc_samples draws), and minus that of the mean of the same k "
+                 "NPE samples before refinement: both 95 % CI upper bounds < −min_theta_gain (0.01 of the prior range); "
+                 + _DROPS,
+            rejects="refinement that fits the noise without moving θ closer to the truth, or that only beats the mean of "
+                    "its k starting samples while NPE's posterior mean is as good (a difference >= 0)",
+            paper="leveraging differentiable biophysical simulation (abstract; no number)")
+def claim3(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (an earlier review): the baseline was the mean of the k refined starting samples only, a
+    # noisier estimate than NPE's posterior mean; now refinement must beat both (stricter only).
+    k = study.refined.shape[1]
+    e_k = study.param_error(study.npe_samples[:, :k].mean(1))
+    e_ref = study.param_error(study.refined.mean(1))
+    pm = getattr(study, "npe_mean", None)
+    if pm is None:
+        return ClaimCheck("—", None, reason="the study has no NPE posterior mean (npe_mean) to compare with")
+    e_pm = study.param_error(pm)
+    e = paired_effect(e_ref - e_pm, "upper", threshold=-cfg.min_theta_gain)
+    ek = paired_effect(e_ref - e_k, "upper", threshold=-cfg.min_theta_gain)
+    c_pm = _decide(e, cfg, "", {})
+    c_k = _decide(ek, cfg, "", {})
+    ok = bool(c_pm.passed) and bool(c_k.passed)
+    notes = "".join(dict.fromkeys(c.measured for c in (c_pm, c_k) if c.measured))
+    return ClaimCheck(f"parameter error: NPE posterior mean {e_pm.mean():.3f}, mean of the {k} starting samples "
+                      f"{e_k.mean():.3f} → refined {e_ref.mean():.3f}; difference to the posterior mean {_ci_text(e)}, to "
+                      f"the starting samples {_ci_text(ek)}{notes}; feature loss {np.mean(study.loss_npe):.3f} → "
+                      f"{np.mean(study.loss_refined):.3f}", ok, {"diff": e.mean, "diff_k": ek.mean, "dropped": e.dropped},
+                      reason=c_pm.reason or c_k.reason)
+
+
+@claim_rule("C3b", statement="Starting gradient fits from the amortised posterior beats gradient-only fitting from "
+            "random starts (which gets stuck).",
+            rule="paired over test cells, log of the refined fit's best feature loss minus log of the gradient-only best "
+                 "of as many random prior starts with the same steps: 95 % CI upper bound < 0; " + _DROPS,
+            rejects="random-restart gradient fits that reach the same loss (difference >= 0)",
+            paper="not reached")
+def claim3b(study, cfg: HHMEAConfig) -> ClaimCheck:
+    best_ref = np.min(study.loss_refined, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):     # a loss of 0 gives -inf: counted by _decide
+        d = np.log(best_ref) - np.log(study.loss_gradient_only)
+    e = paired_effect(d, "upper")
+    return _decide(e, cfg, f"best feature loss: NPE-initialised {np.median(best_ref):.3f}, gradient-only "
+                           f"{np.median(study.loss_gradient_only):.3f} (medians); log-ratio {_ci_text(e, '.2f')}",
+                   {"diff": e.mean})
+
+
+MAIN = "NPE + refinement"
+
+
+@claim_rule("C4", statement="Models inferred from the electrical image alone predict spike / no spike for held-out "
+            "multi-electrode patterns accurately.",
+            rule="accuracy of NPE + refinement (mean over test cells) >= acc_target (0.85), within oracle_gap (0.05) of the "
+                 "true-θ oracle, and above the prior-mean cell: paired 95 % CI lower bound of the balanced-accuracy "
+                 "difference > min_acc_gain (0.01); " + _DROPS,
+            rejects="a model no better than the population-average cell placed at the EI's centre",
+            paper="90.4% accuracy on unseen multi-electrode patterns (macaque retina; not comparable to synthetic cells)")
+def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
+    acc = study.accuracy
+    a, o = acc[MAIN].mean(), acc["oracle"].mean()
+    e = paired_effect(study.balanced_accuracy[MAIN] - study.balanced_accuracy["prior-mean"], "lower",
+                      threshold=cfg.min_acc_gain)
+    ok = a >= cfg.acc_target and o - a <= cfg.oracle_gap and e.passed
+    others = ", ".join(f"{k} {v.mean():.3f}" for k, v in acc.items() if k != MAIN)
+    check = _decide(e, cfg, f"accuracy {a:.3f} (balanced {np.nanmean(study.balanced_accuracy[MAIN]):.3f}, AUC "
+                            f"{study.auc[MAIN]:.3f}); {others}; balanced-accuracy gain over prior-mean {_ci_text(e)}",
+                    {"accuracy": a, "oracle": o})
+    return ClaimCheck(check.measured, bool(ok) and check.passed, check.values, reason=check.reason)
+
+
+@claim_rule("C5", statement="The biophysical model captures non-additive interactions of opposite-polarity "
+            "electrodes that a linear-summation model fitted to single-electrode responses misses.",
+            rule="paired over test cells: on mixed-polarity patterns, accuracy of NPE + refinement minus that of linear "
+                 "summation, 95 % CI lower bound > min_acc_gain (0.01); and that gain minus the same gain on same-polarity "
+                 "patterns (the non-additive part), 95 % CI lower bound > min_acc_gain; and the same interaction on the "
+                 "scale of error counts, where removing the same share of linear summation's errors on every pattern "
+                 "scores 0: log((model's errors + ½) / (linear summation's errors + ½)) on mixed minus on same-polarity "
+                 "patterns, 95 % CI upper bound < 0; " + _DROPS,
+            rejects="linear summation of single-electrode thresholds being as accurate on mixed polarities, or a model that "
+                    "beats it by as much on same-polarity patterns, or that removes the same share of its errors on both "
+                    "(a better cell model, not non-additive interactions)",
+            paper="not reached")
+def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (an earlier review): the rule asked only for a gain on mixed patterns, which a model
+    # better everywhere also has; the gain must now be larger on mixed than on same-polarity patterns (stricter only).
+    gm = study.accuracy_mixed[MAIN] - study.accuracy_mixed["linear summation"]
+    gs = study.accuracy_same[MAIN] - study.accuracy_same["linear summation"]
+    e = paired_effect(gm, "lower", threshold=cfg.min_acc_gain)
+    es = paired_effect(gs, "lower")                                                     # reported
+    ed = paired_effect(gm - gs, "lower", threshold=cfg.min_acc_gain)
+    # The interaction on the scale of error counts (a third session-5 change, after a second pass of the review: in
+    # accuracy a uniformly better model gains more where linear summation errs more, which is on mixed patterns).
+    mixed, amps = getattr(study, "mixed", None), getattr(study, "amplitudes", None)
+    if mixed is None or amps is None:
+        return ClaimCheck("—", None, reason="the study lacks the pattern polarities or amplitudes (condition counts)")
+    n_m = np.asarray(mixed).sum(1) * len(amps)
+    n_s = (~np.asarray(mixed, bool)).sum(1) * len(amps)
+
+    def log_ratio(acc, n):
+        return (np.log((1 - np.asarray(acc[MAIN])) * n + 0.5) - np.log((1 - np.asarray(acc["linear summation"])) * n + 0.5))
+
+    er = paired_effect(log_ratio(study.accuracy_mixed, n_m) - log_ratio(study.accuracy_same, n_s), "upper")
+    checks = [_decide(x, cfg, "", {}) for x in (e, ed, er)]
+    notes = "".join(dict.fromkeys(c.measured for c in checks if c.measured))
+    return ClaimCheck(f"mixed polarity: {study.accuracy_mixed[MAIN].mean():.3f} vs linear "
+                      f"{study.accuracy_mixed['linear summation'].mean():.3f}, difference {_ci_text(e)}; same polarity: "
+                      f"{study.accuracy_same[MAIN].mean():.3f} vs {study.accuracy_same['linear summation'].mean():.3f}, "
+                      f"{_ci_text(es)}; mixed gain minus same gain {_ci_text(ed)}; log error ratio (model / linear) on "
+                      f"mixed minus on same {_ci_text(er, '.2f')}{notes}",
+                      all(bool(c.passed) for c in checks),
+                      {"diff": e.mean, "interaction": ed.mean, "log_ratio_interaction": er.mean, "dropped": ed.dropped},
+                      reason=next((c.reason for c in checks if c.reason), None))
+
+
+@claim_rule("C6", statement="A few minutes of recording suffice: accuracy degrades only mildly with fewer averaged spikes.",
+            rule="paired over test cells: NPE accuracy at the fewest spikes of the sweep minus at the most, 95 % CI lower "
+                 "bound > −mild_drop (0.05); and NPE accuracy at the fewest spikes minus the prior-mean cell's, 95 % CI "
+                 "lower bound > min_acc_gain (0.01); " + _DROPS,
+            rejects="accuracy that falls by more than 0.05 when the EI averages few spikes, or an NPE at few spikes no "
+                    "better than the population-average cell (the EI then carries nothing)",
+            paper="HH models fit from only a few minutes of recording (abstract)")
+def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
+    # Changed in session 5 (the second review): a point comparison of means on 5-20 cells, and mild_drop larger than
+    # the whole informative range at smoke (prior-mean cell 0.860 vs NPE 0.892); now paired bounds, and the fewest
+    # spikes must still beat the prior-mean cell (stricter only).
+    sweep = np.asarray(study.sweep_accuracy)
+    acc = sweep.mean(1)
+    order = np.argsort(np.asarray(study.sweep_n))  # fewest spikes against most, whatever order the sweep was given in
+    few, most = sweep[order[0]], sweep[order[-1]]
+    e_drop = effect_bound(few - most, -cfg.mild_drop, side="lower", nonfinite="drop")
+    e_pm = paired_effect(few - np.asarray(study.accuracy["prior-mean"]), "lower", threshold=cfg.min_acc_gain)
+    c_d, c_p = _decide(e_drop, cfg, "", {}), _decide(e_pm, cfg, "", {})
+    return ClaimCheck("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc))
+                      + f"; fewest minus most {_ci_text(e_drop)} (limit −{cfg.mild_drop:g}); fewest minus the prior-mean "
+                      f"cell {_ci_text(e_pm)}" + (c_d.measured or c_p.measured), bool(c_d.passed) and bool(c_p.passed),
+                      {"acc": acc.tolist(), "drop_lo": e_drop.lo, "over_prior_mean_lo": e_pm.lo},
+                      reason=c_d.reason or c_p.reason)
+
+
+@claim_rule("C7", statement="Amortised inference is rapid: well under a second per cell, orders of magnitude faster "
+            "than fitting each cell by gradient descent.",
+            rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number) < "
+                 "speed_s (1 s) and >= 100x below the gradient-only fits' time per cell (also batched over cells), both "
+                 "timed the same way: npe_timing_repeats interleaved rounds of one NPE call and one block of the fits' "
+                 "steps, the fastest round of each deciding (a block's time per step times the fits' steps)",
+            rejects="inference as slow as per-cell optimisation (ratio < 100), or a ratio that only load on the fits' "
+                    "single run made large",
+            paper="rapidly infers HH parameters (abstract)", timed=True)
+def claim7(study, cfg: HHMEAConfig) -> ClaimCheck:
+    """Changed in session 5: the fits were timed once and the NPE call as the fastest of back-to-back calls, so
+    load inflated only the numerator (a tilt towards passing); both sides are now the fastest of the same number
+    of interleaved rounds, computed here from the raw timings."""
+    calls = np.asarray(getattr(study, "seconds_npe_all", ()), float)
+    blocks = np.asarray(getattr(study, "seconds_gradient_only_blocks", ()), float)
+    if calls.size < 2 or calls.size != blocks.size or not (np.isfinite(calls).all() and np.isfinite(blocks).all()):
+        return ClaimCheck(f"{calls.size} NPE calls, {blocks.size} blocks of the fits timed", None,
+                          reason="the two sides were not timed in the same number (>= 2) of interleaved rounds")
+    a = float(calls.min()) / len(study.test_theta)
+    g = float(blocks.min())
+    ok = a < cfg.speed_s and g / a >= 100
+    run = float(getattr(study, "seconds_gradient_only_run", float("nan")))
+    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell, gradient-only {g:.2f} s per cell ({g / a:.0f}x; fastest of "
+                      f"{calls.size} interleaved rounds each; slowest round {calls.max() / calls.min():.1f}x and "
+                      f"{blocks.max() / blocks.min():.1f}x the fastest; the fits' whole run {run:.2f} s per cell)",
+                      bool(ok), {"ratio": g / a, "npe": a, "gradient_only": g})
+
+
+not_testable("P1", statement="Validated on hundreds of hours of stimulation and recording from isolated macaque retina "
+             "on a 30 µm-pitch 512-electrode array.",
+             paper="hundreds of hours of data, macaque retina, 512 electrodes (abstract)",
+             reason="the recordings are not public and no retina data exist offline; every cell here is synthetic")
+not_testable("P2", statement="90.4 % accuracy on previously unseen multi-electrode stimulation patterns of recorded cells.",
+             paper="90.4% (abstract)",
+             reason="a number about recorded macaque RGCs; our synthetic accuracies (C4) are not a reproduction of it")
+
+abstract_sentence("Here, we introduce a framework that rapidly infers HH parameters from designed features of "
+                  "extracellular MEA measurements by leveraging differentiable biophysical simulation and "
+                  "simulation-based inference, unlocking a wide range of downstream applications.",
+                  "C1", "C1c", "C2", "C3", "C3b", "C7")
+abstract_sentence("In this work, we focus on a central goal of translational neuroengineering: predicting neural spiking "
+                  "responses to candidate neurostimulation patterns that would take hours to measure clinically.", "C4")
+abstract_sentence("To validate our approach, we collected hundreds of hours of stimulation and recording data from "
+                  "isolated macaque retina with a 30 µm-pitch 512-electrode array.", "P1")
+abstract_sentence("Our framework predicted previously unseen multi-electrode stimulation responses with 90.4% accuracy "
+                  "using HH models fit from only a few minutes of recording, replacing hours of stimulus testing.",
+                  "P2", "C4", "C5", "C6")

@@ -1,0 +1,465 @@
+"""The chapter's claims: the dossier's nine claims, decided on this run's evaluations, and the paper's benchmark
+numbers (The Well, ERA5, pretrained checkpoints), declared not testable at this book's scale.
+
+Rules take :class:`.experiments.Evaluation` objects and the chapter's config (thresholds fixed there before the
+runs). Intervals are 95 % cluster bootstraps over test trajectories (windows of one trajectory are correlated).
+The paper column holds what was read: the abstract and the official README's results table (dossier Sec. 4).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from .config import IRNOConfig
+from .experiments import Evaluation, SREvaluation, decay_ratio, paired_difference, relative_gain
+
+
+def _curve(ev: Evaluation) -> np.ndarray:
+    return ev.vrmse.mean(axis=1)
+
+
+def _seeds(*lists: Sequence, cfg: IRNOConfig | None = None) -> None:
+    """The per-seed inputs of a rule: at least one seed, and as many of each (a rule over nothing decides nothing);
+    with ``cfg``, at least as many as the config's ``seeds`` ("on every seed" is every seed the profile runs: a rule
+    given the first seed only decided it alone; session 6, a second pass over the rewritten rules)."""
+    n = {len(v) for v in lists}
+    if n == {0} or len(n) != 1:
+        raise ValueError(f"a rule needs the same number (>= 1) of per-seed inputs in each argument; got lengths "
+                         f"{[len(v) for v in lists]}")
+    if cfg is not None and n.pop() < len(cfg.seeds):
+        raise ValueError(f"a rule needs one input per seed of the profile (seeds={tuple(cfg.seeds)}, "
+                         f"{len(cfg.seeds)}); got {len(lists[0])}")
+
+
+@claim_rule("C1", statement="The test error falls at every refinement step up to the trained horizon K.",
+            rule="on every seed, mean test VRMSE at step k <= (1 + monotone_tol) x VRMSE at step k-1 for "
+                 "k = 1..K (monotone_tol = 0: no rise at all), every step lowers it: the relative fall "
+                 "1 - VRMSE_k/VRMSE_(k-1) has a 95 % cluster-bootstrap lower bound > step_min (0.1 %) for each "
+                 "k = 1..K (added in session 6: the no-rise test alone was a sign test on the point estimate, so a "
+                 "step that does nothing passed at -0.001 %), and the steps after the first still lower it: the "
+                 "relative gain 1 - VRMSE_K/VRMSE_1 has a 95 % cluster-bootstrap lower bound > effect_min (1 %)",
+            rejects="a corrector that overshoots (error rising again before K), one whose later steps do nothing, or "
+                    "one that does nothing after its first step",
+            paper="VRMSE decreases with the iteration (Fig. 1, project-page demos)")
+def claim1(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evals, cfg=cfg)
+    rows, ok, rises, later, steps = [], True, [], [], []
+    for s, ev in enumerate(evals):
+        c = _curve(ev)[: ev.K + 1]
+        rise = float(np.max(c[1:] / c[:-1] - 1.0))
+        g = relative_gain(ev.vrmse[1], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot, seed=s)
+        per = [relative_gain(ev.vrmse[k - 1], ev.vrmse[k], ev.traj_id, cfg.n_boot, seed=s) for k in range(1, ev.K + 1)]
+        rises.append(rise)
+        later.append(g)
+        steps.append(per)
+        ok &= rise <= cfg.monotone_tol and g[1] > cfg.effect_min and all(p[1] > cfg.step_min for p in per)
+        rows.append(f"seed {s}: " + " → ".join(f"{v:.4f}" for v in c) + f" (steps 2..K: {g[0]:+.1%} "
+                    f"[{g[1]:+.1%}, {g[2]:+.1%}]; largest step-to-step change {rise:+.3%}; smallest lower bound of "
+                    f"a step's fall {min(p[1] for p in per):+.3%})")
+    return ClaimCheck("; ".join(rows), bool(ok),
+                      {"largest_rise": max(rises), "later_gain": later, "step_falls": steps})
+
+
+@claim_rule("C2", statement="The iteration stays stable past the trained horizon: run to 2K, the error does not "
+            "drift away from its value at K.",
+            rule="on every seed, mean test VRMSE_k / VRMSE_K - 1 <= extrap_tol (5 %) for every k = K+1..2K; a "
+                 "fall of more than 5 % counts only where the corrections past K settle: their fitted decay rate "
+                 "over k = K..2K-1 has a 95 % upper bound <= 2^(-1/K) (they at least halve between K and 2K; this "
+                 "bound was chosen after a smoke run, whose rate 0.992 passed the earlier 'shrink at all'); and the "
+                 "mean correction ||h_(k+1) - h_k|| never grows past K (each of k = K+1..2K-1 at most the one "
+                 "before; added after a default run, since a fitted rate can hide corrections that grow "
+                 "in the last steps); and on each test trajectory alone (the mean over its windows) VRMSE_k / "
+                 "VRMSE_K - 1 <= traj_extrap_tol (15 %) for k = K+1..2K (added in session 6: the pooled mean let "
+                 "one trajectory in eight diverge by 30 %)",
+            rejects="an iteration that diverges once it runs past K (on average or on one trajectory), one that has "
+                    "not settled (constant-size steps still moving the error by more than 5 % by 2K), or one whose "
+                    "corrections start to grow again before 2K",
+            paper="error ratios 'remaining stable beyond the trained iteration count' (abstract); demos to 2K")
+def claim2(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evals, cfg=cfg)
+    rows, ok, worst, growth, traj = [], True, [], [], []
+    for s, ev in enumerate(evals):
+        c = _curve(ev)
+        K = ev.K
+        per_traj = np.stack([ev.vrmse[:, ev.traj_id == t].mean(axis=1) for t in np.unique(ev.traj_id)])  # (T, steps+1)
+        t_rise = float(np.max(per_traj[:, K + 1: 2 * K + 1] / per_traj[:, K: K + 1] - 1.0))
+        traj.append(t_rise)
+        ok &= t_rise <= cfg.traj_extrap_tol
+        rel = c[K + 1: 2 * K + 1] / c[K] - 1.0
+        rise, fall = float(np.max(rel)), float(np.min(rel))
+        r, lo, hi = decay_ratio(ev.diffs[K: 2 * K], ev.traj_id, cfg.n_boot, seed=s)
+        d = ev.diffs[K: 2 * K].mean(axis=1)
+        grow = float(np.max(d[1:] / d[:-1] - 1.0)) if len(d) > 1 else float("-inf")
+        worst.append((rise, fall))
+        growth.append(grow)
+        ok &= rise <= cfg.extrap_tol and (fall >= -cfg.extrap_tol or hi <= 2.0 ** (-1.0 / K)) and grow <= 0.0
+        rows.append(f"seed {s}: VRMSE_K {c[K]:.4f}, VRMSE_2K {c[2 * K]:.4f}, VRMSE_k / VRMSE_K - 1 over k = K+1..2K "
+                    f"from {fall:+.1%} to {rise:+.1%}, decay rate of the corrections past K {r:.3f} "
+                    f"[{lo:.3f}, {hi:.3f}], largest step-to-step change of a correction past K {grow:+.1%}, largest "
+                    f"rise of one trajectory past K {t_rise:+.1%}")
+    return ClaimCheck("; ".join(rows), bool(ok), {"drift": worst, "correction_growth": growth,
+                                                  "trajectory_rise": traj})
+
+
+def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[float, bool]:
+    """How much the same base trained with IRNO's extra epochs gains over it (relative, test VRMSE), and whether
+    that is below ``plateau_tol`` (the base counts as trained to a plateau)."""
+    g = 1.0 - float(np.mean(long_base)) / float(ev.vrmse[0].mean())
+    return g, g < cfg.plateau_tol
+
+
+def _decide(parts: Sequence[tuple[bool, bool]]) -> bool | None:
+    """The verdict of a rule decided on several parts (seeds, or bases x seeds), each ``(passed, valid)`` where
+    ``valid`` is its precondition (a base at a plateau, one that beats interpolation): not reproduced as soon as one
+    part fails, whether or not its precondition holds; undecided when every part passes but some part is not valid;
+    reproduced only when every part is valid and passes. The precondition guards only against a false pass: an
+    under-trained base inflates a gain, so a gain that misses its bar over one would miss it over a trained base too
+    (the session 6 review; before, a failing part off its plateau left the row undecided)."""
+    if not parts:
+        raise ValueError("a rule needs at least one part (seed) to decide on")
+    if any(not p for p, _ in parts):
+        return False
+    if not all(v for _, v in parts):
+        return None
+    return True
+
+
+@claim_rule("C3", statement="IRNO lowers the frozen base's error by a large fraction (tens of per cent).",
+            rule="on every seed, the relative gain 1 - VRMSE_K/VRMSE_0 has a 95 % cluster-bootstrap lower bound "
+                 ">= gain_min (10 %); decided only where the base is trained to a plateau (the same base trained "
+                 "with IRNO's extra epochs gains < plateau_tol, 5 %, over it): a seed whose gain falls short fails the "
+                 "row whether or not its base is at a plateau, and a seed off its plateau leaves a row whose seeds "
+                 "all pass undecided (changed in session 6: before, any seed off its plateau left the row undecided, "
+                 "even where a gain failed)",
+            rejects="a refiner that only polishes (gain below 10 %) or none at all; a gain that only makes up for an "
+                    "under-trained base",
+            paper="45.32 % / 56.05 % (TR-2D, FNO / TFNO), 50.73 % / 80.46 % (Active Matter)")
+def claim3(evals: Sequence[Evaluation], long_bases: Sequence[np.ndarray], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evals, long_bases, cfg=cfg)
+    rows, parts, gains, short = [], [], [], []
+    for s, (ev, lb) in enumerate(zip(evals, long_bases, strict=True)):
+        g, lo, hi = relative_gain(ev.vrmse[0], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot, seed=s)
+        pg, flat = _plateau(ev, lb, cfg)
+        gains.append((g, lo, hi))
+        parts.append((lo >= cfg.gain_min, flat))
+        if not flat:
+            short.append(f"seed {s}: {pg:.1%}")
+        rows.append(f"seed {s}: base VRMSE {ev.vrmse[0].mean():.4f} (same base with the extra epochs "
+                    f"{np.mean(lb):.4f}), IRNO at K {ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} [{lo:.1%}, {hi:.1%}]")
+    verdict = _decide(parts)
+    if verdict is None:
+        return ClaimCheck("; ".join(rows), None, {"gains": gains},
+                          reason="the base is not trained to a plateau (the extra epochs lower its VRMSE by "
+                                 + ", ".join(short) + f", >= {cfg.plateau_tol:.0%}), so the gain would partly make up "
+                                 "for an under-trained base")
+    return ClaimCheck("; ".join(rows), verdict, {"gains": gains})
+
+
+def _bands(ev: Evaluation, cfg: IRNOConfig, seed: int = 0) -> tuple[bool, str, dict]:
+    band = ev.band(ev.K)
+    b = {k: float(np.median(v)) for k, v in band.items()}
+    lm = paired_difference(band["low"], band["mid"], ev.traj_id, cfg.n_boot, seed=seed)
+    mh = paired_difference(band["mid"], band["high"], ev.traj_id, cfg.n_boot, seed=seed)
+    ok = lm[1] > cfg.effect_min and mh[1] > cfg.effect_min and b["high"] < b["mid"] < b["low"]
+    text = (f"low {b['low']:.1%}, mid {b['mid']:.1%}, high {b['high']:.1%} (corner {b['corner']:.1%}); low − mid "
+            f"{lm[0]:+.3f} [{lm[1]:+.3f}, {lm[2]:+.3f}], mid − high {mh[0]:+.3f} [{mh[1]:+.3f}, {mh[2]:+.3f}]")
+    return bool(ok), text, {"bands": b, "low_mid": lm, "mid_high": mh}
+
+
+@claim_rule("C4", statement="The refinement targets high frequencies: relative to the base, the error falls most "
+            "in the high band and least in the low band.",
+            rule="on every seed, per test sample, band ratios sum E_K / sum E_0 at k = K: their medians ordered "
+                 "high < mid < low, and the paired differences low - mid and mid - high both with 95 % "
+                 "cluster-bootstrap lower bounds > effect_min (0.01) (bands: thirds of the axis Nyquist, corner "
+                 "shells apart); on the few-mode FNO and on the many-mode FNO, whose modes reach into the high band "
+                 "(the many-mode base added after a default run: on the few-mode base alone the ordering is partly "
+                 "set by its cut-off, which lies near the low band's edge; changed in session 6: both bases now "
+                 "over seeds, before on the first seed only)",
+            rejects="a uniform reduction (ratios within 0.01 of each other), one that mostly fixes the large "
+                    "scales (low <= mid or mid <= high), an ordering that only mirrors the few-mode base's cut-off "
+                    "(absent on a base that holds those modes), or one that holds on one seed only",
+            paper="27.72–36.10 % (low), 5.07–6.68 % (mid), 1.48–2.04 % (high), Active Matter")
+def claim4(evs: Sequence[Evaluation], manys: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, manys, cfg=cfg)
+    rows, ok, per = [], True, []
+    for s, (ev, many) in enumerate(zip(evs, manys, strict=True)):
+        ok1, t1, v1 = _bands(ev, cfg, seed=s)
+        ok2, t2, v2 = _bands(many, cfg, seed=s)
+        ok &= ok1 and ok2
+        per.append({"few_mode": v1, "many_mode": v2})
+        rows.append(f"seed {s}: band ratios at K (medians), few-mode FNO: {t1}; many-mode FNO: {t2}")
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": per, "bands": per[0]["few_mode"]["bands"]})
+
+
+@claim_rule("C5", statement="The progressive spectral loss lowers the high-frequency error more than training "
+            "without it or with a constant exponent.",
+            rule="on every seed, paired over test samples, high-band ratio at K of the ablation minus IRNO's: 95 % "
+                 "lower bound > effect_min (0.01) for both 'no spectral loss' and 'constant exponent lambda = 1' "
+                 "(over seeds since a default run that had the ablations on one seed)",
+            rejects="a spectral loss that does not matter for the high band (ablations as good or better on some "
+                    "seed)",
+            paper="not reached (the ablation tables were not read)")
+def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequence[Evaluation],
+           cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, no_spec, const, cfg=cfg)
+    rows, ok, vals = [], True, []
+    for s, (ev, ns, cl) in enumerate(zip(evs, no_spec, const, strict=True)):
+        hi = ev.band(ev.K)["high"]
+        out, per = [], {}
+        for name, alt in (("no spectral loss", ns), ("constant exponent", cl)):
+            d, lo, up = paired_difference(alt.band(alt.K)["high"], hi, ev.traj_id, cfg.n_boot, seed=s)
+            per[name] = (d, lo, up)
+            ok &= lo > cfg.effect_min
+            out.append(f"{name} {float(np.median(alt.band(alt.K)['high'])):.1%} (difference {d:+.3f} "
+                       f"[{lo:+.3f}, {up:+.3f}])")
+        vals.append(per)
+        rows.append(f"seed {s}: high-band ratio IRNO {float(np.median(hi)):.1%}, " + ", ".join(out))
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
+
+
+@claim_rule("C6", statement="The fixed-point regulariser makes the truth closer to a fixed point and steadies the "
+            "iteration past K.",
+            rule="on every seed, paired over test samples, 'no fixed-point term' minus IRNO: VRMSE at 2K, the drift "
+                 "past K (VRMSE_2K - VRMSE_K) and RMS of Phi([x; y]), each with 95 % lower bound > effect_min (1 %) of "
+                 "IRNO's mean (of VRMSE_2K for the drift) (over seeds since a default run that had the ablations on "
+                 "one seed; the drift added in session 6: the level at 2K alone was won by an ablation uniformly "
+                 "worse at every k, with the same drift)",
+            rejects="a regulariser without effect (the ablation as stable past K, as accurate at 2K, or its "
+                    "Phi([x; y]) as small, on some seed), or one that only makes the refiner more accurate at every "
+                    "step; the Phi part is the regulariser's own objective (a check that it acted), the drift and the "
+                    "level at 2K are the evidence",
+            paper="not reached (the ablation tables were not read)")
+def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, no_fps, cfg=cfg)
+    rows, ok, vals = [], True, []
+    for s, (ev, no_fp) in enumerate(zip(evs, no_fps, strict=True)):
+        K, K2 = ev.K, 2 * ev.K
+        d, lo, hi = paired_difference(no_fp.vrmse[K2], ev.vrmse[K2], ev.traj_id, cfg.n_boot, seed=s)
+        dr = paired_difference(no_fp.vrmse[K2] - no_fp.vrmse[K], ev.vrmse[K2] - ev.vrmse[K], ev.traj_id, cfg.n_boot,
+                               seed=s)
+        p, plo, phi = paired_difference(no_fp.phi_y, ev.phi_y, ev.traj_id, cfg.n_boot, seed=s)
+        ok &= (lo > cfg.effect_min * ev.vrmse[K2].mean() and dr[1] > cfg.effect_min * ev.vrmse[K2].mean()
+               and plo > cfg.effect_min * ev.phi_y.mean())
+        vals.append({"vrmse_2k": (d, lo, hi), "drift": dr, "phi_y": (p, plo, phi)})
+        rows.append(f"seed {s}: VRMSE at 2K IRNO {ev.vrmse[K2].mean():.4f}, without fp {no_fp.vrmse[K2].mean():.4f} "
+                    f"(difference {d:+.4f} [{lo:+.4f}, {hi:+.4f}]); drift past K, difference {dr[0]:+.4f} "
+                    f"[{dr[1]:+.4f}, {dr[2]:+.4f}]; RMS Phi([x;y]) {ev.phi_y.mean():.4f} vs "
+                    f"{no_fp.phi_y.mean():.4f} ([{plo:+.4f}, {phi:+.4f}])")
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
+
+
+@claim_rule("C7", statement="The learned update is a contraction along the test trajectories: its Lipschitz "
+            "constant is below one and successive corrections shrink geometrically.",
+            rule="on every seed, the Lipschitz constant of F_x at h_K (Lanczos on J^T J, 20 steps) < lip_max (1) on at "
+                 "least lip_share (90 %) of the sampled test inputs, the fitted decay rate of ||h_{k+1} - h_k|| "
+                 "past the trained horizon, k = K..2K-1, has a 95 % upper bound <= 2^(-1/K) (the corrections at least "
+                 "halve between K and 2K, as in claim 2), and over the whole run, k = 0..2K-1, a 95 % upper bound < 1 "
+                 "(changed in session 6: now over seeds, before on the first seed only; the past-K bound was < 1, "
+                 "which a neutral update shrinking its corrections by 0.1 % a step passed)",
+            rejects="an expansive or neutral update (Lipschitz >= 1, corrections that stop shrinking past K) on some "
+                    "seed",
+            paper="contraction 'under local assumptions' (abstract); the theorem's constants were not read")
+def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, cfg=cfg)
+    rows, ok, per = [], True, []
+    for s, ev in enumerate(evs):
+        L = ev.lipschitz.get(ev.K)
+        if L is None or len(L) == 0:
+            return ClaimCheck("—", None, reason=f"no Lipschitz estimate at k = K was recorded on seed {s}")
+        share = float(np.mean(L < cfg.lip_max))
+        r, lo, hi = decay_ratio(ev.diffs[ev.K: 2 * ev.K], ev.traj_id, cfg.n_boot, seed=s)
+        r0, lo0, hi0 = decay_ratio(ev.diffs[: 2 * ev.K], ev.traj_id, cfg.n_boot, seed=s)
+        ok &= share >= cfg.lip_share and hi <= 2.0 ** (-1.0 / ev.K) and hi0 < 1
+        per.append({"lipschitz": L, "share": share, "rate": (r, lo, hi), "rate_all": (r0, lo0, hi0)})
+        rows.append(f"seed {s}: Lipschitz at h_K median {np.median(L):.3f} (range {L.min():.3f}–{L.max():.3f}), "
+                    f"{share:.0%} below {cfg.lip_max:g}; decay rate of ||h_(k+1) - h_k|| over k = K..2K-1 {r:.3f} "
+                    f"[{lo:.3f}, {hi:.3f}], over k = 0..2K-1 {r0:.3f} [{lo0:.3f}, {hi0:.3f}]")
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": per, **per[0]})
+
+
+@claim_rule("C8", statement="The same recipe improves different frozen bases (plug-and-play); 'improves': a gain "
+            "whose lower bound exceeds 1 %.",
+            rule="on every seed, for each of the three bases, the few-mode FNO, the few-mode TFNO and the many-mode "
+                 "FNO, the relative gain at K has a 95 % cluster-bootstrap lower bound > effect_min (1 %) and > what "
+                 "the same base gains from IRNO's extra epochs (added in session 6, as claim 10's: a 2 % gain "
+                 "passed where training the base longer gave 4.9 %); decided only where each base is trained to a "
+                 "plateau (its own architecture and start trained with IRNO's extra epochs gains < plateau_tol, "
+                 "5 %): a base whose gain misses effect_min fails the row whether or not it is at a plateau (one at a "
+                 "plateau also fails on the extra-epoch bar), and a base off its plateau leaves a row whose bases "
+                 "all pass undecided (changed in session 6: now over seeds, "
+                 "before on the first seed only, where any base off its plateau left the row undecided)",
+            rejects="a refiner that helps only one kind of base (no gain on another) or on one seed only; a gain that "
+                    "only makes up for an under-trained base",
+            paper="gains on FNO and TFNO bases (TR-2D, Active Matter) and FNO/WDSR (ERA5)")
+def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Sequence[Evaluation],
+           longs: Sequence[Sequence[np.ndarray]], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(fnos, tfnos, manys, longs, cfg=cfg)
+    rows, parts, per, short = [], [], [], []
+    for s, (fno, tfno, many, lbs) in enumerate(zip(fnos, tfnos, manys, longs, strict=True)):
+        vals, row = {}, []
+        for (name, ev), lb in zip((("few-mode FNO", fno), ("TFNO", tfno), ("many-mode FNO", many)), lbs, strict=True):
+            g, lo, hi = relative_gain(ev.vrmse[0], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot, seed=s)
+            pg, flat = _plateau(ev, lb, cfg)
+            vals[name] = (g, lo, hi)
+            vals[name + " extra-epoch gain"] = pg
+            # off its plateau only the effect bar can fail the row (an under-trained base inflates the gain, and
+            # training it longer gains more there whatever the refiner does); at a plateau the extra-epoch bar too
+            parts.append((lo > max(cfg.effect_min, pg) if flat else lo > cfg.effect_min, flat))
+            if not flat:
+                short.append(f"{name} on seed {s} {pg:.1%}")
+            row.append(f"{name}: VRMSE {ev.vrmse[0].mean():.4f} (with the extra epochs {np.mean(lb):.4f}) → "
+                       f"{ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} [{lo:.1%}, {hi:.1%}]")
+        per.append(vals)
+        rows.append(f"seed {s}: " + ", ".join(row))
+    verdict = _decide(parts)
+    if verdict is None:
+        return ClaimCheck("; ".join(rows), None, {"per_seed": per},
+                          reason="not every base is trained to a plateau (the extra epochs lower the VRMSE of the "
+                                 + ", ".join(short) + f", >= {cfg.plateau_tol:.0%})")
+    return ClaimCheck("; ".join(rows), verdict, {"per_seed": per})
+
+
+@claim_rule("C9", statement="Iteration beats capacity: IRNO at K beats the same U-Net used once (K = 1) and larger "
+            "bases trained with the extra epochs.",
+            rule="on every seed, paired over test samples, VRMSE of the one-shot corrector, of the wider few-mode "
+                 "base and of the many-mode base (each base trained with the extra epochs) minus IRNO's at K: every "
+                 "difference with a 95 % lower bound > effect_min (1 %) of IRNO's mean VRMSE (the many-mode control "
+                 "added after a default run: width cannot undo a mode truncation; changed in session 6: the two "
+                 "capacity controls now over seeds, before on the first seed only)",
+            rejects="a one-shot corrector, a wider base or a base with more Fourier modes that does as well on some "
+                    "seed",
+            paper="not reached (the baseline tables were not read)")
+def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], larges: Sequence[Evaluation],
+           many_longs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, k1s, larges, many_longs, cfg=cfg)
+    rows, ok, per = [], True, []
+    for s, (ev, k1, large, many) in enumerate(zip(evs, k1s, larges, many_longs, strict=True)):
+        v = ev.vrmse[ev.K]
+        vals, row = {}, []
+        for key, name, alt in (("k1", "one-shot corrector", k1.vrmse[k1.K]), ("large", "wider base", large.vrmse[0]),
+                               ("many_long", "many-mode base", many.vrmse[0])):
+            d = paired_difference(alt, v, ev.traj_id, cfg.n_boot, seed=s)
+            vals[key] = d
+            ok &= d[1] > cfg.effect_min * v.mean()
+            row.append(f"{name} {alt.mean():.4f} (difference {d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}])")
+        per.append(vals)
+        rows.append(f"seed {s}: IRNO at K {v.mean():.4f}, " + ", ".join(row))
+    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": per})
+
+
+def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> str | None:
+    base = float(ev.rfne[0].mean())
+    if base >= float(np.mean(interp_rfne)):
+        return (f"the super-resolution base (RFNE {base:.4f}) does not beat the Fourier-interpolated observation "
+                f"itself (RFNE {np.mean(interp_rfne):.4f}): it is not a trained operator, so a gain over it says "
+                "nothing about refinement")
+    g = 1.0 - float(np.mean(long_rfne)) / base
+    if g < cfg.plateau_tol:
+        return None
+    return (f"the super-resolution base is not trained to a plateau (the extra epochs lower its RFNE by {g:.1%}, "
+            f">= {cfg.plateau_tol:.0%}), so a gain would partly make up for an under-trained base")
+
+
+_SR_SEEDS = ("changed in session 6: now over seeds, before on the first seed only; a seed that misses the effect "
+             "bars fails the row whether or not its base meets the precondition (the extra-epoch bar counts where "
+             "it does), and a seed whose base does not leaves a row whose seeds all pass undecided")
+
+
+@claim_rule("C10", statement="On super-resolution (our stand-in for ERA5: block averages of our flow, 4x coarser, "
+            "to the fine field; 16² to 64² at the default profile), IRNO lowers the frozen base's RFNE and raises "
+            "its ACC.",
+            rule="on every seed, paired over test samples at k = K: the relative RFNE gain 1 - RFNE_K/RFNE_0 has a "
+                 "95 % cluster-bootstrap lower bound > effect_min (1 %), and ACC_K - ACC_0 a lower bound > effect_min "
+                 "(0.01), and the RFNE gain's lower bound also exceeds what the same base gains from IRNO's extra "
+                 "epochs (added after a second review: the plateau test alone let a gain below that pass); "
+                 "decided only where the base beats the Fourier-interpolated observation and is at a "
+                 "plateau (the same base trained with IRNO's extra epochs gains < plateau_tol, 5 %, in RFNE) "
+                 f"({_SR_SEEDS})",
+            rejects="a refiner that does not help on super-resolution (RFNE or ACC no better than the base's) on some "
+                    "seed; a gain that only makes up for an under-trained base",
+            paper="ERA5 16x, FNO base: ACC 0.7523 → 0.892, RFNE 0.3247 → 0.214")
+def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
+            cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
+    rows, parts, per, why = [], [], [], []
+    for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
+        K = ev.K
+        g = relative_gain(ev.rfne[0], ev.rfne[K], ev.traj_id, cfg.n_boot, seed=s)
+        d = paired_difference(ev.acc[K], ev.acc[0], ev.traj_id, cfg.n_boot, seed=s)
+        long_gain = 1.0 - float(np.mean(long_rfne)) / float(ev.rfne[0].mean())
+        rows.append(f"seed {s}: RFNE {ev.rfne[0].mean():.4f} (base; with the extra epochs {np.mean(long_rfne):.4f}; "
+                    f"the interpolated observation {np.mean(interp_rfne):.4f}) → {ev.rfne[K].mean():.4f} (gain "
+                    f"{g[0]:.1%} [{g[1]:.1%}, {g[2]:.1%}]); ACC {ev.acc[0].mean():.4f} → {ev.acc[K].mean():.4f} "
+                    f"(difference {d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}]); the base's own gain from the extra "
+                    f"epochs {long_gain:.1%}")
+        per.append({"rfne_gain": g, "acc_gain": d, "long_gain": long_gain})
+        w = _sr_plateau(ev, long_rfne, interp_rfne, cfg)
+        if w:
+            why.append(f"seed {s}: {w}")
+        core = bool(g[1] > cfg.effect_min and d[1] > cfg.effect_min)     # the bars an unfit base cannot excuse
+        parts.append((core and bool(g[1] > long_gain) if w is None else core, w is None))
+    verdict = _decide(parts)
+    vals = {"per_seed": per, **per[0]}
+    if verdict is None:
+        return ClaimCheck("; ".join(rows), None, vals, reason="; ".join(why))
+    return ClaimCheck("; ".join(rows), verdict, vals)
+
+
+@claim_rule("C11", statement="On super-resolution the RFNE gain is large (the paper: a third).",
+            rule="on every seed, the relative RFNE gain at k = K has a 95 % cluster-bootstrap lower bound >= gain_min "
+                 f"(10 %); decided only where the base beats interpolation and is at a plateau (as in claim 10) "
+                 f"({_SR_SEEDS})",
+            rejects="a refiner that only polishes the super-resolved field (RFNE gain below 10 %) on some seed",
+            paper="RFNE −34.09 % (ERA5 16x, FNO base)")
+def claim11(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
+            cfg: IRNOConfig) -> ClaimCheck:
+    _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
+    rows, parts, per, why = [], [], [], []
+    for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
+        g, lo, hi = relative_gain(ev.rfne[0], ev.rfne[ev.K], ev.traj_id, cfg.n_boot, seed=s)
+        rows.append(f"seed {s}: RFNE gain at K {g:.1%} [{lo:.1%}, {hi:.1%}]")
+        per.append((g, lo, hi))
+        w = _sr_plateau(ev, long_rfne, interp_rfne, cfg)
+        if w:
+            why.append(f"seed {s}: {w}")
+        parts.append((bool(lo >= cfg.gain_min), w is None))
+    verdict = _decide(parts)
+    vals = {"per_seed": per, "rfne_gain": per[0]}
+    if verdict is None:
+        return ClaimCheck("; ".join(rows), None, vals, reason="; ".join(why))
+    return ClaimCheck("; ".join(rows), verdict, vals)
+
+
+_SCALE = ("needs The Well's {what} and its pretrained FNO/TFNO checkpoints from the Hugging Face hub (a download); "
+          "this chapter simulates its own 2-D Navier–Stokes at 24^2-32^2 and trains its bases here "
+          "(C3 and C8 ask the same question at that scale)")
+
+not_testable("P1", statement="On the turbulent radiative layer (TR-2D), IRNO lowers VRMSE by 45.32 % on an FNO base "
+             "and 56.05 % on a TFNO base.", paper="FNO 0.2394 → 0.1309 (45.32 %); TFNO 0.2371 → 0.1042 (56.05 %)",
+             reason=_SCALE.format(what="turbulent_radiative_layer_2D data (384x128, 4 fields)"))
+not_testable("P2", statement="On Active Matter, IRNO lowers VRMSE by 50.73 % (FNO) and 80.46 % (TFNO).",
+             paper="FNO 0.1017 → 0.0501 (50.73 %); TFNO 0.1981 → 0.0387 (80.46 %)",
+             reason=_SCALE.format(what="active_matter data (256x256, 11 fields)"))
+not_testable("P3", statement="ERA5 16x super-resolution: ACC rises from 0.7523 to 0.892 and RFNE falls by 34.09 % "
+             "on an FNO base.", paper="ACC 0.7523 → 0.892 (+18.59 %); RFNE 0.3247 → 0.214 (−34.09 %)",
+             reason="needs ERA5 reanalysis (720x1440) and its trained FNO/WDSR bases, not reachable offline; C10 and C11 "
+                    "ask the same question on the chapter's stand-in (16² block averages of our flow to 64²)")
+not_testable("P4", statement="On Active Matter the normalised spectral error ratios fall to 27.72–36.10 % (low), "
+             "5.07–6.68 % (mid) and 1.48–2.04 % (high frequencies), stable beyond K.",
+             paper="27.72–36.10 % / 5.07–6.68 % / 1.48–2.04 %",
+             reason=_SCALE.format(what="active_matter data at 256^2") + "; C4 and C2 test the ordering and the "
+                    "stability on our bands, whose edges are ours")
+
+abstract_sentence("Under local assumptions, we establish contraction of the induced operator, ensuring convergence "
+                  "to a unique fixed point.", "C7")
+abstract_sentence("To explicitly target high-frequency errors, we propose a progressive spectral loss that "
+                  "adaptively increases penalty on high-frequency components over refinement steps during training.",
+                  "C5")
+abstract_sentence("Across physical systems, IRNO consistently lowers error, with up to 56.05% improvement on "
+                  "turbulent flow.", "C1", "C3", "C8", "C10", "P1", "P2", "P3")
+abstract_sentence("On Active Matter, spectral analysis reveals that, relative to base operator, the normalized error "
+                  "ratios decrease to 27.72–36.10% in low-, 5.07–6.68% in mid-, and 1.48–2.04% in high-frequencies, "
+                  "remaining stable beyond the trained iteration count.", "C4", "C2", "P4")

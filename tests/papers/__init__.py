@@ -1,0 +1,1 @@
+"""Tests of the paper packages, one file per paper (``tests/papers/test_<slug>.py``)."""
