@@ -432,7 +432,8 @@ def test_verdicts_are_computed():
     ledger.add("B", statement="s", rule="x > 3", measured="2", passed=bool(np.float64(2) > 3))
     ledger.add("C", statement="s", rule="needs a GPU", measured="—", passed=None, reason="paper scale")
     assert [c.verdict for c in ledger.claims] == ["reproduced", "not reproduced", "not testable at this profile"]
-    assert ledger.counts() == {"reproduced": 1, "not reproduced": 1, "not testable at this profile": 1}
+    assert ledger.counts() == {"reproduced": 1, "not reproduced": 1, "inconclusive at this scale": 0,
+                               "not testable at this profile": 1}
     html = ledger._repr_html_()
     assert html.count("<tr>") == 4 and "claims-table" in html
     assert json.loads(ledger.to_json())["claims"][1]["verdict"] == "not reproduced"
@@ -672,7 +673,8 @@ def test_case_problems_catch_an_untested_or_wrong_rule():
     exponent = _exponent_rule()
     rule = rule_for("_registry_fixture:X1")
     CASES.pop(rule.key, None)
-    assert len(case_problems(rule)) == 2  # neither case declared
+    assert len(case_problems(rule, require_trivial=False)) == 2  # neither case declared
+    assert len(case_problems(rule)) == 3  # nor the trivial method's case
 
     @claim_case("_registry_fixture", "X1", "reproduced")
     def ok():
@@ -682,19 +684,77 @@ def test_case_problems_catch_an_untested_or_wrong_rule():
     def alt():
         return exponent(-1.05, -0.95)  # a case that does not actually reach the alternative world
 
-    problems = case_problems(rule)
+    problems = case_problems(rule, require_trivial=False)
     assert len(problems) == 1 and "alt" in problems[0] and "expected 'not reproduced'" in problems[0]
 
     @claim_case("_registry_fixture", "X1", "not reproduced", alternative="exponent -0.9")
     def alt():  # noqa: F811  (re-declaring a case replaces it)
         return exponent(-0.92, -0.88)
 
+    assert case_problems(rule, require_trivial=False) == []
+    assert any("trivial" in p for p in case_problems(rule))
+
+    # rule 11: the nearest trivial method's real output is run through the rule and must not pass
+    @claim_case("_registry_fixture", "X1", "not reproduced", trivial="a least-squares fit of pure noise")
+    def trivial():
+        rng = np.random.default_rng(0)
+        x = np.log(np.arange(1, 41.0))
+        y = rng.normal(size=x.size)  # no scaling law at all: the slope's interval sits near 0
+        from icmlbook.runtime.stats import ols_slope_interval
+        fit = ols_slope_interval(x, y)
+        return exponent(fit.lo, fit.hi)
+
     assert case_problems(rule) == []
+
+    @claim_case("_registry_fixture", "X1", "not reproduced", trivial="a method that passes")
+    def trivial():  # noqa: F811  (a trivial method the rule wrongly passes is found)
+        return exponent(-1.05, -0.95)
+
+    assert any("trivial" in p or "expected 'not reproduced'" in p for p in case_problems(rule))
+    with pytest.raises(ValueError, match="must not pass"):
+        claim_case("_registry_fixture", "X1", "reproduced", trivial="chance")
+    with pytest.raises(ValueError, match="trivial= must name"):
+        claim_case("_registry_fixture", "X1", "not reproduced", trivial=" ")
     with pytest.raises(ValueError, match="alternative"):
         claim_case("_registry_fixture", "X1", "not reproduced")
     with pytest.raises(ValueError, match="allowed values"):
         claim_case("_registry_fixture", "X1", "passes")
     CASES.pop(rule.key, None)
+
+
+def test_inconclusive_is_a_fourth_verdict_with_a_declared_kind():
+    from icmlbook.runtime.claims import (INCONCLUSIVE, INCONCLUSIVE_KINDS, NOT_TESTABLE, VERDICTS, ClaimCheck,
+                                         ClaimsLedger, claim_rule, claim_sentence)
+
+    assert len(VERDICTS) == 4 and INCONCLUSIVE == "inconclusive at this scale"
+    assert verdict_from(None, "not converged") == INCONCLUSIVE and verdict_from(None) == NOT_TESTABLE
+    with pytest.raises(ValueError, match="allowed values"):
+        verdict_from(None, "too noisy")
+    with pytest.raises(ValueError, match="cannot also be inconclusive"):
+        verdict_from(False, "not converged")
+    check = ClaimCheck.inconclusive_check("gap +0.01 [-0.2, +0.2]", "interval spans both", "3 data sets")
+    assert check.verdict == INCONCLUSIVE and check.passed is None
+    with pytest.raises(ValueError, match="needs a reason"):
+        ClaimCheck("m", None, inconclusive="not converged")
+    with pytest.raises(ValueError, match="passed=None"):
+        ClaimCheck("m", False, reason="r", inconclusive="not converged")
+    assert set(INCONCLUSIVE_KINDS) == {"interval spans both", "not converged", "noise above effect"}
+
+    @claim_rule("X4", statement="our reconstruction of the corrector beats one shot", rule="r", rejects="a",
+                reconstruction=True, chapter="_registry_fixture")
+    def undecided():
+        return ClaimCheck.inconclusive_check("m", "not converged", "loss still falling")
+
+    ledger = ClaimsLedger("_registry_fixture")
+    row = ledger.add_check(undecided())
+    assert row.verdict == INCONCLUSIVE and row.inconclusive == "not converged" and row.reconstruction
+    assert ledger.counts()[INCONCLUSIVE] == 1
+    html = ledger._repr_html_()
+    assert "verdict-inconclusive" in html and "our reconstruction" in html and "not converged: loss" in html
+    assert "≈" in claim_sentence("C", "m", None, inconclusive="noise above effect")
+    with pytest.raises(ValueError, match="must say so"):
+        claim_rule("X5", statement="the corrector beats one shot", rule="r", rejects="a", reconstruction=True,
+                   chapter="_registry_fixture")(lambda: ClaimCheck("m", True))
 
 
 def test_not_testable_rows_and_bad_declarations():

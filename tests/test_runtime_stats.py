@@ -166,3 +166,49 @@ def test_the_former_private_intervals_agree_to_rounding(n):
                 abs(ci.hi - hi) <= 4 * np.spacing(max(abs(lo), abs(hi)))
         # the former loes form wrote 1 - alpha/2 for the quantile: the same float at alpha = 0.05 and 0.1
         assert 1 - 0.05 / 2 == 0.5 + 0.95 / 2 and 1 - 0.1 / 2 == 0.5 + 0.9 / 2
+
+
+# -- the three-way decision of CLAIMS.md rule 9 -------------------------------------------------------------------
+@pytest.mark.parametrize("lo, hi, side, expected", [
+    (0.2, 0.5, "lower", True),      # whole interval above the minimum effect 0.1
+    (-0.3, 0.05, "lower", False),   # whole interval below it: evidence against
+    (-0.3, 0.4, "lower", None),     # spans it
+    (0.1, 0.4, "lower", None),      # touching the threshold is not beyond it
+    (-0.5, 0.05, "upper", True),    # claim: stays below 0.1
+    (0.2, 0.5, "upper", False),
+    (0.0, 0.3, "upper", None),
+])
+def test_decide_interval_three_ways(lo, hi, side, expected):
+    from icmlbook.runtime.stats import decide_interval
+
+    d = decide_interval(lo, hi, 0.1, side=side)
+    assert d.passed is expected
+    assert (d.kind == "interval spans both") == (expected is None)
+    assert isinstance(d.text, str) and d.text
+
+
+def test_decide_interval_refuses_bad_input_and_nan_is_inconclusive():
+    from icmlbook.runtime.stats import decide_interval
+
+    assert decide_interval(float("nan"), 1.0, 0.0).passed is None
+    with pytest.raises(ValueError, match="side"):
+        decide_interval(0, 1, 0, side="both")
+    with pytest.raises(ValueError, match="not an interval"):
+        decide_interval(1, 0, 0)
+    with pytest.raises(ValueError, match="threshold"):
+        decide_interval(0, 1, float("inf"))
+
+
+def test_effect_bound_decision_uses_the_two_sided_interval_from_scipy():
+    from icmlbook.runtime.stats import effect_bound
+
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.05, 0.02, size=8)  # a small but clear effect, below a declared minimum of 0.2
+    eb = effect_bound(d, 0.2, side="lower")
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert np.isclose(eb.lo, ci.low) and np.isclose(eb.hi, ci.high)
+    assert eb.passed is False and eb.decision().passed is False  # the interval excludes the minimum effect
+    wide = effect_bound(rng.normal(0.2, 1.0, size=3), 0.2, side="lower")
+    assert wide.decision().passed is None  # three noisy replicates span both sides: inconclusive
+    one_sided = effect_bound(d, 0.2, side="lower", two_sided=False)
+    assert one_sided.decision().passed is None  # an infinite far end can never show evidence against

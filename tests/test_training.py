@@ -458,3 +458,42 @@ def test_resume_on_cuda_equals_unbroken_run():
     bf16 = build("cuda-bf16", 1, autocast="bfloat16")
     bf16.run(until=3)
     assert np.isfinite(bf16.history("loss")[1]).all()
+
+
+# -- the convergence guard (CLAIMS.md rule 10) ---------------------------------------------------------------------
+def test_plateau_test_on_an_exponential_curve_matches_the_closed_form():
+    """m(t) = a + b exp(-t/tau): the change from T/(1+e) to T is b (exp(-T/((1+e) tau)) - exp(-T/tau)) exactly."""
+    from icmlbook.training import PlateauTest, plateau_from_curve
+
+    a, b, tau, test = 0.1, 2.0, 50.0, PlateauTest(extend=0.5, share=1 / 3)
+    steps = np.arange(0, 3001, 1.0)
+    for T, margin in ((150.0, 0.05), (3000.0, 0.05)):
+        x = steps[steps <= T]
+        y = a + b * np.exp(-x / tau)
+        exact = b * (np.exp(-T / (1.5 * tau)) - np.exp(-T / tau))
+        rep = plateau_from_curve(x, y, margin, test, name="exp")
+        assert rep.change == pytest.approx(exact, rel=1e-3)
+        assert rep.converged == (exact < margin / 3)
+    assert not plateau_from_curve(steps[:151], a + b * np.exp(-steps[:151] / tau), 0.05, test).converged
+    assert plateau_from_curve(steps, a + b * np.exp(-steps / tau), 0.05, test).converged
+
+
+def test_plateau_check_over_replicates_and_the_guard():
+    from icmlbook.runtime.claims import INCONCLUSIVE
+    from icmlbook.training import PlateauTest, convergence_guard, plateau_check
+
+    ok = plateau_check([0.50, 0.52], [0.505, 0.521], margin=0.05, name="A")
+    slow = plateau_check([0.50, 0.52], [0.505, 0.60], margin=0.05, name="B")  # one replicate still moving
+    assert ok.converged and not slow.converged and slow.change == pytest.approx(0.08)
+    assert not plateau_check([0.5], [float("nan")], margin=0.05).converged
+    assert convergence_guard(ok, measured="m") is None
+    guard = convergence_guard(ok, slow, measured="gap +0.03")
+    assert guard.verdict == INCONCLUSIVE and guard.inconclusive == "not converged" and "B: NOT converged" in guard.reason
+    with pytest.raises(ValueError, match="margin"):
+        plateau_check(0.5, 0.5, margin=0.0)
+    with pytest.raises(ValueError, match="extend"):
+        PlateauTest(extend=0)
+    with pytest.raises(ValueError, match="share"):
+        PlateauTest(share=1.5)
+    with pytest.raises(ValueError, match="one value per replicate"):
+        plateau_check([0.5, 0.6], [0.5], margin=0.1)

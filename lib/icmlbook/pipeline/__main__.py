@@ -37,12 +37,14 @@ def _chapters(arg: str | None) -> list[str]:
 
 def _report(results, stream=sys.stdout) -> None:
     print("\nRun report", file=stream)
-    print(f"{'chapter':32s} {'status':8s} {'wall':>9s}  claims (reproduced / not / not testable)", file=stream)
+    from ..runtime.claims import VERDICTS
+
+    print(f"{'chapter':32s} {'status':8s} {'wall':>9s}  claims (reproduced / not / inconclusive / not testable)",
+          file=stream)
     for r in results:
         claims = r.record.get("claims", [])
-        counts = [sum(c["verdict"] == v for c in claims) for v in
-                  ("reproduced", "not reproduced", "not testable at this profile")]
-        print(f"{r.slug:32s} {r.status:8s} {r.wall_seconds:8.1f}s  {counts[0]} / {counts[1]} / {counts[2]}", file=stream)
+        counts = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
+        print(f"{r.slug:32s} {r.status:8s} {r.wall_seconds:8.1f}s  " + " / ".join(map(str, counts)), file=stream)
     for r in results:
         if r.status in ("failed", "timeout"):
             print(f"\n=== {r.slug}: {r.status} ===\n{r.error or ''}", file=stream)

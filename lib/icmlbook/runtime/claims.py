@@ -1,7 +1,15 @@
 """The claims ledger: each of a paper's claims, what we measured, the rule, and the verdict.
 
-A verdict is never written by hand: it is computed from the boolean outcome of the claim's decision
-rule evaluated on this run's numbers, or it is "not testable at this profile" with the reason.
+A verdict is never written by hand: it is computed from the outcome of the claim's decision rule evaluated on
+this run's numbers. Four verdicts (``shared/design/CLAIMS.md``, rule 9):
+
+- *reproduced*: the rule passed;
+- *not reproduced*: the run measured evidence **against** the claim (its interval lies on the far side of the
+  minimum effect declared before the run);
+- *inconclusive at this scale*: the run measured, but cannot tell the claim from its negation; the check names
+  which of :data:`INCONCLUSIVE_KINDS` it is (the interval spans both, the compared models had not converged,
+  the noise is above the effect) and why (:meth:`ClaimCheck.inconclusive_check`);
+- *not testable at this profile*: nothing this profile runs can decide it (a 7B model, a dataset we lack).
 
 The contract (``shared/design/CLAIMS.md``) is a property of the code. Each rule is declared once, in the
 chapter's ``claims.py``, with the alternative it must reject::
@@ -15,8 +23,10 @@ chapter's ``claims.py``, with the alternative it must reject::
     abstract_sentence("We prove that grokking time scales inversely with eta*lambda.", "C4")
 
 The notebook adds the checks (``ledger.add_checks(claim4(res), ...)``; ``ledger.add_not_testable()``),
-and the tests declare, for every testable rule, a case where it returns *reproduced* and one where a
-plausible alternative world makes it return *not reproduced* (``@claim_case``). One test over every
+and the tests declare, for every testable rule, a case where it returns *reproduced*, one where a
+plausible alternative world makes it return *not reproduced*, and the **real output of the nearest trivial
+method** (a k-mer Markov chain, a one-shot corrector, the analyser without the ingredient, an abstaining
+predictor, chance), on which the rule must not pass (``@claim_case(..., trivial="...")``, rule 11). One test over every
 chapter (``tests/test_claims_contract.py``) runs those cases and checks that every row of every executed
 ledger comes from a registered rule.
 """
@@ -29,15 +39,30 @@ import json
 import sys
 from typing import Any, Callable, Iterator, Literal, get_args
 
-Verdict = Literal["reproduced", "not reproduced", "not testable at this profile"]
+Verdict = Literal["reproduced", "not reproduced", "inconclusive at this scale", "not testable at this profile"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)
+REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTABLE = VERDICTS
+
+#: why a measured row is inconclusive (rule 9): each inconclusive check names one of these
+INCONCLUSIVE_KINDS: tuple[str, ...] = ("interval spans both", "not converged", "noise above effect")
 
 
-def verdict_from(passed: bool | None) -> str:
-    """Map a rule's outcome to a verdict (``None`` means the rule could not be evaluated)."""
+def _check_kind(kind: str | None) -> str | None:
+    if kind is not None and kind not in INCONCLUSIVE_KINDS:
+        raise ValueError(f"inconclusive={kind!r} is not allowed; allowed values: {', '.join(INCONCLUSIVE_KINDS)}")
+    return kind
+
+
+def verdict_from(passed: bool | None, inconclusive: str | None = None) -> str:
+    """Map a rule's outcome to a verdict: True/False are reproduced / not reproduced; ``None`` is
+    *inconclusive at this scale* when ``inconclusive`` names the kind (:data:`INCONCLUSIVE_KINDS`), otherwise
+    *not testable at this profile*."""
+    _check_kind(inconclusive)
     if passed is None:
-        return VERDICTS[2]
-    return VERDICTS[0] if bool(passed) else VERDICTS[1]
+        return INCONCLUSIVE if inconclusive else NOT_TESTABLE
+    if inconclusive is not None:
+        raise ValueError("a decided outcome (passed=True/False) cannot also be inconclusive")
+    return REPRODUCED if bool(passed) else NOT_REPRODUCED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +79,10 @@ class Claim:
     rejects: str | None = None
     #: "<chapter>:<id>" of the registered rule that produced the row; None for rows added by hand
     rule_id: str | None = None
+    #: the kind of an inconclusive row (one of INCONCLUSIVE_KINDS); None otherwise
+    inconclusive: str | None = None
+    #: the row is about our reconstruction of the method (the paper's text was not reached): rule 13
+    reconstruction: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -69,9 +98,11 @@ class ClaimsLedger:
 
     def add(self, id: str, *, statement: str, rule: str, measured: str, passed: bool | None,
             paper_value: str | None = None, reason: str | None = None, timed: bool = False,
-            rejects: str | None = None, rule_id: str | None = None) -> Claim:
-        """Record a claim. ``passed`` is the rule's outcome on this run; ``None`` = not testable here,
-        which needs a ``reason``. A failing claim is kept, with its reason if one is given.
+            rejects: str | None = None, rule_id: str | None = None, inconclusive: str | None = None,
+            reconstruction: bool = False) -> Claim:
+        """Record a claim. ``passed`` is the rule's outcome on this run; ``None`` = inconclusive at this
+        scale when ``inconclusive`` names the kind, not testable here otherwise; both need a ``reason``. A
+        failing claim is kept, with its reason if one is given.
 
         ``timed=True`` marks a claim decided by wall-clock measurements (a cost or a speed): its numbers,
         unlike every other claim's, are not reproducible to the digit between two runs with one seed,
@@ -85,13 +116,15 @@ class ClaimsLedger:
             if not isinstance(passed, np.bool_):
                 raise TypeError(f"passed must be a bool or None, got {type(passed).__name__}")
             passed = bool(passed)
+        verdict = verdict_from(passed, inconclusive)
         if passed is None and not reason:
-            raise ValueError(f"claim {id!r} is not testable at this profile: give the reason")
+            raise ValueError(f"claim {id!r} is {verdict}: give the reason")
         if timed:
             measured = f"{measured} (wall-clock timing: varies between runs)"
         claim = Claim(id=id, statement=statement, rule=rule, measured=measured,
-                      verdict=verdict_from(passed), paper_value=paper_value, reason=reason, timed=bool(timed),
-                      rejects=rejects, rule_id=rule_id)
+                      verdict=verdict, paper_value=paper_value, reason=reason, timed=bool(timed),
+                      rejects=rejects, rule_id=rule_id, inconclusive=inconclusive,
+                      reconstruction=bool(reconstruction))
         self.claims.append(claim)
         return claim
 
@@ -109,7 +142,8 @@ class ClaimsLedger:
             raise ValueError(f"rule {check.rule_id!r} belongs to chapter {rule.chapter!r}, not {self.chapter!r}")
         return self.add(rule.id, statement=rule.statement, rule=rule.rule, measured=check.measured,
                         passed=check.passed, paper_value=rule.paper, reason=check.reason, timed=rule.timed,
-                        rejects=rule.rejects, rule_id=rule.key)
+                        rejects=rule.rejects, rule_id=rule.key, inconclusive=check.inconclusive,
+                        reconstruction=rule.reconstruction)
 
     def add_checks(self, *checks: "ClaimCheck") -> list[Claim]:
         """:meth:`add_check` for each check, in order."""
@@ -148,8 +182,10 @@ class ClaimsLedger:
         rows = ["| id | claim | paper | ours | rule | verdict |", "|---|---|---|---|---|---|"]
         for c in self.claims:
             rule = c.rule + (f" (rejects: {c.rejects})" if c.rejects else "")
-            cells = [c.id, c.statement, c.paper_value or "—", c.measured, rule,
-                     c.verdict + (f" ({c.reason})" if c.reason else "")]
+            kind = f"{c.inconclusive}: " if c.inconclusive else ""
+            cells = [c.id + (f" {RECONSTRUCTION_MARK}" if c.reconstruction else ""), c.statement,
+                     c.paper_value or "—", c.measured, rule,
+                     c.verdict + (f" ({kind}{c.reason})" if c.reason else "")]
             rows.append("| " + " | ".join(x.replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
         return "\n".join(rows)
 
@@ -158,9 +194,14 @@ class ClaimsLedger:
                                  + (f" (profile {self.profile})" if self.profile else ""))
 
 
-_VERDICT_CLASS = {VERDICTS[0]: "verdict-ok", VERDICTS[1]: "verdict-fail", VERDICTS[2]: "verdict-na"}
-_VERDICT_STYLE = {VERDICTS[0]: "background:#d6efe0", VERDICTS[1]: "background:#f8d9d4",
-                  VERDICTS[2]: "background:#ececec"}
+_VERDICT_CLASS = {REPRODUCED: "verdict-ok", NOT_REPRODUCED: "verdict-fail", INCONCLUSIVE: "verdict-inconclusive",
+                  NOT_TESTABLE: "verdict-na"}
+_VERDICT_STYLE = {REPRODUCED: "background:#d6efe0", NOT_REPRODUCED: "background:#f8d9d4",
+                  INCONCLUSIVE: "background:#fbeec8", NOT_TESTABLE: "background:#ececec"}
+#: the mark beside the id of a row about our reconstruction of the method (rule 13)
+RECONSTRUCTION_MARK = "[our reconstruction]"
+#: one symbol per verdict, for sentences and compact summaries
+VERDICT_MARK = {REPRODUCED: "✓", NOT_REPRODUCED: "✗", INCONCLUSIVE: "≈", NOT_TESTABLE: "–"}
 
 
 def claims_table_html(records: list[dict], caption: str | None = None, chapter_column: bool = False) -> str:
@@ -177,10 +218,14 @@ def claims_table_html(records: list[dict], caption: str | None = None, chapter_c
         td = '<td style="padding:4px 8px;border-bottom:1px solid #ddd;vertical-align:top">{}</td>'
         first = ([r.get("chapter", "")] if chapter_column else []) + [r["id"]]
         rest = [r["statement"], r.get("paper_value") or "—", r["measured"]]
-        reason = f'<br><small>{esc(r["reason"])}</small>' if r.get("reason") else ""
+        kind = f'{r["inconclusive"]}: ' if r.get("inconclusive") else ""
+        reason = f'<br><small>{esc(kind + (r.get("reason") or ""))}</small>' if r.get("reason") or kind else ""
         rejects = (f'<br><small class="claim-rejects"><i>rejects:</i> {esc(r["rejects"])}</small>'
                    if r.get("rejects") else "")
         tds = "".join(td.format(esc(str(x))) for x in first)
+        if r.get("reconstruction"):
+            tds = tds[: -len("</td>")] + f'<br><small class="claim-reconstruction">{esc(RECONSTRUCTION_MARK)}</small></td>'
+
         tds += (f'<td class="{_VERDICT_CLASS.get(verdict, "")}" style="padding:4px 8px;border-bottom:1px solid #ddd;'
                 f'vertical-align:top;min-width:7em;{_VERDICT_STYLE.get(verdict, "")}"><b>{esc(verdict)}</b>{reason}</td>')
         tds += "".join(td.format(esc(str(x))) for x in rest)
@@ -190,11 +235,12 @@ def claims_table_html(records: list[dict], caption: str | None = None, chapter_c
     return "".join(out)
 
 
-def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | None = None) -> str:
+def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | None = None,
+                   inconclusive: str | None = None) -> str:
     """One markdown sentence for the page beside an experiment: what was measured and what the
     claim's rule decides on it (the same verdict the ledger will show)."""
-    verdict = verdict_from(passed)
-    mark = {VERDICTS[0]: "✓", VERDICTS[1]: "✗", VERDICTS[2]: "–"}[verdict]
+    verdict = verdict_from(passed, inconclusive)
+    mark = VERDICT_MARK[verdict]
     rule_text = f" Rule: {rule}." if rule else ""
     return f"**{label}** — measured: {measured}.{rule_text} {mark} **{verdict}**."
 
@@ -202,9 +248,10 @@ def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | N
 @dataclasses.dataclass(frozen=True)
 class ClaimCheck:
     """What a chapter's claim rule returns: ``measured`` (text for the ledger), ``passed`` (True, False, or
-    None when the claim cannot be decided at this profile, then with a ``reason``) and the numbers behind
-    them (``values``, for figures and tables). Unpacks as ``(measured, passed)``, so
-    ``claim_sentence(label, *check, rule=...)`` works."""
+    None when the claim cannot be decided, then with a ``reason``; with ``inconclusive`` naming one of
+    :data:`INCONCLUSIVE_KINDS` the row is *inconclusive at this scale*, without it *not testable at this
+    profile*) and the numbers behind them (``values``, for figures and tables). Unpacks as
+    ``(measured, passed)``, so ``claim_sentence(label, *check, rule=...)`` works."""
 
     measured: str
     passed: bool | None
@@ -212,6 +259,21 @@ class ClaimCheck:
     reason: str | None = None
     #: set by the registry: "<chapter>:<id>" of the rule that produced this check
     rule_id: str | None = None
+    #: the kind of an inconclusive outcome (INCONCLUSIVE_KINDS); None for every other verdict
+    inconclusive: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.inconclusive)
+        if self.inconclusive is not None and self.passed is not None:
+            raise ValueError("an inconclusive check has passed=None")
+        if self.inconclusive is not None and not self.reason:
+            raise ValueError(f"an inconclusive check ({self.inconclusive}) needs a reason")
+
+    @classmethod
+    def inconclusive_check(cls, measured: str, kind: str, reason: str, values: dict[str, Any] | None = None) -> "ClaimCheck":
+        """An *inconclusive at this scale* outcome: the run measured ``measured`` but cannot tell the claim
+        from its negation, for ``kind`` (one of :data:`INCONCLUSIVE_KINDS`) and ``reason``."""
+        return cls(measured=measured, passed=None, values=dict(values or {}), reason=reason, inconclusive=kind)
 
     def __iter__(self) -> Iterator[Any]:
         yield self.measured
@@ -219,7 +281,7 @@ class ClaimCheck:
 
     @property
     def verdict(self) -> str:
-        return verdict_from(self.passed)
+        return verdict_from(self.passed, self.inconclusive)
 
     def sentence(self, label: str | None = None) -> str:
         """The page's sentence for this check (:func:`claim_sentence`, with the registered rule's text and
@@ -228,11 +290,13 @@ class ClaimCheck:
             raise ValueError("sentence() needs a check produced by a registered rule")
         rule = rule_for(self.rule_id)
         text = rule.rule + (f" (rejects: {rule.rejects})" if rule.rejects else "")
-        return claim_sentence(label or f"Claim {rule.id}", self.measured, self.passed, rule=text)
+        return claim_sentence(label or f"Claim {rule.id}", self.measured, self.passed, rule=text,
+                              inconclusive=self.inconclusive)
 
 
 # -- the registry ------------------------------------------------------------------------------------
-CASE_OUTCOMES: tuple[str, str] = (VERDICTS[0], VERDICTS[1])
+#: what a test world may expect of a rule (a NOT_TESTABLE outcome is never a test world)
+CASE_OUTCOMES: tuple[str, ...] = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,6 +314,8 @@ class ClaimRule:
     fn: Callable[..., ClaimCheck] | None
     reason: str | None = None
     timed: bool = False
+    #: the row is about our reconstruction of the method, not the paper's text (rule 13)
+    reconstruction: bool = False
 
     @property
     def key(self) -> str:
@@ -269,13 +335,15 @@ class ClaimRule:
 @dataclasses.dataclass(frozen=True)
 class ClaimCase:
     """A test's world for a rule: ``make()`` returns the rule's ClaimCheck on that world's numbers;
-    ``expected`` is the verdict it must give; ``alternative`` names the competing truth (failing cases)."""
+    ``expected`` is the verdict it must give; ``alternative`` names the competing truth (failing cases);
+    ``trivial`` names the nearest trivial method whose real output the world is (rule 11)."""
 
     chapter: str
     id: str
     expected: str
     make: Callable[[], ClaimCheck]
     alternative: str | None = None
+    trivial: str | None = None
 
     @property
     def name(self) -> str:
@@ -320,21 +388,28 @@ def _text(name: str, value: Any, key: str) -> str:
 
 
 def claim_rule(id: str, *, statement: str, rule: str, rejects: str, paper: str = "not reached",
-               timed: bool = False, chapter: str | None = None) -> Callable[[Callable[..., ClaimCheck]], Callable[..., ClaimCheck]]:
+               timed: bool = False, reconstruction: bool = False,
+               chapter: str | None = None) -> Callable[[Callable[..., ClaimCheck]], Callable[..., ClaimCheck]]:
     """Declare a chapter's claim rule. The decorated function applies the rule to an experiment's result
     and returns a :class:`ClaimCheck`; the wrapper stamps it with the rule's id so that
     :meth:`ClaimsLedger.add_check` can fill in the declared texts.
 
     ``rejects`` names the plausible alternative the rule must reject ("exponent -0.9"); ``paper`` is the
     paper's own words or number where we read them, "not reached" otherwise; ``timed`` marks a rule that
-    decides on wall-clock measurements."""
+    decides on wall-clock measurements; ``reconstruction`` marks a row about our reconstruction of the
+    method (the paper's text was not reached): its statement must say so, and the page and the
+    scoreboard mark it (rule 13)."""
 
     def decorate(fn: Callable[..., ClaimCheck]) -> Callable[..., ClaimCheck]:
         ch = chapter or _chapter_of(fn.__module__)
         key = f"{ch}:{id}"
         declared = ClaimRule(chapter=ch, id=_text("id", id, key), statement=_text("statement", statement, key),
                              rule=_text("rule", rule, key), paper=_text("paper", paper, key),
-                             rejects=_text("rejects", rejects, key), fn=fn, timed=bool(timed))
+                             rejects=_text("rejects", rejects, key), fn=fn, timed=bool(timed),
+                             reconstruction=bool(reconstruction))
+        if declared.reconstruction and "reconstruction" not in declared.statement.lower():
+            raise ValueError(f"claim {key} is about our reconstruction (reconstruction=True): its statement must "
+                             "say so (\"our reconstruction of ...\")")
 
         def wrapper(*args: Any, **kwargs: Any) -> ClaimCheck:
             out = fn(*args, **kwargs)
@@ -379,19 +454,35 @@ def abstract_sentence(sentence: str, *ids: str, chapter: str | None = None) -> N
         entries.append(entry)
 
 
-def claim_case(chapter: str, id: str, expected: str, *, alternative: str | None = None) -> Callable[[Callable[[], ClaimCheck]], Callable[[], ClaimCheck]]:
+def claim_case(chapter: str, id: str, expected: str, *, alternative: str | None = None,
+               trivial: str | None = None) -> Callable[[Callable[[], ClaimCheck]], Callable[[], ClaimCheck]]:
     """Declare a test world for rule ``chapter:id``: the decorated function (no arguments) returns the
-    rule's ClaimCheck on numbers that world produces. ``expected`` is "reproduced" (the claimed truth) or
-    "not reproduced" (a plausible alternative, named by ``alternative``: an exponent of -0.9, a learner
-    that outputs nothing, a reversed ranking; never a NaN or a broken input)."""
+    rule's ClaimCheck on numbers that world produces. ``expected`` is "reproduced" (the claimed truth, with
+    the noise the real run has: rule 12), "not reproduced" (a plausible alternative, named by
+    ``alternative``: an exponent of -0.9, a learner that outputs nothing, a reversed ranking; never a NaN or
+    a broken input), or "inconclusive at this scale" (a measurement that cannot decide: an unconverged model,
+    an interval spanning both sides).
+
+    ``trivial="..."`` declares the world as the **real output of the nearest trivial method** (rule 11),
+    named in the string ("order-2 Markov chain", "one-shot corrector", "abstaining predictor"): the test must
+    build that method's output for real (at smoke size) and pass it through the rule, and the rule must not
+    pass on it: ``expected`` is then "not reproduced" or "inconclusive at this scale"."""
     if expected not in CASE_OUTCOMES:
         raise ValueError(f"expected={expected!r}; allowed values: {', '.join(CASE_OUTCOMES)}")
-    if expected == VERDICTS[1] and not (isinstance(alternative, str) and alternative.strip()):
-        raise ValueError(f"case of {chapter}:{id} expecting {VERDICTS[1]!r}: name the alternative world "
+    if trivial is not None:
+        if not (isinstance(trivial, str) and trivial.strip()):
+            raise ValueError(f"case of {chapter}:{id}: trivial= must name the trivial method, got {trivial!r}")
+        if expected == REPRODUCED:
+            raise ValueError(f"case of {chapter}:{id}: the trivial method {trivial!r} must not pass the rule; "
+                             f"expected must be {NOT_REPRODUCED!r} or {INCONCLUSIVE!r}")
+        alternative = alternative or f"the trivial method: {trivial.strip()}"
+    if expected == NOT_REPRODUCED and not (isinstance(alternative, str) and alternative.strip()):
+        raise ValueError(f"case of {chapter}:{id} expecting {NOT_REPRODUCED!r}: name the alternative world "
                          "(alternative=...)")
 
     def decorate(fn: Callable[[], ClaimCheck]) -> Callable[[], ClaimCheck]:
-        case = ClaimCase(chapter=chapter, id=id, expected=expected, make=fn, alternative=alternative)
+        case = ClaimCase(chapter=chapter, id=id, expected=expected, make=fn, alternative=alternative,
+                         trivial=trivial.strip() if trivial else None)
         cases = CASES.setdefault(f"{chapter}:{id}", [])
         cases[:] = [c for c in cases if c.name != case.name] + [case]
         return fn
@@ -412,18 +503,23 @@ def rules_for(chapter: str) -> list[ClaimRule]:
     return [r for r in RULES.values() if r.chapter == chapter]
 
 
-def case_problems(rule: ClaimRule) -> list[str]:
-    """What the contract finds wrong with a rule's test cases (empty when it is tested both ways): a
-    reproduced case that reproduces and a failing case on a named alternative that gives "not
-    reproduced" (False, not None: an undecidable input is not a failing world)."""
+def case_problems(rule: ClaimRule, require_trivial: bool = True) -> list[str]:
+    """What the contract finds wrong with a rule's test cases (empty when all is well): a reproduced case
+    that reproduces, a failing case on a named alternative that gives "not reproduced" (False, not None: an
+    undecidable input is not a failing world), and (``require_trivial``) the real output of the nearest
+    trivial method, on which the rule does not pass (rule 11). Every declared case must give its verdict."""
     if not rule.testable:
         return [] if rule.reason else [f"{rule.key}: not-testable row without a reason"]
     cases = CASES.get(rule.key, [])
     problems = []
+    for expected in (REPRODUCED, NOT_REPRODUCED):
+        if not any(c.expected == expected and c.trivial is None for c in cases):
+            problems.append(f"{rule.key}: no @claim_case with expected={expected!r}")
+    if require_trivial and not any(c.trivial for c in cases):
+        problems.append(f"{rule.key}: no @claim_case(..., trivial=...) running the nearest trivial method's real "
+                        "output through the rule (CLAIMS.md rule 11)")
     for expected in CASE_OUTCOMES:
         mine = [c for c in cases if c.expected == expected]
-        if not mine:
-            problems.append(f"{rule.key}: no @claim_case with expected={expected!r}")
         for c in mine:
             out = c.make()
             if not isinstance(out, ClaimCheck):

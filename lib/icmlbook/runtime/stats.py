@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 __all__ = ["mean_t_bound", "mean_t_interval", "MeanInterval", "ols_slope_interval", "SlopeInterval", "effect_bound",
-           "EffectBound", "finite_values", "SIDES", "NONFINITE"]
+           "EffectBound", "finite_values", "SIDES", "NONFINITE", "decide_interval", "IntervalDecision"]
 
 SIDES = ("upper", "lower")
 
@@ -162,6 +162,13 @@ class EffectBound:
     dropped: int
     passed: bool
 
+    def decision(self) -> "IntervalDecision":
+        """The three-way decision of CLAIMS.md rule 9 on this interval (:func:`decide_interval`): reproduced
+        when the bound is beyond the threshold, not reproduced when the whole interval lies on the far side of
+        it, inconclusive ("interval spans both") otherwise. A one-sided bound (``two_sided=False``) has an
+        infinite far end, so it can never give "not reproduced": use the two-sided interval for that."""
+        return decide_interval(self.lo, self.hi, self.threshold, side=self.side)
+
     def text(self, fmt: str = "+.3f", unit: str = "") -> str:
         """A short measured string, e.g. ``+0.120 [+0.050, +0.190] (95% t-interval, n = 8); lower bound > +0.000``
         (``; 2 non-finite dropped`` appended when some were)."""
@@ -215,3 +222,51 @@ def effect_bound(diffs: Sequence[float], threshold: float = 0.0, *, side: str = 
     passed = bool(bound > threshold) if side == "lower" else bool(bound < threshold)
     return EffectBound(float(mean), float(bound), float(lo), float(hi), int(d.size), float(threshold), side, level,
                        bool(two_sided), dropped, passed)
+
+
+# ---------------------------------------------------------------------------------------------- three-way decision
+@dataclasses.dataclass(frozen=True)
+class IntervalDecision:
+    """The outcome of :func:`decide_interval`: ``passed`` is True (reproduced), False (not reproduced: the
+    interval lies wholly on the far side of the minimum effect) or None (inconclusive, ``kind`` =
+    "interval spans both"); ``text`` says which, with the numbers."""
+
+    passed: bool | None
+    kind: str | None
+    lo: float
+    hi: float
+    threshold: float
+    side: str
+
+    @property
+    def text(self) -> str:
+        near, far = ("lower", "upper") if self.side == "lower" else ("upper", "lower")
+        if self.passed:
+            return f"{near} end beyond {self.threshold:+.3g}"
+        if self.passed is False:
+            return f"whole interval [{self.lo:+.3g}, {self.hi:+.3g}] on the far side of {self.threshold:+.3g}"
+        return f"interval [{self.lo:+.3g}, {self.hi:+.3g}] contains {self.threshold:+.3g}: spans both"
+
+
+def decide_interval(lo: float, hi: float, threshold: float, *, side: str = "lower") -> IntervalDecision:
+    """Rule 9 of the claims contract on a confidence interval ``[lo, hi]`` of an effect and the minimum effect
+    ``threshold`` declared before the run.
+
+    ``side="lower"`` (the claim: the effect exceeds ``threshold``): reproduced when ``lo > threshold``; not
+    reproduced when ``hi < threshold`` (evidence **against** the claim); otherwise inconclusive, kind
+    "interval spans both". ``side="upper"`` (the claim: the effect stays below ``threshold``) mirrors it:
+    reproduced when ``hi < threshold``, not reproduced when ``lo > threshold``. A NaN end is inconclusive
+    (never a pass, never a fail)."""
+    if side not in SIDES:
+        raise ValueError(f"side={side!r} is not allowed; allowed values: {', '.join(SIDES)}")
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold={threshold!r} is not allowed; it must be a finite number")
+    lo, hi = float(lo), float(hi)
+    if not (np.isnan(lo) or np.isnan(hi)) and lo > hi:
+        raise ValueError(f"lo={lo!r} > hi={hi!r}: not an interval")
+    if side == "lower":
+        passed = True if lo > threshold else (False if hi < threshold else None)
+    else:
+        passed = True if hi < threshold else (False if lo > threshold else None)
+    return IntervalDecision(passed, None if passed is not None else "interval spans both", lo, hi,
+                            float(threshold), side)

@@ -9,6 +9,7 @@ See :mod:`icmlbook.training._trainer` for the order of operations in one update.
 
 from ._callbacks import (EMA, ActivationStats, AuxiliaryLoss, Callback, Checkpoint, Evaluate, LambdaCallback,
                          LossLogger)
+from ._convergence import Convergence, PlateauTest, convergence_guard, plateau_check, plateau_from_curve
 from ._data import ShuffledBatches, full_batch
 from ._schedules import WSD, Constant, Schedule, WarmupCosine, schedule_values
 from ._trainer import CheckpointMismatch, Trainer, TrainerConfig, clip_grad_norm
@@ -18,4 +19,5 @@ __all__ = [
     "Callback", "LambdaCallback", "LossLogger", "Evaluate", "AuxiliaryLoss", "ActivationStats", "EMA", "Checkpoint",
     "Schedule", "Constant", "WarmupCosine", "WSD", "schedule_values",
     "ShuffledBatches", "full_batch",
+    "PlateauTest", "Convergence", "plateau_check", "plateau_from_curve", "convergence_guard",
 ]
