@@ -212,3 +212,72 @@ def test_effect_bound_decision_uses_the_two_sided_interval_from_scipy():
     assert wide.decision().passed is None  # three noisy replicates span both sides: inconclusive
     one_sided = effect_bound(d, 0.2, side="lower", two_sided=False)
     assert one_sided.decision().passed is None  # an infinite far end can never show evidence against
+
+
+# ================================================================================================================
+# the percentile bootstrap over units, the exact binomial interval, the Bonferroni bound (issue 27 §3)
+# ================================================================================================================
+@pytest.mark.parametrize("n, n_boot, seed, level", [(7, 50, 0, 0.95), (20, 400, 5, 0.9), (33, 1000, 11, 0.99)])
+def test_unit_bootstrap_is_scipys_percentile_bootstrap(n, n_boot, seed, level):
+    from icmlbook.runtime.stats import bootstrap_indices, unit_bootstrap
+
+    x = np.random.default_rng(n).normal(size=n)
+    ref = stats.bootstrap((x,), np.mean, n_resamples=n_boot, method="percentile", confidence_level=level,
+                          rng=np.random.default_rng(seed), vectorized=True)
+    ours = unit_bootstrap(lambda idx: x[idx].mean(-1), n, n_boot=n_boot, seed=seed, level=level)
+    # the same resamples (bit for bit); the quantiles agree to the last bits of the interpolation
+    assert np.isclose(ours.lo, ref.confidence_interval.low, rtol=1e-12, atol=1e-14)
+    assert np.isclose(ours.hi, ref.confidence_interval.high, rtol=1e-12, atol=1e-14)
+    assert ours.estimate == x.mean() and ours.undefined == 0 and (ours.n, ours.n_boot) == (n, n_boot)
+    assert np.array_equal(x[bootstrap_indices(n, n_boot, seed)].mean(-1), ref.bootstrap_distribution)
+    # paired: a statistic of two arrays over the same units, resampled together (scipy's paired=True)
+    y = x + np.random.default_rng(n + 1).normal(size=n)
+    ref2 = stats.bootstrap((x, y), lambda a, b, axis: a.mean(axis) - b.mean(axis), paired=True, n_resamples=n_boot,
+                           method="percentile", confidence_level=level, rng=np.random.default_rng(seed), vectorized=True)
+    ours2 = unit_bootstrap(lambda idx: x[idx].mean(-1) - y[idx].mean(-1), n, n_boot=n_boot, seed=seed, level=level)
+    assert np.isclose(ours2.lo, ref2.confidence_interval.low, rtol=1e-12, atol=1e-14)
+    assert np.isclose(ours2.hi, ref2.confidence_interval.high, rtol=1e-12, atol=1e-14)
+
+
+def test_percentile_interval_counts_undefined_replicates_and_refuses_bad_input():
+    from icmlbook.runtime.stats import percentile_interval, unit_bootstrap
+
+    r = np.array([0.1, np.nan, 0.3, 0.2, np.inf, 0.4])
+    lo, hi, dropped = percentile_interval(r, 0.5)
+    assert dropped == 2 and (lo, hi) == tuple(np.quantile([0.1, 0.3, 0.2, 0.4], [0.25, 0.75]))
+    assert np.isnan(percentile_interval(r, 0.5, "propagate")[0]) and np.isnan(percentile_interval([np.nan])[1])
+    with pytest.raises(ValueError, match="nonfinite"):
+        percentile_interval(r, 0.5, "drop")
+    with pytest.raises(ValueError, match="level"):
+        percentile_interval(r, 1.0)
+    # a ratio undefined on some resamples (0/0): left out and counted
+    num, den = np.array([1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = unit_bootstrap(lambda idx: num[idx].sum(-1) / den[idx].sum(-1), 3, n_boot=200, seed=1)
+    assert b.estimate == 1.0 and b.undefined > 0 and b.lo == b.hi == 1.0
+    with pytest.raises(ValueError, match="one value per row"):
+        unit_bootstrap(lambda idx: np.zeros(2), 3, n_boot=5)
+    with pytest.raises(ValueError, match="n="):
+        unit_bootstrap(lambda idx: idx.sum(-1), 0)
+    assert b.decision(0.5).passed is True and b.decision(1.5).passed is False
+
+
+@pytest.mark.parametrize("k, n, level", [(0, 10, 0.95), (3, 10, 0.95), (10, 10, 0.9), (87, 100, 0.95), (1, 1, 0.99)])
+def test_binomial_interval_is_scipys_exact_interval(k, n, level):
+    from icmlbook.runtime.stats import binomial_interval
+
+    ref = stats.binomtest(k, n).proportion_ci(level, method="exact")
+    lo, hi = binomial_interval(k, n, level)
+    assert np.isclose(lo, ref.low, rtol=1e-10, atol=1e-14) and np.isclose(hi, ref.high, rtol=1e-10, atol=1e-14)
+
+
+def test_binomial_interval_and_bonferroni_refuse_bad_input():
+    from icmlbook.runtime.stats import binomial_interval, bonferroni_z
+
+    for k, n in ((-1, 5), (6, 5), (1, 0), (1.5, 4)):
+        with pytest.raises(ValueError):
+            binomial_interval(k, n)
+    assert bonferroni_z(0.01, 20) == stats.norm.isf(0.01 / 40)
+    assert np.isclose(bonferroni_z(0.05, 1), stats.norm.ppf(0.975))
+    with pytest.raises(ValueError, match="m="):
+        bonferroni_z(0.05, 0)

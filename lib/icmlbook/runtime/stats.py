@@ -270,3 +270,107 @@ def decide_interval(lo: float, hi: float, threshold: float, *, side: str = "lowe
         passed = True if hi < threshold else (False if lo > threshold else None)
     return IntervalDecision(passed, None if passed is not None else "interval spans both", lo, hi,
                             float(threshold), side)
+
+
+# ================================================================================================================
+# Percentile bootstrap over units, the exact binomial interval, the Bonferroni z bound (issue 27 §3: the private
+# bootstraps of drpbench_data_races and pgf_trie_causal moved here). Additive block: nothing above depends on it.
+# ================================================================================================================
+NONFINITE_REPLICATES = ("omit", "propagate")
+
+
+def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """``(n_boot, n)`` indices of ``n_boot`` bootstrap resamples of ``n`` units: ``default_rng(seed).integers(0, n,
+    (n_boot, n))``, the draw ``scipy.stats.bootstrap`` makes with ``rng=default_rng(seed)`` (tested against it).
+    The same ``(n, n_boot, seed)`` give the same resamples, so two statistics over the same units resampled with
+    them form a paired bootstrap."""
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"n={n!r} is not allowed; it must be a positive integer (the number of units)")
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot={n_boot!r} is not allowed; it must be a positive integer")
+    return np.random.default_rng(seed).integers(0, int(n), size=(int(n_boot), int(n)))
+
+
+def percentile_interval(replicates: Sequence[float], level: float = 0.95,
+                        nonfinite: str = "omit") -> tuple[float, float, int]:
+    """The two-sided percentile interval of bootstrap ``replicates`` at ``level``: their ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` quantiles (linear interpolation, as ``scipy.stats.bootstrap(method="percentile")``), and
+    how many replicates were non-finite. ``nonfinite="omit"`` leaves those out (counted; NaN ends when none is
+    finite), ``"propagate"`` returns NaN ends when there is any."""
+    level = _level(level)
+    if nonfinite not in NONFINITE_REPLICATES:
+        raise ValueError(f"nonfinite={nonfinite!r} is not allowed; allowed values: {', '.join(NONFINITE_REPLICATES)}")
+    r = np.asarray(replicates, dtype=float).ravel()
+    finite, dropped = finite_values(r)
+    if finite.size == 0 or (dropped and nonfinite == "propagate"):
+        return float("nan"), float("nan"), dropped
+    lo, hi = np.quantile(finite, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi), dropped
+
+
+@dataclasses.dataclass(frozen=True)
+class BootstrapInterval:
+    """A statistic over ``n`` units (``estimate``, on all of them) with its percentile bootstrap interval
+    ``[lo, hi]`` at ``level`` from ``n_boot`` resamples of the units; ``undefined`` resamples gave a non-finite
+    statistic (left out of the interval, counted)."""
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    n_boot: int
+    level: float
+    undefined: int
+
+    def decision(self, threshold: float, side: str = "lower") -> "IntervalDecision":
+        """Rule 9's three-way decision on this interval (:func:`decide_interval`)."""
+        return decide_interval(self.lo, self.hi, threshold, side=side)
+
+
+def unit_bootstrap(statistic, n: int, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
+                   nonfinite: str = "omit") -> BootstrapInterval:
+    """Percentile bootstrap of a statistic of ``n`` units (programs, graphs, seeds) resampled with replacement.
+
+    ``statistic(idx)`` takes an integer array of unit indices of shape ``(b, n)`` and returns ``b`` values (the
+    statistic on each resample; ``idx`` may repeat a unit); the estimate is ``statistic`` on ``arange(n)``. The
+    resamples are :func:`bootstrap_indices` ``(n, n_boot, seed)``, the interval :func:`percentile_interval` (so a
+    statistic of one data array gives ``scipy.stats.bootstrap(..., method="percentile", rng=default_rng(seed))``'s
+    interval, and two statistics of the same units with the same seed are paired). A ratio that a resample leaves
+    undefined (0/0) is NaN there: left out and counted (``nonfinite="omit"``), or NaN ends (``"propagate"``); a
+    rule that must not drop them maps them to a value inside ``statistic`` instead."""
+    idx = bootstrap_indices(n, n_boot, seed)
+    est = np.asarray(statistic(np.arange(int(n))[None, :]), dtype=float).ravel()
+    reps = np.asarray(statistic(idx), dtype=float).ravel()
+    if est.size != 1 or reps.size != idx.shape[0]:
+        raise ValueError(f"statistic(idx) must return one value per row of idx; got {est.size} for 1 row and "
+                         f"{reps.size} for {idx.shape[0]}")
+    lo, hi, dropped = percentile_interval(reps, level, nonfinite)
+    return BootstrapInterval(float(est[0]), lo, hi, int(n), int(n_boot), _level(level), dropped)
+
+
+def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) two-sided ``level`` interval of a proportion with ``k`` successes in ``n``
+    independent trials (``scipy.stats.binomtest(k, n).proportion_ci(level, method="exact")``, tested against it)."""
+    level = _level(level)
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"n={n!r} is not allowed; it must be a positive integer")
+    if isinstance(k, bool) or int(k) != k or not 0 <= k <= n:
+        raise ValueError(f"k={k!r} is not allowed; it must be an integer in [0, n={n}]")
+    k, n = int(k), int(n)
+    a = (1 - level) / 2
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.isf(a, k + 1, n - k))
+    return lo, hi
+
+
+def bonferroni_z(family_level: float, m: int) -> float:
+    """The two-sided normal critical value that holds the family-wise error of ``m`` z-tests at ``family_level``
+    (Bonferroni): ``norm.isf(family_level / (2 m))``."""
+    family_level = _level(family_level)
+    if isinstance(m, bool) or int(m) != m or m < 1:
+        raise ValueError(f"m={m!r} is not allowed; it must be a positive integer (the number of tests)")
+    return float(stats.norm.isf(family_level / (2 * int(m))))
+
+
+__all__ += ["bootstrap_indices", "percentile_interval", "BootstrapInterval", "unit_bootstrap", "binomial_interval",
+            "bonferroni_z", "NONFINITE_REPLICATES"]
