@@ -38,6 +38,10 @@ class ClaimThresholds:
     recall_ratio_min: float = 0.5
     # C11: decided latent marks needed (pooled over graphs) before the balanced accuracy is judged
     latent_min_decided: int = 20
+    # C11: the minimum effect: balanced accuracy above chance (0.5) by at least this much (declared after the
+    # contract's second edition, before the runs that use it; the rule asked only for > 0.5, so a marker exactly at
+    # chance could never come out "not reproduced": stricter only)
+    latent_min_gain: float = 0.05
     # C8: sample sizes and graphs needed for the trend
     trend_min_sizes: int = 3
     trend_min_graphs: int = 5

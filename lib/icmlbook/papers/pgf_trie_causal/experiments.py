@@ -51,6 +51,10 @@ __all__ = [
     "pgf_point_estimates",
     "sensitivity",
     "trie_check",
+    "independent_model",
+    "two_path_nodes",
+    "trivial_recovery",
+    "TRIVIAL_LEARNERS",
     "trie_log_pgf",
     "ChainBlocking",
     "LocalRecovery",
@@ -114,6 +118,17 @@ def latent_ignoring_model(model: PoissonBranchingSCM) -> PoissonBranchingSCM:
     return model.with_parameters(alpha=alpha, mu=mu)
 
 
+def independent_model(model: PoissonBranchingSCM) -> PoissonBranchingSCM:
+    """The structure-blind reading of ``model``: every observed node an independent Poisson variable with its
+    mean (no edge, no latent), the PGF a method without any causal structure would write down (the trivial
+    alternative of claim 1)."""
+    from .model import moments_closed_form
+
+    mean, _ = moments_closed_form(model)
+    mu = np.where(model.observed, mean, 0.0)
+    return model.with_parameters(alpha=np.zeros_like(np.asarray(model.alpha, dtype=float)), mu=mu)
+
+
 def pgf_point_estimates(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Empirical PGF at the points ``z`` (M, p) and its standard error, from samples ``x`` (N, p)."""
     x, z = np.asarray(x), np.asarray(z)
@@ -129,10 +144,13 @@ def pgf_point_estimates(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.nd
     return mean, se
 
 
-def pgf_check(cfg: PGFTrieConfig, seed: int) -> PGFCheck:
+def pgf_check(cfg: PGFTrieConfig, seed: int, reading=None) -> PGFCheck:
     """Random graphs (``pgf_nodes`` observed, in-degree 1.5, 2 latents): G(z) at random z in
     [0.2, 1]^p in closed form (equation 2), from ``pgf_samples`` samples (with its standard error),
-    and for the latent-ignoring model with the same means (the alternative the check must reject)."""
+    and for the latent-ignoring model with the same means (the alternative the check must reject).
+    ``reading`` (a function of the model; default none) replaces the model whose closed form is compared with
+    the samples, e.g. :func:`independent_model` (the tests' trivial alternative); the samples are the true
+    model's either way."""
     closed, emp, ses, alt = [], [], [], []
     for g in range(cfg.pgf_graphs):
         gen = rng(seed, 1, g)
@@ -140,7 +158,7 @@ def pgf_check(cfg: PGFTrieConfig, seed: int) -> PGFCheck:
         z = gen.uniform(0.2, 1, size=(cfg.pgf_points, cfg.pgf_nodes))
         x = model.sample(cfg.pgf_samples, gen)
         m, se = pgf_point_estimates(x, z)
-        closed.append(pgf(model, z))
+        closed.append(pgf(model if reading is None else reading(model), z))
         emp.append(m)
         ses.append(se)
         alt.append(pgf(latent_ignoring_model(model), z))
@@ -385,9 +403,34 @@ SINK_MOTIFS = {
 
 
 def overdispersed_truth(model: PoissonBranchingSCM) -> np.ndarray:
-    """Observed nodes with a z_j^2 monomial: some source has two directed paths to j (bool, data order)."""
+    """Observed nodes with a z_j^2 monomial: some source has two directed paths to j (bool, data order), read
+    from the expanded PGF (``log_pgf_coefficients``)."""
     coef = log_pgf_coefficients(model)
     return np.array([any(m[k] >= 2 for m in coef) for k in range(model.n_observed)])
+
+
+def two_path_nodes(model: PoissonBranchingSCM) -> np.ndarray:
+    """Observed nodes that some source (observed or latent) reaches by at least two directed paths (bool, data
+    order), counted on the graph alone (a dynamic programme over a topological order; no PGF). The Trie
+    representation says these are exactly the nodes with a z_j^2 monomial (:func:`overdispersed_truth`; the
+    tests check the two agree), so claim 6, which scores the over-dispersion test against this graph reading,
+    checks that consequence of the theorem on sampled counts."""
+    import networkx as nx
+
+    alpha = np.asarray(model.alpha)
+    g = nx.DiGraph()
+    g.add_nodes_from(range(model.p))
+    g.add_edges_from((int(i), int(j)) for i, j in zip(*np.nonzero(alpha > 0)))
+    order = list(nx.topological_sort(g))
+    multi = np.zeros(model.p, dtype=bool)
+    for src in range(model.p):
+        count = np.zeros(model.p, dtype=np.int64)
+        count[src] = 1
+        for v in order:
+            for w in g.successors(v):
+                count[w] += count[v]
+        multi |= count >= 2
+    return multi[model.observed_index]
 
 
 @dataclasses.dataclass
@@ -435,7 +478,7 @@ def triangle_sink(cfg: PGFTrieConfig, seed: int) -> SinkResult:
         row = np.full(4, np.nan)
         row[:model.n_observed] = [zc.test({j: 2}).z for j in range(model.n_observed)]
         t = np.zeros(4, dtype=bool)
-        t[:model.n_observed] = overdispersed_truth(model)
+        t[:model.n_observed] = two_path_nodes(model)
         zs.append(row)
         truth.append(t)
         names.append(name)
@@ -498,8 +541,7 @@ def _recovery_runs(n_nodes: int, n: int, seeds: tuple[int, ...], n_latent: int, 
     features = [f for f in tab.features if sum(f[1]) <= max_degree]
     records = []
     for s in seeds:
-        gen = rng(s, 8, n_nodes, n_latent)
-        model = random_lc_pbscm(n_nodes, in_degree, n_latent, gen, alpha_range, mu_range, latent_mu_range)
+        model, gen = _graph(s, n_nodes, in_degree, n_latent, alpha_range, mu_range, latent_mu_range)
         x = model.sample(n, gen)
         names = model.observed_names
         t0 = time.perf_counter()
@@ -532,6 +574,45 @@ def _recovery_runs(n_nodes: int, n: int, seeds: tuple[int, ...], n_latent: int, 
                             "pair_detections_correct": sum((truth[k].direction, truth[k].latent) == st
                                                            for k, st in det.items()),
                             **skel_info, **sc.as_dict()})
+    return records
+
+
+def _graph(s: int, n_nodes: int, in_degree: float, n_latent: int, alpha_range, mu_range, latent_mu_range):
+    """The random graph of seed ``s`` of :func:`_recovery_runs` (the same draw: its generator's first use)."""
+    gen = rng(s, 8, n_nodes, n_latent)
+    return random_lc_pbscm(n_nodes, in_degree, n_latent, gen, alpha_range, mu_range, latent_mu_range), gen
+
+
+#: the learners that ignore the data (the tests' trivial alternatives): every pair undetermined, or marks at chance
+TRIVIAL_LEARNERS = ("abstaining", "chance")
+
+
+def trivial_recovery(cfg: PGFTrieConfig, seed: int, n_nodes: int, n: int, n_seeds: int, learner: str = "chance",
+                     n_latent: int | None = None, in_degree: float | None = None) -> list[dict]:
+    """Records like :func:`structure_recovery`'s (same graphs, same seeds) for a learner that never reads the
+    data: ``"abstaining"`` leaves every pair undetermined; ``"chance"`` draws each observed pair's state at random
+    (an arrow with probability 1/2, either way round; a latent mark with probability 1/2), a fresh draw per
+    sample size. Method name ``"<learner> (ignores the data)"``. What a claim rule must not pass (rule 11)."""
+    if learner not in TRIVIAL_LEARNERS:
+        raise ValueError(f"learner={learner!r} is not allowed; allowed values: {', '.join(TRIVIAL_LEARNERS)}")
+    from .model import PairState
+
+    n_latent = cfg.e2e_latents if n_latent is None else n_latent
+    in_degree = cfg.e2e_in_degree if in_degree is None else float(in_degree)
+    records = []
+    for s in (seed * 1000 + k for k in range(n_seeds)):
+        model, _ = _graph(s, n_nodes, in_degree, n_latent, cfg.alpha_range, cfg.mu_range, cfg.latent_mu_range)
+        pairs = sorted(true_pair_states(model))
+        gen = rng(s, 81, int(n))
+        if learner == "abstaining":
+            states = {k: PairState("?", None) for k in pairs}
+        else:
+            arrows, sides, marks = gen.random(len(pairs)) < 0.5, gen.random(len(pairs)) < 0.5, gen.random(len(pairs)) < 0.5
+            states = {k: PairState(("->" if sd else "<-") if a else "none", bool(m))
+                      for k, a, sd, m in zip(pairs, arrows, sides, marks)}
+        sc = score_graph(model, states)
+        records.append({"method": f"{learner} (ignores the data)", "seed": s, "n": n, "nodes": n_nodes,
+                        "latents": n_latent, "in_degree": in_degree, **sc.as_dict()})
     return records
 
 
