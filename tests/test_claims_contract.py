@@ -31,7 +31,7 @@ PENDING_CHAPTERS: set[str] = set()
 #: the commit that gives every rule of a chapter its trivial case removes the chapter here
 PENDING_TRIVIAL: set[str] = {
     "arbg_boltzmann", "constrained_diffusion_landing", "diffusion_ptq_compensation", "dnahnet_chunking",
-    "drpbench_data_races", "ftrl_preference_graphs", "grokking", "hh_mea_inference", "irno_neural_operator",
+    "ftrl_preference_graphs", "grokking", "hh_mea_inference", "irno_neural_operator",
     "loes_layer_geometry", "spectral_sphere_optimizer", "ts_pairwise_ranking",
 }
 

@@ -44,6 +44,11 @@ class DRPBenchConfig(ProfileConfig):
     myopia_margin : claim 6: the lower 95% bounds of the mutex-only analyser's F1 gap between the strata, and of
         that gap minus the full lockset's, must exceed this ("much worse"; added in session 6, after a second
         review: the rule asked only for bounds above 0).
+    specificity_margin : claims 5 and 6: the minimum effect of "withdraws more non-race pairs than races" (the share of
+        the races kept minus the share of the non-race pairs kept); the lower 95% bound must exceed it, and a
+        rule is not reproduced when the upper bound stays below it (declared in the contract's second edition, before
+        the runs that use it: with a minimum effect of 0 a lock-blind analyser, whose difference is exactly 0, could
+        only come out inconclusive; stricter only).
     distraction_min : the former claim-5 rule (shown on the page for the record, no longer deciding the row):
         the lower 95% bound of the share of protected pairs all pairs flags had to exceed this.
     """
@@ -68,6 +73,7 @@ class DRPBenchConfig(ProfileConfig):
     consistency_min: Probability = 0.95
     localisation_margin: Float(ge=0, lt=1) = 0.1
     myopia_margin: Float(ge=0, lt=1) = 0.1
+    specificity_margin: Float(ge=0, lt=1) = 0.1
     distraction_min: Probability = 0.5
 
     def validate(self) -> None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["Race", "Program", "DATA_DIR", "load_benchmark", "annotation_consistency", "race_from_dict", "base_identifier"]
+__all__ = ["Race", "Program", "DATA_DIR", "load_benchmark", "annotation_consistency", "race_from_dict", "base_identifier",
+           "clean_non_race_pairs", "NonRaceCleaning", "line_role", "split_of", "SPLITS"]
 
 DATA_DIR = Path(__file__).resolve().parents[4] / "data" / "drdbench"
 ANNOTATION_KINDS = ("race_label", "critical_non_race_pairs", "plain_non_race_pairs")
@@ -24,11 +26,16 @@ ANNOTATION_KINDS = ("race_label", "critical_non_race_pairs", "plain_non_race_pai
 
 @dataclasses.dataclass(frozen=True)
 class Race:
-    """A (predicted or annotated) race: the shared lvalue as written and two unordered line sets."""
+    """A (predicted or annotated) race: the shared lvalue as written and two unordered line sets.
+
+    ``listed`` records, for an annotation read from the benchmark, whether ``lineA`` and ``lineB`` were written as
+    lists (DRDBench's own scoring treats an integer and a list differently: ``metrics.drdbench_counts``); it does
+    not take part in equality or hashing."""
 
     variable: str
     a: tuple[int, ...]
     b: tuple[int, ...]
+    listed: tuple[bool, bool] = dataclasses.field(default=(False, False), compare=False)
 
     def key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The unordered line pair (what DRDBench's line-level match compares)."""
@@ -52,7 +59,8 @@ def race_from_dict(d: dict, where: str = "race") -> Race:
     var = d["shared_variable"]
     if not isinstance(var, str):
         raise ValueError(f"{where}: shared_variable must be a string, got {var!r}")
-    return Race(var, _lines(d["lineA"], where + ".lineA"), _lines(d["lineB"], where + ".lineB"))
+    return Race(var, _lines(d["lineA"], where + ".lineA"), _lines(d["lineB"], where + ".lineB"),
+                listed=(isinstance(d["lineA"], (list, tuple)), isinstance(d["lineB"], (list, tuple))))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +71,7 @@ class Program:
     text: str
     racy: bool                # SV-COMP expected verdict of no-data-race is false
     races: tuple[Race, ...] = ()
-    critical: tuple[Race, ...] = ()   # conflicting accesses that are protected (DRDBench "critical non-race")
+    critical: tuple[Race, ...] = ()   # DRDBench's "critical non-race pairs": pairs the annotators marked as not racing
     plain: tuple[Race, ...] = ()      # other non-racing access pairs
     source: str = "drdbench"          # "drdbench" or "generated"
     constructs: tuple[str, ...] = ()  # generated programs: the patterns they were composed from
@@ -160,3 +168,83 @@ def annotation_consistency(programs: Iterable[Program], shift: int = 0) -> tuple
                 else:
                     misses.append((p.name, side[0], r.variable))
     return hit, total, misses
+
+
+# -- DRDBench's critical non-race pairs, cleaned -----------------------------------------------------------------
+_ASSIGN = re.compile(r"(?:(?<![=!<>])=(?!=)|\+=|-=|\*=|/=|%=|&=|\|=|\^=|<<=|>>=|\+\+|--)")
+
+
+def line_role(line: str, variable: str) -> str | None:
+    """How one source line uses the annotated lvalue ``variable``, read from the text alone (no analyser of this
+    chapter): ``"write"`` when some occurrence is assigned, incremented, decremented or has its address taken,
+    ``"argument"`` when it is handed bare to a call (the callee may write through it), ``"read"`` when every
+    occurrence is otherwise read, ``None`` when the lvalue as written does not occur on the line (a macro, a
+    pointer spelt differently, a helper's line): undetermined."""
+    text, var = re.sub(r"\s+", "", line), re.sub(r"\s+", "", variable)
+    if not var:
+        return None
+    hits = list(re.finditer(r"(?<![\w.>])" + re.escape(var) + r"(?![\w\[(])", text))
+    if not hits:
+        return None
+    role = "read"
+    for m in hits:
+        before, after = text[: m.start()], text[m.end():]
+        if _ASSIGN.match(after) or before.endswith(("++", "--", "&")):
+            return "write"
+        if before.endswith(("(", ",")) and after.startswith((")", ",")):
+            role = "argument"
+    return role
+
+
+@dataclasses.dataclass(frozen=True)
+class NonRaceCleaning:
+    """What :func:`clean_non_race_pairs` removed from DRDBench's critical non-race pairs: entries whose unordered
+    line pair is the line pair of an annotated race of the same program (``same_as_race``), entries whose every
+    line only reads the variable on both sides (``read_read``: no conflict, so not a pair a race detector could
+    report), and how many remain (``kept``) of ``total``."""
+
+    total: int
+    same_as_race: int
+    read_read: int
+    kept: int
+    examples: tuple[tuple[str, str, str, str], ...] = ()   # (program, variable, line A text, line B text) read/read
+
+
+def clean_non_race_pairs(programs: Iterable[Program]) -> tuple[list[Program], NonRaceCleaning]:
+    """DRDBench's ``critical_non_race_pairs`` without the entries that cannot be non-race *conflicting* pairs: those
+    identical (same unordered line pair) to an annotated race of the program, and read/read pairs (every line of
+    both sides only reads the annotated lvalue, by :func:`line_role`; a side with an undetermined line is kept).
+    Returns the programs with ``critical`` cleaned (nothing else changes) and the counts."""
+    out, total, same, rr, examples = [], 0, 0, 0, []
+    for p in programs:
+        race_pairs = {r.key() for r in p.races}
+        lines = p.lines
+        keep = []
+        for g in p.critical:
+            total += 1
+            if g.key() in race_pairs:
+                same += 1
+                continue
+            roles = [[line_role(lines[x - 1], g.variable) for x in side] for side in (g.a, g.b)]
+            if all(r == "read" for side in roles for r in side):
+                rr += 1
+                if len(examples) < 5:
+                    examples.append((p.name, g.variable, lines[g.a[0] - 1].strip(), lines[g.b[0] - 1].strip()))
+                continue
+            keep.append(g)
+        out.append(dataclasses.replace(p, critical=tuple(keep)) if len(keep) != len(p.critical) else p)
+    return out, NonRaceCleaning(total, same, rr, total - same - rr, tuple(examples))
+
+
+# -- the declared tuning split -----------------------------------------------------------------------------------
+#: the two halves of the real benchmark: the front end may be tuned on the first only; the rules are scored on the
+#: second (declared in the contract's second edition, after an audit found the front end tuned on the programs it is
+#: scored on)
+SPLITS = ("tuning", "held-out")
+
+
+def split_of(program: Program | str) -> str:
+    """The declared half of a real program, from the SHA-256 of its name alone (content-blind, stable): the parity
+    of the hash's first byte. About half of the racy and half of the race-free programs fall in each."""
+    name = program if isinstance(program, str) else program.name
+    return SPLITS[hashlib.sha256(name.encode("utf-8")).digest()[0] % 2]

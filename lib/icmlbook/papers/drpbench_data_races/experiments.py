@@ -9,15 +9,16 @@ from typing import Sequence
 
 import numpy as np
 
+from ...runtime.stats import percentile_interval
 from .config import DRPBenchConfig
-from .data import Program, Race, annotation_consistency, load_benchmark
+from .data import SPLITS, Program, Race, annotation_consistency, clean_non_race_pairs, load_benchmark, split_of
 from .frontend import constructs_of
 from .generator import generate_suite
 from .metrics import (Counts, _resample, bootstrap_f1, f1_replicates, match, micro_f1, paired_bootstrap, per_program, score)
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
-__all__ = ["playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
+__all__ = ["split_study", "constant_detector_counts", "detection_gain", "nonrace_pair_coverage", "playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
            "localisation_gap", "racy_only", "annotated_myopia", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
@@ -28,12 +29,24 @@ NON_MUTEX = ("semaphore", "condvar", "barrier", "atomic_block", "atomic_function
 
 
 def select_real(cfg: DRPBenchConfig) -> list[Program]:
-    """The real programs of this profile: every ``real_stride``-th racy and race-free program."""
+    """The real programs of this profile: every ``real_stride``-th racy and race-free program, with DRDBench's
+    critical non-race pairs cleaned (:func:`.data.clean_non_race_pairs`)."""
     progs = load_benchmark()
     racy = [p for p in progs if p.racy][:: cfg.real_stride]
     safe = [p for p in progs if not p.racy][:: cfg.real_stride]
     keep = {p.name for p in racy + safe}
-    return [p for p in progs if p.name in keep]
+    return clean_non_race_pairs([p for p in progs if p.name in keep])[0]
+
+
+def split_study(study: "PopulationStudy", half: str) -> "PopulationStudy":
+    """The study restricted to one declared half of the real benchmark (:func:`.data.split_of`): ``"held-out"``,
+    on which the rules are scored, or ``"tuning"``, the only half the front end may be tuned on from the contract's
+    second edition on. The predictions are the study's own (the learned classifier's come from its cross-validation
+    over the whole population, by category)."""
+    if half not in SPLITS:
+        raise ValueError(f"half={half!r} is not allowed; allowed values: {', '.join(SPLITS)}")
+    return dataclasses.replace(study, programs=[p for p in study.programs if split_of(p) == half],
+                               population=f"{study.population} ({half})")
 
 
 def generated_suite(cfg: DRPBenchConfig, seed: int) -> list[Program]:
@@ -80,13 +93,24 @@ def population_study(programs: Sequence[Program], cfg: DRPBenchConfig, seed: int
     return PopulationStudy(population, programs, preds, unparsable(programs), cons)
 
 
+def constant_detector_counts(study: PopulationStudy) -> list[Counts]:
+    """Program-level counts of the detector that calls every program racy (the prior), over the study's programs."""
+    return [Counts(int(p.racy), int(not p.racy), 0) for p in study.programs]
+
+
+def detection_gain(study: PopulationStudy, predictor: str, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """Program-level F1 of ``predictor`` minus that of the constant "every program racy" detector on the same
+    programs, with a paired bootstrap 95% interval: > 0 only for a predictor that detects better than the prior."""
+    return paired_bootstrap(study.counts(predictor, "program"), constant_detector_counts(study), n_boot=n_boot, seed=seed)
+
+
 def localisation_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int) -> tuple[float, float, float]:
     """Program-level F1 minus line-level F1 of one predictor, with a paired bootstrap 95% interval."""
     return paired_bootstrap(study.counts(predictor, "program"), study.counts(predictor, "line"), n_boot=n_boot, seed=seed)
 
 
 def _flagged(predictions: dict[str, list[Race]], programs: Sequence[Program]) -> list[Counts]:
-    """Per program: protected conflicting pairs flagged (tp) and not flagged (fn), as Counts."""
+    """Per program: annotated non-race pairs flagged (tp) and not flagged (fn), as Counts."""
     out = []
     for prog in programs:
         pred = predictions[prog.name]
@@ -102,7 +126,7 @@ def _rate(summed: np.ndarray) -> np.ndarray:
 
 
 def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed: int) -> dict[str, float]:
-    """Share of the annotated protected pairs that predictors ``a`` and ``b`` flag as races (the
+    """Share of the annotated non-race pairs that predictors ``a`` and ``b`` flag as races (the
     shared-variable distraction), the percentile bootstrap interval of ``a``'s share (``rate_a_lo``,
     ``rate_a_hi``) and the paired bootstrap interval of ``a``'s minus ``b``'s (``lo``, ``hi``); programs are
     resampled, with the same indices for all three (those of :func:`.metrics.paired_bootstrap`)."""
@@ -111,23 +135,22 @@ def distraction_rates(study: PopulationStudy, a: str, b: str, n_boot: int, seed:
     total = sum(c.tp + c.fn for c in fa)
     # the share a flags, with the percentile interval over the same resampled programs
     ma = np.array([[c.tp, c.fp, c.fn] for c in fa], dtype=float).reshape(-1, 3)
-    reps = _rate(ma[_resample(len(ma), n_boot, seed)].sum(1))
-    a_lo, a_hi = np.nanquantile(reps, [0.025, 0.975]) if np.isfinite(reps).any() else (np.nan, np.nan)
+    a_lo, a_hi, _ = percentile_interval(_rate(ma[_resample(len(ma), n_boot, seed)].sum(1)))
     return {"rate_a": float(_rate(ma.sum(0))), "rate_a_lo": float(a_lo), "rate_a_hi": float(a_hi),
             "rate_b": float(_rate(np.array([sum(c.tp for c in fb), 0, sum(c.fn for c in fb)]))),
-            "diff": diff, "lo": lo, "hi": hi, "protected_pairs": int(total)}
+            "diff": diff, "lo": lo, "hi": hi, "nonrace_pairs": int(total)}
 
 
 def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int, seed: int) -> dict[str, float]:
     """What a lock-aware predictor ``b`` withdraws of what a synchronisation-blind one ``a`` flags.
 
-    Over the annotated protected pairs that ``a`` flags (``seen_protected``; the rest its front end never
+    Over the annotated non-race pairs that ``a`` flags (``seen_nonrace``; the rest its front end never
     extracted) and the annotated races ``a`` matches (``seen_races``): the share of each that ``b`` still
-    flags, ``keep_protected`` and ``keep_races``, and ``diff = keep_races - keep_protected`` with a paired
+    flags, ``keep_nonrace`` and ``keep_races``, and ``diff = keep_races - keep_nonrace`` with a paired
     percentile bootstrap 95% interval (programs resampled, the same indices for both shares, those of
     :func:`.metrics.paired_bootstrap`). ``diff`` is 0 when ``b`` thins ``a``'s output without regard to
-    protection (a random subset, or nothing at all) and > 0 only when it withdraws protected pairs more than
-    races. ``coverage`` is the share of all annotated protected pairs that ``a`` flags (a property of the
+    the annotations (a random subset, or nothing at all) and > 0 only when it withdraws non-race pairs more than
+    races. ``coverage`` is the share of all annotated non-race pairs that ``a`` flags (a property of the
     front end, reported beside)."""
     rows = []
     for prog in study.programs:
@@ -137,7 +160,7 @@ def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int,
         rows.append([len(seen_p), sum(any(match(x, g) for x in pb) for g in seen_p),
                      len(seen_r), sum(any(match(x, g) for x in pb) for g in seen_r), len(prog.critical)])
     allm = np.array(rows, dtype=float).reshape(-1, 5)
-    # within programs only: a program with seen races but no seen protected pair (or the reverse) would let a
+    # within programs only: a program with seen races but no seen non-race pair (or the reverse) would let a
     # difference in program mix pass as a lock effect (abstain on every program that uses locks, keep the races
     # of the lock-free ones), so both shares are taken over the programs that hold both
     m = allm[(allm[:, 0] > 0) & (allm[:, 2] > 0)]
@@ -152,28 +175,28 @@ def distraction_specificity(study: PopulationStudy, a: str, b: str, n_boot: int,
         kp, kr = shares(m.sum(0))
         rp, rr = shares(m[_resample(len(m), n_boot, seed)].sum(1))
         d = rr - rp  # every resampled program holds both kinds, so neither share is undefined
-        lo, hi = np.quantile(d, [0.025, 0.975])
+        lo, hi, _ = percentile_interval(d)
     tot, all_tot = m.sum(0), allm.sum(0)
-    return {"keep_protected": float(kp), "keep_races": float(kr), "diff": float(kr - kp), "lo": float(lo),
-            "hi": float(hi), "seen_protected": int(tot[0]), "seen_races": int(tot[2]), "programs": int(len(m)),
-            "protected_pairs": int(all_tot[4]),
+    return {"keep_nonrace": float(kp), "keep_races": float(kr), "diff": float(kr - kp), "lo": float(lo),
+            "hi": float(hi), "seen_nonrace": int(tot[0]), "seen_races": int(tot[2]), "programs": int(len(m)),
+            "nonrace_pairs": int(all_tot[4]),
             "coverage": float(all_tot[0] / all_tot[4]) if all_tot[4] else float("nan")}
 
 
 def annotated_myopia(study: PopulationStudy, predictor: str, reference: str, n_boot: int, seed: int) -> dict[str, float]:
-    """On the racy programs with non-mutex synchronisation that hold annotated protected pairs (``programs``; only
-    racy programs carry DRDBench's protected-pair annotations): the share of those pairs (``protected``) that
+    """On the racy programs with non-mutex synchronisation that hold annotated non-race pairs (``programs``; only
+    racy programs carry DRDBench's non-race-pair annotations): the share of those pairs (``nonrace``) that
     ``predictor`` flags as races minus the share ``reference`` flags (``flagged``, ``ref_flagged``), with a paired
     percentile bootstrap 95% interval (programs resampled, the same indices for both, those of
     :func:`.metrics.paired_bootstrap`). It is > 0 only when ``predictor``'s extra reports on that stratum fall on
-    pairs the annotators marked protected; NaN when no program qualifies."""
+    pairs the annotators marked as not racing; NaN when no program qualifies."""
     progs = [p for p in study.programs if p.racy and p.critical and stratum_of(p) == STRATA[1]]
     if not progs:
-        return {"programs": 0, "protected": 0, "flagged": 0, "ref_flagged": 0, "diff": float("nan"),
+        return {"programs": 0, "nonrace": 0, "flagged": 0, "ref_flagged": 0, "diff": float("nan"),
                 "lo": float("nan"), "hi": float("nan")}
     fa, fb = _flagged(study.predictions[predictor], progs), _flagged(study.predictions[reference], progs)
     diff, lo, hi = paired_bootstrap(fa, fb, n_boot=n_boot, seed=seed, stat=_rate)
-    return {"programs": len(progs), "protected": sum(c.tp + c.fn for c in fa), "flagged": sum(c.tp for c in fa),
+    return {"programs": len(progs), "nonrace": sum(c.tp + c.fn for c in fa), "flagged": sum(c.tp for c in fa),
             "ref_flagged": sum(c.tp for c in fb), "diff": diff, "lo": lo, "hi": hi}
 
 
@@ -201,7 +224,7 @@ def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, 
     fa, la, ha = bootstrap_f1(a, n_boot=n_boot, seed=seed)
     fb, lb, hb = bootstrap_f1(b, n_boot=n_boot, seed=seed + 1)
     d = f1_replicates(a, n_boot, seed) - f1_replicates(b, n_boot, seed + 1)     # each stratum resampled on its own
-    lo, hi = np.nanquantile(d, [0.025, 0.975])
+    lo, hi, _ = percentile_interval(d)
     out = {"f1_mutex": fa, "f1_mutex_ci": (la, ha), "f1_other": fb, "f1_other_ci": (lb, hb),
            "diff": fa - fb, "lo": float(lo), "hi": float(hi), "n_mutex": len(a), "n_other": len(b),
            "n_none": len(groups[STRATA[2]])}
@@ -210,7 +233,7 @@ def stratum_gap(study: PopulationStudy, predictor: str, n_boot: int, seed: int, 
         ra, rb = ref[STRATA[0]], ref[STRATA[1]]
         rd = f1_replicates(ra, n_boot, seed) - f1_replicates(rb, n_boot, seed + 1)   # the same programs drawn
         rfa, rfb = micro_f1(ra), micro_f1(rb)
-        dlo, dhi = np.nanquantile(d - rd, [0.025, 0.975])
+        dlo, dhi, _ = percentile_interval(d - rd)
         out.update({"reference": reference, "ref_f1_mutex": rfa, "ref_f1_other": rfb, "ref_diff": rfa - rfb,
                     "did": (fa - fb) - (rfa - rfb), "did_lo": float(dlo), "did_hi": float(dhi)})
     return out
@@ -239,12 +262,14 @@ def tsan_study(generated: Sequence[Program], real: Sequence[Program], cfg: DRPBe
                      gen, real_sample)
 
 
-#: the playground's scoring rules: DRDBench's line level and the two variable-level readings
-PLAYGROUND_LEVELS = {"line (DRDBench)": "line", "line + variable": "line_variable", "variable set": "variable_set"}
+#: the playground's scoring rules: our line level (DRDBench's match, integer lines read as one-line lists), DRDBench's
+#: own scoring (metrics.drdbench_counts), and the two variable-level readings
+PLAYGROUND_LEVELS = {"line (ours)": "line", "line (DRDBench's own scoring)": "drdbench", "line + variable": "line_variable",
+                     "variable set": "variable_set"}
 
 
 def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int, predictor: str,
-               threads: int = 2, level: str = "line (DRDBench)"):
+               threads: int = 2, level: str = "line (ours)"):
     """One generated program from the chosen constructs (each racy or safe) plus protected distractor
     variables, with ``threads`` copies of a loop-spawned thread, and what the chosen rule-based predictor
     says about it: (program, predicted, scores), scores holding every level's counts, ``"chosen"`` (the
@@ -261,16 +286,16 @@ def playground(constructs: Sequence[str], racy: Sequence[bool], distractors: int
     return score_program(prog, predictor, level)
 
 
-def score_program(prog: Program, predictor: str, level: str = "line (DRDBench)"):
+def score_program(prog: Program, predictor: str, level: str = "line (ours)"):
     """What the rule-based ``predictor`` says about one program (generated or from the real benchmark) and
     its scores against the program's annotations: (program, predicted, scores) as :func:`playground`."""
     if level not in PLAYGROUND_LEVELS:
         raise ValueError(f"level={level!r} is not allowed; allowed values: {', '.join(PLAYGROUND_LEVELS)}")
-    from .metrics import line_counts, program_counts, variable_counts
+    from .metrics import drdbench_counts, line_counts, program_counts, variable_counts
     from .predictors import make_predictor
 
     pred = make_predictor(predictor).predict(prog)
-    out = {"line": line_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
+    out = {"line": line_counts(pred, prog.races), "drdbench": drdbench_counts(pred, prog.races), "line_variable": line_counts(pred, prog.races, with_variable=True),
            "variable_set": variable_counts(pred, prog.races), "program_right": program_counts(pred, prog.racy)[1]}
     out["chosen"] = out[PLAYGROUND_LEVELS[level]]
     return prog, pred, out
@@ -278,8 +303,9 @@ def score_program(prog: Program, predictor: str, level: str = "line (DRDBench)")
 
 def scores_table(studies: Sequence[PopulationStudy], n_boot: int, seed: int) -> str:
     """A markdown table: every predictor's headline scores on each population, with 95% intervals."""
-    rows = ["| population | predictor | program acc. | program F1 | line P | line R | line F1 [95% CI] | line+var F1 | var-set F1 | line macro F1 |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| population | predictor | program acc. | program F1 | line P | line R | line F1 (ours) [95% CI] | line+var F1 | "
+            "var-set F1 | line macro F1 | DRDBench's scoring F1 (racy only) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for st in studies:
         sc = st.scores()
         for name in st.predictors:
@@ -291,7 +317,8 @@ def scores_table(studies: Sequence[PopulationStudy], n_boot: int, seed: int) -> 
 
             rows.append(f"| {st.population} | {name} | {fmt(s['program_accuracy'])} | {fmt(s['program_f1'])} | "
                         f"{fmt(s['line_precision'])} | {fmt(s['line_recall'])} | {fmt(f)} [{fmt(lo)}, {fmt(hi)}] | "
-                        f"{fmt(s['line_variable_f1'])} | {fmt(s['variable_set_f1'])} | {fmt(s['line_macro_f1'])} |")
+                        f"{fmt(s['line_variable_f1'])} | {fmt(s['variable_set_f1'])} | {fmt(s['line_macro_f1'])} | "
+                        f"{fmt(s['drdbench_f1'])} |")
     return "\n".join(rows)
 
 
@@ -335,8 +362,8 @@ def tsan_agreement(tsan: TSanStudy) -> dict[str, float]:
     return out
 
 
-def protected_pair_coverage(study: PopulationStudy, predictor: str = "all pairs") -> dict[str, int]:
-    """Why protected pairs go unflagged by ``predictor``: for every annotated protected pair, whether it was
+def nonrace_pair_coverage(study: PopulationStudy, predictor: str = "all pairs") -> dict[str, int]:
+    """Why non-race pairs go unflagged by ``predictor``: for every annotated non-race pair, whether it was
     flagged, whether the front end extracted no access on one of its lines (macro bodies, accesses through
     pointers it cannot resolve), or whether both lines hold accesses that it did not pair (thread
     structure it did not see)."""

@@ -1,12 +1,17 @@
 """Scores for race predictions, at three granularities.
 
 - **Program level (L1).** A program is predicted racy iff the predictor lists at least one race.
-- **Line level (L2), DRDBench's definition.** A predicted race ``p`` matches an annotated race ``g`` iff the
-  unordered line pairs match, ``(p_A ∈ g_A ∧ p_B ∈ g_B) ∨ (p_A ∈ g_B ∧ p_B ∈ g_A)`` (an annotation line may be
-  a list; the variable is *not* checked). Per program ``TP = #{g : some p matches g}``, ``FN = |G| - TP``,
-  ``FP = #{p : p matches no g}`` (so several predictions hitting one race count once and are not false
-  positives, and one prediction may cover several races). Counts are summed over programs (micro) before
-  precision, recall and F1 are formed. Race-free programs contribute only false positives.
+- **Line level (L2), ours: DRDBench's match, read uniformly.** A predicted race ``p`` matches an annotated race
+  ``g`` iff the unordered line pairs match, ``(p_A ∈ g_A ∧ p_B ∈ g_B) ∨ (p_A ∈ g_B ∧ p_B ∈ g_A)``, an integer
+  annotation line read as a one-line list (the variable is *not* checked). Per program ``TP = #{g : some p
+  matches g}``, ``FN = |G| - TP``, ``FP = #{p : p matches no g}`` (so several predictions hitting one race count
+  once and are not false positives, and one prediction may cover several races). Counts are summed over programs
+  (micro) before precision, recall and F1 are formed. Race-free programs contribute only false positives.
+- **DRDBench's own scoring** (:func:`drdbench_counts`, read from its released evaluation code, re-written here):
+  the same match, except that an annotation with one integer line and one list line never matches (its code
+  compares two integers or two lists, nothing else), and a prediction repeated word for word that hits counts
+  as a false positive for every copy after the first (its hit set holds distinct predictions); only racy
+  programs are scored. Ours differs on exactly those two points and in scoring the race-free programs too.
 - **Variable level** (the paper's second granularity; its exact rule was not reached, so both readings):
   V1 compares the *set* of predicted racy variables with the annotated one per program; V2 is the L2
   match plus equality of the (whitespace-normalised) variable.
@@ -22,9 +27,10 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...runtime.stats import bootstrap_indices, percentile_interval
 from .data import Program, Race
 
-__all__ = ["Counts", "match", "line_counts", "variable_counts", "program_counts", "score", "micro",
+__all__ = ["Counts", "match", "drdbench_match", "drdbench_counts", "line_counts", "variable_counts", "program_counts", "score", "micro",
            "macro_f1", "micro_f1", "f1_replicates", "bootstrap_f1", "paired_bootstrap", "aggregate_samples", "distraction",
            "normalise_variable", "pass_at_k", "per_program", "LEVELS"]
 
@@ -61,6 +67,28 @@ def match(p: Race, g: Race) -> bool:
     pa, pb = set(p.a), set(p.b)
     ga, gb = set(g.a), set(g.b)
     return bool((pa & ga and pb & gb) or (pa & gb and pb & ga))
+
+
+def drdbench_match(p: Race, g: Race) -> bool:
+    """DRDBench's own line match, as its released code has it: both annotation lines integers, the predicted lines
+    equal them in either order; both lists, the predicted lines belong to them in either order; one integer and
+    one list (``g.listed`` mixed): never."""
+    la, lb = g.listed
+    if la != lb:
+        return False
+    pa, pb = p.a[0], p.b[0]
+    if not la:
+        return (pa, pb) == (g.a[0], g.b[0]) or (pb, pa) == (g.a[0], g.b[0])
+    return (pa in g.a and pb in g.b) or (pb in g.a and pa in g.b)
+
+
+def drdbench_counts(pred: Sequence[Race], gold: Sequence[Race]) -> Counts:
+    """DRDBench's per-program counts: TP the distinct annotated races some prediction hits (:func:`drdbench_match`),
+    FN the rest, FP the predictions minus the *distinct* hitting predictions (the same variable and lines in the
+    same order count once, so a word-for-word repeated hit is a false positive)."""
+    hit_gold = {i for i, g in enumerate(gold) if any(drdbench_match(p, g) for p in pred)}
+    hit_pred = {(p.variable, p.a, p.b) for p in pred if any(drdbench_match(p, g) for g in gold)}
+    return Counts(len(hit_gold), len(pred) - len(hit_pred), len(gold) - len(hit_gold))
 
 
 def normalise_variable(v: str) -> str:
@@ -129,6 +157,9 @@ def score(predictions: Mapping[str, Sequence[Race]], programs: Sequence[Program]
         c = micro(per_program(predictions, programs, level))
         out[f"{level}_precision"], out[f"{level}_recall"], out[f"{level}_f1"] = c.precision, c.recall, c.f1
     out["program_accuracy"] = float(np.mean([program_counts(predictions[p.name], p.racy)[1] for p in programs]))
+    racy = [p for p in programs if p.racy]
+    drd = micro(drdbench_counts(predictions[p.name], p.races) for p in racy)
+    out["drdbench_precision"], out["drdbench_recall"], out["drdbench_f1"] = drd.precision, drd.recall, drd.f1
     out["line_macro_f1"] = macro_f1(per_program(predictions, programs, "line"))
     out["n_predicted"] = float(sum(len(predictions[p.name]) for p in programs))
     return out
@@ -146,8 +177,8 @@ def _f1_rows(summed: np.ndarray) -> np.ndarray:
 
 
 def _resample(n: int, n_boot: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(n_boot, n))
+    """The bootstrap resamples of ``n`` programs: :func:`icmlbook.runtime.stats.bootstrap_indices` (scipy's draw)."""
+    return bootstrap_indices(n, n_boot, seed)
 
 
 def micro_f1(counts: Sequence[Counts]) -> float:
@@ -172,24 +203,23 @@ def bootstrap_f1(counts: Sequence[Counts], n_boot: int = 1000, seed: int = 0, le
     """Micro F1 and its percentile bootstrap interval, resampling programs (:func:`f1_replicates`)."""
     if len(counts) == 0:
         return float("nan"), float("nan"), float("nan")
-    f = f1_replicates(counts, n_boot, seed)
-    lo, hi = np.nanquantile(f, [(1 - level) / 2, (1 + level) / 2])
-    return micro_f1(counts), float(lo), float(hi)
+    lo, hi, _ = percentile_interval(f1_replicates(counts, n_boot, seed), level)
+    return micro_f1(counts), lo, hi
 
 
 def paired_bootstrap(a: Sequence[Counts], b: Sequence[Counts], n_boot: int = 1000, seed: int = 0,
                      level: float = 0.95, stat: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[float, float, float]:
     """Difference stat(a) - stat(b) (default micro F1) over the same programs, with a paired percentile
-    bootstrap interval (both resampled with the same program indices)."""
+    bootstrap interval (both resampled with the same program indices; runtime.stats's resamples and percentile
+    interval, resamples where the difference is undefined left out)."""
     if len(a) != len(b):
         raise ValueError(f"paired_bootstrap needs counts over the same programs ({len(a)} vs {len(b)})")
     stat = stat or _f1_rows
     ma, mb = _count_matrix(a), _count_matrix(b)
     point = float(stat(ma.sum(0)) - stat(mb.sum(0)))
     idx = _resample(len(ma), n_boot, seed)
-    d = stat(ma[idx].sum(1)) - stat(mb[idx].sum(1))
-    lo, hi = np.nanquantile(d, [(1 - level) / 2, (1 + level) / 2])
-    return point, float(lo), float(hi)
+    lo, hi, _ = percentile_interval(stat(ma[idx].sum(1)) - stat(mb[idx].sum(1)), level)
+    return point, lo, hi
 
 
 def aggregate_samples(samples: Sequence[Sequence[Race]], rule: str) -> list[Race]:
@@ -219,7 +249,7 @@ def pass_at_k(samples_per_program: Mapping[str, Sequence[Sequence[Race]]], progr
 
 
 def distraction(predictions: Mapping[str, Sequence[Race]], programs: Sequence[Program]) -> dict[str, float]:
-    """Where the false positives fall: the share that hit an annotated *protected* conflicting pair
+    """Where the false positives fall: the share that hit an annotated *non-race* pair (DRDBench's critical non-race pairs, cleaned)
     (``critical``: the shared-variable distraction) and the share that hit another annotated non-racing
     pair (``plain``), over the racy programs, which are the ones annotated."""
     fp = crit = plain = 0

@@ -17,7 +17,7 @@ __all__ = ["listing_figure", "granularity_figure", "distraction_figure", "constr
 
 
 def listing_text(program: Program, predicted: Sequence[Race] = (), width: int = 70) -> str:
-    """The numbered listing, each line marked: ``R`` annotated racy line, ``P`` a line of a protected pair,
+    """The numbered listing, each line marked: ``R`` annotated racy line, ``P`` a line of an annotated non-race pair,
     ``*`` a line the predictor names."""
     racy = {x for r in program.races for x in r.a + r.b}
     prot = {x for r in program.critical for x in r.a + r.b}
@@ -30,7 +30,7 @@ def listing_text(program: Program, predicted: Sequence[Race] = (), width: int = 
 
 
 def listing_figure(program: Program, predicted: Sequence[Race] = (), title: str | None = None, max_lines: int = 45):
-    """A program with numbered lines: annotated racy lines in vermilion, lines of protected pairs in green,
+    """A program with numbered lines: annotated racy lines in vermilion, lines of annotated non-race pairs in green,
     lines a predictor names marked with an arrow."""
     lines = program.lines[:max_lines]
     racy = {x for r in program.races for x in r.a + r.b}
@@ -48,7 +48,7 @@ def listing_figure(program: Program, predicted: Sequence[Race] = (), title: str 
         if i in pred:
             ax.text(0.0, i, "→", fontsize=9, va="center", color=PALETTE[0])
     n_r, n_p = len(program.races), len(program.critical)
-    ax.set_title(title or f"{program.name}: {n_r} annotated race(s) (vermilion), {n_p} protected pair(s) (green)"
+    ax.set_title(title or f"{program.name}: {n_r} annotated race(s) (vermilion), {n_p} non-race pair(s) (green)"
                  + (f"; → = {len(predicted)} predicted" if predicted else ""), fontsize=9)
     return fig
 
@@ -78,7 +78,7 @@ def granularity_figure(studies: Sequence[PopulationStudy], predictors: Sequence[
 
 
 def distraction_figure(studies: Sequence[PopulationStudy], predictors: Sequence[str]):
-    """Share of annotated protected pairs each predictor flags (the shared-variable distraction)."""
+    """Share of annotated non-race pairs (DRDBench's critical non-race pairs, cleaned) each predictor flags (the shared-variable distraction)."""
     fig, ax = new_figure(1, 1, width=6.8, height=3.6)
     x = np.arange(len(predictors))
     parts = []
@@ -98,7 +98,7 @@ def distraction_figure(studies: Sequence[PopulationStudy], predictors: Sequence[
             hi, lo = int(np.nanargmax(r)), int(np.nanargmin(r))
             parts.append(f"{st.population}: {predictors[hi]} {r[hi]:.0%}, {predictors[lo]} {r[lo]:.0%}")
     ax.set_xticks(x, [p.replace(" (", "\n(") for p in predictors], fontsize=8)
-    ax.set(ylabel="share of protected pairs flagged", ylim=(0, 1.1))
+    ax.set(ylabel="share of non-race pairs flagged", ylim=(0, 1.1))
     ax.set_title("Protected pairs flagged, most and fewest: " + ("\n" + "; ".join(parts) if parts else "none annotated"),
                  fontsize=9)
     ax.legend(fontsize=8)

@@ -1,6 +1,7 @@
 """Offline race predictors, each reading only the C text (never an annotation or a generator's metadata).
 
 - :class:`EmptyPredictor`: says "race-free" everywhere (the floor; perfect on race-free programs).
+- :class:`ConstantRacyPredictor`: says "racy" everywhere, always with the program's first two lines.
 - :class:`AllPairsPredictor`: every conflicting pair (same object, at least one write, two threads or a
   thread started twice), ignoring all synchronisation: the recall ceiling of the front end.
 - :class:`LocksetPredictor`: Eraser-style lockset analysis plus main's create/join order; each ingredient
@@ -25,7 +26,7 @@ from .data import Program, Race
 from .frontend import Access, Analysis, CONSTRUCTS, Options, analyse, constructs_of
 from .metrics import match
 
-__all__ = ["EmptyPredictor", "AllPairsPredictor", "LocksetPredictor", "LearnedPairPredictor", "predict_all",
+__all__ = ["EmptyPredictor", "ConstantRacyPredictor", "AllPairsPredictor", "LocksetPredictor", "LearnedPairPredictor", "predict_all",
            "candidate_pairs", "PREDICTORS", "make_predictor", "unparsable", "cross_validated"]
 
 
@@ -64,6 +65,16 @@ class EmptyPredictor:
 
     def predict(self, program: Program) -> list[Race]:
         return []
+
+
+class ConstantRacyPredictor:
+    """Says "racy" for every program and names the same pair every time, its first two lines: detection by the
+    prior and no localisation at all (the trivial alternative of the localisation claim)."""
+
+    name = "every program racy"
+
+    def predict(self, program: Program) -> list[Race]:
+        return [Race("?", (1,), (2,))]
 
 
 @dataclasses.dataclass
