@@ -4,8 +4,8 @@ Paper: *On the Identifiability of Poisson Branching Structural Causal Model Unde
 (ICML 2026, poster 66099). Only its abstract was reachable, so the ``paper`` column quotes the abstract
 sentence a row covers, and says "not reached" for our extra checks. Thresholds come from
 ``config.THRESHOLDS`` (fixed before any run, the same for every profile). Each rule names the
-alternative it must reject; ``tests/test_pgf_trie_causal.py`` runs every rule on the claimed world and
-on that alternative.
+alternative it must reject; ``tests/papers/test_pgf_trie_causal.py`` runs every rule on the claimed world, on
+that alternative, and on the real output of the nearest trivial method (rule 11).
 
 Rows, abstract first: C12 (sufficient methods are biased by latent confounding), C1 (the PGF), C9 (the
 Trie representation: not testable, see below), C10 (completeness of the local condition), C7 and C11 (the

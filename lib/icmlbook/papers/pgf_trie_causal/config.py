@@ -21,9 +21,10 @@ class ClaimThresholds:
 
     # C1: family-wise level of the per-point z-tests (Bonferroni over all graphs x points)
     pgf_family_level: float = 0.01
-    # C9: largest relative gap between trie and expanded coefficients
+    # the trie test (former row C9, a test since the contract's second edition): largest relative gap between
+    # trie and expanded coefficients
     trie_rel_tol: float = 1e-9
-    # C9: random structures needed, and among them structures with two paths to a node (where the
+    # former row C9: random structures needed, and among them structures with two paths to a node (where the
     # alternative "reach" reading differs)
     trie_min_graphs: int = 5
     # C3: acceptance / rejection rates of the blocking test
