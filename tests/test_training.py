@@ -120,6 +120,80 @@ def test_corrupt_checkpoint_is_refused():
     assert make_trainer("never-saved").resume() is False
 
 
+def test_checkpoints_hold_only_tensors_and_plain_types():
+    """A checkpoint loads with torch's own weights-only reader (no object of the file's choosing is built), NumPy
+    values come back exactly (type, dtype, shape, bytes), and a state holding anything else is refused when saved."""
+    import hashlib
+    import io
+    import json
+    import pickle
+
+    from icmlbook.training import checkpoint_safe, from_checkpoint_safe
+
+    t = make_trainer("plain")
+    t.run(until=8)
+    path = t.save_checkpoint()
+    raw = torch.load(path, weights_only=True)                     # torch's reader, independent of ours
+    assert raw["format"] == 2 and raw["step"] == 8
+    assert raw["rng"]["numpy"][0] == "MT19937" and raw["rng"]["numpy"][1]["__icmlbook_numpy__"] == "array"
+    state = {"a": np.arange(6, dtype=np.uint32).reshape(2, 3)[:, ::2], "s": np.float32(1.5), "z": np.array(2.0),
+             "i": np.int64(-3), "t": (1, "x", None, np.array([True, False])), "l": [torch.ones(2), 2.5],
+             "b": b"\x00\x01"}
+    buf = io.BytesIO()
+    torch.save(checkpoint_safe(state), buf)
+    back = from_checkpoint_safe(torch.load(io.BytesIO(buf.getvalue()), weights_only=True))
+    for k in ("a", "s", "z", "i"):
+        assert type(back[k]) is type(state[k]) and back[k].dtype == state[k].dtype
+        assert back[k].shape == state[k].shape and np.array_equal(back[k], state[k])
+    assert isinstance(back["t"], tuple) and back["t"][:3] == (1, "x", None)
+    assert np.array_equal(back["t"][3], [True, False]) and torch.equal(back["l"][0], torch.ones(2))
+    assert back["b"] == b"\x00\x01"
+    model_state = t.model.state_dict()
+    assert checkpoint_safe(model_state) is model_state                # nothing to change: the very same object
+
+    class Opaque:
+        pass
+
+    with pytest.raises(TypeError, match=r"state\['callbacks'\]\[0\]\['thing'\] is a .*Opaque"):
+        checkpoint_safe({"callbacks": [{"thing": Opaque()}]})
+    with pytest.raises(TypeError, match="Python objects"):
+        checkpoint_safe({"x": np.array([Opaque()], dtype=object)})
+    # a checkpoint written by pickling arbitrary objects (the former format) is refused, not unpickled
+    data = pickle.dumps({"format": 1, "step": 3, "numpy": np.zeros(2)}, protocol=2)
+    path.write_bytes(data)
+    path.with_suffix(".json").write_text(json.dumps({"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}))
+    with pytest.raises(ValueError, match="other than tensors and plain types"):
+        make_trainer("plain").resume()
+
+
+def test_resume_with_a_mixture_sampler_is_bit_for_bit():
+    """The language-model lab's data source keeps NumPy row counters in its state: they travel through the
+    weights-only checkpoint and the resumed run equals the unbroken one."""
+    from icmlbook import lm
+
+    streams = {"a": torch.arange(500) % 13, "b": (torch.arange(400) * 7) % 13}
+
+    def build(name):
+        torch.manual_seed(2)
+        model = nn.Sequential(nn.Embedding(13, 8), nn.Linear(8, 13))
+        data = lm.MixtureSampler(streams, lm.constant_weights({"a": 0.3, "b": 0.7}), batch_size=5, seq_len=6, seed=4)
+        cfg = TrainerConfig(steps=14, name=name, show_progress=False, device="cpu")
+        loss = lambda m, b: nn.functional.cross_entropy(m(b[0]).reshape(-1, 13), b[1].reshape(-1))  # noqa: E731
+        return Trainer(model, torch.optim.Adam(model.parameters(), lr=1e-2), loss, data, cfg, [LossLogger(every=1)])
+
+    whole = build("mix-whole").run()
+    part = build("mix-part")
+    part.run(until=6)
+    part.save_checkpoint()
+    resumed = build("mix-part")
+    assert resumed.resume() and isinstance(resumed.data.rows, np.ndarray)
+    resumed.run()
+    assert np.array_equal(resumed.data.rows, whole.data.rows) and resumed.data.tokens_seen == whole.data.tokens_seen
+    assert np.array_equal(resumed.history("loss")[1], whole.history("loss")[1])
+    for p, q in zip(whole.model.parameters(), resumed.model.parameters()):
+        assert torch.equal(p, q)
+
+
 def test_least_squares_reaches_the_closed_form_optimum():
     g = torch.Generator().manual_seed(0)
     A = torch.randn(200, 5, generator=g, dtype=torch.float64)

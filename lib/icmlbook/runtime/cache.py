@@ -20,7 +20,10 @@ entry and rebuilds it. A corrupt entry is never returned.
     sweep = run.cached("grokking-grid", gk.eta_lam_grid, cfg, run.seed)     # in a chapter (see Run.cached)
     sweep = cached("grokking-grid", run_grid, config=cfg, profile=cfg_profile)
 
-Payloads are pickled; that is safe here because the cache only ever holds what this project wrote.
+Payloads are pickled, and unpickling runs whatever the file says: that is safe only while the cache holds
+nothing but what the book's own jobs wrote. A cache folder shared between machines (a cluster's shared disk)
+must be writable by the book's jobs alone. The trainer's checkpoints are not pickles of objects: they hold
+tensors and plain types only and load with ``torch.load(weights_only=True)`` (``icmlbook.training``).
 """
 
 from __future__ import annotations

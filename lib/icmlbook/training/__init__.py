@@ -12,10 +12,10 @@ from ._callbacks import (EMA, ActivationStats, AuxiliaryLoss, Callback, Checkpoi
 from ._convergence import Convergence, PlateauTest, convergence_guard, plateau_check, plateau_from_curve
 from ._data import ShuffledBatches, full_batch
 from ._schedules import WSD, Constant, Schedule, WarmupCosine, schedule_values
-from ._trainer import CheckpointMismatch, Trainer, TrainerConfig, clip_grad_norm
+from ._trainer import CheckpointMismatch, Trainer, TrainerConfig, checkpoint_safe, clip_grad_norm, from_checkpoint_safe
 
 __all__ = [
-    "Trainer", "TrainerConfig", "CheckpointMismatch", "clip_grad_norm",
+    "Trainer", "TrainerConfig", "CheckpointMismatch", "clip_grad_norm", "checkpoint_safe", "from_checkpoint_safe",
     "Callback", "LambdaCallback", "LossLogger", "Evaluate", "AuxiliaryLoss", "ActivationStats", "EMA", "Checkpoint",
     "Schedule", "Constant", "WarmupCosine", "WSD", "schedule_values",
     "ShuffledBatches", "full_batch",

@@ -24,15 +24,24 @@ the loop can touch (torch CPU and CUDA, numpy's and Python's global states, the 
 data source's and the callbacks' states, and the records so far, so that :meth:`Trainer.resume` (same
 configuration, checked by a fingerprint) and :meth:`Trainer.branch_from` (another run's checkpoint) continue
 the same curve bit for bit, on the same device and thread count.
+
+A checkpoint holds only tensors and plain types (dicts, lists, tuples, sets, strings, bytes, numbers, ``None``) and
+is read with ``torch.load(weights_only=True)``, which builds no other object: loading one runs no code from the
+file. NumPy arrays and scalars (numpy's random state, a data source's row counters, the records) are written as
+their raw bytes, dtype and shape in a tagged dict (:func:`checkpoint_safe`) and rebuilt exactly on load
+(:func:`from_checkpoint_safe`); a state holding anything else is refused when the checkpoint is written, with its
+place in the state named.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import hashlib
 import io
 import json
+import pickle
 import random
 import time
 from pathlib import Path
@@ -48,11 +57,82 @@ from ..runtime.progress import progress
 from ._callbacks import Callback
 from ._schedules import Constant
 
-__all__ = ["TrainerConfig", "Trainer", "clip_grad_norm", "CheckpointMismatch"]
+__all__ = ["TrainerConfig", "Trainer", "clip_grad_norm", "CheckpointMismatch", "checkpoint_safe",
+           "from_checkpoint_safe"]
+
+#: the version of the checkpoint format (2: tensors and plain types only, read with weights_only=True)
+CHECKPOINT_FORMAT = 2
 
 
 class CheckpointMismatch(ValueError):
     """A checkpoint was written by a run with another configuration than the one resuming it."""
+
+
+_NUMPY_TAG = "__icmlbook_numpy__"
+_PLAIN = (str, bytes, bytearray, int, float, complex, bool, type(None), torch.dtype, torch.device, torch.Size)  # exact types
+
+
+_DICTS = (dict, collections.OrderedDict, collections.Counter)
+
+
+def _rebuilt_dict(obj: dict, values: dict) -> dict:
+    """``obj`` itself when no value changed, else a dict of its type with ``values`` (and its ``_metadata``, which a
+    module's ``state_dict`` carries)."""
+    if all(values[k] is v for k, v in obj.items()):
+        return obj
+    new = type(obj)(values)
+    if hasattr(obj, "_metadata"):
+        new._metadata = obj._metadata
+    return new
+
+
+def checkpoint_safe(obj: Any, where: str = "state") -> Any:
+    """``obj`` with every NumPy array or scalar replaced by ``{"__icmlbook_numpy__": kind, "dtype", "shape",
+    "bytes"}`` (exact: the raw bytes), so that ``torch.load(weights_only=True)`` reads it back. Containers
+    without NumPy values are returned as they are (a model's ``state_dict`` keeps its ``OrderedDict`` and
+    metadata). Raises ``TypeError`` naming the place (``where``) of anything that is not a tensor or a plain
+    type, since such a value could only be loaded by unpickling arbitrary objects."""
+    if isinstance(obj, (np.ndarray, np.generic)):  # first: np.float64 is also a float
+        if obj.dtype.hasobject:
+            raise TypeError(f"{where}: a NumPy array of Python objects cannot go into a checkpoint")
+        arr = np.asarray(obj)
+        return {_NUMPY_TAG: "array" if isinstance(obj, np.ndarray) else "scalar", "dtype": arr.dtype.str,
+                "shape": list(arr.shape), "bytes": arr.tobytes(order="C")}
+    if isinstance(obj, torch.Tensor) or type(obj) in _PLAIN:
+        return obj
+    if isinstance(obj, dict):
+        if type(obj) not in _DICTS:
+            raise TypeError(f"{where} is a {type(obj).__qualname__}: a checkpoint holds plain dicts (dict, "
+                            "OrderedDict, Counter), which torch.load(weights_only=True) reads")
+        if _NUMPY_TAG in obj:
+            raise TypeError(f"{where}: a dict with the reserved key {_NUMPY_TAG!r}")
+        return _rebuilt_dict(obj, {k: checkpoint_safe(v, f"{where}[{k!r}]") for k, v in obj.items()})
+    if type(obj) in (list, tuple, set):
+        items = list(obj)
+        out = [checkpoint_safe(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        if all(a is b for a, b in zip(out, items)):
+            return obj
+        if isinstance(obj, set):
+            raise TypeError(f"{where}: a set holding NumPy values cannot go into a checkpoint")
+        return out if isinstance(obj, list) else tuple(out)
+    raise TypeError(f"{where} is a {type(obj).__module__}.{type(obj).__qualname__}: a checkpoint holds only "
+                    "tensors, NumPy arrays and plain types (dict, list, tuple, set, str, bytes, numbers, None), "
+                    "so that it loads with torch.load(weights_only=True)")
+
+
+def from_checkpoint_safe(obj: Any) -> Any:
+    """The inverse of :func:`checkpoint_safe`: tagged dicts become NumPy arrays and scalars again."""
+    if isinstance(obj, dict):
+        if obj.get(_NUMPY_TAG) in ("array", "scalar"):
+            arr = np.frombuffer(obj["bytes"], dtype=np.dtype(obj["dtype"])).reshape(obj["shape"]).copy()
+            return arr if obj[_NUMPY_TAG] == "array" else arr[()]
+        return _rebuilt_dict(obj, {k: from_checkpoint_safe(v) for k, v in obj.items()})
+    if type(obj) in (list, tuple):
+        out = [from_checkpoint_safe(v) for v in obj]
+        if all(a is b for a, b in zip(out, obj)):
+            return obj
+        return out if isinstance(obj, list) else tuple(out)
+    return obj
 
 
 @torch.no_grad()
@@ -367,7 +447,7 @@ class Trainer:
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             rng["cuda"] = torch.cuda.get_rng_state_all()
         return {
-            "format": 1, "step": self.step, "fingerprint": self.fingerprint, "config": self._fingerprint_payload,
+            "format": CHECKPOINT_FORMAT, "step": self.step, "fingerprint": self.fingerprint, "config": self._fingerprint_payload,
             "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
             "scheduler": None if self.scheduler is None else self.scheduler.state_dict(),
             "rng": rng, "data": self.data.state_dict() if hasattr(self.data, "state_dict") else None,
@@ -410,7 +490,7 @@ class Trainer:
     def save_checkpoint(self) -> Path:
         """Write this run's checkpoint at the current step (atomically, with a SHA-256 manifest)."""
         buf = io.BytesIO()
-        torch.save(self.state_dict(), buf)
+        torch.save(checkpoint_safe(self.state_dict()), buf)
         data = buf.getvalue()
         path = self.checkpoint_path(self.step)
         _atomic_write_bytes(path, data)
@@ -427,7 +507,15 @@ class Trainer:
         meta = json.loads(manifest.read_text())
         if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             raise ValueError(f"checkpoint {path} does not match its manifest (corrupt or edited)")
-        return torch.load(io.BytesIO(data), map_location=self.device, weights_only=False)
+        try:
+            state = torch.load(io.BytesIO(data), map_location=self.device, weights_only=True)
+        except pickle.UnpicklingError as err:
+            raise ValueError(f"checkpoint {path} holds objects other than tensors and plain types (an older "
+                             f"format, or not written by this trainer); it is not loaded: {err}") from err
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+            found = state.get("format") if isinstance(state, dict) else type(state).__name__
+            raise ValueError(f"checkpoint {path} has format {found!r}; this trainer reads format {CHECKPOINT_FORMAT}")
+        return from_checkpoint_safe(state)
 
     def resume(self, step: int | None = None) -> bool:
         """Load this run's checkpoint at ``step`` (default: the latest); ``False`` if there is none.
