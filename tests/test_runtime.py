@@ -385,6 +385,151 @@ def test_cached_many_names_the_failing_artefact_and_refuses_bad_input(draws, tmp
     assert allotted_threads() >= 1
 
 
+_SWEEP = """
+import os
+import time
+
+import numpy as np
+
+
+def item(i, seed):
+    # one item of a sweep: leaves a marker per execution (KSWEEP_LOG), fails at item KSWEEP_FAIL_AT, sleeps
+    # KSWEEP_SLEEP seconds; its value depends only on its arguments
+    log = os.environ.get("KSWEEP_LOG")
+    if log:
+        open(os.path.join(log, f"ran-{i}-{os.getpid()}-{time.perf_counter_ns()}"), "w").close()
+    if os.environ.get("KSWEEP_FAIL_AT") == str(i):
+        raise RuntimeError(f"interrupted at item {i}")
+    time.sleep(float(os.environ.get("KSWEEP_SLEEP", "0")))
+    return {"i": i, "value": np.random.default_rng([seed, i]).normal(size=4)}
+"""
+
+
+@pytest.fixture
+def sweep(tmp_path, monkeypatch):
+    """A throwaway package ``ksweep`` (a spawned worker or a child process imports it from ``sys.path``)."""
+    import importlib
+    import sys
+
+    _write_package(tmp_path / "pkgs", "ksweep", {"__init__.py": "", "items.py": _SWEEP})
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
+    monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
+    importlib.invalidate_caches()
+    yield importlib.import_module("ksweep.items")
+    for mod in [m for m in sys.modules if m.split(".")[0] == "ksweep"]:
+        del sys.modules[mod]
+
+
+def _ran(log) -> list[int]:
+    return sorted(int(p.name.split("-")[1]) for p in log.glob("ran-*"))
+
+
+def _stored(jobs, directory) -> set[int]:
+    from icmlbook.runtime.cache import _entry_for
+
+    return {i for i, (name, fn, *args) in enumerate(jobs)
+            if _entry_for(name, fn, None, None, tuple(args), {}, None, directory).payload.exists()}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_interrupted_sweep_resumes_where_it_stopped(sweep, tmp_path, monkeypatch, workers):
+    """A sweep whose item k fails (an exception) keeps every item that finished; the re-run computes only the
+    missing ones, and its values equal an uninterrupted run's."""
+    from icmlbook.runtime import cached_many
+
+    n, k = 8, 5
+    jobs = [("sweep-item", sweep.item, i, 7) for i in range(n)]
+    reference = cached_many(jobs, workers=1, directory=tmp_path / "reference")
+    log = tmp_path / f"log{workers}"
+    log.mkdir()
+    monkeypatch.setenv("KSWEEP_LOG", str(log))
+    monkeypatch.setenv("KSWEEP_FAIL_AT", str(k))
+    with pytest.raises(RuntimeError, match=f"interrupted at item {k}"):
+        cached_many(jobs, workers=workers, directory=tmp_path / "sweep")
+    stored = _stored(jobs, tmp_path / "sweep")
+    assert k not in stored and len(stored) >= (k if workers == 1 else 1)
+    if workers == 1:
+        assert stored == set(range(k)) and _ran(log) == list(range(k + 1))   # in order, up to the failure
+    for f in log.iterdir():
+        f.unlink()
+    monkeypatch.delenv("KSWEEP_FAIL_AT")
+    resumed = cached_many(jobs, workers=workers, directory=tmp_path / "sweep")
+    assert _ran(log) == sorted(set(range(n)) - stored)                    # only the missing items ran
+    assert [r["i"] for r in resumed] == list(range(n))
+    for a, b in zip(resumed, reference):
+        assert np.array_equal(a["value"], b["value"])
+
+
+def test_a_killed_sweep_resumes_where_it_stopped(sweep, tmp_path, monkeypatch):
+    """The same after a SIGKILL mid-sweep (the process gets no chance to clean up): finished items are kept."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from icmlbook.runtime import cached_many
+
+    n = 10
+    jobs = [("sweep-item", sweep.item, i, 7) for i in range(n)]
+    reference = cached_many(jobs, workers=1, directory=tmp_path / "reference")
+    log = tmp_path / "log"
+    log.mkdir()
+    script = ("import sys\nfrom icmlbook.runtime import cached_many\nimport ksweep.items as s\n"
+              f"cached_many([('sweep-item', s.item, i, 7) for i in range({n})], workers=1, directory=sys.argv[1])\n")
+    env = dict(os.environ, KSWEEP_LOG=str(log), KSWEEP_SLEEP="0.4",
+               PYTHONPATH=os.pathsep.join([str(tmp_path / "pkgs"), *sys.path]))
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "sweep")], env=env)
+    deadline = time.monotonic() + 120
+    while len(_ran(log)) < 4 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    stored = _stored(jobs, tmp_path / "sweep")
+    assert 3 <= len(stored) < n and stored == set(range(len(stored)))       # the items before the kill
+    for f in log.iterdir():
+        f.unlink()
+    monkeypatch.setenv("KSWEEP_LOG", str(log))
+    resumed = cached_many(jobs, workers=1, directory=tmp_path / "sweep")
+    assert _ran(log) == sorted(set(range(n)) - stored)
+    for a, b in zip(resumed, reference):
+        assert np.array_equal(a["value"], b["value"])
+
+
+def test_progress_and_finished_artefacts_tick_the_executor_heartbeat(tmp_path, monkeypatch):
+    """Under the executor, every item a progress bar passes (shown or not), every finished cached artefact and
+    every printed line (pipeline) append to $ICMLBOOK_HEARTBEAT, at most once a second; outside, nothing."""
+    import importlib
+
+    from icmlbook.runtime import heartbeat
+
+    progress_mod = importlib.import_module("icmlbook.runtime.progress")  # the module, not the function
+
+    beats = tmp_path / "beats"
+    monkeypatch.delenv("ICMLBOOK_HEARTBEAT", raising=False)
+    progress_mod._last_beat[0] = float("-inf")
+    list(progress(range(3), disable=True))
+    assert not beats.exists()
+    monkeypatch.setenv("ICMLBOOK_HEARTBEAT", str(beats))
+    assert list(progress(range(50), disable=True)) == list(range(50))
+    assert beats.read_bytes() == b"."                                   # throttled: one tick within a second
+    progress_mod._last_beat[0] = float("-inf")
+    assert list(progress(iter(range(3)), desc="x")) == [0, 1, 2]
+    assert beats.read_bytes() == b".."
+    progress_mod._last_beat[0] = float("-inf")
+    cached("ticked", _produce, args=(3,), directory=tmp_path / "c")
+    assert beats.read_bytes() == b"..."                                 # a stored artefact
+    progress_mod._last_beat[0] = float("-inf")
+    cached("ticked", _produce, args=(3,), directory=tmp_path / "c")
+    assert beats.read_bytes() == b"...."                                # and one read back
+    for _ in range(5):
+        heartbeat(min_interval=0)
+    assert len(beats.read_bytes()) == 9
+    monkeypatch.setenv("ICMLBOOK_HEARTBEAT", str(tmp_path / "no" / "such" / "dir" / "beats"))
+    heartbeat(min_interval=0)                                           # never raises
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "manifest", "delete_manifest"])
 def test_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
     _produce.calls = 0

@@ -942,3 +942,38 @@ def test_figures_carry_computed_titles():
     assert "bound: 2" in plots.h_figure(st).axes[0].get_title()
     sweep = plots.width_sweep_plotly(_transfer_world({64: 1e-2, 128: 1e-2}))
     assert "MuonSphere 0.01/0.01" in sweep.layout.title.text
+
+
+def test_an_interrupted_sweep_resumes_from_its_cached_runs(tmp_path, monkeypatch):
+    """The chapter's sweep caches each training run as it finishes (issue 27: a sweep stopped at run 33 of 36 lost
+    nothing): interrupted at its second run, the re-run trains only the runs that were missing, and its results
+    equal an uninterrupted sweep's."""
+    import numpy as np
+
+    from icmlbook.papers.spectral_sphere_optimizer import experiments as ex
+
+    data = ex.code_data(modules=("json", "textwrap"))
+    small = dict(width=64, n_layer=1, steps=4, warmup=1, seq_len=16, batch=4, track_every=2, val_batches=1)
+    specs = [ex.TrainSpec(opt, lr=lr, **small) for opt, lr in (("adamw", 3e-3), ("muon", 1e-2), ("muonsphere", 1e-2))]
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path / "reference"))
+    monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
+    reference = ex.run_sweep(specs, data, show_progress=False)
+    real, trained = ex.train_run, []
+
+    def interrupted(spec, *args, **kwargs):
+        if spec is specs[1] and not trained.count("resume"):
+            raise KeyboardInterrupt("the machine went away")
+        trained.append(spec.optimizer)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(ex, "train_run", interrupted)
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path / "sweep"))
+    with pytest.raises(KeyboardInterrupt):
+        ex.run_sweep(specs, data, show_progress=False)
+    assert trained == ["adamw"] and len(list((tmp_path / "sweep" / "sso-run").glob("*.pkl"))) == 1
+    trained[:] = ["resume"]
+    resumed = ex.run_sweep(specs, data, show_progress=False)
+    assert trained == ["resume", "muon", "muonsphere"]                      # the first run came from the cache
+    for a, b in zip(resumed, reference):
+        assert a.spec == b.spec and np.array_equal(a.loss, b.loss) and np.array_equal(a.val_loss, b.val_loss)
+        assert all(np.array_equal(a.sigma_ratio[k], b.sigma_ratio[k]) for k in b.sigma_ratio)

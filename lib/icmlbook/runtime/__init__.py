@@ -11,7 +11,7 @@ from .display import show_plotly
 from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntGrid, NonNegativeFloat, NonNegativeInt,
                        OneOf, PositiveFloat, PositiveInt, Probability, ProfileConfig, TupleOf, check_profile,
                        check_seed, profile_config)
-from .progress import progress
+from .progress import heartbeat, progress
 from .records import Run, start_run
 from .seeding import rng, seed_everything
 from .stats import decide_interval, effect_bound, mean_t_bound, mean_t_interval, ols_slope_interval
@@ -24,6 +24,6 @@ __all__ = [
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
-    "progress", "Run", "start_run", "rng",
+    "progress", "heartbeat", "Run", "start_run", "rng",
     "seed_everything", "decide_interval", "mean_t_bound", "mean_t_interval", "ols_slope_interval", "effect_bound", "PALETTE", "apply_style", "new_figure",
 ]

@@ -45,6 +45,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from .progress import heartbeat
+
 T = TypeVar("T")
 
 CACHE_ENV = "ICMLBOOK_CACHE_DIR"
@@ -339,13 +341,17 @@ def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile
     """
     kwargs = kwargs or {}
     if os.environ.get(DISABLE_ENV) == "1":
-        return producer(*args, **kwargs)
+        value = producer(*args, **kwargs)
+        heartbeat()
+        return value
     entry = _entry_for(name, producer, config, profile, args, kwargs, chapter, directory)
     found, value = _lookup(entry)
     if found:
+        heartbeat()  # a finished artefact is progress: the executor's watchdog counts it
         return value
     value = producer(*args, **kwargs)
     entry.store(value, name)
+    heartbeat()
     return value
 
 
@@ -424,6 +430,7 @@ def cached_many(jobs: "list[tuple]", *, workers: int | None = None, config: Any 
         if not off:
             found, value = _lookup(_entry_for(name, producer, config, profile, tuple(args), {}, chapter, directory))
             if found:
+                heartbeat()
                 values[i] = value
                 continue
         todo.append(i)
@@ -458,6 +465,7 @@ def cached_many(jobs: "list[tuple]", *, workers: int | None = None, config: Any 
                 i = futures[fut]
                 try:
                     values[i] = fut.result()
+                    heartbeat()
                 except Exception as err:
                     raise RuntimeError(f"cached_many: the artefact {jobs[i][0]!r} failed in its worker process: "
                                        f"{type(err).__name__}: {err}") from err

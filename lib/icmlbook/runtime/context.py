@@ -11,6 +11,9 @@ EXECUTOR_ENV = "ICMLBOOK_EXECUTOR"
 RECORD_ENV = "ICMLBOOK_RECORD"
 #: file the executor's kernels append progress bars to (the chapter's log)
 PROGRESS_LOG_ENV = "ICMLBOOK_PROGRESS_LOG"
+#: file a chapter's processes append a byte to as they make progress (see ``runtime.progress.heartbeat``); the
+#: executor's watchdog stops a chapter only when no progress has reached it for its stall timeout
+HEARTBEAT_ENV = "ICMLBOOK_HEARTBEAT"
 
 
 def in_marimo() -> bool:
