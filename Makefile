@@ -2,6 +2,7 @@
 # python3 >= 3.10, make, and for the site's MathJax and the browser tests: npm and apt-get).
 #   make book [PROFILE=smoke|default|full] [CHAPTERS=grokking,...] [JOBS=2]   execute chapters, build the site
 #   make book BACKEND=dask SCHEDULER=tcp://HOST:8786                         chapters on a Dask cluster (README)
+#   make book STALL_TIMEOUT=600 CHAPTER_TIMEOUT=14400                        stop a chapter silent that long / in all
 #   make test                                                                the whole test suite (CI runs this)
 #   make live [CHAPTER=grokking] [PROFILE=default]                           open chapters in marimo
 #   make bench                                                               benchmarks (not part of the tests)
@@ -17,6 +18,10 @@ JOBS ?=
 SEED ?= 0
 BACKEND ?= local
 SCHEDULER ?=
+# the executor's watchdog: a chapter is stopped after STALL_TIMEOUT seconds without progress (no progress tick,
+# output, finished cached artefact or new cell), or after CHAPTER_TIMEOUT seconds in all (0: no limit)
+STALL_TIMEOUT ?= 600
+CHAPTER_TIMEOUT ?= 14400
 # CPU build of torch on this machine's disk; on a GPU box: make setup TORCH_SPEC='torch==2.13.0' with a CUDA index
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
@@ -24,7 +29,7 @@ STAMP := $(VENV)/.installed
 .PHONY: setup browser book execute site test live bench check clean help
 
 help:
-	@sed -n '1,8p' Makefile
+	@sed -n '1,9p' Makefile
 
 setup: $(STAMP)
 
@@ -45,7 +50,8 @@ browser:
 	  || { echo "could not install chromium (needs root and Debian's packages)"; exit 1; }; }
 
 RUN_OPTS = --profile $(PROFILE) --seed $(SEED) --backend $(BACKEND) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
-  $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(JOBS),--jobs $(JOBS))
+  $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(JOBS),--jobs $(JOBS)) \
+  --stall-timeout $(STALL_TIMEOUT) --chapter-timeout $(CHAPTER_TIMEOUT)
 
 book: setup
 	$(BIN)/python -m icmlbook.pipeline book $(RUN_OPTS)

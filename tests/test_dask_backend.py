@@ -38,7 +38,7 @@ def _export(slug: str, out: Path) -> Path:
 
 
 def _job(slug: str, notebook: Path, out: Path, **kw) -> ExecutionJob:
-    return ExecutionJob(slug, "smoke", 0, notebook, out, cell_timeout=300, chapter_timeout=600, force=True,
+    return ExecutionJob(slug, "smoke", 0, notebook, out, stall_timeout=300, chapter_timeout=600, force=True,
                         threads=1, key=f"fixture-{slug}", **kw)
 
 

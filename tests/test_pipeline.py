@@ -116,7 +116,7 @@ def test_execution_injects_parameters_and_writes_record(exported, tmp_path, monk
     monkeypatch.setenv(EXECUTOR_ENV, "1")
     monkeypatch.setenv(RECORD_ENV, str(record))
     out = tmp_path / "executed.ipynb"
-    assert execute_one(exported, out, "smoke", 5, cell_timeout=120) == 0
+    assert execute_one(exported, out, "smoke", 5) == 0
     nb = nbformat.read(out, as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1 and 'profile = "smoke"' in injected[0].source and "seed = 5" in injected[0].source
@@ -139,7 +139,7 @@ def test_failing_chapter_reports_error_and_cell(tmp_path, monkeypatch):
     nbformat.write(nb, src)
     monkeypatch.setenv(EXECUTOR_ENV, "1")
     err = tmp_path / "err.json"
-    assert execute_one(src, tmp_path / "out.ipynb", "smoke", 0, cell_timeout=60, error_file=err) == 1
+    assert execute_one(src, tmp_path / "out.ipynb", "smoke", 0, error_file=err) == 1
     info = json.loads(err.read_text())
     assert "ZeroDivisionError" in info["error"]
     assert "/ 0" in info["cell"]
@@ -242,7 +242,7 @@ def test_live_path_run_is_compared_with_the_papermill_run(exported, tmp_path, mo
     record = tmp_path / "papermill.json"
     monkeypatch.setenv(EXECUTOR_ENV, "1")
     monkeypatch.setenv(RECORD_ENV, str(record))
-    assert execute_one(exported, tmp_path / "executed.ipynb", "smoke", 0, cell_timeout=120) == 0
+    assert execute_one(exported, tmp_path / "executed.ipynb", "smoke", 0) == 0
     monkeypatch.delenv(EXECUTOR_ENV)
     live = run_under_marimo("tiny_chapter", FIXTURES / "tiny_chapter.py", tmp_path / "live", threads=1)
     assert live["rc"] == 0, live["log"]
@@ -296,7 +296,7 @@ def test_progress_plain_lines_and_cell_events(exported, tmp_path):
         events.append(ev)
         reporter(ev)
 
-    job = ExecutionJob("tiny_chapter", "smoke", 0, exported, tmp_path, cell_timeout=120, force=True, threads=1,
+    job = ExecutionJob("tiny_chapter", "smoke", 0, exported, tmp_path, force=True, threads=1,
                        key="fixture")
     (res,) = execute_all([job], LocalBackend(1), on_event=both)
     assert res.status == "ok", res.error
@@ -418,3 +418,96 @@ def test_callouts_become_plain_boxes():
     assert n == 1 and "marimo-" not in out
     assert "<strong>Not allowed:</strong>" in out and "k=0 is below 1" in out and "icml-callout-warn" in out
     assert staticize_callouts("<p>plain</p>") == ("<p>plain</p>", 0)
+
+
+# -- a slow machine gives a slow book, never a failed one --------------------------------------------------------
+def _export_fixture(slug: str, out: Path) -> Path:
+    raw = out / f"{slug}.raw.ipynb"
+    marimo_to_ipynb(FIXTURES / f"{slug}.py", raw)
+    path = out / f"{slug}.ipynb"
+    nbformat.write(prepare_notebook(nbformat.read(raw, as_version=4), slug), path)
+    return path
+
+
+def test_watchdog_stops_only_after_a_silence(tmp_path):
+    """Any growing signal file resets the stall clock; silence longer than the stall timeout stops the chapter;
+    the whole-chapter limit holds however it progresses (a fake clock, so the test takes no time)."""
+    from icmlbook.pipeline.execute import Watchdog
+
+    now = [0.0]
+    beats, log = tmp_path / "beats", tmp_path / "log"
+    dog = Watchdog([beats, log], stall_timeout=600, chapter_timeout=3000, clock=lambda: now[0])
+    for t in range(0, 2400, 300):          # a tick every 5 minutes: never stalled, 40 min past the stall limit
+        now[0] = float(t)
+        with open(beats if t % 600 else log, "a") as f:
+            f.write(".")
+        assert dog.check() is None, t
+    now[0] = 2100 + 600                    # the last tick was at 2100 s: exactly the limit is still allowed
+    assert dog.check() is None
+    now[0] = 2100 + 601
+    assert dog.check() == "stalled" and dog.silent_for == 601
+    ticking = Watchdog([beats], stall_timeout=600, chapter_timeout=3000, clock=lambda: now[0])
+    start = int(now[0])
+    statuses = []
+    for t in range(start + 100, start + 3200, 100):
+        now[0] = float(t)
+        beats.write_text("." * (t - start))
+        statuses.append(ticking.check())
+    assert statuses[:30] == [None] * 30    # up to 3000 s in the chapter
+    assert statuses[30] == "timeout"       # still ticking, but past the whole-chapter limit
+    unlimited = Watchdog([beats], stall_timeout=5, chapter_timeout=0, clock=lambda: now[0])
+    now[0] += 10**6
+    assert unlimited.check() == "stalled"  # no chapter limit, the stall limit still holds
+    with pytest.raises(ValueError, match="stall_timeout=0 is not allowed"):
+        Watchdog([beats], stall_timeout=0)
+    with pytest.raises(ValueError, match="chapter_timeout=-1 is not allowed"):
+        Watchdog([beats], stall_timeout=1, chapter_timeout=-1)
+
+
+def test_a_silent_cell_is_stopped_with_a_message_naming_it(tmp_path):
+    """A cell that hangs (no tick, no output) is stopped after the stall timeout, not after an hour; the record
+    and the run report name the cell and the time it was silent."""
+    import time
+
+    from icmlbook.pipeline.execute import ExecutionJob, run_job
+
+    nb = _export_fixture("stalling_chapter", tmp_path)
+    job = ExecutionJob("stalling_chapter", "smoke", 0, nb, tmp_path / "out", stall_timeout=10, force=True, threads=1,
+                       key="fixture-stall")
+    t0 = time.perf_counter()
+    res = run_job(job)
+    assert res.status == "stalled"
+    assert 10 <= res.wall_seconds < 120 and time.perf_counter() - t0 < 150
+    assert re.search(r"^stalled: cell (\d+)/\1 \(`print\(\"about to hang\", flush=True\)`\) reported no progress "
+                     r"for 10 s", res.error), res.error
+    assert "time.sleep(3600)" in res.failing_cell
+    record = json.loads((tmp_path / "out" / "stalling_chapter.record.json").read_text())
+    assert record["status"] == "stalled" and record["error"] == res.error
+    assert "[icmlbook executor] stalled: cell" in (tmp_path / "out" / "stalling_chapter.log").read_text()
+
+
+@pytest.mark.slow
+def test_a_slow_cell_that_ticks_runs_past_the_stall_timeout(tmp_path, monkeypatch):
+    """One cell of 3 x 14 s, with a stall timeout of 10 s: progress ticks, printed output and finished cached
+    artefacts each keep it alive (the phase with only one kind of signal lasts longer than the timeout)."""
+    from icmlbook.pipeline.execute import ExecutionJob, run_job
+
+    monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ICMLBOOK_NO_CACHE", raising=False)
+    nb = _export_fixture("ticking_chapter", tmp_path)
+    job = ExecutionJob("ticking_chapter", "smoke", 0, nb, tmp_path / "out", stall_timeout=10, force=True, threads=1,
+                       key="fixture-tick")
+    res = run_job(job)
+    assert res.status == "ok", res.error
+    assert res.wall_seconds > 42
+    assert res.record["squares"] == [i * i for i in range(28)]
+    assert len(list((tmp_path / "cache").glob("ticking-square-*/*.pkl"))) == 28
+
+
+def test_cli_timeouts_are_checked():
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
+                           "--stall-timeout", "0"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "--stall-timeout: 0 is not allowed; it must be >= 1 seconds" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
+                           "--chapter-timeout", "soon"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "'soon' is not a whole number of seconds" in proc.stderr

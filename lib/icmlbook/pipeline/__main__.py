@@ -17,6 +17,20 @@ from pathlib import Path
 
 from ..runtime.profiles import PROFILES, check_profile, check_seed
 from . import paths
+from .execute import CHAPTER_TIMEOUT, STALL_TIMEOUT
+
+
+def _seconds(minimum: int):
+    """argparse type: a whole number of seconds >= ``minimum``, refused with a message naming the rule."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be >= {minimum} seconds")
+        return value
+    return parse
 
 
 def _chapters(arg: str | None) -> list[str]:
@@ -46,7 +60,7 @@ def _report(results, stream=sys.stdout) -> None:
         counts = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
         print(f"{r.slug:32s} {r.status:8s} {r.wall_seconds:8.1f}s  " + " / ".join(map(str, counts)), file=stream)
     for r in results:
-        if r.status in ("failed", "timeout"):
+        if r.status in ("failed", "stalled", "timeout"):
             print(f"\n=== {r.slug}: {r.status} ===\n{r.error or ''}", file=stream)
             if r.failing_cell:
                 print(f"--- failing cell ---\n{r.failing_cell}\n---", file=stream)
@@ -76,12 +90,13 @@ def cmd_execute(args) -> int:
         threads = args.threads or max(1, (os.cpu_count() or 1) // parallel)
     else:  # a cluster's workers have their own cores: leave the kernel's default unless asked
         threads = args.threads
-    jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), args.cell_timeout,
-                         args.chapter_timeout, args.force, threads, source_hash=source_hash(s),
-                         gpu=profile in gpu_profiles(s)) for s in slugs]
+    jobs = [ExecutionJob(s, profile, seed, notebooks[s], paths.executed_dir(), stall_timeout=args.stall_timeout,
+                         chapter_timeout=args.chapter_timeout, force=args.force, threads=threads,
+                         source_hash=source_hash(s), gpu=profile in gpu_profiles(s)) for s in slugs]
     where = backend.describe() if hasattr(backend, "describe") else f"jobs={parallel}"
     print(f"Executing with papermill: profile={profile} seed={seed} {where} "
-          f"threads per chapter={threads or 'worker default'}", flush=True)
+          f"threads per chapter={threads or 'worker default'}; a chapter is stopped after {args.stall_timeout} s "
+          f"without progress" + (f" or {args.chapter_timeout} s in all" if args.chapter_timeout else ""), flush=True)
     t0 = time.perf_counter()
     reporter = ProgressReporter()
     try:
@@ -136,7 +151,7 @@ def cmd_execute_one(args) -> int:
     from .execute import execute_one, exit_with_parent
 
     exit_with_parent()  # a killed executor (a Dask worker that died) takes its chapter with it
-    return execute_one(Path(args.notebook), Path(args.executed), args.profile, args.seed, args.cell_timeout,
+    return execute_one(Path(args.notebook), Path(args.executed), args.profile, args.seed,
                        Path(args.error_file) if args.error_file else None)
 
 
@@ -155,8 +170,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="where chapters execute: local (processes here) or dask (default: local)")
         p.add_argument("--scheduler", default=None,
                        help="the Dask scheduler's address for --backend dask, e.g. tcp://HOST:8786")
-        p.add_argument("--cell-timeout", type=int, default=1800, help="seconds per cell")
-        p.add_argument("--chapter-timeout", type=int, default=3600, help="seconds per chapter")
+        p.add_argument("--stall-timeout", type=_seconds(1), default=STALL_TIMEOUT,
+                       help="stop a chapter after this many seconds without progress: no progress tick, no output, "
+                            f"no finished cached artefact, no new cell (default: {STALL_TIMEOUT})")
+        p.add_argument("--chapter-timeout", type=_seconds(0), default=CHAPTER_TIMEOUT,
+                       help=f"seconds per chapter in all, however it progresses; 0: no limit (default: {CHAPTER_TIMEOUT})")
         p.add_argument("--force", action="store_true", help="execute even if nothing changed since the last run")
         p.add_argument("--threads", type=int, default=None,
                        help="BLAS/torch threads per chapter (default: cores / chapters running at once)")
@@ -177,7 +195,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("executed")
     p.add_argument("--profile", required=True)
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--cell-timeout", type=int, default=1800)
     p.add_argument("--error-file", default=None)
     p.set_defaults(fn=cmd_execute_one)
     args = parser.parse_args(argv)

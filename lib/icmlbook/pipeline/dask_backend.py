@@ -39,7 +39,7 @@ from .execute import Event, ExecutionJob, ExecutionResult, cached_result, job_ke
 
 TOPIC = "icmlbook-progress"
 #: job fields sent to the worker (the notebook travels as text, the output directory is the worker's own)
-_SENT = ("slug", "profile", "seed", "cell_timeout", "chapter_timeout", "threads", "key", "source_hash", "gpu")
+_SENT = ("slug", "profile", "seed", "stall_timeout", "chapter_timeout", "threads", "key", "source_hash", "gpu")
 
 
 def execute_on_worker(spec: dict[str, Any], notebook_text: str) -> dict[str, Any]:

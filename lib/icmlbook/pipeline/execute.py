@@ -1,4 +1,4 @@
-"""Execute: run exported chapters with papermill, each in its own process with its own timeout.
+"""Execute: run exported chapters with papermill, each in its own process, watched for progress.
 
 Where a chapter executes is pluggable (``Backend``): the local backend runs chapters as parallel
 processes on this machine; the Dask backend (``dask_backend``) sends each chapter as one task to a
@@ -12,6 +12,14 @@ the chapter through ``Run.finish``) plus the executor's (status, wall time, inpu
 
 An unchanged chapter (same source, same library code, same profile and seed) whose last execution
 succeeded is not executed again: its input key matches and the executed notebook is reused.
+
+A slow machine gives a slow chapter, never a failed one: there is no time limit per cell. A **watchdog**
+(:class:`Watchdog`) stops a chapter only when it has shown no sign of progress for ``stall_timeout`` seconds
+(default 10 minutes): no progress tick (``icmlbook.runtime.progress`` and ``heartbeat``, which the trainer's
+loop, every progress bar and every finished cached artefact send), no output (text a cell prints, anything the
+kernel writes to the chapter's log) and no new cell. The message names the cell and the time it was silent
+(status ``stalled``). A generous limit on the whole chapter (``chapter_timeout``, default 4 hours, 0 for none)
+still catches a chapter that ticks forever (status ``timeout``).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import nbformat
 
 from typing import Callable
 
-from ..runtime.context import EXECUTOR_ENV, PROGRESS_LOG_ENV, RECORD_ENV
+from ..runtime.context import EXECUTOR_ENV, HEARTBEAT_ENV, PROGRESS_LOG_ENV, RECORD_ENV
 from ..runtime.profiles import check_profile, check_seed
 from . import paths
 from .postprocess import postprocess_notebook
@@ -45,8 +53,8 @@ class ExecutionJob:
     seed: int
     notebook: Path            # exported, unexecuted
     output_dir: Path          # where the executed notebook and its record go
-    cell_timeout: int = 1800  # seconds per cell
-    chapter_timeout: int = 3600
+    stall_timeout: int = 600  # seconds without any progress before the chapter is stopped (the watchdog)
+    chapter_timeout: int = 14400  # seconds for the whole chapter, however it progresses (0: no limit)
     force: bool = False
     threads: int | None = None  # BLAS/torch threads of the chapter's kernel (None: leave the default)
     key: str | None = None      # input key, computed where the sources are (None: computed by run_job)
@@ -57,7 +65,7 @@ class ExecutionJob:
 @dataclasses.dataclass
 class ExecutionResult:
     slug: str
-    status: str               # "ok", "cached", "failed", "timeout"
+    status: str               # "ok", "cached", "failed", "stalled" (no progress), "timeout" (whole chapter)
     wall_seconds: float
     record: dict
     error: str | None = None
@@ -114,6 +122,11 @@ def _cached_result(job: ExecutionJob, key: str) -> ExecutionResult | None:
 
 #: file the executor's papermill child appends one JSON line to as each code cell starts
 CELL_PROGRESS_ENV = "ICMLBOOK_CELL_PROGRESS"
+#: the watchdog's defaults (seconds): no progress for this long stops a chapter; no chapter runs longer
+STALL_TIMEOUT = 600
+CHAPTER_TIMEOUT = 14400
+#: statuses of an execution that did not succeed (the chapter is left out of the site, the run fails)
+FAILED_STATUSES = ("failed", "stalled", "timeout")
 Event = dict  # {"chapter": slug, "event": "start" | "cell" | "done", ...}
 
 
@@ -128,21 +141,84 @@ def cached_result(job: ExecutionJob) -> ExecutionResult | None:
     return _cached_result(job, job_key(job))
 
 
-def _read_cell_events(path: Path, offset: int, slug: str, on_event: Callable[[Event], None]) -> int:
+def _read_cell_events(path: Path, offset: int) -> tuple[list[dict], int]:
+    """The cell events appended to ``path`` since ``offset`` (complete lines only), and the new offset."""
     try:
         with open(path) as f:
             f.seek(offset)
             chunk = f.read()
     except FileNotFoundError:
-        return offset
+        return [], offset
     complete = chunk[: chunk.rfind("\n") + 1]  # a line still being written waits for the next poll
+    events = []
     for line in complete.splitlines():
         try:
-            ev = json.loads(line)
+            events.append(json.loads(line))
         except ValueError:
             continue
-        on_event({"chapter": slug, "event": "cell", "cell": ev.get("cell"), "cells": ev.get("cells")})
-    return offset + len(complete)
+    return events, offset + len(complete)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+class Watchdog:
+    """Decides when a running chapter is stopped: after ``stall_timeout`` seconds in which none of the
+    ``signals`` (files that grow as the chapter progresses: its heartbeat, its cell events, its log) grew, or
+    after ``chapter_timeout`` seconds in all (0: never). ``check()`` returns ``None`` while the chapter may go on,
+    else ``"stalled"`` or ``"timeout"``; ``clock`` is injectable for tests."""
+
+    def __init__(self, signals: list[Path], stall_timeout: float, chapter_timeout: float = 0,
+                 clock: Callable[[], float] = time.monotonic):
+        if not stall_timeout > 0:
+            raise ValueError(f"stall_timeout={stall_timeout!r} is not allowed; it must be > 0 seconds")
+        if not chapter_timeout >= 0:
+            raise ValueError(f"chapter_timeout={chapter_timeout!r} is not allowed; it must be >= 0 seconds (0: none)")
+        self.signals, self.stall_timeout, self.chapter_timeout, self.clock = signals, stall_timeout, chapter_timeout, clock
+        self.started = self.last_progress = clock()
+        self._sizes = [_size(p) for p in signals]
+
+    def check(self) -> str | None:
+        now = self.clock()
+        sizes = [_size(p) for p in self.signals]
+        if sizes != self._sizes:
+            self._sizes, self.last_progress = sizes, now
+        if self.chapter_timeout and now - self.started > self.chapter_timeout:
+            return "timeout"
+        if now - self.last_progress > self.stall_timeout:
+            return "stalled"
+        return None
+
+    @property
+    def silent_for(self) -> float:
+        return self.clock() - self.last_progress
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    return f"{seconds} s ({seconds / 60:.0f} min)" if seconds < 7200 else f"{seconds} s ({seconds / 3600:.1f} h)"
+
+
+def stop_message(status: str, job: ExecutionJob, cell: dict | None, wall: float) -> str:
+    """What the run report and the record say when the watchdog stopped a chapter."""
+    where = (f"cell {cell.get('cell')}/{cell.get('cells')}" if cell else "the kernel's start-up (before its first cell)")
+    first = next((ln for ln in (cell or {}).get("source", "").splitlines() if ln.strip()), "")
+    if first:
+        where += f" (`{first.strip()[:100]}`)"
+    if status == "stalled":
+        return (f"stalled: {where} reported no progress for {_duration(job.stall_timeout)} (no progress tick, no "
+                f"output, no finished cached artefact, no new cell), after {_duration(wall)} in the chapter; "
+                "stopped by the watchdog (--stall-timeout). A cell that works silently for long loops through "
+                "icmlbook.runtime.progress or calls icmlbook.runtime.heartbeat(); a re-run resumes from the "
+                "artefacts already cached.")
+    return (f"timeout: the chapter ran past its limit of {_duration(job.chapter_timeout)} (--chapter-timeout), "
+            f"at {where}, still making progress; a re-run resumes from the artefacts already cached.")
 
 
 def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) -> ExecutionResult:
@@ -163,8 +239,9 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
         kernel_record = Path(tmp) / "kernel-record.json"
         error_file = Path(tmp) / "error.json"
         cells_file = Path(tmp) / "cells.jsonl"
+        beats = Path(tmp) / "heartbeat"
         env = dict(os.environ, **{EXECUTOR_ENV: "1", RECORD_ENV: str(kernel_record), PROGRESS_LOG_ENV: str(log),
-                                   CELL_PROGRESS_ENV: str(cells_file),
+                                   CELL_PROGRESS_ENV: str(cells_file), HEARTBEAT_ENV: str(beats),
                                    "PYTHONHASHSEED": "0", "MPLBACKEND": "module://matplotlib_inline.backend_inline"})
         # idle OpenMP workers sleep instead of spinning: on shared cores spinning threads starve the
         # thread doing the work (measured: 98 s -> 10 s on an anti-diagonal DTW sweep)
@@ -175,15 +252,15 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
             for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
                 env[var] = str(job.threads)
         cmd = [sys.executable, "-m", "icmlbook.pipeline", "_execute-one", str(job.notebook), str(partial),
-               "--profile", job.profile, "--seed", str(job.seed), "--cell-timeout", str(job.cell_timeout),
-               "--error-file", str(error_file)]
+               "--profile", job.profile, "--seed", str(job.seed), "--error-file", str(error_file)]
         t0 = time.perf_counter()
         status, error, failing = "ok", None, None
         if on_event:
             on_event({"chapter": job.slug, "event": "start"})
         with open(log, "w") as logf:
             proc = subprocess.Popen(cmd, env=env, cwd=paths.ROOT, stdout=logf, stderr=subprocess.STDOUT)
-            offset = 0
+            offset, cell = 0, None
+            watchdog = Watchdog([beats, cells_file, log], job.stall_timeout, job.chapter_timeout)
             try:
                 while True:
                     try:
@@ -191,12 +268,20 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
                         break
                     except subprocess.TimeoutExpired:
                         pass
-                    if on_event:
-                        offset = _read_cell_events(cells_file, offset, job.slug, on_event)
-                    if time.perf_counter() - t0 > job.chapter_timeout:
+                    events, offset = _read_cell_events(cells_file, offset)
+                    for ev in events:
+                        cell = ev
+                        if on_event:
+                            on_event({"chapter": job.slug, "event": "cell", "cell": ev.get("cell"),
+                                      "cells": ev.get("cells")})
+                    stop = watchdog.check()
+                    if stop:
                         proc.kill()
                         proc.wait()
-                        status, error = "timeout", f"chapter exceeded its timeout of {job.chapter_timeout} s"
+                        status, failing = stop, (cell or {}).get("source")
+                        error = stop_message(stop, job, cell, time.perf_counter() - t0)
+                        with open(log, "a") as f:
+                            f.write(f"\n[icmlbook executor] {error}\n")
                         break
             except BaseException:  # interrupted (Ctrl-C, the worker shutting down): no orphaned child
                 proc.kill()
@@ -227,9 +312,23 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
     return ExecutionResult(job.slug, status, wall, record, error, failing)
 
 
-def execute_one(notebook: Path, executed: Path, profile: str, seed: int, cell_timeout: int,
-                error_file: Path | None = None) -> int:
-    """Child-process entry: papermill, then our post-execution pass. Returns an exit code."""
+class _OutputTicks:
+    """papermill's ``stdout_file``/``stderr_file``: each piece of text a cell prints is a progress tick (the text
+    itself is already in the notebook)."""
+
+    def write(self, text: str) -> int:
+        from ..runtime.progress import heartbeat
+
+        heartbeat()
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def execute_one(notebook: Path, executed: Path, profile: str, seed: int, error_file: Path | None = None) -> int:
+    """Child-process entry: papermill (no time limit per cell: the parent's watchdog decides), then our
+    post-execution pass. Returns an exit code."""
     import papermill as pm
 
     hooks = {}
@@ -243,12 +342,15 @@ def execute_one(notebook: Path, executed: Path, profile: str, seed: int, cell_ti
         def on_cell_execute(cell=None, cell_index=None, **_):
             started[0] += 1
             with open(cells_file, "a") as f:
-                f.write(json.dumps({"cell": min(started[0], n_cells), "cells": n_cells}) + "\n")
+                f.write(json.dumps({"cell": min(started[0], n_cells), "cells": n_cells,
+                                    "source": (cell.source if cell is not None else "")[:4000]}) + "\n")
 
         hooks["on_cell_execute"] = on_cell_execute
+    if os.environ.get(HEARTBEAT_ENV):
+        hooks["stdout_file"] = hooks["stderr_file"] = _OutputTicks()
     try:
         pm.execute_notebook(str(notebook), str(executed), parameters={"profile": profile, "seed": seed},
-                            kernel_name=paths.KERNEL_NAME, execution_timeout=cell_timeout,
+                            kernel_name=paths.KERNEL_NAME, execution_timeout=None,
                             progress_bar=False, cwd=str(paths.ROOT), log_output=False, **hooks)
     except Exception as err:  # papermill re-raises the cell's exception; keep what the reader needs
         failing = None
