@@ -504,6 +504,49 @@ def test_a_slow_cell_that_ticks_runs_past_the_stall_timeout(tmp_path, monkeypatc
     assert len(list((tmp_path / "cache").glob("ticking-square-*/*.pkl"))) == 28
 
 
+def test_a_failed_chapter_does_not_stop_the_others(exported, tmp_path):
+    """Chapters one at a time, the failing one first: the next still runs and succeeds; the build report lists
+    the failed one with its error, and the site would show only the successful one."""
+    from icmlbook.pipeline.execute import ExecutionJob, LocalBackend, execute_all
+    from icmlbook.pipeline.site import load_records
+
+    failing = _export_fixture("failing_chapter", tmp_path)
+    out = tmp_path / "out"
+    jobs = [ExecutionJob("failing_chapter", "smoke", 0, failing, out, force=True, threads=1, key="f"),
+            ExecutionJob("tiny_chapter", "smoke", 0, exported, out, force=True, threads=1, key="t")]
+    res = execute_all(jobs, LocalBackend(1))
+    assert [r.status for r in res] == ["failed", "ok"]
+    assert "ZeroDivisionError" in res[0].error
+    records = load_records(out)
+    plan = {"parts": [{"slug": "p", "title": "P", "chapters": [{"slug": "failing_chapter", "title": "F"},
+                                                               {"slug": "tiny_chapter", "title": "T"}]}]}
+    report = build_report_markdown(records, plan)
+    assert "## Chapters that failed" in report
+    failed_section = report.split("## Chapters that failed")[1]
+    assert "**failing_chapter** (failed, profile smoke" in failed_section and "ZeroDivisionError" in failed_section
+    assert "tiny_chapter" not in failed_section
+
+
+def test_make_book_builds_the_site_when_a_chapter_failed(monkeypatch):
+    """`book` = execute, then the site from what succeeded, whatever failed; the exit code is non-zero when a
+    chapter failed (CI notices), zero when none did."""
+    from icmlbook.pipeline import __main__ as cli
+
+    calls = []
+
+    def execute(args, failed):
+        args._executed, args._failed = ["tiny_chapter"], failed
+        calls.append("execute")
+        return 1 if failed else 0
+
+    monkeypatch.setattr(cli, "cmd_site", lambda args: calls.append(("site", list(args._executed))) or 0)
+    for failed, rc in ((["failing_chapter"], 1), ([], 0)):
+        calls.clear()
+        monkeypatch.setattr(cli, "cmd_execute", lambda args, f=failed: execute(args, f))
+        assert cli.main(["book", "--profile", "smoke"]) == rc
+        assert calls == ["execute", ("site", ["tiny_chapter"])]
+
+
 def test_cli_timeouts_are_checked():
     proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", "smoke",
                            "--stall-timeout", "0"], cwd=ROOT, capture_output=True, text=True)

@@ -140,6 +140,17 @@ def build_report_markdown(records: dict[str, dict], plan: dict | None = None) ->
             f"| {slug} | {rec.get('status', '?')} | {rec.get('profile', '?')}, {rec.get('seed', '?')} | {started} | "
             f"`{rec.get('commit', '?')}` | {source_state(slug, rec)} | {'' if wall is None else f'{wall:.1f} s'} | "
             f"{'' if mem is None else f'{mem:.0f} MiB'} | {html.escape(str(rec.get('device', '?')))} |")
+    failed = [(slug, records[slug]) for slug in planned_slugs(plan)
+              if records.get(slug, {}).get("status") not in (None, "ok", "cached")]
+    if failed:
+        lines += ["", "## Chapters that failed", "",
+                  "Their last execution did not succeed, so they are not on this site; the other chapters were built "
+                  "all the same. The error, as the executor recorded it:", ""]
+        for slug, rec in failed:
+            error = str(rec.get("error") or "no error recorded").strip()
+            fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", error)), default=0))
+            lines += [f"**{slug}** ({rec.get('status')}, profile {rec.get('profile', '?')}, commit "
+                      f"`{rec.get('commit', '?')}`):", "", f"{fence}text", error, fence, ""]
     versions = next((r.get("versions") for r in records.values() if r.get("versions")), None)
     if versions:
         lines += ["", "Package versions of the runs: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + "."]
@@ -203,10 +214,13 @@ def build_site(executed: list[str] | None = None, clean: bool = False) -> Path:
     if executed is None:
         executed = executed_chapters(plan=plan)
     write_bibliography()
-    records = {k: v for k, v in load_records().items() if k in executed}
+    all_records = load_records()
+    records = {k: v for k, v in all_records.items() if k in executed}
     write_toc(executed, plan)
     (paths.book_dir() / "scoreboard.md").write_text(scoreboard_markdown(records, plan))
-    (paths.book_dir() / "build-report.md").write_text(build_report_markdown(records, plan))
+    # the build report also lists the chapters whose last execution failed, with their errors
+    shown = {k: v for k, v in all_records.items() if k in executed or v.get("status") not in ("ok", "cached")}
+    (paths.book_dir() / "build-report.md").write_text(build_report_markdown(shown, plan))
     install_static_assets()
     if clean and (paths.book_dir() / "_build").exists():
         shutil.rmtree(paths.book_dir() / "_build")
