@@ -5,7 +5,7 @@
 #   make book STALL_TIMEOUT=600 CHAPTER_TIMEOUT=14400                        stop a chapter silent that long / in all
 #   make test                                                                the whole test suite (CI runs this)
 #   make live [CHAPTER=grokking] [PROFILE=default]                           open chapters in marimo
-#   make bench                                                               benchmarks (not part of the tests)
+#   make bench [CHAPTER=grokking] [BENCH_PROFILES=default]                    benchmarks, the measured table (not tests)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -70,8 +70,10 @@ LIVE_PROFILE := $(if $(filter command line environment,$(origin PROFILE)),$(PROF
 live: setup
 	$(BIN)/marimo edit $(if $(CHAPTER),chapters/$(CHAPTER).py,chapters) -- --profile $(LIVE_PROFILE)
 
+# chapter executions as make book runs them (one thread), merged into tests/benchmarks/chapters_measured.{json,md}
+BENCH_PROFILES ?= smoke,default
 bench: setup
-	$(BIN)/python -m tests.benchmarks --chapters $(if $(CHAPTER),--only $(CHAPTER))
+	$(BIN)/python -m tests.benchmarks --chapters --profiles $(BENCH_PROFILES) $(if $(CHAPTER),--only $(CHAPTER))
 
 check: setup
 	$(BIN)/marimo check chapters/*.py

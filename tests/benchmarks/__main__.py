@@ -1,10 +1,13 @@
 """Run the benchmarks: ``python -m tests.benchmarks [--only grokking] [--chapters] [--profiles smoke,default]``.
 
 Kernel benchmarks come from ``tests/benchmarks/bench_<slug>.py``; ``--chapters`` also times every chapter's
-full execution through the pipeline (forced, artefact cache off) in the given profiles, names every chapter
-over its profile's budget (smoke: 90 s on 2 cores, the test command runs it twice) and projects the test
-command's time for the chapters present and for the book's planned chapters. Results are printed and
-written to build/bench.json."""
+full execution through the pipeline as ``make book`` runs it (forced, a fresh artefact cache, one thread:
+``make book`` runs two chapters at a time on 2 cores) in the given profiles: wall and CPU seconds, status,
+commit, and the machine's load average during the run. The rows are merged into the committed table
+``tests/benchmarks/chapters_measured.json`` (a run of one chapter replaces that chapter's rows) and rendered in
+``chapters_measured.md`` with the projection of ``make book`` at the book's planned chapters (``table.py``). It
+also names every chapter over its profile's budget and projects the test command's time. Results are printed
+and written to build/bench.json."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tests.benchmarks.table import BUDGETS, write_table
 
 ROOT = Path(__file__).resolve().parents[2]
 # idle OpenMP threads sleep instead of spinning (as under the executor): with two threads on a shared
@@ -43,9 +48,51 @@ def kernel_benchmarks(only: str | None) -> list[dict]:
     return out
 
 
-def chapter_times(profiles: list[str], only: str | None) -> list[dict]:
+class LoadSampler:
+    """The machine's 1-minute load average, sampled every ``interval`` seconds while a chapter runs."""
+
+    def __init__(self, interval: float = 5.0):
+        import threading
+
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
+
+    def _run(self, interval: float) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(interval):
+                return
+
+    def __enter__(self) -> "LoadSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    @property
+    def mean(self) -> float:
+        return round(sum(self.samples) / len(self.samples), 2)
+
+    @property
+    def max(self) -> float:
+        return round(max(self.samples), 2)
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant: pipeline, papermill, kernel
+    return usage.ru_utime + usage.ru_stime
+
+
+def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> list[dict]:
     sys.path.insert(0, str(ROOT / "lib"))
     from icmlbook.pipeline.site import available_chapters
+    from icmlbook.runtime.records import git_commit
 
     rows = []
     for profile in profiles:
@@ -57,33 +104,37 @@ def chapter_times(profiles: list[str], only: str | None) -> list[dict]:
                 from tests.conftest import copy_book_sources
 
                 copy_book_sources(book)
-                env = dict(os.environ, ICMLBOOK_BOOK_DIR=str(book), ICMLBOOK_NO_CACHE="1")
-                t0 = time.perf_counter()
-                proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
-                                       "--chapters", slug, "--force", "--jobs", "1"], cwd=ROOT, env=env,
-                                      capture_output=True, text=True)
-                wall = time.perf_counter() - t0
+                # as make book on a fresh clone: the chapter's artefacts are computed once, in an empty cache
+                env = dict(os.environ, ICMLBOOK_BOOK_DIR=str(book), ICMLBOOK_CACHE_DIR=str(Path(tmp) / "cache"))
+                env.pop("ICMLBOOK_NO_CACHE", None)
+                date = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+                cpu0, t0 = _children_cpu(), time.perf_counter()
+                with LoadSampler() as load:
+                    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
+                                           "--chapters", slug, "--force", "--jobs", "1", "--threads", str(threads)],
+                                          cwd=ROOT, env=env, capture_output=True, text=True)
+                wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
                 rec_file = book / "chapters" / f"{slug}.record.json"
                 rec = json.loads(rec_file.read_text()) if rec_file.exists() else {}
                 # re-running the unchanged chapter: the executor reuses its execution (target <= 5 s)
                 t1 = time.perf_counter()
                 again = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
-                                        "--chapters", slug, "--jobs", "1"], cwd=ROOT, env=env,
-                                       capture_output=True, text=True)
+                                        "--chapters", slug, "--jobs", "1", "--threads", str(threads)], cwd=ROOT,
+                                       env=env, capture_output=True, text=True)
                 rerun = time.perf_counter() - t1
                 reused = f"{slug}: cached" in again.stdout
             rows.append({"chapter": slug, "profile": profile, "status": rec.get("status", "failed"),
-                         "wall_seconds": round(wall, 1), "kernel_seconds": rec.get("kernel_seconds"),
+                         "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "date": date,
+                         "commit": rec.get("commit") or git_commit(ROOT), "load_avg": load.mean, "load_max": load.max,
+                         "threads": threads, "cores": os.cpu_count(), "kernel_seconds": rec.get("kernel_seconds"),
                          "peak_memory_mb": rec.get("peak_memory_mb"), "rc": proc.returncode,
                          "rerun_seconds": round(rerun, 2), "rerun_reused": reused, "rerun_target_met": reused and rerun <= 5})
-            print(f"{slug:24s} profile={profile:8s} {rows[-1]['status']:7s} wall {wall:7.1f} s  "
-                  f"peak {rec.get('peak_memory_mb')} MiB; unchanged re-run {rerun:.1f} s "
-                  f"({'reused' if reused else 'NOT reused'}, target <= 5 s)", flush=True)
+            print(f"{slug:24s} profile={profile:8s} {rows[-1]['status']:7s} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+                  f"load {load.mean:.1f} (max {load.max:.1f}); peak {rec.get('peak_memory_mb')} MiB; unchanged re-run "
+                  f"{rerun:.1f} s ({'reused' if reused else 'NOT reused'}, target <= 5 s)", flush=True)
     return rows
 
 
-#: wall-time budget of one chapter execution per profile, on 2 cores (DEVELOPERS.md)
-BUDGETS = {"smoke": 90.0, "default": 600.0}
 EXECUTIONS_PER_CHAPTER = 2   # the test command: the papermill smoke run and the marimo run
 
 
@@ -137,18 +188,37 @@ def print_projection(p: dict) -> None:
           f"takes this mean; {tot(p['planned_at_budget_seconds'])} if each uses its whole {BUDGETS['smoke']:.0f} s budget")
 
 
+def print_book_projection(projections: list[dict]) -> None:
+    for p in projections:
+        if "wall" not in p:
+            continue
+        w, c = p["wall"], p.get("cpu", {})
+        print(f"\nProjected make book ({p['profile']}) at {p['planned']} chapters, {p['jobs']} at a time "
+              f"({p['measured']} measured): {w['at_mean_seconds'] / 60:.1f} min from wall times "
+              f"({c.get('at_mean_seconds', float('nan')) / 60:.1f} min from CPU times), the unmeasured at the mean; "
+              f"{w['at_budget_seconds'] / 60:.1f} min with the unmeasured at the {p['budget_seconds']:.0f} s budget"
+              + (f"; target {p['target_seconds'] / 60:.0f} min" if p.get("target_seconds") else ""))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", default=None, help="one chapter slug")
     parser.add_argument("--chapters", action="store_true", help="also time whole chapter executions")
     parser.add_argument("--profiles", default="smoke,default")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per chapter (default 1: make book runs two chapters at a time on 2 cores)")
+    parser.add_argument("--no-kernels", action="store_true", help="skip the kernel benchmarks")
     args = parser.parse_args()
-    results = {"kernels": kernel_benchmarks(args.only)}
+    results = {"kernels": [] if args.no_kernels else kernel_benchmarks(args.only)}
     if args.chapters:
         from icmlbook.pipeline.site import planned_slugs
 
-        rows = chapter_times(args.profiles.split(","), args.only)
+        rows = chapter_times(args.profiles.split(","), args.only, args.threads)
         results["chapters"] = rows
+        table, projections = write_table(rows, planned_slugs())
+        results["book_projection"] = projections
+        print_book_projection(projections)
+        print(f"measured table: {len(table)} row(s) in tests/benchmarks/chapters_measured.json (.md)")
         for r in over_budget(rows):
             print(f"OVER BUDGET: {r['chapter']} in {r['profile']}: {r['status']}, {r['wall_seconds']:.1f} s "
                   f"(budget {BUDGETS[r['profile']]:.0f} s)", flush=True)

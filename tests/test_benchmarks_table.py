@@ -1,0 +1,87 @@
+"""The measured table of `make bench --chapters` (tests/benchmarks/table.py): rows merged per chapter and profile,
+the Markdown rendering, and the projection of `make book` (two chapters at a time, in the book's order), on small
+made-up rows whose projections are computed by hand here. No chapter is executed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.benchmarks import table
+
+
+def row(chapter, profile="default", wall=100.0, cpu=90.0, status="ok", commit="abc123", load=1.0):
+    return {"chapter": chapter, "profile": profile, "wall_seconds": wall, "cpu_seconds": cpu, "status": status,
+            "date": "2026-12-05 08:00", "commit": commit, "load_avg": load, "load_max": load + 0.5, "threads": 1,
+            "cores": 2}
+
+
+PLAN = ["a", "b", "c", "d"]
+
+
+def test_rows_merge_per_chapter_and_profile_in_book_order():
+    old = [row("c"), row("a"), row("a", "smoke", wall=30.0)]
+    new = [row("a", wall=250.0, commit="def456"), row("b", "smoke", wall=20.0), row("zz")]
+    merged = table.merge_rows(old, new, PLAN)
+    assert [(r["chapter"], r["profile"]) for r in merged] == [("a", "smoke"), ("a", "default"), ("b", "smoke"),
+                                                             ("c", "default"), ("zz", "default")]
+    a_default = next(r for r in merged if (r["chapter"], r["profile"]) == ("a", "default"))
+    assert a_default["wall_seconds"] == 250.0 and a_default["commit"] == "def456"   # replaced, not duplicated
+    assert next(r for r in merged if r["profile"] == "smoke" and r["chapter"] == "a")["wall_seconds"] == 30.0
+    with pytest.raises(ValueError, match="needs the fields load_avg"):
+        table.check_row({k: v for k, v in row("a").items() if k != "load_avg"})
+    with pytest.raises(ValueError, match="cpu_seconds=-1.0 is not allowed"):
+        table.check_row(row("a", cpu=-1.0))
+
+
+def test_book_time_is_the_last_slot_to_finish_taking_chapters_in_order():
+    # two slots, first free slot takes the next chapter: [10] [3] -> [10] [3+4] -> [10] [7+5] -> 12
+    assert table.book_seconds([10, 3, 4, 5], jobs=2) == 12
+    assert table.book_seconds([10, 3, 4, 5], jobs=1) == 22
+    assert table.book_seconds([5, 4, 3, 10], jobs=2) == 15   # order matters: [5] [4+3] -> [5+10] [7]
+    assert table.book_seconds([], jobs=2) == 0
+
+
+def test_make_book_projection_from_the_table():
+    rows = [row("a", wall=600.0, cpu=500.0), row("b", wall=300.0, cpu=200.0), row("c", wall=900.0, status="stalled"),
+            row("a", "smoke", wall=60.0, cpu=50.0), row("outside", wall=5000.0)]
+    p = table.project_book(rows, PLAN, "default", jobs=2)
+    assert p["measured"] == 2 and p["not_ok"] == ["c"] and p["planned"] == 4
+    # wall: a=600, b=300 measured; c and d at the mean 450: slots [600] [300] -> [600] [750] -> [1050] [750] = 1050
+    assert p["wall"]["mean_seconds"] == 450.0
+    assert p["wall"]["measured_only_seconds"] == 600.0
+    assert p["wall"]["at_mean_seconds"] == 1050.0
+    # at the 600 s budget: [600] [300] -> [600] [900] -> [1200] [900] = 1200
+    assert p["wall"]["at_budget_seconds"] == 1200.0
+    # CPU: a=500, b=200, mean 350: [500] [200] -> [500] [550] -> [850] [550] = 850
+    assert p["cpu"]["at_mean_seconds"] == 850.0
+    assert p["wall"]["over_budget"] == [] and p["target_seconds"] == 90 * 60
+    assert table.project_book([row("a", wall=700.0)], PLAN)["wall"]["over_budget"] == ["a"]
+    assert "wall" not in table.project_book([row("a", "smoke")], PLAN, "default")
+
+
+def test_the_table_files_are_written_and_merged(tmp_path):
+    js, md = tmp_path / "t.json", tmp_path / "t.md"
+    table.write_table([row("a", wall=600.0), row("b", wall=300.0, load=5.5)], PLAN, js, md)
+    rows, projections = table.write_table([row("b", wall=200.0, load=0.5, commit="new")], PLAN, js, md)
+    stored = json.loads(js.read_text())["rows"]
+    assert stored == rows and [(r["chapter"], r["wall_seconds"], r["commit"]) for r in stored] == [
+        ("a", 600.0, "abc123"), ("b", 200.0, "new")]                       # b's row replaced, a's kept
+    text = md.read_text()
+    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |" in text
+    assert "5.5" not in text                                               # the old row of b is gone
+    # the projection at four chapters: a=600, b=200, c and d at the mean 400: [600] [200] -> [600] [600] -> 1000
+    assert projections[0]["wall"]["at_mean_seconds"] == 1000.0
+    assert "| wall times | 600 s (10.0 min) | 1000 s (16.7 min) |" in text
+    assert "## `make book` (smoke)" in text and "No successful `smoke` row yet." in text
+
+
+def test_the_committed_table_reads_back():
+    from icmlbook.pipeline.site import planned_slugs
+
+    rows = table.load_rows()
+    assert all(r["chapter"] in planned_slugs() and r["profile"] in ("smoke", "default", "full") for r in rows)
+    if rows:
+        projections = [table.project_book(rows, planned_slugs(), p) for p in ("default", "smoke")]
+        assert table.TABLE_MD.read_text() == table.render_markdown(rows, projections)
