@@ -69,7 +69,11 @@ def test_the_table_files_are_written_and_merged(tmp_path):
     assert stored == rows and [(r["chapter"], r["wall_seconds"], r["commit"]) for r in stored] == [
         ("a", 600.0, "abc123"), ("b", 200.0, "new")]                       # b's row replaced, a's kept
     text = md.read_text()
-    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |" in text
+    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |  |" in text
+    assert stored[0]["longest_silence_seconds"] is None                  # an optional field, absent here
+    table.write_table([dict(row("c"), longest_silence_seconds=432.1)], PLAN, js, md)
+    assert "| c | default | 100.0 s | 90.0 s | ok | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 | 432 s (7.2 min) |" \
+        in md.read_text()
     assert "5.5" not in text                                               # the old row of b is gone
     # the projection at four chapters: a=600, b=200, c and d at the mean 400: [600] [200] -> [600] [600] -> 1000
     assert projections[0]["wall"]["at_mean_seconds"] == 1000.0

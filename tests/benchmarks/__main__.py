@@ -126,11 +126,14 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> li
             rows.append({"chapter": slug, "profile": profile, "status": rec.get("status", "failed"),
                          "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "date": date,
                          "commit": rec.get("commit") or git_commit(ROOT), "load_avg": load.mean, "load_max": load.max,
-                         "threads": threads, "cores": os.cpu_count(), "kernel_seconds": rec.get("kernel_seconds"),
+                         "threads": threads, "cores": os.cpu_count(),
+                         "longest_silence_seconds": (rec.get("longest_silence") or {}).get("seconds"),
+                         "kernel_seconds": rec.get("kernel_seconds"),
                          "peak_memory_mb": rec.get("peak_memory_mb"), "rc": proc.returncode,
                          "rerun_seconds": round(rerun, 2), "rerun_reused": reused, "rerun_target_met": reused and rerun <= 5})
             print(f"{slug:24s} profile={profile:8s} {rows[-1]['status']:7s} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
-                  f"load {load.mean:.1f} (max {load.max:.1f}); peak {rec.get('peak_memory_mb')} MiB; unchanged re-run "
+                  f"load {load.mean:.1f} (max {load.max:.1f}); longest silence "
+                  f"{(rec.get('longest_silence') or {}).get('seconds')} s; peak {rec.get('peak_memory_mb')} MiB; unchanged re-run "
                   f"{rerun:.1f} s ({'reused' if reused else 'NOT reused'}, target <= 5 s)", flush=True)
     return rows
 

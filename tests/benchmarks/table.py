@@ -27,6 +27,9 @@ TABLE_MD = HERE / "chapters_measured.md"
 #: the fields of a row, in the order of the rendered table
 FIELDS = ("chapter", "profile", "wall_seconds", "cpu_seconds", "status", "date", "commit", "load_avg", "load_max",
           "threads", "cores")
+#: fields a row may lack (older rows): the longest stretch without progress in the run (the executor's watchdog
+#: stops a chapter after --stall-timeout seconds of it, 600 by default)
+OPTIONAL = ("longest_silence_seconds",)
 #: wall-time budget of one chapter execution per profile, on 2 cores (README)
 BUDGETS = {"smoke": 90.0, "default": 600.0}
 #: what the book at nineteen chapters should take (issue 27 §5), make book on 2 cores
@@ -41,7 +44,7 @@ def check_row(row: dict) -> dict:
     for f in ("wall_seconds", "cpu_seconds"):
         if row[f] is not None and not row[f] >= 0:
             raise ValueError(f"{f}={row[f]!r} is not allowed; it must be a number of seconds >= 0")
-    return {f: row[f] for f in FIELDS}
+    return {**{f: row[f] for f in FIELDS}, **{f: row.get(f) for f in OPTIONAL}}
 
 
 def load_rows(path: Path = TABLE_JSON) -> list[dict]:
@@ -115,15 +118,18 @@ def render_markdown(rows: list[dict], projections: list[dict]) -> str:
              "`chapters_measured.json`; do not edit by hand. One execution per row, as `make book` runs a chapter: "
              "papermill, a fresh artefact cache, one thread. *load* is the machine's 1-minute load average during "
              "the run (mean / max) on *cores* cores: a wall time measured under load overstates a quiet machine's, "
-             "the CPU time does not.", "",
-             "| chapter | profile | wall | CPU | status | date (UTC) | commit | load (mean / max) | threads | cores |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "the CPU time does not. *longest silence*: the longest stretch of the run without a progress tick, "
+             "output or new cell (the executor stops a chapter after 600 s of it by default).", "",
+             "| chapter | profile | wall | CPU | status | date (UTC) | commit | load (mean / max) | threads | cores "
+             "| longest silence |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         budget = BUDGETS.get(r["profile"])
         over = " **over budget**" if budget and r["wall_seconds"] is not None and r["wall_seconds"] > budget else ""
         lines.append(f"| {r['chapter']} | {r['profile']} | {_secs(r['wall_seconds'])}{over} | "
                      f"{_secs(r['cpu_seconds'])} | {r['status']} | {r['date']} | `{r['commit']}` | "
-                     f"{_num(r['load_avg'])} / {_num(r['load_max'])} | {r['threads']} | {r['cores']} |")
+                     f"{_num(r['load_avg'])} / {_num(r['load_max'])} | {r['threads']} | {r['cores']} | "
+                     f"{_secs(r['longest_silence_seconds'])} |")
     for p in projections:
         lines += ["", f"## `make book` ({p['profile']}) at {p['planned']} chapters, {p['jobs']} at a time, projected", ""]
         if "wall" not in p:

@@ -170,7 +170,11 @@ class Watchdog:
     """Decides when a running chapter is stopped: after ``stall_timeout`` seconds in which none of the
     ``signals`` (files that grow as the chapter progresses: its heartbeat, its cell events, its log) grew, or
     after ``chapter_timeout`` seconds in all (0: never). ``check()`` returns ``None`` while the chapter may go on,
-    else ``"stalled"`` or ``"timeout"``; ``clock`` is injectable for tests."""
+    else ``"stalled"`` or ``"timeout"``; ``clock`` is injectable for tests.
+
+    It also keeps the longest silence the chapter went through (``longest_silence``, with the ``where`` given to
+    ``check`` when that silence began): the run record carries it, so a chapter that came close to the stall
+    limit is seen before a slower machine stops it."""
 
     def __init__(self, signals: list[Path], stall_timeout: float, chapter_timeout: float = 0,
                  clock: Callable[[], float] = time.monotonic):
@@ -181,12 +185,22 @@ class Watchdog:
         self.signals, self.stall_timeout, self.chapter_timeout, self.clock = signals, stall_timeout, chapter_timeout, clock
         self.started = self.last_progress = clock()
         self._sizes = [_size(p) for p in signals]
+        self.longest_silence, self.longest_where = 0.0, None
+        self._where = None
 
-    def check(self) -> str | None:
+    def _silence_ends(self, now: float) -> None:
+        if now - self.last_progress > self.longest_silence:
+            self.longest_silence, self.longest_where = now - self.last_progress, self._where
+
+    def check(self, where: str | None = None) -> str | None:
+        """``where``: what the chapter is doing now (its cell), remembered for the longest silence."""
         now = self.clock()
         sizes = [_size(p) for p in self.signals]
         if sizes != self._sizes:
-            self._sizes, self.last_progress = sizes, now
+            self._silence_ends(now)
+            self._sizes, self.last_progress, self._where = sizes, now, where
+        elif self._where is None:
+            self._where = where
         if self.chapter_timeout and now - self.started > self.chapter_timeout:
             return "timeout"
         if now - self.last_progress > self.stall_timeout:
@@ -197,6 +211,11 @@ class Watchdog:
     def silent_for(self) -> float:
         return self.clock() - self.last_progress
 
+    def finish(self) -> dict:
+        """The chapter has ended (its end is progress too): the longest silence, in seconds, and where."""
+        self._silence_ends(self.clock())
+        return {"seconds": round(self.longest_silence, 1), "where": self.longest_where}
+
 
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
@@ -205,12 +224,18 @@ def _duration(seconds: float) -> str:
     return f"{seconds} s ({seconds / 60:.0f} min)" if seconds < 7200 else f"{seconds} s ({seconds / 3600:.1f} h)"
 
 
+def _where(cell: dict | None) -> str:
+    """``cell 12/40 (`its first line`)``, or the kernel's start-up before the first cell."""
+    if not cell:
+        return "the kernel's start-up (before its first cell)"
+    where = f"cell {cell.get('cell')}/{cell.get('cells')}"
+    first = next((ln for ln in cell.get("source", "").splitlines() if ln.strip()), "")
+    return where + (f" (`{first.strip()[:100]}`)" if first else "")
+
+
 def stop_message(status: str, job: ExecutionJob, cell: dict | None, wall: float) -> str:
     """What the run report and the record say when the watchdog stopped a chapter."""
-    where = (f"cell {cell.get('cell')}/{cell.get('cells')}" if cell else "the kernel's start-up (before its first cell)")
-    first = next((ln for ln in (cell or {}).get("source", "").splitlines() if ln.strip()), "")
-    if first:
-        where += f" (`{first.strip()[:100]}`)"
+    where = _where(cell)
     if status == "stalled":
         return (f"stalled: {where} reported no progress for {_duration(job.stall_timeout)} (no progress tick, no "
                 f"output, no finished cached artefact, no new cell), after {_duration(wall)} in the chapter; "
@@ -274,7 +299,7 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
                         if on_event:
                             on_event({"chapter": job.slug, "event": "cell", "cell": ev.get("cell"),
                                       "cells": ev.get("cells")})
-                    stop = watchdog.check()
+                    stop = watchdog.check(_where(cell))
                     if stop:
                         proc.kill()
                         proc.wait()
@@ -289,6 +314,7 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
                 raise
             if status == "ok" and proc.returncode != 0:
                 status = "failed"
+            silence = watchdog.finish()
         wall = time.perf_counter() - t0
         if status == "failed":
             if error_file.exists():
@@ -301,6 +327,7 @@ def run_job(job: ExecutionJob, on_event: Callable[[Event], None] | None = None) 
         if status == "ok" and not kernel_record.exists():
             status, error = "failed", "the chapter never called run.finish(): no run record was written"
     record.update({"status": status, "wall_seconds": round(wall, 2), "input_key": key, "threads": job.threads,
+                   "longest_silence": silence, "stall_timeout": job.stall_timeout,
                    "source_hash": job.source_hash or source_hash(job.slug),
                    "executed_notebook": executed.name, "error": error})
     # record first (a failed status hides the chapter from the site), then the notebook under its name
