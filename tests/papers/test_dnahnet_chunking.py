@@ -4,6 +4,7 @@ input, and every claim rule both ways."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 from types import SimpleNamespace
 
@@ -653,13 +654,14 @@ def _c3_alt_seed_noise():
     return claims.claim3(arms, CFG)
 
 
-@claim_case(SLUG, "C5", "not reproduced", alternative="dnaHNet-mini ahead of the Transformer but no better than k-mer "
+@claim_case(SLUG, "C5", "inconclusive at this scale", alternative="dnaHNet-mini ahead of the Transformer but no better than k-mer "
             "statistics (review4: both at the bpn of a 6-mer chain)")
 def _c5_alt_markov():
     return claims.claim5(_arms(), CFG, reference=1.905)
 
 
-@claim_case(SLUG, "C3", "not reproduced", alternative="learned ahead of stride, neither beyond k-mer statistics")
+@claim_case(SLUG, "C3", "inconclusive at this scale", alternative="learned ahead of stride, neither beyond k-mer statistics "
+            "(second edition: models at k-mer level cannot tell the architectures apart)")
 def _c3_alt_markov():
     return claims.claim3(_arms(), CFG, reference=1.90)
 
@@ -767,9 +769,10 @@ def _c5b_alt2():
 
 
 def _analyses(phase_rates=(0.2, 0.3, 0.5), n=30000, enrich=(1.5, 1.3), ko_shift=1.0, snv=(0.0, 0.5, 1.5),
-              tf_ko_shift=0.2, tf_snv=(0.0, 0.2, 0.4), seed=0):
+              tf_ko_shift=0.2, tf_snv=(0.0, 0.2, 0.4), seed=0, markov_ko_shift=0.2, stride_rates=(0.32, 0.34, 0.33)):
     rng = np.random.default_rng(seed)
     counts = np.array([[int(r * n), n - int(r * n)] for r in phase_rates])
+    stride = np.array([[int(r * n), n - int(r * n)] for r in stride_rates])
     e = {"base": 0.3, **{k: {"ratio": v, "lo": v - 0.1, "hi": v + 0.1, "n": 100} for k, v in zip(("start", "stop"), enrich)}}
     ko_labels = np.array(["coding"] * 150 + ["intergenic"] * 150)
     noise = rng.normal(0, 1, 300)
@@ -778,7 +781,9 @@ def _analyses(phase_rates=(0.2, 0.3, 0.5), n=30000, enrich=(1.5, 1.3), ko_shift=
     return SimpleNamespace(
         phase=an.phase_test(counts), n_genes=100, enrichment=e, ko_labels=ko_labels,
         ko_scores={"dnahnet": noise + ko_shift * (ko_labels == "coding"),
-                   "transformer": noise + tf_ko_shift * (ko_labels == "coding")},
+                   "transformer": noise + tf_ko_shift * (ko_labels == "coding"),
+                   "markov": noise + markov_ko_shift * (ko_labels == "coding")},
+        stride_phase=an.phase_test(stride),
         snv_labels=snv_labels,
         snv_scores={"dnahnet": sn + np.repeat(snv, 150), "transformer": sn + np.repeat(tf_snv, 150)})
 
@@ -802,7 +807,7 @@ def _phase_table(obs_rates, pred_rates, pred3_rates=None, genes=80, n=300):
         t[:, k, 2] = pred_rates[k] * n
     t3 = t.copy()
     t3[:, :, 2] = np.asarray(pred3_rates if pred3_rates is not None else pred_rates)[None, :] * n
-    return SimpleNamespace(phase_genes=t, phase_genes3=t3)
+    return SimpleNamespace(phase_genes=t, phase_genes3=t3, stride_phase={"ratio": 1.05})
 
 
 @claim_case(SLUG, "C6c", "reproduced")
@@ -932,3 +937,164 @@ def test_sample_windows_refuses_bad_sizes_naming_them(n, length, name):
 
     with pytest.raises(ValueError, match=f"{name}="):
         sample_windows(np.zeros(100, dtype=np.int64), n, length, np.random.default_rng(0))
+
+
+# -- the nearest trivial methods, run for real at a tiny size (CLAIMS.md rule 11, second edition) -----------------------
+# A synthetic genome of 60 kb (genes planted), and real outputs of the methods without dnaHNet's ingredient: the
+# gene-blind order-2 Markov chain (bits per nucleotide, knockout and SNV scores), fixed-size chunking (the stride
+# router's boundaries on the held-out genome), the router trained without the ratio loss (alpha = 0) and a
+# Transformer without chunking, trained a few updates.
+import functools  # noqa: E402
+
+from icmlbook.papers.dnahnet_chunking.config import DnaHNetConfig  # noqa: E402,F401
+
+
+def test_markov_lm_equals_markov_bpn():
+    g = np.random.default_rng(0)
+    train, w = g.integers(0, 4, 5000), g.integers(0, 4, (3, 50))
+    for order in (0, 1, 2, 3):
+        bits = an.window_bits(an.MarkovLM(train, order), w)
+        assert -bits.sum() / (3 * 49) == pytest.approx(an.markov_bpn(train, w, order), rel=1e-5)
+
+
+@functools.lru_cache(maxsize=None)
+def tiny_world() -> dict:
+    cfg = config_for("smoke", synthetic_length=60_000, steps=20, seeds=3, eval_windows=24, evals=3, n_knockout=60,
+                     n_snv=60, n_boot=300)
+    corpus = ex.prepare_corpus(cfg, 0)
+    held = corpus.heldout
+    # fixed-size chunking: the stride router's boundaries (they do not depend on the weights)
+    stride = ex.build_model(cfg, "stride", 0).eval()
+    p, b, valid = an.boundary_track(stride, held.seq, cfg.context)
+    genes = [g for g in held.genes if g.end <= len(p)]
+    trimmed = dataclasses.replace(held, genes=genes)
+    counts = an.phase_counts(b, valid, genes)
+    ko = an.knockout_sites(held, cfg.n_knockout, cfg.ko_window, 0)
+    snv = an.snv_sites(held, cfg.n_snv, cfg.zs_window, 1)
+    mk = an.MarkovLM(corpus.train, 2)
+    tf = ex.train_arm(cfg, corpus, "transformer", 0)
+    tfm = ex.load_model(cfg, tf, max(cfg.ko_window, cfg.zs_window))
+    score = lambda m, s: an.window_bits(m, s.wt) - an.window_bits(m, s.variant)  # noqa: E731
+    analyses = SimpleNamespace(
+        phase=an.phase_test(counts), phase_counts=counts, n_genes=len(genes), stride_phase=an.phase_test(counts),
+        phase_genes=an.phase_by_gene(held.seq[:len(p)], b, valid, genes, 2),
+        phase_genes3=an.phase_by_gene(held.seq[:len(p)], b, valid, genes, 3),
+        enrichment=an.edge_enrichment(b, valid, trimmed.genes, 3, cfg.n_boot, 0),
+        ko_labels=ko.label, snv_labels=snv.label,
+        ko_scores={"dnahnet": score(mk, ko), "transformer": score(tfm, ko), "markov": score(mk, ko)},
+        snv_scores={"dnahnet": score(mk, snv), "transformer": score(tfm, snv), "markov": score(mk, snv)})
+    # every arm an order-2 Markov chain fitted on its own third of the training region (independent replicates)
+    reference = min(an.markov_bpn(corpus.train, corpus.eval_windows, k) for k in range(cfg.markov_orders + 1))
+    n = len(corpus.train) // 3
+    W = corpus.eval_windows.shape[1] - 1
+    fl = np.array([0.0, 1e9, 2e9])
+
+    def chain_arm(r):
+        m = an.MarkovLM(corpus.train[r * n:(r + 1) * n], 2)
+        wb = -an.window_bits(m, corpus.eval_windows) / W
+        return SimpleNamespace(bpn=float(wb.mean()), window_bpn=wb, compression=[], flops_per_step=1.0,
+                               curve={"flops": fl, "bpn": np.full(3, wb.mean()), "step": np.array([0, 1, 2])})
+    chains = [chain_arm(r) for r in range(3)]
+    arms = {a: chains for a in ("dnahnet", "transformer", "mamba", "stride", *claims.ABLATIONS)}
+    # the router trained without the ratio loss (alpha = 0), one and two stages
+    noratio = dataclasses.replace(cfg, alpha=0.0)
+    free = {"dnahnet": [ex.train_arm(noratio, corpus, "dnahnet", 0)],
+            "two_stage": [ex.train_arm(dataclasses.replace(noratio, steps=10), corpus, "two_stage", 0)]}
+    return {"cfg": cfg, "analyses": analyses, "arms": arms, "reference": reference, "free": free}
+
+
+@claim_case(SLUG, "C1", "not reproduced", trivial="the router trained without the ratio loss (alpha = 0, 20 updates)")
+def _c1_trivial():
+    w = tiny_world()
+    return claims.claim1(w["free"], w["cfg"])
+
+
+@claim_case(SLUG, "C1b", "not reproduced", trivial="the two-stage router trained without the ratio loss (alpha = 0)")
+def _c1b_trivial():
+    w = tiny_world()
+    return claims.claim1b(w["free"], w["cfg"])
+
+
+def _chains(fn):
+    w = tiny_world()
+    return fn(w["arms"], w["cfg"], 0, w["reference"])
+
+
+@claim_case(SLUG, "C2", "inconclusive at this scale", trivial="gene-blind order-2 Markov chains as every arm")
+def _c2_trivial():
+    return _chains(claims.claim2)
+
+
+@claim_case(SLUG, "C3", "inconclusive at this scale", trivial="gene-blind order-2 Markov chains as learned and fixed "
+            "chunking")
+def _c3_trivial():
+    return _chains(claims.claim3)
+
+
+@claim_case(SLUG, "C5", "inconclusive at this scale", trivial="gene-blind order-2 Markov chains as dnaHNet-mini and "
+            "the Transformer")
+def _c5_trivial():
+    return _chains(claims.claim5)
+
+
+@claim_case(SLUG, "C5b", "inconclusive at this scale", trivial="gene-blind order-2 Markov chains as dnaHNet-mini and "
+            "the Mamba")
+def _c5b_trivial():
+    return _chains(claims.claim5b)
+
+
+@claim_case(SLUG, "C4", "not reproduced", trivial="a Transformer without chunking timed in place of dnaHNet-mini")
+def _c4_trivial():
+    cfg = config_for("smoke", timing_lengths=(10, 11, 12), speedup_from=12)
+    m = ex.build_model(cfg, "transformer", 0, 2 ** 12).eval()
+    secs = [ex.time_forward(m, 2 ** k, 2) for k in cfg.timing_lengths]
+    secs2 = [ex.time_forward(m, 2 ** k, 2) for k in cfg.timing_lengths]
+    timing = SimpleNamespace(log2_lengths=list(cfg.timing_lengths), seconds={"transformer": secs, "dnahnet": secs2})
+    return claims.claim4(timing, cfg)
+
+
+@claim_case(SLUG, "C6", "not reproduced", trivial="fixed-size chunking (the stride router's boundaries)")
+def _c6_trivial():
+    return claims.claim6(tiny_world()["analyses"], tiny_world()["cfg"])
+
+
+@claim_case(SLUG, "C6b", "not reproduced", trivial="fixed-size chunking (the stride router's boundaries)")
+def _c6b_trivial():
+    return claims.claim6b(tiny_world()["analyses"], tiny_world()["cfg"])
+
+
+@claim_case(SLUG, "C6c", "not reproduced", trivial="fixed-size chunking (the stride router's boundaries)")
+def _c6c_trivial():
+    return claims.claim6c(tiny_world()["analyses"], tiny_world()["cfg"], 0)
+
+
+@claim_case(SLUG, "C7", "inconclusive at this scale", trivial="a gene-blind order-2 Markov chain")
+def _c7_trivial():
+    return claims.claim7(tiny_world()["analyses"], tiny_world()["cfg"], 0)
+
+
+@claim_case(SLUG, "C7b", "inconclusive at this scale", trivial="a gene-blind order-2 Markov chain against a Transformer "
+            "without chunking (20 updates)")
+def _c7b_trivial():
+    return claims.claim7b(tiny_world()["analyses"], tiny_world()["cfg"], 0)
+
+
+@claim_case(SLUG, "C8", "not reproduced", trivial="a gene-blind order-2 Markov chain")
+def _c8_trivial():
+    return claims.claim8(tiny_world()["analyses"], tiny_world()["cfg"], 0)
+
+
+@claim_case(SLUG, "C8b", "not reproduced", trivial="a gene-blind order-2 Markov chain against a Transformer without "
+            "chunking")
+def _c8b_trivial():
+    return claims.claim8b(tiny_world()["analyses"], tiny_world()["cfg"], 0)
+
+
+TRIVIAL_CASES = [_c1_trivial, _c1b_trivial, _c2_trivial, _c3_trivial, _c4_trivial, _c5_trivial, _c5b_trivial,
+                 _c6_trivial, _c6b_trivial, _c6c_trivial, _c7_trivial, _c7b_trivial, _c8_trivial, _c8b_trivial]
+
+
+@pytest.mark.parametrize("make", TRIVIAL_CASES, ids=[f.__name__ for f in TRIVIAL_CASES])
+def test_the_nearest_trivial_method_does_not_pass(make):
+    check = make()
+    assert check.verdict in ("not reproduced", "inconclusive at this scale"), check.measured

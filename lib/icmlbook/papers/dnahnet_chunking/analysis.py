@@ -21,7 +21,7 @@ import torch
 from .data import CODON_TABLE, STOPS, Gene, Genome, decode, encode, revcomp
 
 __all__ = ["boundary_track", "phase_counts", "phase_test", "phase_by_gene", "phase_contrast", "edge_enrichment", "window_bits", "knockout_sites",
-           "snv_sites", "auroc", "bootstrap_auroc_diff", "CASSETTE", "snv_class", "Sites"]
+           "snv_sites", "auroc", "bootstrap_auroc_diff", "CASSETTE", "snv_class", "Sites", "MarkovLM"]
 
 CASSETTE = "TAATAATAATAGTGA"
 SNV_CLASSES = ("synonymous", "missense", "nonsense")
@@ -356,3 +356,35 @@ def bootstrap_mean_diff(a: np.ndarray, b: np.ndarray, n_boot: int, seed: int) ->
     vals = a[rng.integers(0, len(a), (n_boot, len(a)))].mean(1) - b[rng.integers(0, len(b), (n_boot, len(b)))].mean(1)
     lo, hi = np.percentile(vals, [2.5, 97.5])
     return d, float(lo), float(hi)
+
+
+class MarkovLM(torch.nn.Module):
+    """An order-``order`` Markov chain over the five letters (counts of (k-mer, next letter) on ``train`` plus
+    ``pseudo``), with the models' interface: ``model(x) -> (logits (B, L, 5), [])``, position t conditioned on the
+    min(t, order) letters before it (lower orders fitted the same way). The gene-blind reference of the zero-shot rows
+    (second edition of the claims contract, rule 11: a k-mer chain passed the knockout rule with AUROC 0.617)."""
+
+    def __init__(self, train: np.ndarray, order: int = 2, pseudo: float = 0.5):
+        super().__init__()
+        if order < 0:
+            raise ValueError(f"order={order} is not allowed; a Markov order must be >= 0")
+        self.order = int(order)
+        train = np.asarray(train).astype(np.int64)
+        self.tables = []
+        for j in range(order + 1):
+            ctx = np.zeros(len(train) - j, np.int64)
+            for i in range(j):
+                ctx = ctx * 5 + train[i:len(train) - j + i]
+            t = np.bincount(ctx * 5 + train[j:], minlength=5 ** (j + 1)).reshape(5 ** j, 5).astype(float) + pseudo
+            self.tables.append(torch.tensor(np.log(t / t.sum(1, keepdims=True)), dtype=torch.float32))
+
+    def forward(self, x: torch.Tensor):
+        B, L = x.shape
+        out = torch.empty(B, L, 5)
+        for t in range(L):                     # the prediction after position t uses x[t-j+1..t], j = min(t+1, order)
+            j = min(t + 1, self.order)
+            c = torch.zeros(B, dtype=torch.long)
+            for i in range(j):
+                c = c * 5 + x[:, t - j + 1 + i]
+            out[:, t] = self.tables[j][c]
+        return out, []

@@ -244,6 +244,8 @@ class Analyses:
     extrapolation: dict = dataclasses.field(default_factory=dict)
     phase_genes3: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3, 3)))
     markov: dict = dataclasses.field(default_factory=dict)
+    #: phase test of fixed-size chunking's boundaries on the same genes (C6, C6c)
+    stride_phase: dict | None = None
 
     def markov_reference(self) -> float | None:
         """The lowest held-out bpn of the order-k Markov chains (k = 0..markov_orders, fitted on the training region,
@@ -262,6 +264,10 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         by_gene = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes, 2)
         by_gene3 = an.phase_by_gene(held.seq[:len(p)], b, valid, trimmed.genes, 3)
         enrich = an.edge_enrichment(b, valid, trimmed.genes, 3, cfg.n_boot, seed)
+        # fixed-size chunking's boundaries on the same genes (the stride router does not depend on its weights): the
+        # phase contrast a gene-blind chunker gets from the genes' start offsets (C6, C6c; second edition, rule 11)
+        _, sb, svalid = an.boundary_track(build_model(cfg, "stride", seed), held.seq, cfg.context)
+        stride_phase = an.phase_test(an.phase_counts(sb, svalid, trimmed.genes))
         ko = an.knockout_sites(held, cfg.n_knockout, cfg.ko_window, seed)
         snv = an.snv_sites(held, cfg.n_snv, cfg.zs_window, seed + 1)
         long_w, _ = tile_windows(held.seq, cfg.ko_window + 1, max(4, cfg.eval_windows // 4))
@@ -272,10 +278,14 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
             ko_scores[arm] = an.window_bits(m, ko.wt) - an.window_bits(m, ko.variant)
             snv_scores[arm] = an.window_bits(m, snv.wt) - an.window_bits(m, snv.variant)
             extrapolation[arm] = an.bits_by_position(m, long_w, cfg.context)
+        # the gene-blind order-2 Markov chain on the same sites (second edition, rule 11: the zero-shot rows' reference)
+        mk = an.MarkovLM(corpus.train, 2)
+        ko_scores["markov"] = an.window_bits(mk, ko.wt) - an.window_bits(mk, ko.variant)
+        snv_scores["markov"] = an.window_bits(mk, snv.wt) - an.window_bits(mk, snv.variant)
     return Analyses(track_p=p, track_b=b, track_valid=valid, phase=an.phase_test(counts), phase_counts=counts,
                     enrichment=enrich, ko_labels=ko.label, ko_scores=ko_scores, snv_labels=snv.label,
                     snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene,
-                    extrapolation=extrapolation, phase_genes3=by_gene3, markov=markov)
+                    extrapolation=extrapolation, phase_genes3=by_gene3, markov=markov, stride_phase=stride_phase)
 
 
 @dataclasses.dataclass
