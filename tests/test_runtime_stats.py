@@ -281,3 +281,65 @@ def test_binomial_interval_and_bonferroni_refuse_bad_input():
     assert np.isclose(bonferroni_z(0.05, 1), stats.norm.ppf(0.975))
     with pytest.raises(ValueError, match="m="):
         bonferroni_z(0.05, 0)
+
+
+# ================================================================================================ paired t, windows
+# (the audit block of issue 28 for ts_pairwise_ranking, grokking and loes_layer_geometry)
+@pytest.mark.parametrize("n, level", [(2, 0.95), (3, 0.95), (7, 0.9), (25, 0.99)])
+def test_paired_t_is_scipys_ttest_rel(n, level):
+    from icmlbook.runtime.stats import paired_t
+
+    rng = np.random.default_rng(100 + n)
+    a, b = rng.normal(0.8, 0.05, n), rng.normal(0.7, 0.05, n)
+    p = paired_t(a, b, level)
+    ref = stats.ttest_rel(a, b)
+    ci = ref.confidence_interval(level)
+    assert np.isclose(p.lo, ci.low, rtol=1e-12, atol=1e-14) and np.isclose(p.hi, ci.high, rtol=1e-12, atol=1e-14)
+    assert np.isclose(p.p, ref.pvalue, rtol=1e-10) and p.n == n and np.isclose(p.mean, np.mean(a - b))
+    assert np.isclose(p.dz, np.mean(a - b) / np.std(a - b, ddof=1)) and np.isclose(p.sd, np.std(a - b, ddof=1))
+    assert p.wins + p.ties + p.losses == n and p.wins == int(np.sum(a > b))
+
+
+def test_paired_t_edges_and_bad_input():
+    from icmlbook.runtime.stats import paired_t
+
+    same = paired_t([1.0, 2.0, 3.0], [0.5, 1.5, 2.5])
+    assert (same.lo, same.hi, same.sd, same.p) == (0.5, 0.5, 0.0, 0.0) and same.dz == float("inf")
+    zero = paired_t([1.0, 2.0], [1.0, 2.0])
+    assert zero.p == 1.0 and zero.dz == 0.0 and zero.ties == 2
+    one = paired_t([1.0], [0.0])
+    assert one.lo == float("-inf") and one.hi == float("inf") and np.isnan(one.p)
+    with pytest.raises(ValueError, match="equal lengths"):
+        paired_t([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="non-finite"):
+        paired_t([1.0, np.nan], [1.0, 2.0])
+    with pytest.raises(ValueError, match="no pairs"):
+        paired_t([], [])
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (-1.05, -0.95, True),     # inside (-1.1, -0.9)
+    (-1.5, -1.2, False),      # wholly below: evidence for an exponent beyond the margin
+    (-0.8, -0.5, False),      # wholly above
+    (-1.2, -0.95, None),      # crosses the lower end
+    (-1.3, -0.7, None),       # wider than the window: contains -1 but cannot decide
+    (-1.1, -0.95, None),      # touching an end is not inside
+])
+def test_decide_within_three_ways(lo, hi, expected):
+    from icmlbook.runtime.stats import decide_interval, decide_within
+
+    d = decide_within(lo, hi, -1.1, -0.9)
+    assert d.passed is expected and (d.kind == "interval spans both") == (expected is None) and d.text
+    # it is the two one-sided decisions of decide_interval put together
+    a, b = decide_interval(lo, hi, -1.1, side="lower"), decide_interval(lo, hi, -0.9, side="upper")
+    assert d.passed is (True if a.passed and b.passed else False if False in (a.passed, b.passed) else None)
+
+
+def test_decide_within_refuses_a_bad_window_and_nan_is_inconclusive():
+    from icmlbook.runtime.stats import decide_within
+
+    assert decide_within(float("nan"), -0.95, -1.1, -0.9).passed is None
+    with pytest.raises(ValueError, match="window"):
+        decide_within(0, 1, 0.5, 0.5)
+    with pytest.raises(ValueError, match="window"):
+        decide_within(0, 1, -np.inf, 0.5)

@@ -374,3 +374,100 @@ def bonferroni_z(family_level: float, m: int) -> float:
 
 __all__ += ["bootstrap_indices", "percentile_interval", "BootstrapInterval", "unit_bootstrap", "binomial_interval",
             "bonferroni_z", "NONFINITE_REPLICATES"]
+
+
+# ================================================================================================ paired t, windows
+# (added for issue 28 / 27 §3 by the audit of ts_pairwise_ranking, grokking and loes_layer_geometry; kept in its own
+# block so that other additions rebase cleanly)
+__all__ += ["PairedT", "paired_t", "WindowDecision", "decide_within"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedT:
+    """The paired comparison of ``a`` and ``b`` (one pair per independent replicate): the mean difference
+    ``a - b`` with its two-sided ``level`` t-interval ``[lo, hi]``, the differences' ``sd`` (``ddof=1``), the
+    standardised effect ``dz`` = mean / sd, the two-sided paired t-test's ``p``, ``n``, wins / ties / losses
+    and the differences themselves (``diffs``). Equal differences (sd 0 up to rounding) give the point interval
+    ``[mean, mean]`` and ``p`` 0 (or 1 when the mean is 0); fewer than two pairs give ``(-inf, inf)`` and NaN."""
+
+    mean: float
+    lo: float
+    hi: float
+    sd: float
+    dz: float
+    p: float
+    n: int
+    level: float
+    wins: int
+    ties: int
+    losses: int
+    diffs: np.ndarray = dataclasses.field(repr=False, compare=False)
+
+
+def paired_t(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> PairedT:
+    """The paired t comparison of ``a`` against ``b`` (:class:`PairedT`): the interval is
+    :func:`mean_t_interval` of ``a - b`` (``scipy.stats.ttest_rel(a, b).confidence_interval(level)``), the
+    p-value ``scipy.stats.ttest_rel(a, b).pvalue`` (tested against both). The values must be finite."""
+    level = _level(level)
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples need equal lengths, got {a.size} and {b.size}")
+    d = a - b
+    if d.size == 0:
+        raise ValueError("a and b hold no pairs")
+    if not np.all(np.isfinite(d)):
+        raise ValueError(f"{int(np.sum(~np.isfinite(d)))} non-finite difference(s); drop them with finite_values first")
+    n, m = int(d.size), float(d.mean())
+    counts = dict(wins=int((d > 0).sum()), ties=int((d == 0).sum()), losses=int((d < 0).sum()))
+    if n < 2:
+        return PairedT(m, float("-inf"), float("inf"), float("nan"), float("nan"), float("nan"), n, level,
+                       diffs=d, **counts)
+    sd = float(d.std(ddof=1))
+    if sd <= 1e-12 * max(1.0, abs(m)):            # equal differences up to rounding
+        dz = float(np.sign(m) * np.inf) if m else 0.0
+        return PairedT(m, m, m, 0.0, dz, 0.0 if m else 1.0, n, level, diffs=d, **counts)
+    ci = mean_t_interval(d, level)
+    p = float(stats.ttest_1samp(d, 0.0).pvalue)
+    return PairedT(m, ci.lo, ci.hi, sd, m / sd, p, n, level, diffs=d, **counts)
+
+
+@dataclasses.dataclass(frozen=True)
+class WindowDecision:
+    """The outcome of :func:`decide_within`: ``passed`` True (the interval lies inside the window), False (it
+    lies wholly outside it, on one side) or None (inconclusive, ``kind`` = "interval spans both")."""
+
+    passed: bool | None
+    kind: str | None
+    lo: float
+    hi: float
+    low: float
+    high: float
+
+    @property
+    def text(self) -> str:
+        win = f"({self.low:+.3g}, {self.high:+.3g})"
+        if self.passed:
+            return f"interval [{self.lo:+.3g}, {self.hi:+.3g}] inside {win}"
+        if self.passed is False:
+            return f"whole interval [{self.lo:+.3g}, {self.hi:+.3g}] outside {win}"
+        return f"interval [{self.lo:+.3g}, {self.hi:+.3g}] crosses an end of {win}: spans both"
+
+
+def decide_within(lo: float, hi: float, low: float, high: float) -> WindowDecision:
+    """Rule 9 of the claims contract for a claim that a quantity lies inside the window ``(low, high)`` (an
+    exponent of -1 within a margin: the rejected alternatives are the values outside it), on its confidence
+    interval ``[lo, hi]``: reproduced when ``low < lo`` and ``hi < high`` (both one-sided decisions of
+    :func:`decide_interval` pass); not reproduced when the whole interval lies outside the window
+    (``hi < low`` or ``lo > high``: evidence for an alternative); otherwise inconclusive, kind "interval spans
+    both" (also with a NaN end)."""
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"low={low!r}, high={high!r} is not a window; give finite low < high")
+    below, above = decide_interval(lo, hi, low, side="lower"), decide_interval(lo, hi, high, side="upper")
+    if below.passed and above.passed:
+        passed = True
+    elif below.passed is False or above.passed is False:
+        passed = False
+    else:
+        passed = None
+    return WindowDecision(passed, None if passed is not None else "interval spans both", float(lo), float(hi),
+                          float(low), float(high))
