@@ -87,7 +87,7 @@ def _(cfg, mo, run):
     This page was computed with profile **{run.profile}** and seed **{run.seed}**: {cfg.n_items} compared
     series and {cfg.n_test} held-out series of length {cfg.length}, {cfg.comparisons_per_item} comparisons
     per series, flip probabilities {", ".join(f"{p:g}" for p in cfg.flips)}, {cfg.n_seeds} data sets per
-    setting, {cfg.steps} Adam steps per fit; soft-min temperature γ = {cfg.gamma:g}, TWED ν = {cfg.nu:g},
+    setting ({cfg.budget_seeds} in the budget study of claims 3 and 7), {cfg.steps} Adam steps per fit; soft-min temperature γ = {cfg.gamma:g}, TWED ν = {cfg.nu:g},
     λ = {cfg.lam:g}.
     """)
     return
@@ -388,8 +388,9 @@ def _(cfg, claims, mo, np, well):
     _top = check7.values["slope_top"]
     _note7b = ("" if check7.values["ok_top"] or not check7.values["ok_all"] else
                f" Over the larger half of the budgets the slope is {_top['mean']:.2f} [{_top['lo']:.2f}, "
-               f"{_top['hi']:.2f}] with {_top['n']} data sets: the row fails because an interval this wide does not "
-               "exclude a floor there, not because a floor is shown.")
+               f"{_top['hi']:.2f}] with {_top['n']} data sets: "
+               + ("an interval this wide neither shows the fall nor a floor there, so the row says it cannot tell."
+                  if check7.passed is None else "the error rises there (the whole interval is above 0)."))
     _rows = "\n".join(f"| {m} | {a:.3f} | {b:.3f} | {c:.3f} | {e:.3f} |" for m, a, b, c, e in
                        zip(well.n_comparisons, well.tau_init.mean(0), well.tau_train.mean(0), well.tau_test.mean(0),
                            well.ideal_error.mean(0)))
@@ -403,11 +404,17 @@ def _(cfg, claims, mo, np, well):
     |---|---|---|---|---|
     {_rows}
 
-    {check3.sentence("Claim 3")} {_note3}
+    {check3.sentence("Claim 3")} {_note3} (Changed after the outside audit of issue 28, stricter only: the row
+    used to compare the mean τ over data sets with {cfg.c3_min_tau:g}; the lower end of its 95% interval must now
+    clear it.)
 
     {check7.sentence("Claim 7")} (Changed in session 6, stricter only, because an error that falls once and then
     stays on a floor passed on the slope over all budgets, which is the rule's own rejected alternative: the slope
-    over the larger half of the budgets must now fall too.){_note7b}
+    over the larger half of the budgets must now fall too. Changed again after the outside audit of issue 28: a
+    slope whose interval contained 0 was reported as "not reproduced", although such an interval cannot tell the
+    claim from its negation; it is now *inconclusive*, "not reproduced" needs the whole interval above 0, and the
+    budget study runs on its own {well.tau_test.shape[0]} independent data sets instead of the noise sweep's
+    {cfg.n_seeds}.){_note7b}
 
     {_note7}
     """)
@@ -455,7 +462,9 @@ def _(cfg, claims, mo, sweep):
     {len(sweep.seeds)} data sets, {sweep.n_comparisons} comparisons among {sweep.n_items} series), on the
     compared and on held-out series; the interactive version shows the means.*
 
-    {check4.sentence("Claim 4")}
+    {check4.sentence("Claim 4")} (Changed after the outside audit of issue 28, stricter only: the row is decided on
+    the 95% interval over data sets of τ at flip {cfg.c4_at_flip:g}, not on its mean; an interval that spans
+    {cfg.c4_min_tau:g} is inconclusive.)
     """)
     return (check4,)
 
@@ -501,6 +510,15 @@ def _(cfg, claims, mo, np, sweep):
         for k, d in enumerate(sweep.distances)
         for what, arr in (("mean of the top items", _t0m), ("agreement start (used)", _t0), ("after fitting", _tf)))
     _k = sweep.distances.index("softdtw")
+    _pl = {d: float(np.nanmean(sweep.acc_planted[:, :, sweep.distances.index(d)])) for d in ("softdtw", "softtwed")}
+    _or = float(np.nanmean(sweep.acc_oracle))
+    _ref_note = (f"The reference is what the model family can reach: the planted ideal $U^*$ itself, scored under the "
+                 f"same distance on the same held-out comparisons, reaches {_pl['softdtw']:.3f} (soft-DTW) and "
+                 f"{_pl['softtwed']:.3f} (soft-TWED), while the true latent scores reach {_or:.3f}. Until the outside "
+                 f"audit of issue 28 the rule compared with the true scores, a reference that the planted ideal misses "
+                 f"by {_or - min(_pl.values()):.3f}, more than the margin {cfg.c6_max_gap:g}, so the row could fail "
+                 "for a perfect estimate; it now compares with the planted ideal, decided on the interval over data "
+                 "sets (an interval that spans the margin is inconclusive).")
     _drop = float(_t0[-1, _k] - _tf[-1, _k])
     _fit_note = (f"At the largest flip probability ({sweep.flips[-1]:g}) fitting moves soft-DTW's τ from "
                  f"{_t0[-1, _k]:.3f} at the start to {_tf[-1, _k]:.3f}: "
@@ -512,6 +530,8 @@ def _(cfg, claims, mo, np, sweep):
     the learned ideals against the planted one.*
 
     {check6.sentence("Claim 6")}
+
+    {_ref_note}
 
     Where the fit starts (Kendall τ on the compared series, mean over data sets, per flip probability):
 
@@ -552,9 +572,12 @@ def _(cfg, claims, crowd, mo):
     check8 = claims.claim8(crowd, cfg)
     _aware = float(crowd.tau_full_flip_aware.mean())
     _p8 = check8.values["paired"]
+    _half8 = (_p8["hi"] - _p8["lo"]) / 2 if _p8["n"] > 1 else float("inf")
     _why = ("" if check8.passed else
             f"The mean difference ({_p8['mean']:+.3f}) is within the margin, but its interval over {_p8['n']} data "
             "sets is too wide to show non-inferiority. " if _p8["mean"] >= -cfg.c8_margin else
+            f"The mean difference ({_p8['mean']:+.3f}) is below the margin, but its interval over {_p8['n']} data "
+            "sets also reaches above it: the run cannot tell. " if check8.passed is None else
             "A possible reason, not tested here: the paper's link is logistic with one global β, while each raw label is flipped "
             "with a constant probability, so the raw labels' error rate does not vanish for clearly different "
             "pairs; the logistic model cannot express that floor and is pulled towards a flatter fit, whereas "
@@ -568,7 +591,11 @@ def _(cfg, claims, crowd, mo):
 
     {check8.sentence("Claim 8")} (The rule was changed after the runs at commit 67dd53f, stricter only: it used to
     compare the two means, which with two or three data sets let a majority vote better by three times the margin
-    pass in about a fifth of draws; it now asks the interval's lower end to clear the margin.)
+    pass in about a fifth of draws; it now asks the interval's lower end to clear the margin. After the outside
+    audit of issue 28 an interval that spans the margin is *inconclusive*, and "not reproduced" needs the whole
+    interval below it. With the spread of the paired differences measured here, sd {_p8['sd']:.3f}, an interval
+    over {_p8['n']} data sets is ±{_half8:.3f} wide against a margin of {cfg.c8_margin:g}: only many more data
+    sets can decide this row.)
 
     {_why}The verdict above uses the model as we reconstruct it from the paper. Separately, we fitted the
     full likelihood with the flip-aware link $P(i\\succ j)=\\epsilon+(1-2\\epsilon)\\,\\sigma(\\beta[d(X_j,U)-d(X_i,U)])$,
@@ -835,7 +862,12 @@ def _(mo):
     - **Convergence.** We test numerically that the ranking error on held-out series falls with the number
       of comparisons (C7, a log-log slope with an interval over data sets), not the paper's guarantees,
       whose statements we could not read. Claim 6 (generalisation) is decided on the accuracy on held-out
-      comparisons between unseen series, against the accuracy of the true scores.
+      comparisons between unseen series, against the accuracy of the planted ideal under the same distance (the
+      true scores are shown for reference).
+    - **Verdicts.** Four of them (reproduced, not reproduced, inconclusive at this scale, not testable): a row
+      decided over data sets is "not reproduced" only when its whole interval lies on the far side of the
+      declared threshold; every rule's test also runs the nearest trivial method (a chance ranker, the Euclidean
+      ideal point, soft-DTW in place of soft-TWED, a rigid distance's constant) and checks it does not pass.
     - **Annotation budget (C0).** The annotators, their thresholds and their noise are simulated; the
       paper's experts and their disagreement are not available.
     - **Scale.** Sizes follow the profile (above); `full` runs larger problems and is meant for a GPU.

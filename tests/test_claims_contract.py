@@ -32,7 +32,7 @@ PENDING_CHAPTERS: set[str] = set()
 PENDING_TRIVIAL: set[str] = {
     "arbg_boltzmann", "constrained_diffusion_landing",
     "ftrl_preference_graphs", "grokking", "hh_mea_inference", "irno_neural_operator",
-    "loes_layer_geometry", "spectral_sphere_optimizer", "ts_pairwise_ranking",
+    "loes_layer_geometry", "spectral_sphere_optimizer",
 }
 
 

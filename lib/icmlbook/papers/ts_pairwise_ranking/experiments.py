@@ -322,6 +322,8 @@ class NoiseSweep:
     n_heldout_pairs: int = 0
     tau_init: np.ndarray | None = None         # (R, F, D) tau of the starting ideal (init="agreement")
     tau_init_topmean: np.ndarray | None = None  # (R, F, D) tau of the mean of the top items (the old start)
+    acc_planted: np.ndarray | None = None       # (R, F, D) the planted ideal U* under each distance, on the same
+    acc_planted_hard: np.ndarray | None = None  # held-out comparisons (what the model family reaches; claim 6)
 
 
 def _family(cfg: RankingConfig, seed: int) -> tuple[SeriesSet, SeriesSet]:
@@ -353,12 +355,13 @@ def _sub(comp, mask):
 def noise_sweep(cfg: RankingConfig, seed: int) -> NoiseSweep:
     """Claims 4-6: for each data seed and flip probability, fit the Euclidean, soft-DTW and soft-TWED ideal
     points and the baselines on the same simulated comparisons; Kendall tau on seen and unseen items, the
-    accuracy on held-out comparisons between unseen items (against the true scores' accuracy on them), and
+    accuracy on held-out comparisons between unseen items (against the true scores' accuracy on them, and
+    against the planted ideal's own accuracy under each distance: what the model family can reach), and
     the tau of the starting ideal."""
     names = ("Bradley-Terry", "RankNet", "noisy-label classifier")
     R, Fn, Dn = cfg.n_seeds, len(cfg.flips), len(MODEL_DISTANCES)
     nan = lambda *shape: np.full(shape, np.nan)  # noqa: E731
-    tr_tau, te_tau, acc, acc_h, t0, t0m = (nan(R, Fn, Dn) for _ in range(6))
+    tr_tau, te_tau, acc, acc_h, t0, t0m, acc_p, acc_ph = (nan(R, Fn, Dn) for _ in range(8))
     b_tr, b_te, b_acc = nan(R, Fn, len(names)), nan(R, Fn, len(names)), nan(R, Fn, len(names))
     o_acc, o_acc_h = nan(R, Fn), nan(R, Fn)
     ideals, curves, true_ideal = [], [], None
@@ -379,6 +382,8 @@ def noise_sweep(cfg: RankingConfig, seed: int) -> NoiseSweep:
             s_te = model.score(test.X)
             te_tau[r, f, d] = tau(s_te, test.score)
             acc[r, f, d], acc_h[r, f, d] = pair_accuracy(s_te, held), pair_accuracy(s_te, held_h)
+            s_planted = model.score(test.X, U=train.ideal)          # the planted ideal under this distance
+            acc_p[r, f, d], acc_ph[r, f, d] = pair_accuracy(s_planted, held), pair_accuracy(s_planted, held_h)
             t0[r, f, d] = tau(model.score(train.X, U=model.fit_.U0), train.score)
             old = make_model(cfg, name, steps=1, init="top-mean").fit(train.X, comp, seed=seed)
             t0m[r, f, d] = tau(old.score(train.X, U=old.fit_.U0), train.score)
@@ -399,7 +404,7 @@ def noise_sweep(cfg: RankingConfig, seed: int) -> NoiseSweep:
         b_acc[r, f, 2] = pair_accuracy(s_clf, held)
     return NoiseSweep(np.array(cfg.flips), np.arange(R), MODEL_DISTANCES, tr_tau, te_tau, names, b_tr, b_te,
                       np.array(ideals), true_ideal, np.array(curves), cfg.n_items, cfg.n_test, m,
-                      acc, acc_h, o_acc, o_acc_h, b_acc, n_held, t0, t0m)
+                      acc, acc_h, o_acc, o_acc_h, b_acc, n_held, t0, t0m, acc_p, acc_ph)
 
 
 # ------------------------------------------------------------------------------------- claims 3 and 7
@@ -424,10 +429,10 @@ def well_specified(cfg: RankingConfig, seed: int, distance: str | None = None) -
     """Claims 3 and 7: data drawn from the model itself. Latent scores are :math:`-d(X_i,U^*)` under the
     fitted distance and labels follow :math:`\\sigma(\\beta^*[d(X_j,U^*)-d(X_i,U^*)])` with a sharp
     :math:`\\beta^*` (``beta_true`` divided by the spread of the distances); the budget of comparisons grows.
-    Repeated on ``n_seeds`` independent data sets (fresh items, comparisons and start)."""
+    Repeated on ``budget_seeds`` independent data sets (fresh items, comparisons and start)."""
     distance = distance or cfg.distance
     budgets = tuple(sorted(set(cfg.budget_grid) | {cfg.comparisons_per_item}))
-    R, K = cfg.n_seeds, len(budgets)
+    R, K = cfg.budget_seeds, len(budgets)
     tt, te, err, t0 = (np.full((R, K), np.nan) for _ in range(4))
     curves, ecurves = [], []
     cells = [(r, k) for r in range(R) for k in range(K)]
