@@ -89,6 +89,9 @@ class GrokkingConfig(ProfileConfig):
     small_init_factor : claim 6: with the small init, t_gen <= this multiple of t_fit.
     nn_exponent_margin : claim 8: the intervals of the network's exponents in eta and lam within this
         distance of -1.
+    nn_plateau_extend, nn_plateau_share : claim 8's plateau test (CLAIMS.md rule 10): training ``extend`` longer
+        must move each network's log grokking time by less than ``share`` of ``nn_exponent_margin`` (read on the
+        run's curve cut at T / (1 + extend); see :func:`.claims.nn_convergence`).
     """
 
     # ---- linear part ----
@@ -119,9 +122,10 @@ class GrokkingConfig(ProfileConfig):
     nn_p: Int(ge=3) = 23
     nn_train_fraction: Float(gt=0, lt=1) = 0.5
     nn_width: PositiveInt = 128
-    nn_lams: Grid(gt=0) = (0.6, 0.9, 1.35)
+    # the eta and lambda grids span 4x each (issue 28: at 2.25x an exponent of -1 could not be told from -0.7)
+    nn_lams: Grid(gt=0) = (0.45, 0.9, 1.8)
     nn_alphas: Grid(gt=0) = (1.0, 2.0, 4.0)
-    nn_lrs: Grid(gt=0) = (2e-3, 3e-3, 4.5e-3)
+    nn_lrs: Grid(gt=0) = (1.5e-3, 3e-3, 6e-3)
     nn_steps: PositiveInt = 12000
     nn_lr: PositiveFloat = 3e-3
     nn_optimizer: OneOf("adamw", "gd") = "adamw"
@@ -142,6 +146,8 @@ class GrokkingConfig(ProfileConfig):
     persist_factor: Float(gt=1) = 10.0
     small_init_factor: Float(ge=1) = 2.0
     nn_exponent_margin: Float(gt=0, lt=1) = 0.3
+    nn_plateau_extend: Float(gt=0, le=2) = 0.5
+    nn_plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
 
     def validate(self) -> None:
         """The checks that involve several fields (each field's own bounds are declared on it)."""
