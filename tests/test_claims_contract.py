@@ -35,7 +35,6 @@ PENDING_TRIVIAL: set[str] = {
     "ftrl_preference_graphs",
     "hh_mea_inference",
     "irno_neural_operator",
-    "loes_layer_geometry",
     "spectral_sphere_optimizer",
 }
 

@@ -7,6 +7,7 @@ eigenvalue variance, finite differences for GeoReg's gradient, planted layers fo
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import numpy as np
@@ -363,6 +364,21 @@ def test_length_sorted_batches_give_the_unsorted_embeddings():
 # ----------------------------------------------------------------------------------------------
 CFG = lg.config_for("default")
 SLUG = "loes_layer_geometry"
+#: a head's validation accuracy per epoch that has stopped improving well before its last epoch (rule 10)
+CURVE = [0.5, 0.62, 0.7, 0.74, 0.76, 0.765, 0.77, 0.77, 0.768, 0.77, 0.769, 0.77, 0.77, 0.77, 0.77]
+#: the same, still climbing at the end (5 points over the last third)
+RISING_CURVE = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.72, 0.74, 0.76]
+
+
+def _curves(records, curve=None):
+    """Every record with a training curve (the real records carry the head's validation accuracy per epoch): the
+    flat CURVE where a record has none, or ``curve`` for all."""
+    for r in records:
+        if curve is None:
+            r.setdefault("val_curve", list(CURVE))
+        else:
+            r["val_curve"] = list(curve)
+    return records
 
 
 def _profile(name, label, curve, seeds=5, noise=0.005, seed=0):
@@ -405,6 +421,13 @@ def test_claim1_decides_in_every_class_of_task():
     assert both.passed is True and both.values["by_class"] == {"banking77": (1, 1), "templates": (2, 2)}
 
 
+@claim_case(SLUG, "C1", "inconclusive at this scale",
+            alternative="an earlier layer as good as the last up to noise on every task (ties only)")
+def _c1_ties():
+    return claims.claim1([_profile("enc", f"text/t{i}", [0.6, 0.7, 0.75, 0.7, 0.7, 0.75], noise=0.01, seed=i)
+                          for i in range(2)], CFG)
+
+
 def test_claim1_both_ways_and_what_is_not_counted():
     assert _c1_ok().passed is True
     assert _c1_alt().passed is False
@@ -414,9 +437,11 @@ def test_claim1_both_ways_and_what_is_not_counted():
     # a ceiling task: every layer at 100 %; argmax would say "layer 1", the rule says it cannot decide
     ceiling = claims.claim1([_profile("enc", "text/c", [1.0] * 6, noise=0.0)], CFG)
     assert ceiling.passed is None and ceiling.reason
-    # a tie (earlier layer equal to the last up to noise) is not an early peak
+    # a tie (earlier layer equal to the last up to noise) is not an early peak; since issue 28 a class whose
+    # majority hangs on ties is inconclusive, one where even the ties cannot make a majority fails
     tie = claims.claim1([_profile("enc", "text/t", [0.6, 0.7, 0.75, 0.7, 0.7, 0.75], noise=0.01)], CFG)
-    assert tie.values["pairs"][0]["kind"] in ("tie", "last") and tie.passed is False
+    kind = tie.values["pairs"][0]["kind"]
+    assert kind in ("tie", "last") and tie.passed is (None if kind == "tie" else False)
 
 
 def _records(shifts: dict, labels=("banking77/intent", "digits/digit", "digits/range"), seeds=3, noise=0.004, seed=0):
@@ -429,17 +454,39 @@ def _records(shifts: dict, labels=("banking77/intent", "digits/digit", "digits/r
             for m, d in shifts.items():
                 out.append({"label": lab, "seed": s, "method": m, "test_accuracy": b + d + g.normal(0, noise),
                             "layers": [0, 1, 2]})
-    return out
+    return _curves(out)
 
 
 @claim_case(SLUG, "C2", "reproduced")
-def _c2_ok():
-    return claims.claim2(_records({"loes": 0.05, "last": 0.0}), CFG)
+def _c2_ok():                       # rule 12: a spread per record of 2 points (the smoke run's pairs spread widely)
+    return claims.claim2(_records({"loes": 0.05, "last": 0.0}, noise=0.02), CFG)
 
 
-@claim_case(SLUG, "C2", "not reproduced", alternative="LOES no better than the last layer")
-def _c2_alt():                                                 # alternative: LOES no better than the last layer
+@claim_case(SLUG, "C2", "inconclusive at this scale", alternative="LOES no better than the last layer (Δ = 0, the "
+            "threshold itself)")
+def _c2_level():
     return claims.claim2(_records({"loes": 0.0, "last": 0.0}, noise=0.01), CFG)
+
+
+@claim_case(SLUG, "C2", "not reproduced", alternative="LOES three points worse than the last layer")
+def _c2_alt():
+    return claims.claim2(_records({"loes": -0.03, "last": 0.0}, noise=0.01), CFG)
+
+
+@claim_case(SLUG, "C2", "inconclusive at this scale", alternative="heads still improving at the end of training")
+def _c2_unconverged():
+    return claims.claim2(_curves(_records({"loes": 0.05, "last": 0.0}), RISING_CURVE), CFG)
+
+
+def test_heads_converged_reads_the_validation_curves():
+    flat = claims.heads_converged(_records({"loes": 0.05, "last": 0.0}), {"loes": lambda r: r["method"] == "loes"}, CFG)
+    assert flat[0].converged and flat[0].change < 0.01
+    rising = claims.heads_converged(_curves(_records({"loes": 0.0}), RISING_CURVE),
+                                    {"loes": lambda r: r["method"] == "loes"}, CFG)
+    # epochs 14-15 against epochs 9-10 (T / 1.5 = epoch 10, two-epoch windows)
+    assert not rising[0].converged and np.isclose(rising[0].change, (0.74 + 0.76) / 2 - (0.64 + 0.66) / 2)
+    bare = claims.heads_converged([{"method": "loes", "test_accuracy": 0.5}], {"loes": lambda r: True}, CFG)
+    assert not bare[0].converged and "no training curve" in bare[0].name
 
 
 @claim_case(SLUG, "C3", "reproduced")
@@ -448,10 +495,10 @@ def _c3_ok():
                                    "softmax_all": 0.01}), CFG)
 
 
-@claim_case(SLUG, "C3", "not reproduced", alternative="mean-all fusion a point better than LOES")
-def _c3_alt():                                                 # alternative: mean-all a point better than LOES
-    return claims.claim3(_records({"loes": 0.03, "last_k": 0.0, "concat_all": 0.0, "mean_all": 0.04,
-                                   "softmax_all": 0.01}, noise=0.01), CFG)
+@claim_case(SLUG, "C3", "not reproduced", alternative="mean-all fusion two points better than LOES")
+def _c3_alt():                                                 # alternative: mean-all two points better than LOES
+    return claims.claim3(_records({"loes": 0.03, "last_k": 0.0, "concat_all": 0.0, "mean_all": 0.05,
+                                   "softmax_all": 0.01}, noise=0.005), CFG)
 
 
 @claim_case(SLUG, "C8", "reproduced")
@@ -459,9 +506,15 @@ def _c8_ok():
     return claims.claim8(_records({"label_free": 0.04, "random_k": 0.0}), CFG)
 
 
-@claim_case(SLUG, "C8", "not reproduced", alternative="label-free layers no better than random layers")
-def _c8_alt():                                                 # alternative: label-free layers no better than random
+@claim_case(SLUG, "C8", "inconclusive at this scale", alternative="label-free layers no better than random layers "
+            "(Δ = 0, the threshold itself)")
+def _c8_level():
     return claims.claim8(_records({"label_free": 0.0, "random_k": 0.0}, noise=0.01), CFG)
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="label-free layers three points worse than random layers")
+def _c8_alt():
+    return claims.claim8(_records({"label_free": -0.03, "random_k": 0.0}, noise=0.01), CFG)
 
 
 def _class_records(shift: dict, m1="loes", m2="last", seeds=3, noise=0.004, seed=0,
@@ -475,17 +528,24 @@ def _class_records(shift: dict, m1="loes", m2="last", seeds=3, noise=0.004, seed
             out.append({"label": lab, "seed": s, "method": m2, "test_accuracy": b + g.normal(0, noise), "layers": [0, 1, 2]})
             out.append({"label": lab, "seed": s, "method": m1, "layers": [0, 1, 2],
                         "test_accuracy": b + shift[lab.split("/")[0]] + g.normal(0, noise)})
-    return out
+    return _curves(out)
 
 
-@claim_case(SLUG, "C2", "not reproduced",
-            alternative="LOES loses a point on the pretrained encoder; the pooled gain comes from the digit encoders")
+@claim_case(SLUG, "C2", "inconclusive at this scale",
+            alternative="LOES loses a point on the pretrained encoder (3 seeds cannot show it); the pooled gain comes "
+                        "from the digit encoders")
 def _c2_alt_class():                                           # the default run of 697bb34: banking77 −1.06, digits +17.9
     return claims.claim2(_class_records({"banking77": -0.01, "digits": 0.18}), CFG)
 
 
-@claim_case(SLUG, "C8", "not reproduced",
-            alternative="label-free layers worse than random on the pretrained encoder, better on the digit encoders")
+@claim_case(SLUG, "C2", "not reproduced",
+            alternative="LOES loses five points on the pretrained encoder; the pooled gain comes from the digit encoders")
+def _c2_alt_class_clear():
+    return claims.claim2(_class_records({"banking77": -0.05, "digits": 0.18}), CFG)
+
+
+@claim_case(SLUG, "C8", "inconclusive at this scale",
+            alternative="label-free layers a point worse than random on the pretrained encoder, better on the digits")
 def _c8_alt_class():
     return claims.claim8(_class_records({"banking77": -0.01, "digits": 0.09}, m1="label_free", m2="random_k"), CFG)
 
@@ -503,16 +563,16 @@ def _c3_alt_class():
                          ("mean_all", 0.04 if bank else 0.0), ("softmax_all", 0.0)):
                 recs.append({"label": lab, "seed": s, "method": m, "test_accuracy": b + d + g.normal(0, 0.004),
                              "layers": [0, 1, 2]})
-    return claims.claim3(recs, CFG)
+    return claims.claim3(_curves(recs), CFG)
 
 
 def test_claims_2_3_8_need_the_sign_in_every_class():
-    for alt in (_c2_alt_class, _c8_alt_class, _c3_alt_class):
+    for alt in (_c2_alt_class, _c8_alt_class, _c3_alt_class, _c2_alt_class_clear):
         c = alt()
-        assert c.passed is False and "not above 0 in: banking77" in c.measured, c.measured
+        assert c.passed is not True and "not above 0 in: banking77" in c.measured, c.measured
         # the pooled interval alone would have passed
     pooled = claims._compare(_class_records({"banking77": -0.01, "digits": 0.18}), "loes", "last", CFG)[0]
-    assert claims._beyond(pooled, 0.0, CFG)
+    assert claims._decide(pooled, 0.0) is True
     ok = claims.claim2(_class_records({"banking77": 0.01, "digits": 0.18}), CFG)
     assert ok.passed is True and "not above 0" not in ok.measured
 
@@ -521,6 +581,8 @@ def test_claims_2_3_8_both_ways():
     for ok, alt in ((_c2_ok, _c2_alt), (_c3_ok, _c3_alt), (_c8_ok, _c8_alt)):
         assert ok().passed is True, ok().measured
         assert alt().passed is False, alt().measured
+    assert _c2_level().passed is None and _c2_level().inconclusive == "interval spans both"
+    assert _c2_unconverged().inconclusive == "not converged"
 
 
 def _recovery(cov_loes, dup_topk, acc=(0.8, 0.8), cka=(0.5, 0.5), n=6, seed=0):
@@ -565,7 +627,14 @@ def test_claim4_both_ways():
     assert _c4_alt().passed is False
 
 
-def _depth_records(gain_per_doubling, depths=(3, 6, 12, 24), backbones=2, seed=0):
+PRETEXT = [0.4, 0.6, 0.7, 0.75, 0.78, 0.79, 0.8, 0.8, 0.8, 0.8]   # an encoder's held-out pretext accuracy per epoch
+
+
+def _depth_records(gain_per_doubling, depths=(3, 6, 12, 24), backbones=2, seed=0, loes_slope=None, noise=0.01):
+    """Per encoder and (task, seed): the last layer flat in depth (about 0.6) and LOES = last + gain, the gain
+    growing by ``gain_per_doubling``; or, with ``loes_slope``, LOES's own accuracy rising by that much per doubling
+    and the last layer = LOES - gain (``loes_slope=0``: the audit's world, LOES flat while the last layer falls).
+    ``noise``: the spread of a task's accuracy between seeds (rule 12)."""
     g = np.random.default_rng(seed)
     out = []
     for d in depths:
@@ -573,11 +642,15 @@ def _depth_records(gain_per_doubling, depths=(3, 6, 12, 24), backbones=2, seed=0
             gain = 0.05 + gain_per_doubling * np.log2(d / depths[0]) + g.normal(0, 0.005)
             for t in ("digits/digit", "digits/range"):
                 for s in range(3):
-                    base = g.uniform(0.5, 0.7)
-                    out += [{"depth": d, "backbone_seed": b, "label": t, "seed": s, "method": "last", "test_accuracy": base},
-                            {"depth": d, "backbone_seed": b, "label": t, "seed": s, "method": "loes",
-                             "test_accuracy": base + gain + g.normal(0, 0.003)}]
-    return out
+                    if loes_slope is None:
+                        last = 0.6 + g.normal(0, noise)
+                        loes = last + gain + g.normal(0, 0.003)
+                    else:
+                        loes = 0.8 + loes_slope * np.log2(d / depths[0]) + g.normal(0, noise)
+                        last = loes - gain + g.normal(0, 0.003)
+                    base = {"depth": d, "backbone_seed": b, "label": t, "seed": s, "pretext_curve": list(PRETEXT)}
+                    out += [dict(base, method="last", test_accuracy=last), dict(base, method="loes", test_accuracy=loes)]
+    return _curves(out)
 
 
 @claim_case(SLUG, "C5", "reproduced")
@@ -585,9 +658,33 @@ def _c5_ok():
     return claims.claim5(_depth_records(0.03), CFG)
 
 
-@claim_case(SLUG, "C5", "not reproduced", alternative="a constant gain, flat in depth")
-def _c5_alt():                                                 # alternative: a constant gain, flat in depth
+@claim_case(SLUG, "C5", "inconclusive at this scale", alternative="a constant gain, flat in depth (slope 0, the "
+            "threshold itself)")
+def _c5_flat():
     return claims.claim5(_depth_records(0.0), CFG)
+
+
+@claim_case(SLUG, "C5", "inconclusive at this scale",
+            alternative="the audit's world (issue 28): the gain grows only because the last layer of deeper encoders "
+                        "gets worse, LOES itself flat in depth")
+def _c5_audit_world():
+    return claims.claim5(_depth_records(0.03, loes_slope=0.0), CFG)
+
+
+@claim_case(SLUG, "C5", "not reproduced", alternative="a gain that shrinks with depth")
+def _c5_alt():
+    return claims.claim5(_depth_records(-0.02), CFG)
+
+
+def test_claim5_tests_loes_gaining_not_the_last_layer_losing():
+    audit = _c5_audit_world()
+    lo, hi = audit.values["fit"]["ci"]
+    assert lo > 0 and audit.passed is None        # the gain's slope alone would pass: LOES's own slope cannot
+    assert "slope of LOES's own accuracy" in audit.reason
+    falls = claims.claim5(_depth_records(0.03, loes_slope=-0.03), CFG)
+    assert falls.passed is False                  # LOES itself gets worse with depth: evidence against
+    unconverged = [dict(r, pretext_curve=list(np.linspace(0.3, 0.8, 10))) for r in _depth_records(0.03)]
+    assert claims.claim5(unconverged, CFG).inconclusive == "not converged"
 
 
 def test_claim5_both_ways():
@@ -609,9 +706,15 @@ def _c6_ok():
     return claims.claim6(_ortho_records(0.02, 0.1), _recovery(1.0, 0.67, acc=(0.85, 0.8), cka=(0.4, 0.55)), CFG)
 
 
-@claim_case(SLUG, "C6", "not reproduced", alternative="residualisation changes neither accuracy nor CKA")
-def _c6_alt():                                                 # alternative: residualisation changes nothing
+@claim_case(SLUG, "C6", "inconclusive at this scale", alternative="residualisation changes neither accuracy nor CKA "
+            "(Δ = 0, the threshold itself)")
+def _c6_level():
     return claims.claim6(_ortho_records(0.0, 0.0), _recovery(1.0, 0.67, acc=(0.8, 0.8), cka=(0.5, 0.5)), CFG)
+
+
+@claim_case(SLUG, "C6", "not reproduced", alternative="residualisation costs two points of accuracy")
+def _c6_alt():
+    return claims.claim6(_ortho_records(-0.02, 0.1), _recovery(1.0, 0.67, acc=(0.78, 0.8), cka=(0.4, 0.55)), CFG)
 
 
 def test_claim6_both_ways_and_needs_both_halves():
@@ -622,7 +725,7 @@ def test_claim6_both_ways_and_needs_both_halves():
     assert half.passed is False
 
 
-def _geo_records(wb_change, acc_change, n=12, seed=0):
+def _geo_records(wb_change, acc_change, n=12, seed=0, acc_noise=0.003):
     g = np.random.default_rng(seed)
     out = []
     for i in range(n):
@@ -631,18 +734,39 @@ def _geo_records(wb_change, acc_change, n=12, seed=0):
             geo = {"within_between": wb * (1 + dwb) + g.normal(0, 0.005), "isotropy": 1.0 + w,
                    "triangle_area_scaled": 0.1 + w}
             out.append({"label": f"t{i % 4}", "seed": i // 4, "georeg_weight": w, "geometry": geo,
-                        "test_accuracy": acc + dacc + g.normal(0, 0.003)})
-    return out
+                        "test_accuracy": acc + dacc + g.normal(0, acc_noise)})
+    return _curves(out)
 
 
 @claim_case(SLUG, "C7", "reproduced")
-def _c7_ok():
-    return claims.claim7(_geo_records(-0.10, 0.0), CFG)
+def _c7_ok():                       # rule 12: a spread of one point per head (see test_claim7_power below)
+    return claims.claim7(_geo_records(-0.10, 0.01, acc_noise=0.01), CFG)
 
 
-@claim_case(SLUG, "C7", "not reproduced", alternative="GeoReg leaves the within/between ratio unchanged")
-def _c7_alt():                                                 # alternative: the class geometry is unchanged
+def test_claim7_power():
+    """Rule 12: with the spread of the smoke run's GeoReg pairs (about 3 points per pair) the default's 12 pairs
+    leave even a GeoReg that costs nothing inconclusive on the accuracy half; a 1-point spread decides it."""
+    passes = sum(claims.claim7(_geo_records(-0.10, 0.0, acc_noise=0.02, seed=k), CFG).passed is True for k in range(40))
+    assert passes <= 16                 # mostly inconclusive: the interval is wider than the margin
+    assert claims.claim7(_geo_records(-0.10, 0.01, acc_noise=0.01), CFG).passed is True
+
+
+@claim_case(SLUG, "C7", "inconclusive at this scale", alternative="GeoReg leaves the within/between ratio unchanged "
+            "(Δ = 0, the threshold itself)")
+def _c7_level():
     return claims.claim7(_geo_records(0.0, 0.0), CFG)
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="GeoReg loosens the classes (within/between ratio 10 % higher)")
+def _c7_alt():
+    return claims.claim7(_geo_records(0.10, 0.0), CFG)
+
+
+@claim_case(SLUG, "C7ft", "inconclusive at this scale",
+            alternative="the audit's world (issue 28): few fine-tuned pairs, whose accuracy interval cannot clear "
+                        "the margin")
+def _c7ft_few():
+    return claims.claim7ft(_geo_records(-0.10, -0.005, n=4, acc_noise=0.02), CFG)
 
 
 @claim_case(SLUG, "C7ft", "reproduced")
@@ -658,6 +782,7 @@ def _c7ft_alt():                                               # alternative: ti
 def test_claim7_both_ways():
     assert _c7_ok().passed is True and _c7ft_ok().passed is True
     assert _c7_alt().passed is False and _c7ft_alt().passed is False
+    assert _c7ft_few().passed is None and "Δaccuracy" in _c7ft_few().reason
 
 
 def _cost(sel, trn, sel_cpu=None, trn_cpu=None):
@@ -682,17 +807,168 @@ def _c9_alt_equal():                                           # equal minima: a
     return claims.claim9(_cost([0.54, 0.60, 0.52], [0.52, 0.70, 0.61]), CFG)
 
 
-@claim_case(SLUG, "C9", "not reproduced",
+@claim_case(SLUG, "C9", "inconclusive at this scale",
             alternative="selection cheaper only on the wall clock, because load slowed the one-thread head")
 def _c9_alt_load():                # wall as in a loaded smoke of 67dd53f (0.17 s vs 0.44 s); CPU seconds the other way
     return claims.claim9(_cost([0.17, 0.2, 0.74], [0.44, 0.5, 0.65], [0.30, 0.31, 0.33], [0.13, 0.14, 0.13]), CFG)
 
 
 def test_claim9_needs_the_cpu_seconds_too():
-    assert _c9_alt_load().passed is False and "in CPU seconds 0.30 vs 0.13" in _c9_alt_load().measured
+    # issue 28 (rule 9): the two clocks disagree: noise above the effect (this was "not reproduced")
+    load = _c9_alt_load()
+    assert load.passed is None and load.inconclusive == "noise above effect" and "in CPU seconds 0.30 vs 0.13" in load.measured
     old = _cost([0.3, 0.5, 0.31], [2.0, 2.6, 2.1])
     del old["select_cpu_seconds"]
     assert claims.claim9(old, CFG).passed is None
+
+
+# ----------------------------------------------------------------------------------------------
+# the nearest trivial methods (CLAIMS.md rule 11, issue 28): their REAL output at smoke size must not pass. The
+# trivial method for LOES is the last layer (the brief's choice: the method without layer selection), for GeoReg the
+# head without it, for residualisation LOES without it, for selection cost a selector that trains a head per layer.
+# ----------------------------------------------------------------------------------------------
+TINY = lg.config_for("smoke", n_seeds=2, epochs=12, fused_width=16, batch_size=64, n_cal=200, depths=(2, 4), main_depth=4,
+                     width=24, pretrain_epochs=8, n_backbones=2, digit_tasks=("digit", "range"), synth_n=240,
+                     synth_stacks=2, synth_layers=8, synth_dim=16, n_triples=40, profile_seeds=3, cost_repeats=2)
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_digits() -> dict:
+    """Our rotation-pretext encoders at smoke size (two depths, two initialisations each), trained for real."""
+    with torch.random.fork_rng():
+        return lg.digits_bundles(TINY.depths, TINY.width, TINY.pretrain_epochs, TINY.n_backbones)
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_records(method: str, georeg_weight: float = 0.0) -> tuple:
+    """``method`` run for real by the chapter's :func:`lg.run_method` on the main tiny encoder's digit tasks."""
+    data = lg.main_digits(TINY, _tiny_digits())
+    out = []
+    with torch.random.fork_rng():
+        for t in TINY.digit_tasks:
+            for sd in range(TINY.n_seeds):
+                r = lg.run_method(method, data, t, sd, TINY, georeg_weight=georeg_weight)
+                r["label"] = f"digits/{t}"
+                out.append(r)
+    return tuple(out)
+
+
+def _as(records, method: str, **extra) -> list:
+    """The records of one method presented in another method's slot (the trivial method's real output)."""
+    return [dict(r, method=method, **extra) for r in records]
+
+
+@claim_case(SLUG, "C1", "inconclusive at this scale", trivial="an encoder whose every layer is its last layer "
+            "(no depth to choose from: the last layer alone)")
+def _c1_trivial():
+    data = lg.main_digits(TINY, _tiny_digits())
+    last = np.repeat(data.layers[-1:], data.depth, axis=0)
+    copy = lg.LayerData("last-layer-copies", last, data.labels, {})
+    return claims.claim1([lg.layer_profile(copy, t, 0, TINY, label=f"copies/{t}") for t in TINY.digit_tasks], TINY)
+
+
+@claim_case(SLUG, "C2", "inconclusive at this scale", trivial="the last layer in LOES's place")
+def _c2_trivial():
+    last = _tiny_records("last")
+    return claims.claim2(list(last) + _as(last, "loes"), TINY)
+
+
+@claim_case(SLUG, "C3", "inconclusive at this scale", trivial="the last layer in LOES's place, against the real "
+            "aggregations (the smoke-size heads are still improving: not converged)")
+def _c3_trivial():
+    recs = _as(_tiny_records("last"), "loes")
+    for m in claims.AGGREGATIONS:
+        recs += list(_tiny_records(m))
+    return claims.claim3(recs, TINY)
+
+
+@claim_case(SLUG, "C4", "not reproduced", trivial="top-k by individual score (LOES without residualisation and "
+            "redundancy) in LOES's place, on planted stacks")
+def _c4_trivial():
+    with torch.random.fork_rng():
+        rec = lg.synthetic_recovery(TINY, 0)
+    for field in ("coverage", "duplicate", "choices"):
+        getattr(rec, field)["loes"] = list(getattr(rec, field)["topk_independent"])
+    return claims.claim4(rec, TINY)
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_depth() -> tuple:
+    with torch.random.fork_rng():
+        return tuple(lg.depth_sweep(TINY, _tiny_digits(), 0))
+
+
+@claim_case(SLUG, "C5", "inconclusive at this scale", trivial="the last layer in LOES's place at every depth")
+def _c5_trivial():
+    last = [r for r in _tiny_depth() if r["method"] == "last"]
+    return claims.claim5(last + _as(last, "loes"), TINY)
+
+
+@claim_case(SLUG, "C6", "inconclusive at this scale", trivial="LOES without residualisation in LOES's place")
+def _c6_trivial():
+    no = _tiny_records("loes_no_ortho")
+    with torch.random.fork_rng():
+        rec = lg.synthetic_recovery(TINY, 0)
+    for field in ("accuracy", "cka", "choices"):
+        getattr(rec, field)["loes"] = list(getattr(rec, field)["loes_no_ortho"])
+    return claims.claim6(list(no) + _as(no, "loes"), rec, TINY)
+
+
+@claim_case(SLUG, "C7", "inconclusive at this scale", trivial="the head without GeoReg in GeoReg's place")
+def _c7_trivial():
+    off = _tiny_records("loes", 0.0)
+    return claims.claim7(list(off) + _as(off, "loes", georeg_weight=TINY.georeg_weight), TINY)
+
+
+@claim_case(SLUG, "C7ft", "inconclusive at this scale", trivial="the fine-tuned head without GeoReg in GeoReg's place")
+def _c7ft_trivial():
+    with torch.random.fork_rng():
+        ft = [r for r in lg.georeg_finetune_experiment(TINY, _tiny_digits(), 0) if r["georeg_weight"] == 0]
+    return claims.claim7ft(ft + _as(ft, "loes", georeg_weight=TINY.georeg_weight), TINY)
+
+
+@claim_case(SLUG, "C8", "inconclusive at this scale", trivial="the last layer in label-free LOES's place, against "
+            "real random layers (the smoke-size heads are still improving: not converged)")
+def _c8_trivial():
+    return claims.claim8(_as(_tiny_records("last"), "label_free") + list(_tiny_records("random_k")), TINY)
+
+
+@claim_case(SLUG, "C9", "not reproduced", trivial="a selector that trains a probe head on every layer and keeps the "
+            "best (selection by training), timed for real against training the LOES head once")
+def _c9_trivial():
+    import time
+    data = lg.main_digits(TINY, _tiny_digits())
+    y = data.labels["digit"]
+    tr, va, te = lg.splits_of(data, y, 0, TINY)
+    X = data.layers
+    kw = dict(fused_width=TINY.fused_width, epochs=TINY.epochs, lr=TINY.lr, batch_size=TINY.batch_size, seed=0)
+    split = lambda idx: [X[l][idx] for l in range(data.depth)]  # noqa: E731
+    sel, trn, sel_cpu, trn_cpu = [], [], [], []
+    for _ in range(TINY.cost_repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        scores = [lg.train_head(split(tr), y[tr], split(va), y[va], split(te), y[te], 10, layers=[l], **kw).val_accuracy
+                  for l in range(data.depth)]
+        chosen = [int(np.argmax(scores))]
+        t1, c1 = time.perf_counter(), time.process_time()
+        lg.train_head(split(tr), y[tr], split(va), y[va], split(te), y[te], 10, layers=chosen, **kw)
+        t2, c2 = time.perf_counter(), time.process_time()
+        sel.append(t1 - t0); trn.append(t2 - t1); sel_cpu.append(c1 - c0); trn_cpu.append(c2 - c1)
+    cost = _cost(sel, trn, sel_cpu, trn_cpu)
+    cost.update(n_layers=data.depth, n_cal=len(tr), dim=X.shape[2])
+    return claims.claim9(cost, TINY)
+
+
+def test_trivial_worlds_are_real():
+    # the comparison halves of the trivial worlds, behind the plateau test that stops them at this size: the last
+    # layer in LOES's place loses to concatenating all layers, and to random layers in label-free LOES's place
+    assert _c3_trivial().values["concat_all"]["pooled"]["mean_diff"] < 0
+    assert _c8_trivial().values["pooled"]["mean_diff"] < 0
+    last, loes = _tiny_records("last"), _tiny_records("loes")
+    assert all(len(r["val_curve"]) == TINY.epochs for r in last)
+    assert [r["layers"] for r in last] == [[TINY.main_depth - 1]] * len(last)
+    assert any(r["layers"] != [TINY.main_depth - 1] for r in loes)
+    enc = lg.main_digits(TINY, _tiny_digits()).info["backbone"]
+    assert len(enc.pretext_curve) == TINY.pretrain_epochs and np.isclose(enc.pretext_curve[-1], enc.pretext_accuracy)
 
 
 class _FakeClock:
@@ -732,10 +1008,12 @@ def test_selection_cost_interleaves_and_takes_the_fastest(tiny_layer_data):
     clock = _FakeClock([0.2, 0.2, 0.21, 0.2, 0.25, 0.3])
     cpu = _FakeClock([0.2, 0.2, 0.21, 0.2, 0.25, 0.3])
     assert claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu), cfg).passed is False
-    # cheaper on the wall clock only (the head's span slowed by load), dearer in CPU seconds: not reproduced
+    # cheaper on the wall clock only (the head's span slowed by load), dearer in CPU seconds: the clocks disagree
+    # (issue 28: inconclusive, noise above the effect; this was "not reproduced")
     clock = _FakeClock([0.1, 0.4, 0.1, 0.4, 0.1, 0.4])
     cpu = _FakeClock([0.3, 0.2, 0.3, 0.2, 0.3, 0.2])
-    assert claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu), cfg).passed is False
+    mixed = claims.claim9(lg.selection_cost(tiny_layer_data, "task", cfg, 0, clock=clock, cpu_clock=cpu), cfg)
+    assert mixed.passed is None and mixed.inconclusive == "noise above effect"
 
 
 def test_claim9_both_ways():

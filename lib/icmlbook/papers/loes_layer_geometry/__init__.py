@@ -19,7 +19,8 @@ What is ours
 """
 
 from . import claims
-from .analysis import PAPER_PER_LAYER, accuracy_table, depth_gains, ols_slope, pair_records, paired, t_interval
+from .analysis import (PAPER_PER_LAYER, accuracy_table, depth_gains, depth_means, ols_slope, pair_records, paired,
+                       t_interval)
 from .backbones import (BANKING77_DIR, TEXT_TASKS, Banking77, DigitsBackbone, ResidualMLP, TextEncoder, TextTasks, digits_data, embed_texts,
                         extract_layer_embeddings, find_blocks, load_banking77, load_text_encoder, make_text_tasks, minilm_path,
                         train_digits_backbone)

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
-from ...runtime.stats import mean_t_interval, ols_slope_interval
+from ...runtime.stats import mean_t_interval, ols_slope_interval, paired_t
 
-__all__ = ["paired", "t_interval", "accuracy_table", "depth_gains", "ols_slope", "pair_records", "records_by",
-           "PAPER_PER_LAYER"]
+__all__ = ["paired", "t_interval", "accuracy_table", "depth_gains", "depth_means", "ols_slope", "pair_records",
+           "records_by", "PAPER_PER_LAYER"]
 
 
 def t_interval(d: Sequence[float], alpha: float = 0.05) -> tuple[float, float]:
@@ -33,26 +32,22 @@ def t_interval(d: Sequence[float], alpha: float = 0.05) -> tuple[float, float]:
 def paired(a: Sequence[float], b: Sequence[float], alpha: float = 0.05) -> dict:
     """Paired comparison of a vs b: mean difference (effect size), its (1 - alpha) t-interval ``ci``, the
     two-sided paired t-test ``p`` (0 or 1 when every difference is equal, nan with fewer than 2 pairs),
-    the standardised effect (mean / sd), wins / ties / losses."""
+    the standardised effect (mean / sd), wins / ties / losses: the shared
+    :func:`~icmlbook.runtime.stats.paired_t` (scipy's ``ttest_rel``), in this chapter's dict (``ci`` is (nan, nan)
+    below two pairs)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples need equal lengths, got {a.shape} and {b.shape}")
     d = a - b
     n = int(d.size)
-    mean = float(d.mean()) if n else float("nan")
-    sd = float(d.std(ddof=1)) if n >= 2 else float("nan")
-    if n >= 2 and sd <= 1e-12 * max(1.0, abs(mean)):
-        sd = 0.0                                   # equal differences up to rounding
-    if n < 2:
-        p = float("nan")
-    elif sd == 0:
-        p = 0.0 if mean != 0 else 1.0
-    else:
-        p = float(stats.ttest_rel(a, b).pvalue)
-    lo, hi = t_interval(d, alpha)
-    return {"mean_diff": mean, "sd_diff": sd, "ci": (lo, hi), "p": p, "n": n, "diffs": d,
-            "effect": mean / sd if n >= 2 and sd > 0 else float("nan"),
-            "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}
+    if n == 0:
+        return {"mean_diff": float("nan"), "sd_diff": float("nan"), "ci": (float("nan"), float("nan")),
+                "p": float("nan"), "n": 0, "diffs": d, "effect": float("nan"), "wins": 0, "ties": 0, "losses": 0}
+    t = paired_t(a, b, 1 - alpha)
+    ci = (t.lo, t.hi) if n >= 2 else (float("nan"), float("nan"))
+    effect = t.dz if n >= 2 and t.sd > 0 else float("nan")
+    return {"mean_diff": t.mean, "sd_diff": t.sd, "ci": ci, "p": t.p, "n": n, "diffs": d, "effect": effect,
+            "wins": t.wins, "ties": t.ties, "losses": t.losses}
 
 
 def records_by(records, method) -> dict:
@@ -89,6 +84,15 @@ def depth_gains(records, per_backbone: bool = False) -> dict:
         ks = sorted(set(A) & set(B))
         out[g] = float(np.mean([A[k] - B[k] for k in ks]))
     return out
+
+
+def depth_means(records, method: str) -> dict:
+    """(depth, backbone_seed) -> mean test accuracy of ``method`` over tasks x seeds on that encoder."""
+    out: dict = {}
+    for r in records:
+        if r["method"] == method:
+            out.setdefault((r["depth"], r.get("backbone_seed", 0)), []).append(r["test_accuracy"])
+    return {k: float(np.mean(v)) for k, v in sorted(out.items())}
 
 
 def ols_slope(x: Sequence[float], y: Sequence[float], alpha: float = 0.05) -> dict:

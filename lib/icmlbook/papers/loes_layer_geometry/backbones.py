@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ...runtime.device import cpu_threads
-from ...training import ShuffledBatches, Trainer, TrainerConfig
+from ...training import Evaluate, ShuffledBatches, Trainer, TrainerConfig
 
 __all__ = ["extract_layer_embeddings", "find_blocks", "ResidualMLP", "digits_data", "digits_rotation_batch",
            "train_digits_backbone", "DigitsBackbone", "load_text_encoder", "TextEncoder", "embed_texts",
@@ -160,12 +160,14 @@ def digits_rotation_batch(images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclasses.dataclass
 class DigitsBackbone:
-    """A trained encoder: its state (CPU), depth, width, pretext accuracy on held-out rotations."""
+    """A trained encoder: its state (CPU), depth, width, pretext accuracy on held-out rotations, and that
+    accuracy after every epoch (``pretext_curve``: the convergence guard of claim 5 reads it)."""
 
     state: dict
     depth: int
     width: int
     pretext_accuracy: float
+    pretext_curve: tuple = ()
 
     def model(self) -> ResidualMLP:
         m = ResidualMLP(self.depth, self.width)
@@ -207,12 +209,19 @@ def _train_digits_backbone(images, depth, width, epochs, lr, batch_size, seed) -
         xb, yb = batch
         return nn.functional.cross_entropy(m(xb), yb)
 
-    Trainer(model, opt, loss_fn, batches, TrainerConfig(steps=steps, schedule=None, device="cpu", show_progress=False),
-            scheduler=sched).run()
+    xho_t = torch.as_tensor(xho)
+
+    def held_out(m):                              # no randomness: the training trajectory is unchanged
+        return {"pretext_accuracy": float((m(xho_t).argmax(1).numpy() == yho).mean())}
+
+    trainer = Trainer(model, opt, loss_fn, batches, TrainerConfig(steps=steps, schedule=None, device="cpu",
+                                                                  show_progress=False),
+                      [Evaluate(held_out, every=batches.steps_per_epoch)], scheduler=sched).run()
     model.eval()
     with torch.no_grad():
-        acc = float((model(torch.as_tensor(xho)).argmax(1).numpy() == yho).mean())
-    return DigitsBackbone({k: v.clone() for k, v in model.state_dict().items()}, depth, width, acc)
+        acc = float((model(xho_t).argmax(1).numpy() == yho).mean())
+    curve = tuple(float(v) for v in trainer.history("pretext_accuracy")[1])
+    return DigitsBackbone({k: v.clone() for k, v in model.state_dict().items()}, depth, width, acc, curve)
 
 
 # ----------------------------------------------------------------------------------------------

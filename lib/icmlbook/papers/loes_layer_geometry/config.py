@@ -42,6 +42,12 @@ class LoesConfig(ProfileConfig):
     level is 1 - alpha_ci), acc_margin (the accuracy GeoReg may cost, claim 7), coverage_min and
     duplicate_min (claim 4), max_select_seconds (claim 9). cost_repeats: interleaved timings of
     selection and head training in claim 9 (the fastest of each decides).
+    Convergence guard (CLAIMS.md rule 10; issue 28), fixed before the run: a rule that compares trained heads
+    (or encoders) first checks that training ``plateau_extend`` longer moved each one's compared metric (the
+    validation accuracy, which picks the checkpoint; the encoders' held-out pretext accuracy) by less than
+    ``plateau_share`` of ``plateau_margin``, an accuracy margin of its own (the rules' minimum effects are 0):
+    read back along the curves, from epoch E / (1 + extend) to the last epoch E, each end averaged over
+    ``plateau_window`` epochs.
     """
 
     k: PositiveInt = 3
@@ -84,6 +90,10 @@ class LoesConfig(ProfileConfig):
     coverage_min: Probability = 0.8
     duplicate_min: Probability = 0.5
     max_select_seconds: PositiveFloat = 5.0
+    plateau_margin: Float(gt=0.0, le=0.5) = 0.03
+    plateau_extend: Float(gt=0.0, le=2.0) = 0.5
+    plateau_share: Float(gt=0.0, le=1.0) = 1.0 / 3.0
+    plateau_window: PositiveInt = 2
     cost_repeats: PositiveInt = 5
 
     def validate(self) -> None:

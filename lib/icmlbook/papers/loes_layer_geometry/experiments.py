@@ -317,7 +317,8 @@ def run_method(method: str, data: LayerData, task: str, seed: int, cfg: LoesConf
             "train_seconds": res.seconds, "n_parameters": res.n_parameters, "georeg_weight": georeg_weight,
             "redundancy": mean_pairwise_redundancy(X[:, tr[: cfg.n_cal]], layers) if len(layers) > 1 else 0.0,
             "cka": mean_pairwise_cka(X[:, te], layers), "fusion": fusion, "fused_dim": int(res.test_embedding.shape[1]),
-            "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te])), "depth": data.depth}
+            "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te])), "depth": data.depth,
+            "val_curve": list(res.val_curve)}
 
 
 def compare_methods(cfg: LoesConfig, banking: LayerData, digits: dict, seed: int, methods: Sequence[str] = METHODS,
@@ -369,6 +370,7 @@ def depth_sweep(cfg: LoesConfig, digits: dict, seed: int, device: str = "cpu") -
         rec = run_method(m, digits[d][b], t, s, cfg, device=device)
         rec["label"] = f"digits/{t}"
         rec["backbone_seed"] = b
+        rec["pretext_curve"] = list(getattr(digits[d][b].info.get("backbone"), "pretext_curve", ()))
         out.append(rec)
     return out
 
@@ -408,7 +410,7 @@ def georeg_finetune_experiment(cfg: LoesConfig, digits: dict, seed: int, device:
         out.append({"backbone": data.name, "task": t, "label": f"digits/{t}", "seed": s, "method": "loes",
                     "finetune": True, "layers": [int(l) for l in layers], "georeg_weight": w,
                     "test_accuracy": res.test_accuracy, "val_accuracy": res.val_accuracy,
-                    "train_seconds": res.seconds, "depth": data.depth,
+                    "train_seconds": res.seconds, "depth": data.depth, "val_curve": list(res.val_curve),
                     "geometry": dataclasses.asdict(geometry_metrics(res.test_embedding, y[te]))})
     return out
 

@@ -70,7 +70,8 @@ class LayerFusionHead(nn.Module):
 class HeadResult:
     """val_accuracy / test_accuracy (best-validation epoch), best_epoch, seconds (training wall time),
     test_embedding (n_test, d) fused features at the best epoch (for the geometry metrics),
-    n_parameters, layers (the layers used)."""
+    n_parameters, layers (the layers used), val_curve (the validation accuracy after every epoch: the
+    convergence guard of the claims reads it, CLAIMS.md rule 10)."""
 
     val_accuracy: float
     test_accuracy: float
@@ -79,6 +80,7 @@ class HeadResult:
     test_embedding: np.ndarray
     n_parameters: int
     layers: list
+    val_curve: tuple = ()
 
 
 def train_head(train: Sequence, y_train, val: Sequence, y_val, test: Sequence, y_test, n_classes: int, *,
@@ -188,9 +190,10 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
     if georeg_weight > 0:
         callbacks.append(AuxiliaryLoss("georeg", lambda m, idx, out: georeg_loss(
             out["features"], out["labels"], weight=georeg_weight, generator=geo_gen), generator=geo_gen))
-    Trainer(head, opt, loss_fn, batches, TrainerConfig(steps=epochs * steps_per_epoch, schedule=None,
-                                                       device=dev.type, show_progress=False),
-            callbacks, scheduler=sched).run()
+    trainer = Trainer(head, opt, loss_fn, batches, TrainerConfig(steps=epochs * steps_per_epoch, schedule=None,
+                                                                 device=dev.type, show_progress=False),
+                      callbacks, scheduler=sched).run()
+    curve = tuple(float(v) for v in trainer.history("val_accuracy")[1])
     best_epoch = best.best_step // steps_per_epoch - 1
     head_state, enc_state = best.best_state if enc is not None else (best.best_state, None)
     head.load_state_dict(head_state)
@@ -202,4 +205,4 @@ def _train_head(train, y_train, val, y_val, test, y_test, n_classes, layers, fus
         test_acc = float((head.probe(emb).argmax(1).cpu().numpy() == yte).mean())
     n_par = sum(p.numel() for p in head.parameters())
     return HeadResult(best.best_value, test_acc, best_epoch, time.perf_counter() - t0, emb.cpu().numpy(), n_par,
-                      layers)
+                      layers, curve)
