@@ -22,13 +22,20 @@ direction :math:`q_i` with per-action log-weights :math:`\\kappa_i`, and one com
 solved (by bisection) so that :math:`D_S(x(0))=d` (or the largest :math:`D_S\\le d` the caps
 :math:`m_i\\le\\tfrac12` allow).
 
-**Search.** For every level :math:`d`: ``n_random`` random restarts, then ``n_rounds`` rounds of a
-batched elitist evolution strategy over the log-scales :math:`(\\lambda,\\kappa)` (the ``n_elite``
-best starts of the level each get ``n_children`` Gaussian mutations of step ``sigma`` decades,
-halved every round; box and base point are inherited). Every round of every task and level sharing
-an action-count shape is **one** call of the batched integrator (:func:`.dynamics.integrate_ftrl`).
-The objective is the peak outside mass :math:`\\max_{t\\le T}D_S`; the peak distance to the span
-(:func:`span_distance`) is recorded alongside.
+**Search.** For every level :math:`d`: ``n_random`` random restarts; **every** vertex-exit move of S (one
+player's mass moved to an action that leaves S) and **every** pair of unilateral moves of two players from
+every vertex of S (:func:`vertex_move_pairs`), each pair at ``pair_ratios`` tunings of its two masses
+(:func:`pair_ratio_grid`) and at ``pair_random`` random pairs of scales: enumerated, not sampled, and chosen without looking at payoffs (until issue 28 the
+pairs were a random draw of ``n_pair_seeds`` per level, which missed the one split corner of a set an
+audit showed unstable: game "2x2x3 #14" of the default leak study); then ``n_rounds`` rounds of a batched
+elitist evolution strategy over the log-scales :math:`(\\lambda,\\kappa)` (the ``n_elite`` best starts of
+the level each get ``n_children`` Gaussian mutations of step ``sigma`` decades, halved every round; box and
+base point are inherited). Every set labelled *stable* is then **re-checked** (``recheck``): a second pass
+of fresh random restarts and evolution rounds on that set alone, the label decided on everything both
+passes found (a re-check can only lower a "stable" to "undecided" or "unstable"). Every round of every task
+and level sharing an action-count shape is **one** call of the batched integrator
+(:func:`.dynamics.integrate_ftrl`). The objective is the peak outside mass :math:`\\max_{t\\le T}D_S`; the
+peak distance to the span (:func:`span_distance`) is recorded alongside.
 
 **Labels** (:class:`StabilityRule`), from the curve :math:`\\varepsilon(d)` and the final ratios
 :math:`D_S(x(T))/d` of every start (d its level):
@@ -54,6 +61,8 @@ from .preference import boxes, outside_mask
 LABELS: tuple[str, ...] = ("stable", "unstable", "undecided")
 #: lowest per-action log10-weight of a push direction (and of a seed's unused masses)
 KAPPA_FLOOR = -290.0
+#: the two-move seeds' tunings span log-ratios of the two masses in [1/PAIR_RATIO_SPAN, PAIR_RATIO_SPAN]
+PAIR_RATIO_SPAN = 16.0
 
 
 # -- rule -----------------------------------------------------------------------------------------
@@ -99,8 +108,9 @@ class SearchSettings:
     n_children: int = 8
     log_span: float = 12.0
     sigma: float = 2.0
-    n_seeds: int = 8
-    n_pair_seeds: int = 8
+    pair_ratios: int = 9
+    pair_random: int = 1
+    recheck: bool = True
     rtol: float = 1e-7
     atol: float = 1e-9
 
@@ -115,18 +125,21 @@ class SearchSettings:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
         if int(self.n_rounds) < 0:
             raise ValueError(f"n_rounds={self.n_rounds!r} must be >= 0")
+        for name in ("pair_ratios", "pair_random"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be >= 0")
         if not self.log_span >= 10:
             raise ValueError(f"log_span={self.log_span!r} must be >= 10 decades (exits that grow at different "
                              "rates need scales that far apart)")
 
-    @property
-    def starts_per_level(self) -> int:
-        return (self.n_random + self.n_seeds + self.n_pair_seeds
+    def starts_per_level(self, n_exits: int = 0, n_pairs: int = 0) -> int:
+        """Starts per level for a set with ``n_exits`` vertex-exit moves and ``n_pairs`` vertex move pairs
+        (:func:`vertex_move_pairs`): every exit and every pair is enumerated."""
+        return (self.n_random + n_exits + n_pairs * (self.pair_ratios + self.pair_random)
                 + self.n_rounds * (self.n_elite * self.n_children + 2 * (len(self.levels) - 1)))
 
-    @property
-    def starts_per_set(self) -> int:
-        return self.starts_per_level * len(self.levels)
+    def starts_per_set(self, n_exits: int = 0, n_pairs: int = 0) -> int:
+        return self.starts_per_level(n_exits, n_pairs) * len(self.levels)
 
 
 @dataclasses.dataclass
@@ -167,6 +180,9 @@ class SearchResult:
     n_starts: int
     label: str
     final_zero: float = 0.0
+    #: the label before the re-check of "stable" labels, and whether this set was re-checked
+    first_label: str = ""
+    rechecked: bool = False
 
     @property
     def slope(self) -> float:
@@ -271,15 +287,19 @@ def _random_starts(game: NormalFormGame, S, n: int, n_levels: int, log_span: flo
     return _Starts(base, lam, kappa, level)
 
 
-def _exit_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, rng: np.random.Generator) -> _Starts | None:
+def vertex_exits(game: NormalFormGame, S) -> list[tuple]:
+    """Every unilateral move out of S from a vertex of S: (alpha, i, b) with alpha in S and
+    (b; alpha_{-i}) not in S."""
+    return [(alpha, i, b) for alpha in sorted(S) for i, n in enumerate(game.shape) for b in range(n)
+            if b != alpha[i] and alpha[:i] + (b,) + alpha[i + 1:] not in S]
+
+
+def _exit_seeds(game: NormalFormGame, S, n_levels: int) -> _Starts | None:
     """Vertex-exit starts (a vertex of S, one player's mass moved to one action that leaves S, every other
-    mass KAPPA_FLOOR decades lower), at most ``n_seeds`` per level: the one-coordinate probes, as seeds."""
-    moves = [(alpha, i, b) for alpha in sorted(S) for i, n in enumerate(game.shape) for b in range(n)
-             if b != alpha[i] and alpha[:i] + (b,) + alpha[i + 1:] not in S]
-    if not moves or n_seeds <= 0:
+    mass KAPPA_FLOOR decades lower), **every** such move at every level: the one-coordinate probes, as seeds."""
+    moves = vertex_exits(game, S)
+    if not moves:
         return None
-    if len(moves) > n_seeds:
-        moves = [moves[j] for j in sorted(rng.choice(len(moves), size=n_seeds, replace=False))]
     base = np.stack([game.vertex(a) for a, _, _ in moves])
     lam = np.full((len(moves), game.n_players), KAPPA_FLOOR)
     kappa = np.full((len(moves), game.dim), KAPPA_FLOOR)
@@ -290,28 +310,58 @@ def _exit_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, rng: np.ra
     return _Starts(rep(base), rep(lam), rep(kappa), np.repeat(np.arange(n_levels), len(moves)))
 
 
-def _pair_seeds(game: NormalFormGame, S, n_seeds: int, n_levels: int, log_span: float,
-                rng: np.random.Generator) -> _Starts | None:
-    """Two-move starts: a vertex of S and two players each pushed towards one other action, at independent
-    random scales (the evolution strategy then tunes their ratio), every other mass at the floor. Chosen
-    without looking at payoffs: every pair of unilateral moves of distinct players from every vertex of S,
-    at most ``n_seeds`` per level (a fresh draw per level)."""
-    pairs = [(alpha, i, b, j, c) for alpha in sorted(S)
-             for i in range(game.n_players) for b in range(game.shape[i]) if b != alpha[i]
-             for j in range(i + 1, game.n_players) for c in range(game.shape[j]) if c != alpha[j]]
-    if not pairs or n_seeds <= 0:
+def vertex_move_pairs(game: NormalFormGame, S) -> list[tuple]:
+    """Every pair of unilateral moves of two distinct players from every vertex of ``S``: (alpha, i, b, j, c)
+    with alpha in S, i < j, b != alpha_i, c != alpha_j (chosen without looking at payoffs)."""
+    return [(alpha, i, b, j, c) for alpha in sorted(S)
+            for i in range(game.n_players) for b in range(game.shape[i]) if b != alpha[i]
+            for j in range(i + 1, game.n_players) for c in range(game.shape[j]) if c != alpha[j]]
+
+
+def pair_ratio_grid(n: int, span: float = PAIR_RATIO_SPAN) -> np.ndarray:
+    """``n`` ratios :math:`r=\\log\\delta_i/\\log\\delta_j`, log-spaced over ``[1/span, span]`` (``n == 1``: r = 1)."""
+    if n < 1:
+        raise ValueError(f"n={n!r} must be >= 1")
+    return np.array([1.0]) if n == 1 else np.exp(np.linspace(-np.log(span), np.log(span), n))
+
+
+def _pair_seeds(game: NormalFormGame, S, n_ratios: int, levels: np.ndarray, n_random: int = 0, log_span: float = 12.0,
+                rng: np.random.Generator | None = None) -> _Starts | None:
+    """Two-move starts, **enumerated**: every pair of unilateral moves of distinct players from every vertex of
+    S (:func:`vertex_move_pairs`, chosen without looking at payoffs), at every level, each at ``n_ratios``
+    tunings of the two masses. A split corner needs the two masses tuned so that they reach order one
+    together, :math:`\\log\\delta_i/\\log\\delta_j=g_i/g_j` (g the two gains); the tunings are the
+    ratios :math:`r` of :func:`pair_ratio_grid`, placed so that :math:`\\delta_i\\delta_j\\approx d` at the
+    level's d (:math:`\\log\\delta_i=r\\log d/(1+r)`, the common shift then hits d exactly); the evolution
+    strategy refines the best. Every other mass at the floor. Built as one array (pairs x ratios x levels).
+    With ``n_random`` > 0 every pair also gets that many starts per level at two independent random scales
+    (uniform over ``log_span`` decades, then the common shift): the seeds of the earlier, sampled design, now for
+    every pair, so that this enumeration contains whatever that design could draw."""
+    pairs = vertex_move_pairs(game, S)
+    if not pairs or n_ratios + n_random <= 0:
         return None
-    parts = []
-    for lv in range(n_levels):
-        pick = pairs if len(pairs) <= n_seeds else [pairs[q] for q in rng.choice(len(pairs), size=n_seeds, replace=False)]
-        base = np.stack([game.vertex(p[0]) for p in pick])
-        lam = np.full((len(pick), game.n_players), KAPPA_FLOOR)
-        kappa = np.full((len(pick), game.dim), KAPPA_FLOOR)
-        for r, (_, i, b, j, c) in enumerate(pick):
-            lam[r, i], lam[r, j] = rng.uniform(-log_span, 0.0, size=2)
-            kappa[r, game.offsets[i] + b] = kappa[r, game.offsets[j] + c] = 0.0
-        parts.append(_Starts(base, lam, kappa, np.full(len(pick), lv)))
-    return _Starts.concat(parts)
+    ratios = pair_ratio_grid(n_ratios) if n_ratios > 0 else np.zeros(0)
+    P, R, K = len(pairs), len(ratios) + n_random, len(levels)
+    L = np.log10(np.asarray(levels, float))
+    I = np.array([p[1] for p in pairs])
+    J = np.array([p[3] for p in pairs])
+    base = np.stack([game.vertex(p[0]) for p in pairs])                           # (P, D)
+    kappa = np.full((P, game.dim), KAPPA_FLOOR)
+    rows = np.arange(P)
+    kappa[rows, np.asarray(game.offsets)[I] + np.array([p[2] for p in pairs])] = 0.0
+    kappa[rows, np.asarray(game.offsets)[J] + np.array([p[4] for p in pairs])] = 0.0
+    lam = np.full((K, P, R, game.n_players), KAPPA_FLOOR)
+    li = np.broadcast_to(L[:, None, None] * (ratios / (1.0 + ratios))[None, None, :], (K, P, len(ratios)))
+    lj = np.broadcast_to(L[:, None, None] * (1.0 / (1.0 + ratios))[None, None, :], (K, P, len(ratios)))
+    if n_random:
+        if rng is None:
+            raise ValueError("n_random > 0 needs rng")
+        draw = rng.uniform(-log_span, 0.0, size=(2, K, P, n_random))
+        li, lj = np.concatenate([li, draw[0]], -1), np.concatenate([lj, draw[1]], -1)
+    lam[:, rows, :, I] = li.transpose(1, 0, 2)                                    # advanced indices first: (P, K, R)
+    lam[:, rows, :, J] = lj.transpose(1, 0, 2)
+    return _Starts(np.tile(np.repeat(base, R, 0), (K, 1)), lam.reshape(-1, game.n_players),
+                   np.tile(np.repeat(kappa, R, 0), (K, 1)), np.repeat(np.arange(K), P * R))
 
 
 def _strategies(game: NormalFormGame, st: _Starts, shift: np.ndarray) -> np.ndarray:
@@ -415,7 +465,7 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
         if len(S) == task.game.n_profiles:      # S = A: nothing outside, the span is the whole space
             results[k] = SearchResult(task, regulariser, settings.horizon, levels, np.zeros(K), np.zeros(K),
                                       np.zeros(K), 0.0, np.zeros((K, task.game.dim)),
-                                      np.zeros((K, task.game.n_players)), np.zeros(K), 0, "stable", 1.0)
+                                      np.zeros((K, task.game.n_players)), np.zeros(K), 0, "stable", 1.0, "stable")
             continue
         live.append(k)
 
@@ -449,46 +499,64 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
                     else:
                         params[k], x0s[k], evals[k] = new[k], placed[k], r
 
+    def evolve(ks: list[int], n_rounds: int) -> None:
+        for rnd in range(n_rounds):
+            sigma = settings.sigma * 0.5 ** rnd
+            new = {}
+            for k in ks:
+                st, ev = params[k], evals[k]
+                kids = []
+                score = np.log(np.maximum(ev["peak"], 1e-320)) + 1e-3 * np.log(np.maximum(ev["dist"], 1e-320))
+                best_of = [np.nonzero(st.level == j)[0][np.argmax(score[st.level == j])] for j in range(K)]
+                for j in range(K):
+                    idx = np.nonzero(st.level == j)[0]
+                    elite = idx[np.argsort(-score[idx])[:settings.n_elite]]
+                    par = st.take(np.repeat(elite, settings.n_children))
+                    lam = par.lam + sigma * rng.standard_normal(par.lam.shape)
+                    kap = np.clip(par.kappa + sigma * rng.standard_normal(par.kappa.shape), KAPPA_FLOOR, 0.0)
+                    kids.append(_Starts(par.base, np.clip(lam, KAPPA_FLOOR, 0.0), kap, par.level))
+                    # the best start of every other level, moved to this level: once as it is (the shift is
+                    # solved again), once with its log-masses scaled by log d_j / log D_S(x0) (a tuning delta_a =
+                    # delta_b^r, as in a split corner, is a power law and survives this scaling)
+                    other = [best_of[i] for i in range(K) if i != j]
+                    if other:
+                        o = np.array(other)
+                        moved = st.take(o)
+                        kids.append(_Starts(moved.base, moved.lam, moved.kappa, np.full(len(o), j)))
+                        mu = np.minimum(moved.lam + ev["shift"][o][:, None], np.log10(0.5))
+                        ratio = (np.log10(levels[j]) / np.log10(np.clip(ev["initial"][o], 1e-300, 0.5)))[:, None]
+                        lam_s = np.where(moved.lam > KAPPA_FLOOR + 1, np.clip(mu * ratio, KAPPA_FLOOR, 0.0),
+                                         KAPPA_FLOOR)
+                        kids.append(_Starts(moved.base, lam_s, moved.kappa, np.full(len(o), j)))
+                new[k] = _Starts.concat(kids)
+            run_round(new)
+
+    def label_of(k: int) -> str:
+        st, ev = params[k], evals[k]
+        eps = np.array([ev["peak"][st.level == j].max() for j in range(K)])
+        return rule.label(levels, eps, float(np.max(ev["last"] / levels[st.level])))
+
     first = {}
     for k in live:
         parts = [_random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)]
         S = frozenset(tasks[k].S)
-        for seeds in (_exit_seeds(tasks[k].game, S, settings.n_seeds, K, rng),
-                      _pair_seeds(tasks[k].game, S, settings.n_pair_seeds, K, settings.log_span, rng)):
+        for seeds in (_exit_seeds(tasks[k].game, S, K),
+                      _pair_seeds(tasks[k].game, S, settings.pair_ratios, levels, settings.pair_random,
+                                  settings.log_span, rng)):
             if seeds is not None:
                 parts.append(seeds)
         first[k] = _Starts.concat(parts)
     run_round(first)
     n_rand = {k: len(params[k].level) for k in live}
-    for rnd in range(settings.n_rounds):
-        sigma = settings.sigma * 0.5 ** rnd
-        new = {}
-        for k in live:
-            st, ev = params[k], evals[k]
-            kids = []
-            score = np.log(np.maximum(ev["peak"], 1e-320)) + 1e-3 * np.log(np.maximum(ev["dist"], 1e-320))
-            best_of = [np.nonzero(st.level == j)[0][np.argmax(score[st.level == j])] for j in range(K)]
-            for j in range(K):
-                idx = np.nonzero(st.level == j)[0]
-                elite = idx[np.argsort(-score[idx])[:settings.n_elite]]
-                par = st.take(np.repeat(elite, settings.n_children))
-                lam = par.lam + sigma * rng.standard_normal(par.lam.shape)
-                kap = np.clip(par.kappa + sigma * rng.standard_normal(par.kappa.shape), KAPPA_FLOOR, 0.0)
-                kids.append(_Starts(par.base, np.clip(lam, KAPPA_FLOOR, 0.0), kap, par.level))
-                # the best start of every other level, moved to this level: once as it is (the shift is
-                # solved again), once with its log-masses scaled by log d_j / log D_S(x0) (a tuning delta_a =
-                # delta_b^r, as in a split corner, is a power law and survives this scaling)
-                other = [best_of[i] for i in range(K) if i != j]
-                if other:
-                    o = np.array(other)
-                    moved = st.take(o)
-                    kids.append(_Starts(moved.base, moved.lam, moved.kappa, np.full(len(o), j)))
-                    mu = np.minimum(moved.lam + ev["shift"][o][:, None], np.log10(0.5))
-                    ratio = (np.log10(levels[j]) / np.log10(np.clip(ev["initial"][o], 1e-300, 0.5)))[:, None]
-                    lam_s = np.where(moved.lam > KAPPA_FLOOR + 1, np.clip(mu * ratio, KAPPA_FLOOR, 0.0), KAPPA_FLOOR)
-                    kids.append(_Starts(moved.base, lam_s, moved.kappa, np.full(len(o), j)))
-            new[k] = _Starts.concat(kids)
-        run_round(new)
+    evolve(live, settings.n_rounds)
+    # re-check every "stable" label (issue 28 §2): a second, independent pass over those sets only (fresh random
+    # restarts, the evolution strategy restarted at full step); the label is decided on everything both passes found
+    first_label = {k: label_of(k) for k in live}
+    again = [k for k in live if first_label[k] == "stable"] if settings.recheck else []
+    if again:
+        run_round({k: _random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)
+                   for k in again})
+        evolve(again, max(1, settings.n_rounds))
     for k in live:
         st, ev = params[k], evals[k]
         eps, eps_d, reps, wt = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
@@ -509,7 +577,8 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
         fin = float(np.max(ev["last"] / levels[st.level]))
         label = rule.label(levels, eps, fin)
         results[k] = SearchResult(tasks[k], regulariser, settings.horizon, levels, eps, eps_d, reps, fin, wx, ws, wt,
-                                  len(st.level), label, float(np.mean(ev["last"] == 0.0)))
+                                  len(st.level), label, float(np.mean(ev["last"] == 0.0)),
+                                  first_label=first_label[k], rechecked=k in again)
     return results
 
 
@@ -554,5 +623,5 @@ def sampled_protocol(game: NormalFormGame, S, levels: Sequence[float], horizon: 
 
 
 __all__ = ["LABELS", "SearchResult", "SearchSettings", "SpanDistanceMonitor", "StabilityRule", "StabilityTask",
-           "box_masks", "curve_slope", "joint_distribution", "place_starts", "sampled_protocol", "search_one",
-           "search_stability", "span_distance"]
+           "box_masks", "curve_slope", "joint_distribution", "pair_ratio_grid", "place_starts", "sampled_protocol",
+           "search_one", "search_stability", "span_distance", "vertex_exits", "vertex_move_pairs"]
