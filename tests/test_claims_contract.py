@@ -32,7 +32,6 @@ PENDING_CHAPTERS: set[str] = set()
 PENDING_TRIVIAL: set[str] = {
     "arbg_boltzmann",
     "constrained_diffusion_landing",
-    "ftrl_preference_graphs",
     "hh_mea_inference",
     "irno_neural_operator",
     "spectral_sphere_optimizer",

@@ -12,7 +12,8 @@ What is reproduced
 
 What is our own reconstruction
     The definition of the span (union of faces), the counterexample (:func:`.games.averaging_game`: one
-    preference graph, span unstable iff G + h > 2), the labels' thresholds, and the leaklessness
+    preference graph, span unstable for G + h > 2, neutral at G + h = 2, found stable by the search below it with a
+    modulus of about d^{|h|/4}: :func:`.experiments.corner_excursion`), the labels' thresholds, and the leaklessness
     certificate (:mod:`.leakless`, defined from the abstract's words). :func:`.games.leaky_game` is the
     chapter's first counterexample: unstable for every G > 0 (a split corner), kept as the search's
     regression case.
@@ -26,7 +27,8 @@ from .config import PRESETS, PreferenceConfig, config_for
 from .dynamics import (REGULARISERS, FTRLField, OutsideMassMonitor, choice_map, discrete_ftrl, integrate_ftrl,
                        integrate_one_by_one, integrate_rowwise, scores_from_strategies, softmax)
 from .experiments import (CounterexampleStudy, LeakStudy, LimitSetStudy, PlaygroundRun, RateStudy, SubgameStudy,
-                          centre_start, classic_facts, classic_trajectories, counterexample_study, cube_traces,
+                          centre_start, classic_facts, classic_trajectories, corner_excursion, counterexample_study,
+                          cube_traces,
                           finite_time_example, hedge_tracking_error, leakless_study, limit_set_study, playground_run,
                           random_games, rate_study, subgame_study)
 from .games import (CLASSIC_GAMES, NormalFormGame, averaging_game, averaging_set, chicken_game, classic_game,
@@ -36,5 +38,5 @@ from .leakless import LeaklessResult, aggregate_drift, leakless_score
 from .preference import (arc_set, boxes, in_span, is_club, is_preferentially_stable, is_product, leaving_arcs,
                          outside_mask, outside_mass, preference_graph, preferential_margin,
                          preferentially_stable_sets, product_sets, sink_equilibria, skeleton, strict_pure_nash)
-from .stability import (LABELS, SearchResult, SearchSettings, StabilityRule, StabilityTask, sampled_protocol,
-                        search_one, search_stability, span_distance)
+from .stability import (LABELS, PROBES, SearchResult, SearchSettings, StabilityRule, StabilityTask, sampled_protocol,
+                        search_one, search_stability, span_distance, vertex_exits, vertex_move_pairs)

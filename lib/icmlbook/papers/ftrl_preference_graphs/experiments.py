@@ -158,7 +158,8 @@ class SubgameStudy:
 
     ``records``: one dict per (game, product set): ``shape, game, factors, size, pref_stable, margin,
     label`` ("stable" / "unstable" / "undecided"), ``eps`` (K,), ``final_zero`` (fraction of starts
-    that end with :math:`D_S` exactly 0), ``club`` (None where the independent club test was not run).
+    that end with :math:`D_S` exactly 0), ``club`` (None where the independent club test was not run),
+    ``first_label`` (the label before the re-check of "stable" labels).
     """
 
     regulariser: str
@@ -199,9 +200,10 @@ def _labels(tasks, regulariser, settings, gen, rule, desc):
     return out
 
 
-def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic") -> SubgameStudy:
+def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic", probes: str = "search") -> SubgameStudy:
     """Search every proper product set of ``cfg.r2_games`` (``cfg.r2_games_euclidean``) random games per
-    shape for its worst start, and compare the label with preferential stability."""
+    shape for its worst start, and compare the label with preferential stability. ``probes="exits"`` labels them
+    with the one-coordinate vertex-exit protocol instead (the trivial method of the tests)."""
     check_regulariser(regulariser)
     n_games = cfg.r2_games if regulariser == "entropic" else cfg.r2_games_euclidean
     games = random_games(cfg.r2_shapes, n_games, seed, "r2", cfg.min_gap)
@@ -211,7 +213,7 @@ def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic
         for factors, S in product_sets(g):
             tasks.append(StabilityTask(g, S, label=g.name))
             meta.append((k, factors))
-    settings = cfg.random_search(regulariser)
+    settings = dataclasses.replace(cfg.random_search(regulariser), probes=probes)
     results = _labels(tasks, regulariser, settings, gen, cfg.rule, f"subgames ({regulariser})")
     club_gen = rng_stream(seed, STUDY_STREAMS["starts"], 4)
     records = []
@@ -220,8 +222,9 @@ def subgame_study(cfg: PreferenceConfig, seed: int, regulariser: str = "entropic
         club = is_club(g, factors, club_gen) if (regulariser == "entropic" and k % n_games < cfg.club_games) else None
         records.append(dict(shape=g.shape, game=k, factors=factors, size=len(task.S),
                             pref_stable=is_preferentially_stable(g, task.S), margin=preferential_margin(g, task.S),
-                            label=r.label, eps=r.eps, final_zero=r.final_zero, club=club))
-    return SubgameStudy(regulariser, np.asarray(settings.levels), settings.horizon, settings.starts_per_set, records)
+                            label=r.label, eps=r.eps, final_zero=r.final_zero, club=club, first_label=r.first_label))
+    return SubgameStudy(regulariser, np.asarray(settings.levels), settings.horizon,
+                        int(round(np.mean([r.n_starts for r in results]))) if results else 0, records)
 
 
 # -- claims 4 and 5: the counterexample -----------------------------------------------------------
@@ -261,9 +264,10 @@ class CounterexampleStudy:
         return self.results[int(hits[0])]
 
 
-def counterexample_study(cfg: PreferenceConfig, seed: int) -> CounterexampleStudy:
+def counterexample_study(cfg: PreferenceConfig, seed: int, probes: str = "search") -> CounterexampleStudy:
     """Search the span of :func:`.games.averaging_set` at every ``cfg.cx_G`` and of :func:`.games.leaky_set`
-    at every ``cfg.cx_leaky_G`` (entropic FTRL), all in one batch per round."""
+    at every ``cfg.cx_leaky_G`` (entropic FTRL), all in one batch per round (``probes="exits"``: the
+    one-coordinate protocol instead, the trivial method of the tests)."""
     Gs = np.array(sorted(set(cfg.cx_G) | {cfg.cx_stable_G, cfg.cx_unstable_G}), float)
     S = averaging_set()
     games = [averaging_game(float(G), cfg.cx_h) for G in Gs]
@@ -271,7 +275,7 @@ def counterexample_study(cfg: PreferenceConfig, seed: int) -> CounterexampleStud
     leaky_Gs = np.asarray(cfg.cx_leaky_G, float)
     leaky_games = [leaky_game(float(G)) for G in leaky_Gs]
     tasks = [StabilityTask(g, S, g.name) for g in games] + [StabilityTask(g, leaky_set(), g.name) for g in leaky_games]
-    settings = cfg.headline_search
+    settings = dataclasses.replace(cfg.headline_search, probes=probes)
     gen = rng_stream(seed, STUDY_STREAMS["cx"], 0)
     res = _labels(tasks, "entropic", settings, gen, cfg.rule, "counterexample search")
     sampled = {}
@@ -281,7 +285,7 @@ def counterexample_study(cfg: PreferenceConfig, seed: int) -> CounterexampleStud
         sampled[("leaky", float(G))] = sampled_protocol(g, leaky_set(), settings.levels, settings.horizon)
     return CounterexampleStudy(
         G=Gs, h=cfg.cx_h, levels=np.asarray(settings.levels), horizon=settings.horizon,
-        starts_per_set=settings.starts_per_set, same_graph=np.array([arc_set(g) == arcs0 for g in games]),
+        starts_per_set=int(round(np.mean([r.n_starts for r in res[:len(Gs)]]))), same_graph=np.array([arc_set(g) == arcs0 for g in games]),
         pref_stable=np.array([is_preferentially_stable(g, S) for g in games]),
         predicted=(Gs + cfg.cx_h - 2.0) / 4.0, results=res[:len(Gs)], leaky_G=leaky_Gs,
         leaky_pref_stable=np.array([is_preferentially_stable(g, leaky_set()) for g in leaky_games]),
@@ -309,8 +313,9 @@ class RateStudy:
 def rate_study(cfg: PreferenceConfig, x10: float = 0.8, x20: float = 0.5, log_x3: float = -140.0) -> RateStudy:
     """Start on the face orbit through (x10, x20) with player 3's exit at mass exp(log_x3) (score space
     keeps it exact), integrate to ``cfg.rate_horizon`` and fit the slope of log x_{3,1} over the second
-    90% of the run, while it stays below 1e-3."""
-    Gs = np.asarray(cfg.rate_G, float)
+    90% of the run, while it stays below 1e-3; at every G of ``cfg.rate_G`` and at G = 2 - h, where the averaged
+    exponent is zero (a neutral span: added in issue 28)."""
+    Gs = np.array(sorted(set(cfg.rate_G) | {2.0 - cfg.cx_h}), float)    # G + h = 2, the neutral span, always in
     T = cfg.rate_horizon
     t_eval = np.linspace(0.0, T, 1501)
     Y0 = np.array([[np.log(x10), np.log(1 - x10), np.log(x20), np.log(1 - x20), 0.0, log_x3]] * len(Gs))
@@ -324,6 +329,25 @@ def rate_study(cfg: PreferenceConfig, x10: float = 0.8, x20: float = 0.5, log_x3
         traces[float(G)] = (t_eval, lx)
     at_start = np.array([G * x10 * x20 + cfg.cx_h * x10 * (1 - x20) - (1 - x10) for G in Gs])
     return RateStudy(Gs, cfg.cx_h, (x10, x20), np.array(slopes), (Gs + cfg.cx_h - 2.0) / 4.0, at_start, traces)
+
+
+def corner_excursion(G: float, h: float, levels: Sequence[float], s: float = 0.7, horizon: float = 200.0) -> np.ndarray:
+    r"""The excursion that sets the modulus of stability of the averaging game's span below the threshold
+    (G + h < 2): start on the face :math:`F'=\{a_1=0\}` next to the vertex (0, 1, 0), player 3 at
+    :math:`p_3=s`, player 1 at :math:`p_1=d/s` (so :math:`D_S=p_1p_3=d`). There player 1's move is *inside* the
+    face F (rate :math:`4-5p_3>0` while :math:`p_3<4/5`) and player 3's mass decays at :math:`|h|`: when
+    :math:`p_1` reaches order one, after :math:`\log(s/d)/4`, :math:`p_3\approx s(d/s)^{|h|/4}`, so
+    :math:`\max_tD_S\propto d^{|h|/4}` (then the orbit runs round F, where the exit decays when G + h < 2).
+    Returns :math:`\max_{t\le T}D_S` per level (entropic FTRL in score space)."""
+    if not 0 < s < 0.8:
+        raise ValueError(f"s={s!r} must lie in (0, 0.8): player 1's move into F needs p_3 < 4/5")
+    ds = np.asarray(levels, float)
+    g = averaging_game(float(G), float(h))
+    X0 = np.array([[1 - d / s, d / s, 1e-12, 1 - 1e-12, 1 - s, s] for d in ds])
+    mon = OutsideMassMonitor(outside_mask(g, averaging_set()), len(X0))
+    integrate_rowwise(g.payoffs, scores_from_strategies(X0, g.offsets, "entropic", floor=1e-300), horizon, "entropic",
+                      monitors=[mon], rtol=1e-9, atol=1e-11)
+    return mon.max.copy()
 
 
 # -- claims 2 and 6: leaklessness on non-product sets ---------------------------------------------
@@ -362,9 +386,10 @@ class LeakStudy:
         return out
 
 
-def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
+def leakless_study(cfg: PreferenceConfig, seed: int, probes: str = "search") -> LeakStudy:
     """Score and search random non-product preferentially stable sets (not the whole game), with
-    random non-preferentially-stable non-product controls."""
+    random non-preferentially-stable non-product controls (``probes="exits"``: labelled by the one-coordinate
+    protocol instead, the trivial method of the tests)."""
     games = random_games(cfg.leak_shapes, cfg.leak_games, seed, "leak", cfg.min_gap)
     gen = rng_stream(seed, STUDY_STREAMS["leak"], 99)
     pairs = []
@@ -386,7 +411,7 @@ def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
                 continue
             controls.append((k, g, S))
             found += 1
-    settings = cfg.leak_search
+    settings = dataclasses.replace(cfg.leak_search, probes=probes)
     tasks = [StabilityTask(g, S) for _, g, S in pairs] + [StabilityTask(g, S, "control") for _, g, S in controls]
     res = _labels(tasks, "entropic", settings, gen, cfg.rule, "leaklessness") if tasks else []
     records = []
@@ -394,9 +419,10 @@ def leakless_study(cfg: PreferenceConfig, seed: int) -> LeakStudy:
         sc = leakless_score(g, S, gen, levels=cfg.leak_levels, n_random=cfg.leak_points)
         records.append(dict(shape=g.shape, game=k, S=S, size=len(S), score=sc.score,
                             certified=sc.certified(cfg.leak_margin), label=r.label, eps=r.eps,
-                            split_corner=bool(split_corners(g, S))))
+                            split_corner=bool(split_corners(g, S)), first_label=r.first_label))
     control_records = [dict(shape=g.shape, game=k, S=S, size=len(S), label=r.label, eps=r.eps,
-                            leaving=leaving_arcs(g, S)) for (k, g, S), r in zip(controls, res[len(pairs):])]
+                            leaving=leaving_arcs(g, S), first_label=r.first_label)
+                       for (k, g, S), r in zip(controls, res[len(pairs):])]
     return LeakStudy(records, control_records, np.asarray(settings.levels), settings.horizon, cfg.leak_margin)
 
 

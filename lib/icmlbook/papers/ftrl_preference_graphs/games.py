@@ -369,7 +369,9 @@ def leaky_set() -> frozenset[Profile]:
 # -- the corrected counterexample -----------------------------------------------------------------
 def averaging_game(G: float, h: float = -1.0) -> NormalFormGame:
     """Three-player game whose set :func:`averaging_set` is preferentially stable for every ``G > 0``,
-    ``h < 0`` (one preference graph), with a span that is unstable iff :math:`G+h>2` (our construction).
+    ``h < 0`` (one preference graph), with a span that is unstable for :math:`G+h>2` (our construction): at
+    :math:`G+h=2` the averaged exponent vanishes (a neutral span), and below it the search finds the span stable
+    (numerically, not proved) with modulus about :math:`d^{|h|/4}` (:func:`.experiments.corner_excursion`).
 
     Actions {0, 1} for everyone; profiles :math:`(a_1,a_2,a_3)`.
 

@@ -61,6 +61,8 @@ from .preference import boxes, outside_mask
 LABELS: tuple[str, ...] = ("stable", "unstable", "undecided")
 #: lowest per-action log10-weight of a push direction (and of a seed's unused masses)
 KAPPA_FLOOR = -290.0
+#: the start designs of :class:`SearchSettings`: the search, or the one-coordinate vertex-exit protocol alone
+PROBES: tuple[str, ...] = ("search", "exits")
 #: the two-move seeds' tunings span log-ratios of the two masses in [1/PAIR_RATIO_SPAN, PAIR_RATIO_SPAN]
 PAIR_RATIO_SPAN = 16.0
 
@@ -111,6 +113,10 @@ class SearchSettings:
     pair_ratios: int = 9
     pair_random: int = 1
     recheck: bool = True
+    #: "search" (the adversarial search above) or "exits": the one-coordinate protocol run through the same
+    #: machinery and labels (every vertex-exit move of S only; no random restarts, pairs, rounds or re-check), the
+    #: nearest trivial method of the chapter's rules (CLAIMS.md rule 11)
+    probes: str = "search"
     rtol: float = 1e-7
     atol: float = 1e-9
 
@@ -125,6 +131,8 @@ class SearchSettings:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 1")
         if int(self.n_rounds) < 0:
             raise ValueError(f"n_rounds={self.n_rounds!r} must be >= 0")
+        if self.probes not in PROBES:
+            raise ValueError(f"probes={self.probes!r} is not allowed; allowed values: {', '.join(PROBES)}")
         for name in ("pair_ratios", "pair_random"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be >= 0")
@@ -536,23 +544,24 @@ def search_stability(tasks: Sequence[StabilityTask], regulariser: str, settings:
         eps = np.array([ev["peak"][st.level == j].max() for j in range(K)])
         return rule.label(levels, eps, float(np.max(ev["last"] / levels[st.level])))
 
+    exits_only = settings.probes == "exits"
     first = {}
     for k in live:
-        parts = [_random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)]
         S = frozenset(tasks[k].S)
+        parts = [] if exits_only else [_random_starts(tasks[k].game, S, settings.n_random, K, settings.log_span, rng)]
         for seeds in (_exit_seeds(tasks[k].game, S, K),
-                      _pair_seeds(tasks[k].game, S, settings.pair_ratios, levels, settings.pair_random,
-                                  settings.log_span, rng)):
+                      None if exits_only else _pair_seeds(tasks[k].game, S, settings.pair_ratios, levels,
+                                                          settings.pair_random, settings.log_span, rng)):
             if seeds is not None:
                 parts.append(seeds)
         first[k] = _Starts.concat(parts)
     run_round(first)
     n_rand = {k: len(params[k].level) for k in live}
-    evolve(live, settings.n_rounds)
+    evolve(live, 0 if exits_only else settings.n_rounds)
     # re-check every "stable" label (issue 28 §2): a second, independent pass over those sets only (fresh random
     # restarts, the evolution strategy restarted at full step); the label is decided on everything both passes found
     first_label = {k: label_of(k) for k in live}
-    again = [k for k in live if first_label[k] == "stable"] if settings.recheck else []
+    again = [k for k in live if first_label[k] == "stable"] if settings.recheck and not exits_only else []
     if again:
         run_round({k: _random_starts(tasks[k].game, tasks[k].S, settings.n_random, K, settings.log_span, rng)
                    for k in again})
@@ -622,6 +631,6 @@ def sampled_protocol(game: NormalFormGame, S, levels: Sequence[float], horizon: 
     return np.array([mon.max[lv == j].max() for j in range(len(levels))])
 
 
-__all__ = ["LABELS", "SearchResult", "SearchSettings", "SpanDistanceMonitor", "StabilityRule", "StabilityTask",
+__all__ = ["LABELS", "PROBES", "SearchResult", "SearchSettings", "SpanDistanceMonitor", "StabilityRule", "StabilityTask",
            "box_masks", "curve_slope", "joint_distribution", "pair_ratio_grid", "place_starts", "sampled_protocol",
            "search_one", "search_stability", "span_distance", "vertex_exits", "vertex_move_pairs"]
