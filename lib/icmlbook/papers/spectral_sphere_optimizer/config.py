@@ -39,6 +39,7 @@ from typing import Any
 
 from ...runtime.profiles import (Float, Grid, Int, IntGrid, NonNegativeInt, OneOf, PositiveFloat, PositiveInt,
                                 ProfileConfig, profile_config)
+from ...training import PlateauTest
 
 __all__ = ["SSOConfig", "PRESETS", "config_for", "OPTIMIZERS"]
 
@@ -120,6 +121,14 @@ class SSOConfig(ProfileConfig):
     radius_r2_min: Float(gt=0, lt=1) = 0.95
     loss_tie: PositiveFloat = 0.02
     max_fallbacks: NonNegativeInt = 0
+    # issue 28 (declared before any run with them)
+    power_steps: PositiveInt = 100
+    power_study: IntGrid(ge=1, min_len=2) = (10, 100, 1000)
+    steepest_tol: PositiveFloat = 1e-6
+    radius_min_exponent: PositiveFloat = 0.1
+    msign_rate_loss: Float(gt=0, lt=1) = 1e-2
+    plateau_extend: Float(gt=0) = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
 
     def validate(self) -> None:
         if self.warmup >= self.steps:
@@ -132,8 +141,16 @@ class SSOConfig(ProfileConfig):
         if self.transfer_optimizer == "muonsphere" and len(self.lrs_muonsphere) < 3:
             raise ValueError(f"transfer_optimizer='muonsphere' needs lrs_muonsphere with >= 3 rates; "
                              f"got {self.lrs_muonsphere}")
+        if max(self.power_study) < self.power_steps or min(self.power_study) >= self.power_steps:
+            raise ValueError(f"power_study={self.power_study} must contain budgets below and at power_steps="
+                             f"{self.power_steps}")
         if 1.0 not in self.radii:
             raise ValueError(f"radii={self.radii} must contain c = 1 (the default radius)")
+
+    @property
+    def plateau(self) -> PlateauTest:
+        """The declared plateau test of the convergence guard."""
+        return PlateauTest(self.plateau_extend, self.plateau_share)
 
     def lrs(self, optimizer: str) -> tuple[float, ...]:
         """The learning-rate grid of ``optimizer``."""

@@ -37,7 +37,7 @@ from .optim import SSO, make_optimizer, spectral_mup_init_, split_parameters
 __all__ = ["CodeData", "code_data", "TrainSpec", "RunResult", "train_run", "run_sweep", "best_learning_rates",
            "log2_lr_spread", "power_law_fit", "msign_accuracy", "momenta_of", "h_curve", "h_study",
            "activation_growth", "sigma_drift", "tuned_losses", "sweep_specs", "radius_specs", "spec_for",
-           "solver_comparison", "lr_vertices", "exact_tangency", "cluster_tangency"]
+           "solver_comparison", "lr_vertices", "exact_tangency", "cluster_tangency", "power_specs"]
 
 OptimizerName = Literal["adamw", "muon", "sso", "muonsphere"]
 
@@ -90,6 +90,11 @@ class TrainSpec:
     keep_momenta: bool = False
     solver: str = "illinois"
     tangency_gap: float = 1e-3      # the top cluster of the tangency measure: singular values within this relative gap
+    # issue 28: the paper's protocol pieces that were missing, and the budgets the audit asked about
+    power_steps: int = 100          # SSO/MuonSphere: power iterations per update (the scripts' 100; 10 until issue 28)
+    msign_steps: int = 8            # SSO/MuonSphere: Newton-Schulz steps of msign (the paper's 8 Polar-Express)
+    grad_clip: float | None = 1.0   # global gradient-norm clipping (the paper's 1.0; none until issue 28)
+    weight_decay_1d: float = 0.1    # AdamW's weight decay on 1-D parameters (the paper's 0.1; 0 until issue 28)
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
@@ -106,6 +111,10 @@ class TrainSpec:
             raise ValueError(f"warmup={self.warmup} must be shorter than steps={self.steps}")
         if not 0.0 <= self.tangency_gap < 1.0:
             raise ValueError(f"tangency_gap={self.tangency_gap!r} is not allowed; it must be in [0, 1)")
+        if self.power_steps < 1 or self.msign_steps < 1:
+            raise ValueError(f"power_steps={self.power_steps!r} and msign_steps={self.msign_steps!r} must be >= 1")
+        if self.grad_clip is not None and not self.grad_clip > 0:
+            raise ValueError(f"grad_clip={self.grad_clip!r} is not allowed; it must be > 0 or None")
 
 
 @dataclasses.dataclass
@@ -145,6 +154,9 @@ class RunResult:
     # the same steps: the largest top cluster over blocks
     val_per_seq: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
     # the final evaluation's loss per validation sequence (nats/byte; the same sequences for every run of a seed)
+    sphere_steps: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # SSO/MuonSphere: the updates at which the sphere measures above were taken (the first update, then every
+    # track_every; the record's step is the trainer's count after the update)
 
     def momentum_blocks(self) -> list[torch.Tensor]:
         """The momenta as the matrix optimiser orthogonalises them: q/k/v split into heads (d_head rows), the other
@@ -217,7 +229,8 @@ class _SpectralTracker(Callback):
             trainer.record(f"sigma/{name}", ratio.max())
 
     def on_after_backward(self, trainer) -> None:
-        if self.sphere is not None and self._due(trainer.step + 1):
+        # the sphere measures also at the first update (issue 28: fresh spectral-muP weights, clear top gaps)
+        if self.sphere is not None and (self._due(trainer.step + 1) or trainer.step == 0):
             self._before = [_blocks(p, _block_rows(n, self.d_head)).clone() for n, p in self.hidden]
 
     def on_step_end(self, trainer) -> None:
@@ -277,7 +290,9 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         for name, p in hidden:
             spectral_mup_init_(p, radius=spec.radius, block_rows=_block_rows(name, spec.d_head), generator=g)
     opt = make_optimizer(model, spec.optimizer, spec.lr, weight_decay=spec.weight_decay, radius=spec.radius,
-                         **({"solver": spec.solver} if on_sphere else {}))
+                         weight_decay_1d=spec.weight_decay_1d,
+                         **({"solver": spec.solver, "power_steps": spec.power_steps, "msign_steps": spec.msign_steps}
+                            if on_sphere else {}))
     sphere = opt.optimizers[0] if on_sphere else None
     batches = MixtureSampler({"code": data.train}, constant_weights({"code": 1.0}), spec.batch, spec.seq_len,
                              seed=spec.seed, device=device)
@@ -313,7 +328,7 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
     schedule = WarmupCosine(warmup=spec.warmup, total=spec.steps, final=spec.final_lr)
     trainer = Trainer(model, opt, lambda m, b: lm_loss(m(b[0]), b[1]), batches,
                       TrainerConfig(steps=spec.steps, schedule=schedule, device=device, threads=threads,
-                                    show_progress=show_progress, desc=f"{spec.optimizer} width {spec.width}"),
+                                    grad_clip=spec.grad_clip, show_progress=show_progress, desc=f"{spec.optimizer} width {spec.width}"),
                       callbacks)
     t0 = time.perf_counter()
     trainer.run()
@@ -327,6 +342,7 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         val_loss=hist("val_loss")[1], act_steps=act_steps,
         act_rms={s: hist(f"act_rms/{s}")[1] for s in sites}, act_absmax={s: hist(f"act_absmax/{s}")[1] for s in sites},
         sigma_steps=sig_steps, sigma_ratio={n: hist(f"sigma/{n}")[1] for n, _ in hidden},
+        sphere_steps=hist("sphere_deviation")[0] if on_sphere else empty,
         sphere_deviation=hist("sphere_deviation")[1] if on_sphere else empty,
         update_ratio=hist("update_ratio")[1] if on_sphere else empty,
         tangency_exact=hist("tangency_exact")[1] if on_sphere else empty,
@@ -411,20 +427,33 @@ def power_law_fit(x, y, level: float = 0.95) -> tuple[float, float, float]:
     return fit.slope, fit.lo, fit.hi
 
 
-def msign_accuracy(matrices: list[torch.Tensor], steps: int = 8) -> dict[str, np.ndarray]:
+def _frobenius_direction(M: torch.Tensor) -> torch.Tensor:
+    """M / ||M||_F: the normalised-gradient direction (no orthogonalisation), the trivial alternative to msign."""
+    return M / torch.linalg.vector_norm(M, dim=(-2, -1), keepdim=True).clamp(min=1e-30)
+
+
+def msign_accuracy(matrices: list[torch.Tensor], steps: int = 8, direction: str = "msign") -> dict[str, np.ndarray]:
     """Our Newton–Schulz msign (Polar-Express, fp32) on each matrix against the SVD polar factor: relative
-    Frobenius error, smallest and largest singular value of the result (claim 4 on real training momenta)."""
+    Frobenius error, smallest and largest singular value of the result, and the share of the ideal descent rate
+    it loses, ``rate_loss`` = 1 - <M, O> / (||M||_* ||O||_2) (0 for the exact polar factor; claim 4 on real
+    training momenta, since issue 28). ``direction="frobenius"``: the normalised matrix itself instead of msign
+    (the trivial alternative: no orthogonalisation)."""
     from .linalg import POLAR_EXPRESS, msign, msign_svd
 
-    err, lo, hi = [], [], []
+    if direction not in ("msign", "frobenius"):
+        raise ValueError(f"direction={direction!r} is not allowed; allowed values: msign, frobenius")
+    err, lo, hi, loss = [], [], [], []
     for M in matrices:
         M = M.detach().float()
-        O, E = msign(M, POLAR_EXPRESS, steps=steps), msign_svd(M.double()).float()
+        O = msign(M, POLAR_EXPRESS, steps=steps) if direction == "msign" else _frobenius_direction(M)
+        E = msign_svd(M.double()).float()
         s = torch.linalg.svdvals(O.double())[: min(M.shape)]
         err.append(float((O - E).norm() / E.norm()))
         lo.append(float(s.min()))
         hi.append(float(s.max()))
-    return {"rel_error": np.array(err), "s_min": np.array(lo), "s_max": np.array(hi)}
+        nuc = float(torch.linalg.matrix_norm(M.double(), ord="nuc"))
+        loss.append(1.0 - float((M.double() * O.double()).sum()) / (nuc * float(s.max())))
+    return {"rel_error": np.array(err), "s_min": np.array(lo), "s_max": np.array(hi), "rate_loss": np.array(loss)}
 
 
 def momenta_of(optimizer) -> list[torch.Tensor]:
@@ -448,20 +477,32 @@ def h_curve(G: torch.Tensor, W: torch.Tensor, lams) -> tuple[np.ndarray, np.ndar
     return np.array(ns), np.array(exact)
 
 
-def h_study(n_matrices: int, rows: int, cols: int, points: int, seed: int = 0, far: float = 100.0) -> dict:
+def h_study(n_matrices: int, rows: int, cols: int, points: int, seed: int = 0, far: float = 100.0,
+            direction: str = "msign") -> dict:
     r"""h(lambda) for ``n_matrices`` random pairs (G, W) with N(0, 0.02^2) entries of shape (rows, cols) (the
     paper's Fig. 3 setting), on a grid of ``points`` multipliers spanning :math:`\pm 2\|\hat G\|_*` (the proved
     bound on the root; :math:`\hat G = G/\|G\|_F`, the matrix the solver sees) plus the far ends
     :math:`\pm` ``far`` :math:`\|\hat G\|_*`, with our msign and with the exact polar factor; and the root of the
     exact h found by bisection in float64 (tolerance 1e-10). Returns arrays keyed ``lams`` (n, P), ``h_ns``,
-    ``h_exact`` (n, P), ``nuclear`` (n,), ``root`` (n,), ``h_root`` (n,)."""
+    ``h_exact`` (n, P), ``nuclear`` (n,), ``root`` (n,), ``h_root`` (n,), and (issue 28) ``rate`` (n,), the descent
+    rate of the direction at the root per unit spectral norm, :math:`\langle\hat G,\Phi\rangle/\|\Phi\|_2`, and
+    ``dual`` (n,), :math:`\min_\lambda\|\hat G+\lambda\Theta\|_*` (a bounded scalar minimisation of a convex
+    function, independent of h): by duality the steepest tangent direction reaches it, and only it.
+
+    ``direction="frobenius"`` replaces msign by the normalised matrix (G + lambda Theta)/||.||_F everywhere (the
+    trivial alternative of the tests: no orthogonalisation)."""
+    from scipy.optimize import minimize_scalar
+
     from .linalg import msign_svd
     from .solver import solve_lambda
 
     if n_matrices < 1 or points < 3:
         raise ValueError(f"n_matrices={n_matrices}, points={points}: need >= 1 matrix and >= 3 points")
+    if direction not in ("msign", "frobenius"):
+        raise ValueError(f"direction={direction!r} is not allowed; allowed values: msign, frobenius")
+    exact_fn = msign_svd if direction == "msign" else _frobenius_direction
     g = torch.Generator().manual_seed(seed)
-    out: dict[str, list] = {k: [] for k in ("lams", "h_ns", "h_exact", "nuclear", "root", "h_root")}
+    out: dict[str, list] = {k: [] for k in ("lams", "h_ns", "h_exact", "nuclear", "root", "h_root", "rate", "dual")}
     for _ in range(n_matrices):
         G = torch.randn(rows, cols, generator=g, dtype=torch.float64) * 0.02
         W = torch.randn(rows, cols, generator=g, dtype=torch.float64) * 0.02
@@ -469,22 +510,36 @@ def h_study(n_matrices: int, rows: int, cols: int, points: int, seed: int = 0, f
         nuc = float(torch.linalg.matrix_norm(Gh, ord="nuc"))
         inner = np.linspace(-2 * nuc, 2 * nuc, points - 2)
         lams = np.concatenate([[-far * nuc], inner, [far * nuc]])
-        ns, exact = h_curve(G, W, lams)
+        ns, exact = h_curve(G, W, lams) if direction == "msign" else (np.full(len(lams), np.nan), None)
         U, _, Vh = torch.linalg.svd(W)
         Theta = (U[:, :1] @ Vh[:1]).unsqueeze(0)
+        if exact is None:
+            from .solver import h_value
+
+            exact = np.array([float(h_value(Gh.unsqueeze(0), Theta, torch.tensor([float(lam)], dtype=torch.float64),
+                                            msign_fn=exact_fn)) for lam in lams])
         sol = solve_lambda(Gh.unsqueeze(0), Theta, tol=1e-10, max_expand=40, max_bisect=80, method="bisect",
-                           msign_fn=msign_svd)
+                           msign_fn=exact_fn)
+        Phi = exact_fn(Gh.unsqueeze(0) + sol.lam.view(-1, 1, 1).double() * Theta)[0]
+        rate = float((Gh * Phi).sum()) / float(torch.linalg.matrix_norm(Phi, ord=2))
+        dual = minimize_scalar(lambda lam: float(torch.linalg.matrix_norm(Gh + lam * Theta[0], ord="nuc")),
+                               bounds=(-2 * nuc, 2 * nuc), method="bounded", options={"xatol": 1e-10}).fun
         for k, v in (("lams", lams), ("h_ns", ns), ("h_exact", exact), ("nuclear", nuc),
-                     ("root", float(sol.lam[0])), ("h_root", float(sol.h[0]))):
+                     ("root", float(sol.lam[0])), ("h_root", float(sol.h[0])), ("rate", rate), ("dual", float(dual))):
             out[k].append(v)
     return {k: np.asarray(v) for k, v in out.items()}
 
 
-def activation_growth(run: RunResult, kind: Literal["rms", "absmax"] = "rms", sites: str = "") -> dict[str, float]:
+def activation_growth(run: RunResult, kind: Literal["rms", "absmax"] = "rms", sites: str = "",
+                      since: float | None = None) -> dict[str, float]:
     """Per hook site (names containing ``sites``): the activation statistic at the last tracked step over its value
-    at the first tracked step after warm-up (1 = flat)."""
+    at the first tracked step after warm-up (1 = flat), or (``since``, a fraction of the run's updates) at the first
+    tracked step at or after ``since`` x updates: the late window, after the early transient (issue 28)."""
     stats = run.act_rms if kind == "rms" else run.act_absmax
-    start = int(np.searchsorted(run.act_steps, run.spec.warmup))
+    at = run.spec.warmup if since is None else since * run.spec.steps
+    if since is not None and not 0.0 <= since < 1.0:
+        raise ValueError(f"since={since!r} is not allowed; it must be in [0, 1)")
+    start = int(np.searchsorted(run.act_steps, at))
     start = min(start, run.act_steps.size - 1)
     return {s: float(v[-1] / v[start]) for s, v in stats.items() if sites in s}
 
@@ -520,6 +575,14 @@ def sweep_specs(cfg, seed: int = 0) -> list[TrainSpec]:
     return out
 
 
+def power_specs(cfg, seed: int = 0) -> list[TrainSpec]:
+    """The power-iteration study (issue 28): SSO at the widest width and ``cfg.radius_lr`` with each budget of
+    ``cfg.power_study`` (the run at ``cfg.power_steps`` is the sweep's own, so it comes from the cache)."""
+    w = max(cfg.widths)
+    return [spec_for(cfg, "sso", w, cfg.radius_lr, seed, keep_momenta=True, power_steps=int(ps))
+            for ps in sorted(cfg.power_study)]
+
+
 def radius_specs(cfg, seed: int = 0) -> list[TrainSpec]:
     """The radius sweep: SSO at ``cfg.radius_width`` and ``cfg.radius_lr`` for each c in ``cfg.radii`` (one seed)."""
     return [spec_for(cfg, "sso", cfg.radius_width, cfg.radius_lr, seed, radius=c,
@@ -527,12 +590,15 @@ def radius_specs(cfg, seed: int = 0) -> list[TrainSpec]:
             for c in sorted(cfg.radii)]
 
 
-def spec_for(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.0, keep_momenta: bool = False) -> TrainSpec:
-    """The TrainSpec of one run under a chapter config's protocol."""
-    return TrainSpec(optimizer=opt, width=width, lr=lr, n_layer=cfg.n_layer, d_head=cfg.d_head, seq_len=cfg.seq_len,
-                     batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius, seed=seed,
-                     track_every=cfg.track_every, val_batches=cfg.val_batches, keep_momenta=keep_momenta,
-                     solver=cfg.solver, tangency_gap=cfg.tangency_gap)
+def spec_for(cfg, opt: str, width: int, lr: float, seed: int, radius: float = 1.0, keep_momenta: bool = False,
+             **protocol) -> TrainSpec:
+    """The TrainSpec of one run under a chapter config's protocol (``protocol`` overrides TrainSpec fields, e.g. the
+    power-iteration study's ``power_steps``)."""
+    return TrainSpec(**dict(dict(optimizer=opt, width=width, lr=lr, n_layer=cfg.n_layer, d_head=cfg.d_head,
+                                 seq_len=cfg.seq_len, batch=cfg.batch, steps=cfg.steps, warmup=cfg.warmup, radius=radius,
+                                 seed=seed, track_every=cfg.track_every, val_batches=cfg.val_batches,
+                                 keep_momenta=keep_momenta, solver=cfg.solver, tangency_gap=cfg.tangency_gap,
+                                 power_steps=cfg.power_steps), **protocol))
 
 
 def solver_comparison(n_matrices: int, rows: int, cols: int, seed: int = 0, tol: float = 1e-4) -> dict[str, dict]:

@@ -85,14 +85,19 @@ def msign_svd(G: torch.Tensor, rtol: float = 1e-6) -> torch.Tensor:
 
 
 def power_iteration(W: torch.Tensor, u: torch.Tensor | None = None, steps: int = 50, rtol: float | None = 1e-6,
-                    check_every: int = 5, eps: float = 1e-12) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                    check_every: int = 5, eps: float = 1e-12, stop_on: str = "sigma"
+                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Top singular triplet of ``W`` (..., m, n): returns ``(sigma (...,), u (..., m), v (..., n))``.
 
     ``u``: the warm start (the previous step's left vector); ``None`` starts from all ones (the released code's
     choice; deterministic). At most ``steps`` iterations; with ``rtol``, stops early once every sigma changed by
-    less than ``rtol`` (relative) over the last ``check_every`` iterations. Runs in fp32 at least."""
+    less than ``rtol`` (relative) over the last ``check_every`` iterations (``stop_on="sigma"``), or every left
+    vector moved by less than ``rtol`` (``stop_on="vector"``: sigma settles long before the vector where the top
+    gap is small, since its error is second order in the vector's; issue 28). Runs in fp32 at least."""
     if steps < 1:
         raise ValueError(f"steps={steps!r} is not allowed; it must be >= 1")
+    if stop_on not in ("sigma", "vector"):
+        raise ValueError(f"stop_on={stop_on!r} is not allowed; allowed values: sigma, vector")
     Wf = W.float() if W.dtype in (torch.float16, torch.bfloat16) else W
     if u is None:
         u = torch.ones(Wf.shape[:-1], dtype=Wf.dtype, device=W.device)
@@ -107,9 +112,13 @@ def power_iteration(W: torch.Tensor, u: torch.Tensor | None = None, steps: int =
         sigma = torch.linalg.vector_norm(Wv, dim=-1)            # = u_next^T W v
         u = Wv / sigma.unsqueeze(-1).clamp(min=eps)
         if rtol is not None and (i + 1) % check_every == 0:
-            if last is not None and bool(((sigma - last).abs() <= rtol * sigma.abs()).all()):
-                break
-            last = sigma
+            now = sigma if stop_on == "sigma" else u
+            if last is not None:
+                moved = ((now - last).abs() <= rtol * now.abs()) if stop_on == "sigma" else \
+                    (torch.linalg.vector_norm(now - last, dim=-1) <= rtol)
+                if bool(moved.all()):
+                    break
+            last = now
     return sigma, u, v
 
 
