@@ -268,6 +268,13 @@ def _(cfg, claims, mo, results):
     check6 = claims.claim6(results, cfg)
     check10 = claims.claim10(results, cfg)
     mo.md(f"""
+    **Converged before compared** (contract rule 10, since issue 28): claims 6, 7, 8, 8b, 10 and 11 compare
+    trained models, so each first asks that training {cfg.plateau_extend:.0%} longer would not move a compared
+    model's validation loss by more than {cfg.plateau_share:.2f} of the tie band {cfg.loss_tie:g} nats/byte
+    (read back along the logged curve: the loss at update {cfg.steps} against the loss at update
+    {cfg.steps / (1 + cfg.plateau_extend):.0f}). Over the whole sweep: {claims.guard_text(results, cfg)}. A
+    comparison of models still learning is *inconclusive*, whatever it shows.
+
     {check6.sentence("Claim 6")}
 
     {check10.sentence("Claim 10")}
@@ -308,20 +315,31 @@ def _(plots, tuned_runs):
 @app.cell
 def _(cfg, claims, mo, tuned_runs):
     check7 = claims.claim7(tuned_runs, cfg)
+    check11 = claims.claim11(tuned_runs, cfg)
     check8 = claims.claim8(tuned_runs, cfg)
+    check8b = claims.claim8b(tuned_runs, cfg)
     mo.md(f"""
     *Figure: activation scale and weight spectral norms over training (log scales).*
 
+    Activation growth is read over the last {1 - 1 / (1 + cfg.plateau_extend):.0%} of training (the convergence
+    guard's window): measured from the end of warm-up, as before issue 28, it mostly records the first updates'
+    growth from two different initialisations (GPT-2's small one for AdamW and Muon, the spectral-μP sphere for
+    SSO and MuonSphere), which is not the drift the paper shows over long training.
+
     {check7.sentence("Claim 7")}
 
+    {check11.sentence("Claim 11")}
+
     {check8.sentence("Claim 8")}
+
+    {check8b.sentence("Claim 8b")}
     """)
-    return check7, check8
+    return check11, check7, check8, check8b
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ## SSO's invariants along real training
 
     Three properties that the algorithm is built to have, measured on every SSO and MuonSphere run of this
@@ -330,9 +348,11 @@ def _(mo):
     exactly: the first-order change of $\sigma_\max$ along the applied update, from an SVD, since the solver's own
     $h$ uses the power iteration's pair); the update has spectral norm $\eta R$. And msign's accuracy on the momenta it actually orthogonalises: a
     random square matrix has tiny singular values that eight Newton–Schulz steps do not lift to one, so the
-    test is on the real momenta of the widest SSO run. The retraction's $\sigma$ comes from at most 10
-    power iterations per update, warm-started from the previous update's vector; the exact check below measures
-    whether that budget tracks $\sigma_\max$.
+    test is on the real momenta of the widest SSO run. The retraction's $\sigma$ comes from at most 100
+    power iterations per update (the released scripts' budget; cold at the first update, warm-started from the
+    previous update's vector after it); the exact checks below measure whether that budget tracks $\sigma_\max$,
+    at the first update and over training, and a small study compares budgets of
+    {", ".join(map(str, cfg.power_study))} iterations on one run.
     """)
     return
 
@@ -342,7 +362,6 @@ def _(cfg, claims, ex, mo, np, radius_runs, results):
     _sso = [r for r in results if r.spec.optimizer == "sso"] + list(radius_runs)
     _ms = [r for r in results if r.spec.optimizer == "muonsphere"]
     check1 = claims.claim1(_sso + _ms, cfg)
-    check2 = claims.claim2(_sso, cfg, _ms)
     check5 = claims.claim5(_sso + _ms, cfg)
     msign_acc = ex.msign_accuracy([b for r in _sso if r.momenta for b in r.momentum_blocks()])
     check4 = claims.claim4(msign_acc, cfg)
@@ -351,15 +370,64 @@ def _(cfg, claims, ex, mo, np, radius_runs, results):
     mo.md(f"""
     {check1.sentence("Claim 1")}
 
-    {check2.sentence("Claim 2")} SSO made {_calls:.1f} batched msign calls per update on average
-    ({cfg.solver} solver), MuonSphere one.
+    Claim 2 is decided below the power-iteration study. SSO made {_calls:.1f} batched msign calls per update on
+    average ({cfg.solver} solver), MuonSphere one.
 
     {check5.sentence("Claim 5")}
 
-    {check4.sentence("Claim 4")} {_bad} of the {msign_acc["rel_error"].size} momentum blocks exceed the error
-    bound; their smallest singular values after eight steps are as low as {msign_acc["s_min"].min():.3f}.
+    {check4.sentence("Claim 4")} {_bad} of the {msign_acc["rel_error"].size} momentum blocks exceed the
+    dossier's error bound of {cfg.msign_err_max:g} (their smallest singular values after eight steps are as low as
+    {msign_acc["s_min"].min():.3f}); the share of the ideal descent rate they lose is at most
+    {msign_acc["rate_loss"].max():.1e}, against the minimum effect of {cfg.msign_rate_loss:g} declared before this
+    run (issue 28: the dossier's bounds are not the paper's, and a rule failing on a loss of 2e-5 of the rate was
+    failing on a deviation that does not matter).
     """)
-    return check1, check2, check4, check5
+    return check1, check4, check5
+
+
+@app.cell
+def _(cfg, data, device, ex, run):
+    power_runs = ex.run_sweep(ex.power_specs(cfg, run.seed), data, device=device)
+    return (power_runs,)
+
+
+@app.cell
+def _(cfg, claims, mo, np, power_runs, radius_runs, results):
+    check2 = claims.claim2([r for r in results if r.spec.optimizer == "sso"] + list(radius_runs), cfg,
+                           [r for r in results if r.spec.optimizer == "muonsphere"],
+                           theorem_runs=[r for r in power_runs if r.spec.power_steps == max(cfg.power_study)])
+
+    def _row(r):
+        _simple = r.cluster_size <= 1
+        _t = r.tangency_cluster
+        return (f"| {r.spec.power_steps} | {r.sphere_deviation[0]:.1e} | {np.max(r.sphere_deviation[1:]):.1e} | "
+                f"{_t[0]:.1e} | {np.max(_t[_simple]) if _simple.any() else float('nan'):.1e} | "
+                f"{int((~_simple).sum())} of {_t.size} | {np.max(_t[~_simple]) if (~_simple).any() else float('nan'):.1e} | "
+                f"{r.final_val_loss:.3f} |")
+    _by = {r.spec.power_steps: r for r in power_runs}
+    _lo, _hi = min(_by), max(_by)
+    mo.md(f"""
+    **What the power-iteration budget does** (issue 28). One SSO run (width {max(cfg.widths)}, peak rate
+    {cfg.radius_lr:g}) with each budget; the deviations are measured exactly (SVD) on every block. The run with
+    {cfg.power_steps} iterations is the sweep's own.
+
+    | power iterations per update | sphere deviation, first update | after it, largest | exact tangency, first update | largest where σ₁ is simple | updates with a top cluster | largest there | final validation loss |
+    |---|---|---|---|---|---|---|---|
+    {chr(10).join(_row(_by[k]) for k in sorted(_by))}
+
+    At the first update the power iteration starts cold (from the all-ones vector, as released) on fresh
+    spectral-μP weights, whose top two singular values lie within about a percent of each other: with {_lo}
+    iterations the retraction's σ is off by up to {_by[_lo].sphere_deviation[0]:.1e} there, with {_hi} by
+    {_by[_hi].sphere_deviation[0]:.1e}. So the misses of claims 1 and 2 measure the power iteration's budget on
+    near-degenerate spectra, not the tangent constraint: our first version of this page (10 iterations) blamed
+    them on the constraint. Since issue 28 the runs use the released scripts' {cfg.power_steps}, stopped early only
+    once the top vector has settled (by σ before, which settles first), and claim 2 decides the constraint's
+    conclusion where its assumptions hold: on the run with {max(cfg.power_study)} iterations (a converged top pair),
+    at updates whose top singular value is simple, counting the others apart.
+
+    {check2.sentence("Claim 2")}
+    """)
+    return (check2,)
 
 
 @app.cell
@@ -535,6 +603,7 @@ def _(
     ClaimsLedger,
     check1,
     check10,
+    check11,
     check2,
     check3,
     check4,
@@ -542,19 +611,24 @@ def _(
     check6,
     check7,
     check8,
+    check8b,
     check9,
     run,
 ):
     ledger = ClaimsLedger("spectral_sphere_optimizer", run.profile)
-    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check8, check9, check10)
+    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check11, check8, check9, check10, check8b)
     ledger.add_not_testable()
     ledger
     return (ledger,)
 
 
 @app.cell
-def _(cfg, data, mo, results):
+def _(cfg, data, ex, mo, power_runs, results, tuned_runs):
     _params = sorted({r.n_parameters for r in results})
+    _by = {r.spec.power_steps: r for r in power_runs}
+    _old = _by[min(_by)]
+    _late = ex.activation_growth(tuned_runs["sso"], "rms", since=1 / (1 + cfg.plateau_extend))
+    _whole = ex.activation_growth(tuned_runs["sso"], "rms")
     mo.md(f"""
     ## How this chapter differs from the paper
 
@@ -567,12 +641,35 @@ def _(cfg, data, mo, results):
       at one rate only and MuonSphere carries the transfer question (claim 6), and claim 10 compares SSO at that
       one rate with the other optimisers at their tuned rates.
     - **Numerics.** msign in FP32 with the eight Polar-Express steps (the paper's text; the released code
-      casts to bf16). Power iteration warm-started from the previous step, at most 10 iterations per update
-      (the scripts use 100 cold, the PyTorch file 5). Solver tolerance 1e-4 (scripts 2e-4, PyTorch default
+      casts to bf16). Power iteration: at most {cfg.power_steps} iterations per update (the scripts' 100, which
+      run cold every update; ours are warm-started from the previous update's vector after the first, and stop
+      early once σ settles; the PyTorch file uses 5). Solver tolerance 1e-4 (scripts 2e-4, PyTorch default
       1e-6), the {cfg.solver} solver described above.
+    - **Protocol pieces added in issue 28.** Gradient clipping to global norm 1.0 and weight decay 0.1 on 1-D
+      parameters (the norms' gains), as in the paper's setup, were missing and unlabelled until issue 28; every run
+      of this page has them.
     - **Not run here.** The MoE router balance, the 200-layer DeepNet, downstream benchmarks, the Megatron
       systems work. They are quoted as the paper's in the ledger.
-    - **Thresholds.** The tolerances of claims 1–10 are ours, fixed in the chapter's config before the runs.
+    - **Thresholds.** The tolerances of claims 1–11 are ours, fixed in the chapter's config before the runs; the
+      paper gives none of them. Claim 4's former bounds (relative error 1e-2, singular values in [0.7, 1.2]) were
+      the dossier's, not the paper's.
+    - **Changed after an outside audit (issue 28; the contract's second edition).** *Four verdicts*: a comparison
+      that cannot tell is *inconclusive*, with its kind; claim 10 decides three ways on its paired intervals, claim
+      9 on its exponent's interval, claim 6 with an argmin on the grid's edge is inconclusive (it was "not
+      testable"). *Converged before compared*: claims 6, 7, 8, 8b, 10 and 11 pass the convergence guard first
+      (above). *Claim 7* measured growth from the end of warm-up; SSO's RMS grew {max(_whole.values()):.2f}x that
+      way here and {max(_late.values()):.2f}x over the late window the rule now reads. *Claim 8*'s AdamW half is
+      not the abstract's (it names Muon): it is now claim 8b, ours. *Claim 11* decides "suppressed outliers"
+      (attention AbsMax), which the page printed without a rule. *Claim 4* decides on a minimum effect declared
+      before this run (the share of the ideal descent rate lost). *Claims 1 and 2*: the power-iteration budget was
+      10 iterations; at the first update that left the retraction's σ off by up to
+      {_old.sphere_deviation[0]:.1e} (the study above), which the page blamed on the tangent constraint. The runs
+      now use the scripts' {cfg.power_steps}; both rules include the first update, and claim 2 decides the
+      constraint's conclusion on updates that meet its assumption (a simple top singular value), counting the
+      others apart. *Claim 3* also asks that the direction at the root be the steepest tangent one (it reaches the
+      duality bound): the properties it checked before hold for the plain normalised gradient too. Each rule now
+      also fails on the real output of the nearest trivial method in the tests (one-step power iteration,
+      MuonSphere, the normalised gradient, one-step msign, Muon or AdamW in SSO's place).
     """)
     return
 

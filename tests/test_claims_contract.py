@@ -34,7 +34,6 @@ PENDING_TRIVIAL: set[str] = {
     "constrained_diffusion_landing",
     "hh_mea_inference",
     "irno_neural_operator",
-    "spectral_sphere_optimizer",
 }
 
 
