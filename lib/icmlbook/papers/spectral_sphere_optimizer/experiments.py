@@ -95,6 +95,8 @@ class TrainSpec:
     msign_steps: int = 8            # SSO/MuonSphere: Newton-Schulz steps of msign (the paper's 8 Polar-Express)
     grad_clip: float | None = 1.0   # global gradient-norm clipping (the paper's 1.0; none until issue 28)
     weight_decay_1d: float = 0.1    # AdamW's weight decay on 1-D parameters (the paper's 0.1; 0 until issue 28)
+    pair_tol: float = 5e-5          # the tangency measure's assumption: the power iteration's top vector within this
+    #                                 sine of the exact one (its error then moves <Theta, Phi> by < 2e-4 / 2)
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "muon", "sso", "muonsphere"):
@@ -152,6 +154,12 @@ class RunResult:
     # |<u1 v1^T, Phi>| where sigma_1 is alone in its cluster
     cluster_size: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
     # the same steps: the largest top cluster over blocks
+    tangency_assumed: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the same steps: max |first-order change of sigma_max| over the blocks that meet the tangent constraint's
+    # assumptions: sigma_1 simple (no other singular value within tangency_gap) and the power iteration's top vector
+    # within pair_tol (sine of the angle) of the exact one; NaN where no block meets them (issue 28)
+    assumed_share: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # the same steps: the share of blocks that meet them
     val_per_seq: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
     # the final evaluation's loss per validation sequence (nats/byte; the same sequences for every run of a seed)
     sphere_steps: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
@@ -211,8 +219,9 @@ class _SpectralTracker(Callback):
     """Exact spectral norms of the hidden matrices, and (SSO/MuonSphere) the sphere invariant and update norm."""
 
     def __init__(self, hidden: list[tuple[str, torch.nn.Parameter]], d_head: int, every: int, sphere: SSO | None,
-                 gap: float = 1e-3):
+                 gap: float = 1e-3, pair_tol: float = 5e-5):
         self.hidden, self.d_head, self.every, self.sphere, self.gap = hidden, d_head, every, sphere, gap
+        self.pair_tol = pair_tol
         self._before: list[torch.Tensor] | None = None
 
     def _due(self, step: int) -> bool:
@@ -239,6 +248,7 @@ class _SpectralTracker(Callback):
         if self._before is None:
             return
         dev, upd, tan, gap, tan_c, size = 0.0, 0.0, 0.0, float("inf"), 0.0, 0
+        tan_a, n_a, n_all = float("nan"), 0, 0
         group_of = {id(p): g for g in self.sphere.param_groups for p in g["params"]}
         for (name, p), before in zip(self.hidden, self._before):
             st, group = self.sphere.state[p], group_of[id(p)]
@@ -252,6 +262,13 @@ class _SpectralTracker(Callback):
             d_cl, k = cluster_tangency(retracted, after, group["lr"] * R, self.gap, svd=svd)
             tan_c = max(tan_c, float(d_cl.abs().max()))
             size = max(size, int(k.max()))
+            if st.get("u") is not None:
+                cos = (st["u"].double() * svd[0][:, :, 0]).sum(-1).abs().clamp(max=1.0)
+                ok = (k <= 1) & (torch.sqrt(1.0 - cos ** 2) <= self.pair_tol)
+                n_a, n_all = n_a + int(ok.sum()), n_all + int(ok.numel())
+                if bool(ok.any()):
+                    worst = float(d_cl.abs()[ok].max())
+                    tan_a = worst if tan_a != tan_a else max(tan_a, worst)
             dev = max(dev, float((S[:, 0] / R - 1).abs().max()))
             step_norm = torch.linalg.matrix_norm((after - retracted).double(), ord=2) / (group["lr"] * R)
             upd = max(upd, float((step_norm - 1).abs().max()))
@@ -264,6 +281,8 @@ class _SpectralTracker(Callback):
         trainer.record("top_gap", gap)
         trainer.record("tangency_cluster", tan_c)
         trainer.record("cluster_size", size)
+        trainer.record("tangency_assumed", tan_a)
+        trainer.record("assumed_share", n_a / n_all if n_all else float("nan"))
         self._before = None
 
 
@@ -309,7 +328,7 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
     callbacks = [LossLogger(every=1),
                  Evaluate(_val, every=spec.track_every, at_start=True),
                  ActivationStats(every=spec.track_every, modules=sites),
-                 _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere, spec.tangency_gap)]
+                 _SpectralTracker(hidden, spec.d_head, spec.track_every, sphere, spec.tangency_gap, spec.pair_tol)]
     calls: list[int] = []
     fallbacks: list[int] = []
     abs_h: list[float] = []
@@ -349,6 +368,8 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
         top_gap=hist("top_gap")[1] if on_sphere else empty,
         tangency_cluster=hist("tangency_cluster")[1] if on_sphere else empty,
         cluster_size=hist("cluster_size")[1] if on_sphere else empty,
+        tangency_assumed=hist("tangency_assumed")[1] if on_sphere else empty,
+        assumed_share=hist("assumed_share")[1] if on_sphere else empty,
         val_per_seq=per_seq.get("last", empty),
         msign_calls_per_step=float(np.mean(calls)) if calls else 0.0, solver_fallbacks=int(sum(fallbacks)),
         seconds_per_step=seconds / max(1, trainer.step), n_parameters=model.num_parameters(non_embedding=True),
