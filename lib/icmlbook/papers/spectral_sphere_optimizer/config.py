@@ -31,6 +31,17 @@ alone, so the session-5 failure was not an artefact of the near-degenerate pair 
 C8: SSO's |sigma/R - 1| 0.060 and AdamW's change over the second half 6 % (Muon 27 %). C10: SSO behind Muon by
 0.03-0.11 at every width (paired upper bounds 0.06-0.14); AdamW above the other three by 0.43-0.57 (lower bounds 0.38 or more).
 Session 5's default (54ebdf9) had the same verdicts.
+
+Issue 28 (the audit's findings; not yet measured at ``default``): every SSO and MuonSphere run now does up to
+``power_steps`` = 100 power iterations per update (stopped early on the top vector), the power study adds two SSO
+runs at the widest width (10 and 1000 iterations; the 1000 one is the slow one, the Python loop of the power
+iteration dominating at these sizes), and every run clips gradients and decays 1-D parameters. Smoke, measured on the
+shared machine at a load of 10-13 (fresh cache, one papermill execution): 368-500 s of wall time, against 292 s
+before the change at a similar load; verdicts 5 reproduced (C2, C3, C4, C5, C9), 1 not reproduced (C1: the scripts'
+budget leaves the first update's sigma off by 9.1e-3), 6 inconclusive (C6, C7, C8, C8b, C10, C11: no compared model
+passes the convergence guard at 40 updates), 6 not testable. The default profile keeps its 80 updates: its models will
+not pass the guard either (the smoke runs move their validation loss by 0.02-0.16 nats/byte over their last third,
+against 0.0067 allowed), so those rows will read inconclusive until ``default`` trains long enough to converge.
 """
 
 from __future__ import annotations
