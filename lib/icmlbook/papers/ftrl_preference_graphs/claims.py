@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scipy import stats
-
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.stats import binomial_interval
 from .config import PreferenceConfig
 from .experiments import CounterexampleStudy, LeakStudy, LimitSetStudy, RateStudy, SubgameStudy
 
@@ -37,10 +36,11 @@ def games_needed(lower: float = GAME_LOWER, level: float = 0.95) -> int:
 
 
 def agreement_lower_bound(k: int, n: int, level: float = 0.95) -> float:
-    """One-sided ``level`` Clopper-Pearson lower bound of a proportion k/n (scipy's exact binomial interval)."""
+    """One-sided ``level`` Clopper-Pearson lower bound of a proportion k/n: the lower end of the shared two-sided
+    exact interval at level 2 * level - 1 (:func:`icmlbook.runtime.stats.binomial_interval`)."""
     if n == 0:
         return float("nan")
-    return float(stats.binomtest(int(k), int(n), alternative="greater").proportion_ci(level, "exact").low)
+    return binomial_interval(k, n, 2 * level - 1)[0]
 
 ABSTRACT_1 = ("In one direction, we show that the skeleton of every dynamically stable set, i.e., the set of pure "
               "profiles it contains, must be preferentially stable, that is, closed under pure profitable deviations.")
@@ -60,18 +60,17 @@ abstract_sentence(ABSTRACT_4, "C6")
 
 
 def agreement_upper_bound(k: int, n: int, level: float = 0.95) -> float:
-    """One-sided ``level`` Clopper-Pearson upper bound of a proportion k/n (scipy's exact binomial interval)."""
+    """One-sided ``level`` Clopper-Pearson upper bound of a proportion k/n (the shared exact interval's upper end at
+    level 2 * level - 1)."""
     if n == 0:
         return float("nan")
-    return float(stats.binomtest(int(k), int(n), alternative="less").proportion_ci(level, "exact").high)
+    return binomial_interval(k, n, 2 * level - 1)[1]
 
 
 def proportion_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Two-sided ``level`` Clopper-Pearson interval of a proportion k/n ((0, 1) when n = 0)."""
-    if n == 0:
-        return 0.0, 1.0
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(level, "exact")
-    return float(ci.low), float(ci.high)
+    """Two-sided ``level`` Clopper-Pearson interval of a proportion k/n (:func:`icmlbook.runtime.stats.
+    binomial_interval`; (0, 1) when n = 0: nothing measured)."""
+    return (0.0, 1.0) if n == 0 else binomial_interval(k, n, level)
 
 
 def _class_text(pc: dict) -> str:
