@@ -54,10 +54,11 @@ def _toy_models(cfg: ArbgConfig, seed: int):
     return ar, fl
 
 
-def _ar_grid_integral(ar: ARCoordinateModel, disc: Discretizer, n: int) -> float:
+def _ar_grid_integral(ar: ARCoordinateModel, disc: Discretizer, n: int, jacobian: bool = True) -> float:
     """Midpoint rule of q(x) = pi(k1) pi(k2 | k1) / Delta^2 over [low, high]^2 with n x n cells. The K x K table of
     log pi(k1) + log pi(k2 | k1) comes from K teacher-forced passes (one per first token); each grid point reads
-    its bins' entry."""
+    its bins' entry. ``jacobian=False`` reads the bin probabilities as a density (no dequantisation width: the
+    trivial method of claim 1's test, rule 11)."""
     K = disc.n_bins
     dev = next(ar.parameters()).device
     seqs = torch.stack([torch.arange(K), torch.zeros(K, dtype=torch.long)], 1).to(dev)
@@ -67,7 +68,7 @@ def _ar_grid_integral(ar: ARCoordinateModel, disc: Discretizer, n: int) -> float
     h = (disc.high - disc.low) / n
     g = torch.tensor(disc.low + (np.arange(n) + 0.5) * h)
     k = disc.encode(g)
-    logq = table[k][:, k] + disc.log_jacobian(2)                                 # (n, n)
+    logq = table[k][:, k] + (disc.log_jacobian(2) if jacobian else 0.0)          # (n, n)
     return float(torch.exp(logq).sum() * h * h)
 
 
@@ -81,13 +82,56 @@ def _flow_grid_integral(fl: SplineFlow, lo: float, hi: float, n: int) -> float:
     return float(torch.exp(lp).sum() * h * h)
 
 
+def toy_row(tgt: FourWells, cfg: ArbgConfig, x: np.ndarray, lq: np.ndarray, ref_e: np.ndarray, seed: int,
+            name: str) -> dict:
+    """One toy row from proposals ``x`` (M, 2) with log q ``lq``: ESS/M, E-W2 before and after SNIS resampling against
+    the target's energies ``ref_e``, basin-mass errors and the fraction of proposals between the wells. The trained
+    models' rows and the tests' trivial proposals (rule 11) go through this same function."""
+    from scipy.stats import norm
+    u = tgt.energy(x)
+    w = log_weights(u, lq)
+    idx = resample(w.log_w, len(x), np.random.default_rng(seed))
+    mass_raw = np.bincount(tgt.basin(x), minlength=4) / len(x)
+    mass_rw = np.bincount(tgt.basin(x), weights=w.normalised, minlength=4)
+    return {"seed": seed, "model": name, "ess": w.ess, "ew2_raw": energy_w2(u, ref_e), "ew2": energy_w2(u[idx], ref_e),
+            "mass_err_raw": float(np.abs(mass_raw - tgt.weights).max()), "mass_err": float(np.abs(mass_rw - tgt.weights).max()),
+            "between_frac": float((np.abs(x) < cfg.toy_centre - 4 * cfg.toy_sigma).any(1).mean()),
+            "between_target": float(1 - (1 - norm.cdf(-4.0)) ** 2), "n": len(x)}
+
+
+def snis_error_rows(tgt: FourWells, x: np.ndarray, lw: np.ndarray, tau: float, Ms, reps: int) -> list[dict]:
+    """Claim 2's rows at one temperature: ``reps`` disjoint blocks of ``x`` (at least reps * max(Ms) proposals) with
+    log-weights ``lw``; per M, the RMSE (relative to the target's spread) and the largest |bias| / standard error of
+    the SNIS estimates ("rmse", "bias_z") and of the unweighted averages ("rmse_raw", "bias_z_raw")."""
+    truth = tgt.truth()
+    fx = tgt.test_values(x)
+    Mmax = max(Ms)
+    if len(x) < reps * Mmax:
+        raise ValueError(f"snis_error_rows needs reps * max(Ms) = {reps * Mmax} proposals, got {len(x)}")
+    scale = np.sqrt(np.maximum(tgt.test_values(tgt.sample(20000, np.random.default_rng(3))).var(0), 1e-12))
+    rows = []
+    for M in Ms:
+        est_w, est_raw = [], []
+        for r in range(reps):
+            sl = slice(r * Mmax, r * Mmax + M)
+            est_w.append(snis_mean(fx[sl], lw[sl]))
+            est_raw.append(fx[sl].mean(0))
+        ew, er = np.array(est_w), np.array(est_raw)
+        rmse_w = np.sqrt(((ew - truth) ** 2).mean(0)) / scale
+        rmse_r = np.sqrt(((er - truth) ** 2).mean(0)) / scale
+        z_w = np.abs(ew.mean(0) - truth) / np.maximum(ew.std(0, ddof=1) / np.sqrt(reps), 1e-300)
+        z_r = np.abs(er.mean(0) - truth) / np.maximum(er.std(0, ddof=1) / np.sqrt(reps), 1e-300)
+        rows.append({"tau": float(tau), "M": int(M), "rmse": float(rmse_w.mean()), "rmse_raw": float(rmse_r.mean()),
+                     "bias_z": float(z_w.max()), "bias_z_raw": float(z_r.max()),
+                     "per_f": dict(zip(TEST_FUNCTIONS, rmse_w.tolist()))})
+    return rows
+
+
 def toy_study(cfg: ArbgConfig, seed: int) -> dict:
     tgt = FourWells(centre=cfg.toy_centre, sigma=cfg.toy_sigma)
     disc = Discretizer(-cfg.toy_range, cfg.toy_range, cfg.toy_bins)
     dev = _device(cfg)
     truth = tgt.truth()
-    from scipy.stats import norm
-    between_target = float(1 - (1 - norm.cdf(-4.0)) ** 2)     # a coordinate 4σ or more towards an axis: P(z < -4)
     rows, models = [], {}
     for s in progress(range(cfg.toy_seeds), desc="toy seeds"):
         rng = np.random.default_rng(1000 * seed + s)
@@ -108,18 +152,8 @@ def toy_study(cfg: ArbgConfig, seed: int) -> dict:
         xf, lf = fl.sample(cfg.toy_proposals)
         x_fl, lq_fl = xf.cpu().double().numpy(), lf.cpu().double().numpy()
         for name, x, lq, tr in (("ArBG", x_ar, lq_ar, tr_ar), ("NSF", x_fl, lq_fl, tr_fl)):
-            u = tgt.energy(x)
-            w = log_weights(u, lq)
-            idx = resample(w.log_w, cfg.toy_proposals, np.random.default_rng(s))
-            mass_raw = np.bincount(tgt.basin(x), minlength=4) / len(x)
-            mass_rw = np.bincount(tgt.basin(x), weights=w.normalised, minlength=4)
-            rows.append({"seed": s, "model": name, "ess": w.ess, "ew2_raw": energy_w2(u, ref_e),
-                         "ew2": energy_w2(u[idx], ref_e), "mass_err_raw": float(np.abs(mass_raw - tgt.weights).max()),
-                         "mass_err": float(np.abs(mass_rw - tgt.weights).max()),
-                         "between_frac": float((np.abs(x) < cfg.toy_centre - 4 * cfg.toy_sigma).any(1).mean()),
-                         "between_target": between_target,
-                         "n": len(x), "params": (ar if name == "ArBG" else fl).num_parameters(), "train_seconds": tr["seconds"],
-                         "final_loss": float(tr["loss"][-1])})
+            rows.append({**toy_row(tgt, cfg, x, lq, ref_e, s, name), "params": (ar if name == "ArBG" else fl).num_parameters(),
+                         "train_seconds": tr["seconds"], "final_loss": float(tr["loss"][-1])})
         if s == 0:
             models = {"ar": ar, "flow": fl, "x_ar": x_ar[:3000], "x_fl": x_fl[:3000], "data": data[:3000, 0].numpy()}
             # recorded (sampling) against teacher-forced log pi, at tau = 1 and a tempered tau
@@ -140,24 +174,7 @@ def toy_study(cfg: ArbgConfig, seed: int) -> dict:
         tok, lp = ar.sample(Mmax * cfg.snis_reps, temperature=tau, generator=g, batch_size=32768)
         x = disc.decode(tok.cpu(), generator=torch.Generator().manual_seed(78)).numpy()
         lq = lp.cpu().double().numpy() + disc.log_jacobian(2)
-        fx = tgt.test_values(x)
-        lw = -tgt.energy(x) - lq
-        scale = np.sqrt(np.maximum(tgt.test_values(tgt.sample(20000, np.random.default_rng(3))).var(0), 1e-12))
-        for M in cfg.snis_Ms:
-            est_w, est_raw = [], []
-            for r in range(cfg.snis_reps):
-                sl = slice(r * Mmax, r * Mmax + M)
-                est_w.append(snis_mean(fx[sl], lw[sl]))
-                est_raw.append(fx[sl].mean(0))
-            ew, er = np.array(est_w), np.array(est_raw)
-            rmse_w = np.sqrt(((ew - truth) ** 2).mean(0)) / scale
-            rmse_r = np.sqrt(((er - truth) ** 2).mean(0)) / scale
-            R = cfg.snis_reps
-            z_w = np.abs(ew.mean(0) - truth) / np.maximum(ew.std(0, ddof=1) / np.sqrt(R), 1e-300)
-            z_r = np.abs(er.mean(0) - truth) / np.maximum(er.std(0, ddof=1) / np.sqrt(R), 1e-300)
-            snis_rows.append({"tau": float(tau), "M": int(M), "rmse": float(rmse_w.mean()), "rmse_raw": float(rmse_r.mean()),
-                              "bias_z": float(z_w.max()), "bias_z_raw": float(z_r.max()),
-                              "per_f": dict(zip(TEST_FUNCTIONS, rmse_w.tolist()))})
+        snis_rows += snis_error_rows(tgt, x, -tgt.energy(x) - lq, tau, cfg.snis_Ms, cfg.snis_reps)
     K, D = cfg.toy_bins, 2
     return {"rows": rows, "snis": snis_rows, "grid_integral_ar": ar_int, "grid_integral_flow": fl_int,
             "mismatched_width_integral": (K / (K - 1)) ** D, "tf_vs_recorded": tf_err,
