@@ -459,12 +459,16 @@ def _c1c_alt():
 
 
 def _gaussian_sbc(width, n_sbc, seed=1):
-    """SBC on a Gaussian toy: the truth ~ N(0, 1) per parameter, the 'posterior' N(0, width²) (the second review)."""
+    """SBC on a Gaussian toy: per cell a centre μ ~ N(0, 3²), the truth ~ N(μ, 1) per parameter, the 'posterior'
+    N(μ, width²) (the second review; the centres since the contract's second edition, so that the calibrated
+    posterior is narrower than the prior, a box of variance 10)."""
     rng = np.random.default_rng(seed)
-    truth = rng.standard_normal((n_sbc, 5))
-    samples = width * rng.standard_normal((n_sbc, 100, 5))
+    mu = 3.0 * rng.standard_normal((n_sbc, 1, 5))
+    truth = mu[:, 0] + rng.standard_normal((n_sbc, 5))
+    samples = mu + width * rng.standard_normal((n_sbc, 100, 5))
     s = fake_study(n_sbc=n_sbc)
     s.sbc_theta, s.sbc_samples = truth, samples
+    s.low, s.high = np.full(5, -np.sqrt(30.0)), np.full(5, np.sqrt(30.0))
     s.sbc_ranks = inference.sbc_ranks(samples, truth)
     s.sbc_p = inference.rank_uniformity_p(s.sbc_ranks, 100)
     s.coverage90 = inference.coverage(samples, truth, 0.9)
@@ -842,3 +846,60 @@ def test_simulate_trials_refuses_bad_values_naming_them(kwargs, name):
     with pytest.raises(ValueError, match=f"{name}="):
         stimulation.simulate_trials(np.ones(3), np.linspace(0.5, 2.0, 5), args["sigma"], args["n_trials"],
                                     np.random.default_rng(0))
+
+
+# -- rule 11: the nearest trivial methods' real output through the rules (CLAIMS.md, second edition) -----------------
+@functools.lru_cache(maxsize=None)
+def _prior_world(n_sbc=200, n_test=20, draws=100, seed=0):
+    """The prior itself as the posterior, on the smoke profile's free parameters: real draws of the box prior as the
+    SBC truths, the test cells and every 'posterior' sample; the checks computed as run_study computes them."""
+    prior = BoxPrior(NAMES)
+    rng = np.random.default_rng(seed)
+    truth = prior.sample(n_sbc, rng)
+    samples = prior.sample(n_sbc * draws, rng).reshape(n_sbc, draws, -1)
+    span = prior.high - prior.low
+    ranks = inference.sbc_ranks(samples, truth)
+    test = prior.sample(n_test, rng)
+    logq = np.full(n_sbc, -float(np.log(span).sum()))                 # the box prior's log density at every truth
+    return SimpleNamespace(
+        names=prior.names, low=prior.low, high=prior.high, sbc_theta=truth, sbc_samples=samples, sbc_ranks=ranks,
+        sbc_p=inference.rank_uniformity_p(ranks, draws), coverage90=inference.coverage(samples, truth, 0.9),
+        nrmse=np.sqrt((((samples.mean(1) - truth) / span) ** 2).mean(0)), prior_nrmse=float(np.sqrt(1 / 12)),
+        n_spikes=CFG.n_spikes, logq_designed=logq, logq_random=logq.copy(), test_theta=test,
+        npe_samples=prior.sample(n_test * 4, rng).reshape(n_test, 4, -1),
+        npe_mean=prior.sample(n_test * draws, rng).reshape(n_test, draws, -1).mean(1),
+        param_error=lambda th: np.sqrt((((np.asarray(th) - test) / span) ** 2).mean(-1)))
+
+
+@claim_case("hh_mea_inference", "C1", "not reproduced", trivial="the prior itself as the posterior")
+def _c1_trivial():
+    return claims.claim1(_prior_world(), CFG)
+
+
+@claim_case("hh_mea_inference", "C1c", "not reproduced", trivial="the prior itself as the posterior (calibrated, "
+            "uninformative)")
+def _c1c_trivial():
+    return claims.claim1c(_prior_world(), CFG)
+
+
+@claim_case("hh_mea_inference", "C2", "not reproduced", trivial="the prior itself as the posterior for both summaries")
+def _c2_trivial():
+    return claims.claim2(_prior_world(), CFG)
+
+
+@claim_case("hh_mea_inference", "C3", "not reproduced", trivial="prior draws as NPE's samples, refined for zero steps "
+            "(no gradient refinement)")
+def _c3_trivial():
+    w = _prior_world()
+    k = 2
+    s = SimpleNamespace(**vars(w))
+    s.refined = w.npe_samples[:, :k].copy()                   # zero steps: the starting samples themselves
+    s.loss_npe = s.loss_refined = np.full((len(w.test_theta), k), np.nan)   # not simulated; the rule does not read them
+    return claims.claim3(s, CFG)
+
+
+def test_the_prior_as_posterior_is_calibrated_but_fails_the_contraction():
+    c = _c1c_trivial()
+    assert max(abs(v) for v in c.values["contraction"]) < 0.1 and c.passed is False
+    w = _prior_world()
+    assert (np.abs(w.coverage90 - 0.9) <= CFG.coverage_tol).all()      # the old rule's coverage half passed it

@@ -97,6 +97,9 @@ class HHMEAConfig(ProfileConfig):
     coverage_tol: Probability = 0.1
     sbc_wide: Float(gt=1) = 1.5
     sbc_power: Probability = 0.8
+    #: C1c (contract's second edition, rule 11): the prior itself is calibrated, so the posterior must also be
+    #: informative: its variance, averaged over the SBC cells, below the box prior's by at least this share on average
+    min_contraction: Probability = 0.2
     acc_target: Probability = 0.85
     oracle_gap: Probability = 0.05
     mild_drop: Probability = 0.05
