@@ -10,8 +10,8 @@ def _():
 
     from icmlbook.papers import arbg_boltzmann as ab
     from icmlbook.papers.arbg_boltzmann import claims, experiments as ex, plots
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, ab, claims, ex, mo, plots, seed_everything, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, ab, claims, ex, mo, open_chapter, plots
 
 
 @app.cell
@@ -67,17 +67,15 @@ def parameters():
 
 
 @app.cell
-def _(ab, profile, robin_path, seed, seed_everything, start_run):
-    run = start_run("arbg_boltzmann", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = ab.config_for(run.profile, robin_path=robin_path)
+def _(open_chapter, profile, robin_path, seed):
+    run, cfg = open_chapter("arbg_boltzmann", profile, seed, robin_path=robin_path)
     return cfg, run
 
 
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**. Toy: {cfg.toy_bins} bins
+    {run.computed_with()}. Toy: {cfg.toy_bins} bins
     per coordinate, {cfg.toy_seeds} seeds of {cfg.toy_steps} updates. Alanine dipeptide: {cfg.adp_frames:,} MD
     frames (half for training), a transformer of width {cfg.adp_width} and {cfg.adp_layers} layers over
     {cfg.adp_bins} bins, {cfg.adp_steps} updates of batch {cfg.adp_batch}, {cfg.n_seeds} seed(s),

@@ -10,8 +10,8 @@ def _():
 
     from icmlbook.papers import constrained_diffusion_landing as cdl
     from icmlbook.papers.constrained_diffusion_landing import claims, experiments as ex, plots
-    from icmlbook.runtime import ClaimsLedger, seed_everything, show_plotly, start_run
-    return ClaimsLedger, cdl, claims, ex, mo, plots, seed_everything, show_plotly, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter, show_plotly
+    return ClaimsLedger, cdl, claims, ex, mo, open_chapter, plots, show_plotly
 
 
 @app.cell
@@ -69,17 +69,15 @@ def parameters():
 
 
 @app.cell
-def _(cdl, profile, seed, seed_everything, start_run):
-    run = start_run("constrained_diffusion_landing", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = cdl.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("constrained_diffusion_landing", profile, seed)
     return cfg, run
 
 
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {cfg.n_train} training
+    {run.computed_with()}: {cfg.n_train} training
     points per data set, {cfg.n_seeds} seeds, an MLP of depth {cfg.depth} and width {cfg.width} trained for
     {cfg.epochs} epochs with the paths regenerated every {cfg.regen_every} epoch(s); OLLA with N = {cfg.olla_N}
     steps and ULLA with N = {cfg.ulla_N}, landing gain α = {cfg.alpha:g} ({cfg.landing}).

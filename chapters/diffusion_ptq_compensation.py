@@ -9,11 +9,10 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook.papers import diffusion_ptq_compensation as dq
     from icmlbook.papers.diffusion_ptq_compensation import claims, experiments as ex, plots
     from icmlbook.papers.diffusion_ptq_compensation import schedules as sch
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, claims, dq, ex, mo, np, plots, sch, seed_everything, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, claims, ex, mo, np, open_chapter, plots, sch
 
 
 @app.cell
@@ -69,10 +68,8 @@ def parameters():
 
 
 @app.cell
-def _(dq, profile, seed, seed_everything, start_run):
-    run = start_run("diffusion_ptq_compensation", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = dq.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("diffusion_ptq_compensation", profile, seed)
     return cfg, run
 
 
@@ -81,7 +78,7 @@ def _(cfg, mo, run):
     _data = ("a 2-D ring of eight Gaussians with an MLP denoiser" if cfg.dataset == "ring"
              else "scikit-learn's 1,797 digits (8×8) with a two-resolution U-Net")
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {_data} (width
+    {run.computed_with()}: {_data} (width
     {cfg.width}, {cfg.train_steps:,} training updates, T = {cfg.T} timesteps); {cfg.solver.upper()} with
     {" and ".join(str(s) for s in cfg.steps)} steps; {", ".join(cfg.bits)} on round-to-nearest and
     {", ".join(cfg.svd_bits) or "none"} on SVDQuant-lite; {cfg.n_eval} evaluation seeds and {cfg.n_cal}

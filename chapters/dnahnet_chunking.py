@@ -12,8 +12,8 @@ def _():
     from icmlbook.papers import dnahnet_chunking as dh
     from icmlbook.papers.dnahnet_chunking import claims, experiments as ex, plots
     from icmlbook.papers.dnahnet_chunking.data import decode
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, claims, decode, dh, ex, mo, np, plots, seed_everything, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, claims, decode, dh, ex, mo, np, open_chapter, plots
 
 
 @app.cell
@@ -73,10 +73,8 @@ def parameters():
 
 
 @app.cell
-def _(dh, profile, seed, seed_everything, start_run):
-    run = start_run("dnahnet_chunking", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = dh.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("dnahnet_chunking", profile, seed)
     return cfg, run
 
 
@@ -85,7 +83,7 @@ def _(cfg, mo, run):
     _data = (f"a synthetic genome of {cfg.synthetic_length:,} nt" if cfg.genome == "synthetic" else
              f"the first {cfg.real_length:,} nt of the *C. diphtheriae* NCTC11397 chromosome")
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}** on {_data}, the last
+    {run.computed_with()} on {_data}, the last
     {cfg.holdout:.0%} held out; windows of {cfg.context} nt, batches of {cfg.batch}, a training budget of
     {cfg.steps} updates of dnaHNet-mini (widths {cfg.widths[0]}→{cfg.widths[1]}, target N = {cfg.ratio:g}) that
     every arm spends in FLOPs; {cfg.seeds} replicates of the main arms, {cfg.ablation_seeds} of the ablations

@@ -13,9 +13,9 @@ def _():
     from icmlbook.papers.drpbench_data_races.data import SPLITS, clean_non_race_pairs
     from icmlbook.papers.drpbench_data_races.generator import PATTERNS
     from icmlbook.papers.drpbench_data_races.predictors import PREDICTORS
-    from icmlbook.runtime import ClaimsLedger, claim_sentence, seed_everything, start_run
-    return (ClaimsLedger, PATTERNS, PREDICTORS, SPLITS, attribution, claim_sentence, claims, clean_non_race_pairs, dr, ex,
-            mo, plots, seed_everything, start_run)
+    from icmlbook.runtime import ClaimsLedger, claim_sentence, open_chapter
+    return (ClaimsLedger, PATTERNS, PREDICTORS, SPLITS, attribution, claim_sentence, claims, clean_non_race_pairs,
+            dr, ex, mo, open_chapter, plots)
 
 
 @app.cell
@@ -69,10 +69,8 @@ def parameters():
 
 
 @app.cell
-def _(dr, profile, seed, seed_everything, start_run):
-    run = start_run("drpbench_data_races", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = dr.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("drpbench_data_races", profile, seed)
     return cfg, run
 
 
@@ -80,7 +78,7 @@ def _(dr, profile, seed, seed_everything, start_run):
 def _(benchmark, cfg, mo, run):
     _which = f"all {len(benchmark):,} programs" if cfg.real_stride == 1 else f"every {cfg.real_stride}th racy and race-free program"
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: the real benchmark
+    {run.computed_with()}: the real benchmark
     ({_which}), a generated suite of {cfg.n_generated} programs, {cfg.n_boot} bootstrap resamples per
     interval, and ThreadSanitizer on {cfg.tsan_generated} generated and {cfg.tsan_real} real programs
     ({cfg.tsan_runs} runs each).

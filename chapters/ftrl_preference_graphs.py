@@ -12,8 +12,8 @@ def _():
     from icmlbook.papers import ftrl_preference_graphs as fp
     from icmlbook.papers.ftrl_preference_graphs import claims as fc
     from icmlbook.papers.ftrl_preference_graphs import games, plots
-    from icmlbook.runtime import ClaimsLedger, show_plotly, start_run
-    return ClaimsLedger, fc, fp, games, mo, np, plots, show_plotly, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter, show_plotly
+    return ClaimsLedger, fc, fp, games, mo, np, open_chapter, plots, show_plotly
 
 
 @app.cell
@@ -72,9 +72,8 @@ def parameters():
 
 
 @app.cell
-def _(fp, profile, seed, start_run):
-    run = start_run("ftrl_preference_graphs", profile=profile, seed=seed)
-    cfg = fp.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("ftrl_preference_graphs", profile, seed)
     return cfg, run
 
 
@@ -82,7 +81,7 @@ def _(fp, profile, seed, start_run):
 def _(cfg, mo, run):
     _hs, _rs, _ls = cfg.headline_search, cfg.random_search(), cfg.leak_search
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**. Stability of the
+    {run.computed_with()}. Stability of the
     counterexample's span is searched at {len(_hs.levels)} start distances
     d = {", ".join(f"{d:.0e}" for d in _hs.levels)} with horizon T = {_hs.horizon:g}; spans in random games
     (shapes {", ".join("×".join(map(str, s)) for s in cfg.r2_shapes)}, {cfg.r2_games} games per shape with the

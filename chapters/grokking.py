@@ -12,19 +12,8 @@ def _():
     from icmlbook.papers import grokking as gk
     from icmlbook.papers.grokking import plots
     from icmlbook.papers.grokking.playground import playground_curves
-    from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
-    return (
-        ClaimsLedger,
-        gk,
-        mo,
-        np,
-        pick_device,
-        playground_curves,
-        plots,
-        seed_everything,
-        show_plotly,
-        start_run,
-    )
+    from icmlbook.runtime import ClaimsLedger, open_chapter, pick_device, show_plotly
+    return ClaimsLedger, gk, mo, np, open_chapter, pick_device, playground_curves, plots, show_plotly
 
 
 @app.cell
@@ -88,10 +77,8 @@ def parameters():
 
 
 @app.cell
-def _(device, gk, pick_device, profile, seed, seed_everything, start_run):
-    run = start_run("grokking", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = gk.config_for(run.profile)
+def _(device, open_chapter, pick_device, profile, seed):
+    run, cfg = open_chapter("grokking", profile, seed)
     torch_device = pick_device(device)
     return cfg, run, torch_device
 
@@ -99,7 +86,7 @@ def _(device, gk, pick_device, profile, seed, seed_everything, start_run):
 @app.cell
 def _(cfg, mo, run, torch_device):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: $n={cfg.n}$ samples,
+    {run.computed_with()}: $n={cfg.n}$ samples,
     $m={cfg.m}$ features, $k={cfg.k}$ informative coordinates, {cfg.n_seeds} independent data sets per
     experiment; the network part trains on modular addition with $p={cfg.nn_p}$ on `{torch_device}`.
     """)

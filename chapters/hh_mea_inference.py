@@ -11,8 +11,8 @@ def _():
 
     from icmlbook.papers import hh_mea_inference as hh
     from icmlbook.papers.hh_mea_inference import claims, experiments as ex, plots
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, claims, ex, hh, mo, np, plots, seed_everything, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, claims, ex, hh, mo, np, open_chapter, plots
 
 
 @app.cell
@@ -66,10 +66,8 @@ def parameters():
 
 
 @app.cell
-def _(ex, hh, profile, seed, seed_everything, start_run):
-    run = start_run("hh_mea_inference", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = hh.config_for(run.profile)
+def _(ex, open_chapter, profile, seed):
+    run, cfg = open_chapter("hh_mea_inference", profile, seed)
     model = ex.build_model(cfg)
     return cfg, model, run
 
@@ -77,7 +75,7 @@ def _(ex, hh, profile, seed, seed_everything, start_run):
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {len(cfg.free)} free parameters
+    {run.computed_with()}: {len(cfg.free)} free parameters
     ({", ".join(cfg.free)}), a hexagonal array of {cfg.n_electrodes} electrodes at 30 µm pitch, a cell of
     {1 + cfg.n_ais + cfg.n_axon} compartments, steps of {cfg.dt * 1000:g} µs, {cfg.n_sims:,} prior simulations for
     NPE, {cfg.n_test} test cells with {cfg.n_patterns} held-out multi-electrode patterns each at {cfg.n_amplitudes}

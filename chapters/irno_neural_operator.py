@@ -12,8 +12,8 @@ def _():
 
     from icmlbook.papers import irno_neural_operator as irno
     from icmlbook.papers.irno_neural_operator import claims, experiments as ex, plots
-    from icmlbook.runtime import ClaimsLedger, cpu_threads, seed_everything, start_run
-    return ClaimsLedger, claims, cpu_threads, ex, irno, mo, np, plots, seed_everything, start_run, torch
+    from icmlbook.runtime import ClaimsLedger, cpu_threads, open_chapter
+    return ClaimsLedger, claims, cpu_threads, ex, irno, mo, np, open_chapter, plots, torch
 
 
 @app.cell
@@ -73,17 +73,15 @@ def parameters():
 
 
 @app.cell
-def _(irno, profile, seed, seed_everything, start_run, well_path):
-    run = start_run("irno_neural_operator", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = irno.config_for(run.profile, well_path=well_path)
+def _(open_chapter, profile, seed, well_path):
+    run, cfg = open_chapter("irno_neural_operator", profile, seed, well_path=well_path)
     return cfg, run
 
 
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: fields of
+    {run.computed_with()}: fields of
     {cfg.n}×{cfg.n} simulated on a {cfg.n_sim}×{cfg.n_sim} grid, {cfg.train_traj} training and
     {cfg.test_traj} test trajectories, base operators trained {cfg.base_epochs} epochs, refiners (U-Net base
     {cfg.unet_base}, depth {cfg.unet_depth}) trained {cfg.irno_epochs} epochs with K = {cfg.K} unrolled steps of

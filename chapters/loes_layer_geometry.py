@@ -11,8 +11,8 @@ def _():
 
     from icmlbook.papers import loes_layer_geometry as lg
     from icmlbook.papers.loes_layer_geometry import plots
-    from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
-    return (ClaimsLedger, lg, mo, np, pick_device, plots, seed_everything, show_plotly, start_run)
+    from icmlbook.runtime import ClaimsLedger, open_chapter, pick_device, show_plotly
+    return ClaimsLedger, lg, mo, np, open_chapter, pick_device, plots, show_plotly
 
 
 @app.cell
@@ -77,10 +77,9 @@ def parameters():
 
 
 @app.cell
-def _(backbone_path, device, georeg_weight, k, lg, pick_device, profile, seed, seed_everything, start_run):
-    run = start_run("loes_layer_geometry", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = lg.config_for(run.profile, k=k, georeg_weight=georeg_weight, backbone_path=backbone_path)
+def _(backbone_path, device, georeg_weight, k, open_chapter, pick_device, profile, seed):
+    run, cfg = open_chapter("loes_layer_geometry", profile, seed, k=k, georeg_weight=georeg_weight,
+                            backbone_path=backbone_path)
     torch_device = str(pick_device(device))
     return cfg, run, torch_device
 
@@ -88,7 +87,7 @@ def _(backbone_path, device, georeg_weight, k, lg, pick_device, profile, seed, s
 @app.cell
 def _(cfg, mo, run, torch_device):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: k = {cfg.k} layers,
+    {run.computed_with()}: k = {cfg.k} layers,
     α = {cfg.alpha}, γ = {cfg.gamma}, η = {cfg.eta}, ridge λ = {cfg.lam:g}; heads with a width budget of
     {cfg.fused_width} units, {cfg.epochs} epochs, {cfg.n_seeds} seeds per task; Banking77 with
     {cfg.banking_train_per_class or "all"} training and {cfg.banking_test_per_class or "all"} test queries per intent;

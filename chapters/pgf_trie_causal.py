@@ -9,17 +9,16 @@ def _():
     import marimo as mo
     import numpy as np
 
-    from icmlbook.papers.pgf_trie_causal import (LearnerConfig, PoissonBranchingSCM, causal_learn_available, config_for,
+    from icmlbook.papers.pgf_trie_causal import (LearnerConfig, PoissonBranchingSCM, causal_learn_available,
                                           identifiability_table, learn_lc_pbscm, pc_baseline, random_lc_pbscm,
                                           score_graph)
     from icmlbook.papers.pgf_trie_causal import claims as cl
     from icmlbook.papers.pgf_trie_causal import experiments as ex
     from icmlbook.papers.pgf_trie_causal import plots
     from icmlbook.papers.pgf_trie_causal.pgf import log_pgf_latex
-    from icmlbook.runtime import ClaimsLedger, start_run
-    return (ClaimsLedger, LearnerConfig, PoissonBranchingSCM, causal_learn_available, cl, config_for,
-            ex, identifiability_table, learn_lc_pbscm, log_pgf_latex, mo, np, pc_baseline, plots, random_lc_pbscm,
-            score_graph, start_run)
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return (ClaimsLedger, LearnerConfig, PoissonBranchingSCM, causal_learn_available, cl, ex, identifiability_table,
+            learn_lc_pbscm, log_pgf_latex, mo, np, open_chapter, pc_baseline, plots, random_lc_pbscm, score_graph)
 
 
 @app.cell
@@ -95,10 +94,21 @@ def parameters():
 
 
 @app.cell
-def _(config_for, e2e_latents, level, profile, seed, start_run):
-    run = start_run("pgf_trie_causal", profile=profile, seed=seed)
-    cfg = config_for(run.profile, e2e_latents=e2e_latents, level=level)
+def _(e2e_latents, level, open_chapter, profile, seed):
+    run, cfg = open_chapter("pgf_trie_causal", profile, seed, e2e_latents=e2e_latents, level=level)
     return cfg, run
+
+
+@app.cell
+def _(cfg, mo, run):
+    mo.md(f"""
+    {run.computed_with()}: the closed-form PGF checked on {cfg.pgf_graphs} graphs of {cfg.pgf_nodes}
+    observed nodes with {cfg.pgf_samples:,} samples each; the trie on {cfg.trie_graphs} random structures;
+    end-to-end recovery on {cfg.e2e_seeds} graphs of {cfg.e2e_nodes} observed nodes with {cfg.e2e_latents}
+    latent(s) and N = {cfg.e2e_n:,} samples, tests at level {cfg.level:g}; sample sizes
+    {", ".join(f"{_n:,}" for _n in cfg.sweep_ns)} for the trend.
+    """)
+    return
 
 
 @app.cell

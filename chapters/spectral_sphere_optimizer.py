@@ -11,9 +11,9 @@ def _():
     import torch
 
     from icmlbook.papers import spectral_sphere_optimizer as sso
-    from icmlbook.runtime import ClaimsLedger, pick_device, seed_everything, show_plotly, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter, pick_device, show_plotly
     from icmlbook.papers.spectral_sphere_optimizer import claims, experiments as ex, plots
-    return ClaimsLedger, claims, ex, mo, np, pick_device, plots, seed_everything, show_plotly, sso, start_run, torch
+    return ClaimsLedger, claims, ex, mo, np, open_chapter, pick_device, plots, show_plotly, sso, torch
 
 
 @app.cell
@@ -67,10 +67,8 @@ def parameters():
 
 
 @app.cell
-def _(pick_device, profile, seed, seed_everything, sso, start_run):
-    run = start_run("spectral_sphere_optimizer", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = sso.config_for(run.profile)
+def _(open_chapter, pick_device, profile, seed):
+    run, cfg = open_chapter("spectral_sphere_optimizer", profile, seed)
     device = str(pick_device("auto"))
     return cfg, device, run
 
@@ -78,7 +76,7 @@ def _(pick_device, profile, seed, seed_everything, sso, start_run):
 @app.cell
 def _(cfg, device, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}**, seed **{run.seed}**, on `{device}`: tiny GPTs
+    {run.computed_with()}, on `{device}`: tiny GPTs
     of widths {", ".join(map(str, cfg.widths))} with {cfg.n_layer} layers and heads of dimension {cfg.d_head},
     {cfg.steps} updates of {cfg.batch} sequences of {cfg.seq_len} bytes, learning-rate grids AdamW
     {cfg.lrs("adamw")}, Muon {cfg.lrs("muon")}, MuonSphere {cfg.lrs("muonsphere")}, SSO {cfg.lrs("sso")},

@@ -12,8 +12,8 @@ def _():
 
     from icmlbook.papers import ts_pairwise_ranking as tr
     from icmlbook.papers.ts_pairwise_ranking import claims, plots
-    from icmlbook.runtime import ClaimsLedger, seed_everything, show_plotly, start_run
-    return (ClaimsLedger, claims, mo, np, plots, seed_everything, show_plotly, start_run, torch, tr)
+    from icmlbook.runtime import ClaimsLedger, open_chapter, show_plotly
+    return ClaimsLedger, claims, mo, np, open_chapter, plots, show_plotly, torch, tr
 
 
 @app.cell
@@ -74,17 +74,15 @@ def parameters():
 
 
 @app.cell
-def _(profile, seed, seed_everything, start_run, tr):
-    run = start_run("ts_pairwise_ranking", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = tr.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("ts_pairwise_ranking", profile, seed)
     return cfg, run
 
 
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {cfg.n_items} compared
+    {run.computed_with()}: {cfg.n_items} compared
     series and {cfg.n_test} held-out series of length {cfg.length}, {cfg.comparisons_per_item} comparisons
     per series, flip probabilities {", ".join(f"{p:g}" for p in cfg.flips)}, {cfg.n_seeds} data sets per
     setting ({cfg.budget_seeds} in the budget study of claims 3 and 7), {cfg.steps} Adam steps per fit; soft-min temperature γ = {cfg.gamma:g}, TWED ν = {cfg.nu:g},

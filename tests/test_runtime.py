@@ -976,3 +976,51 @@ def test_mean_t_bound_refuses_bad_arguments_and_is_uninformative_below_two_value
             mean_t_bound([1.0, 2.0], level=level)
     with pytest.raises(ValueError, match="no numbers"):
         mean_t_bound([])
+
+
+# -- the chapter preamble ---------------------------------------------------------------------------
+def test_open_chapter_starts_the_run_and_builds_the_chapters_config():
+    from icmlbook.papers import grokking as gk
+    from icmlbook.papers import loes_layer_geometry as lg
+    from icmlbook.runtime import Run, open_chapter
+
+    run, cfg = open_chapter("grokking", "smoke", 3)
+    assert isinstance(run, Run) and (run.chapter, run.profile, run.seed) == ("grokking", "smoke", 3)
+    assert cfg == gk.config_for("smoke") and cfg != gk.config_for("default")
+    assert run.computed_with() == "This page was computed with profile **smoke** and seed **3**"
+    # knobs go to the chapter's config_for, validated there
+    _, cfg = open_chapter("loes_layer_geometry", "default", 0, k=2, georeg_weight=0.3)
+    assert cfg == lg.config_for("default", k=2, georeg_weight=0.3) and (cfg.k, cfg.georeg_weight) == (2, 0.3)
+
+
+def test_open_chapter_names_what_is_wrong():
+    from icmlbook.runtime import open_chapter
+
+    with pytest.raises(ValueError, match=r"chapter='no_such_paper' is not a paper package.*allowed values: .*grokking"):
+        open_chapter("no_such_paper", "smoke", 0)
+    with pytest.raises(ValueError, match=r"profile='huge' is not a profile; allowed values: smoke, default, full"):
+        open_chapter("grokking", "huge", 0)
+    with pytest.raises(ValueError, match=r"seed=-1"):
+        open_chapter("grokking", "smoke", -1)
+    with pytest.raises(ConfigError, match=r"unknown parameter\(s\) \['bogus'\] for GrokkingConfig"):
+        open_chapter("grokking", "smoke", 0, bogus=1)
+    with pytest.raises(ValueError, match=r"^n=1 is not allowed"):
+        open_chapter("grokking", "smoke", 0, n=1)
+
+
+def test_open_chapter_seeds_everything_from_the_runs_seed():
+    import random
+
+    import torch
+
+    from icmlbook.runtime import open_chapter
+
+    def draws(seed):
+        open_chapter("ftrl_preference_graphs", "smoke", seed)
+        return random.random(), np.random.rand(3), torch.randn(3)
+
+    a, b, c = draws(11), draws(11), draws(12)
+    assert a[0] == b[0] and np.array_equal(a[1], b[1]) and torch.equal(a[2], b[2])
+    assert a[0] != c[0] and not np.array_equal(a[1], c[1]) and not torch.equal(a[2], c[2])
+    seed_everything(11)  # the same state as seed_everything with the run's seed, nothing else drawn before
+    assert random.random() == a[0]

@@ -5,6 +5,7 @@ from .cache import cached, cached_many, cache_key, CorruptEntry
 from .claims import (INCONCLUSIVE, INCONCLUSIVE_KINDS, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, VERDICTS, Claim,
                      ClaimCheck, ClaimRule, ClaimsLedger, abstract_sentence, claim_case, claim_rule, claim_sentence,
                      claims_table_html, not_testable, verdict_from)
+from .chapter import open_chapter
 from .context import in_jupyter, in_marimo, under_executor
 from .device import cpu_threads, default_dtype, describe_device, pick_device
 from .display import show_plotly
@@ -24,6 +25,6 @@ __all__ = [
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
-    "progress", "heartbeat", "Run", "start_run", "rng",
+    "progress", "heartbeat", "Run", "start_run", "open_chapter", "rng",
     "seed_everything", "decide_interval", "mean_t_bound", "mean_t_interval", "ols_slope_interval", "effect_bound", "PALETTE", "apply_style", "new_figure",
 ]

@@ -1,7 +1,8 @@
 """Run records: what produced a chapter's numbers (profile, seed, device, time, memory, versions,
-commit, claims). A chapter opens a run at its top and closes it at its end:
+commit, claims). A chapter opens a run at its top (through :func:`icmlbook.runtime.open_chapter`, which also
+seeds and builds the config) and closes it at its end:
 
-    run = start_run("grokking", profile=profile, seed=seed)
+    run, cfg = open_chapter("grokking", profile, seed)
     ...
     grid = run.cached("grokking-eta-lam-grid", gk.eta_lam_grid, cfg, run.seed)   # an expensive artefact
     run.finish(ledger)          # writes the record when the book's executor runs the chapter
@@ -126,6 +127,12 @@ class Run:
         """
         return _cached_many(jobs, workers=workers, config={"seed": self.seed}, profile=self.profile,
                             chapter=self.chapter)
+
+    def computed_with(self) -> str:
+        """The start of the sentence every chapter page states its run with (markdown): "This page was computed
+        with profile **smoke** and seed **0**"; the chapter appends its own sizes
+        (``mo.md(f"{run.computed_with()}: {cfg.n} samples ...")``)."""
+        return f"This page was computed with profile **{self.profile}** and seed **{self.seed}**"
 
     def finish(self, ledger: ClaimsLedger | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Close the run; write the record to ``$ICMLBOOK_RECORD`` when the executor asked for one."""
