@@ -32,8 +32,9 @@ from .seeding import seed_everything
 
 def paper_slugs() -> list[str]:
     """The paper packages under ``icmlbook.papers``, sorted."""
-    from .. import papers
-
+    # by name, not an import statement: the artefact cache keys a package over the book packages it imports,
+    # and the runtime's key has no business with the papers' namespace
+    papers = importlib.import_module("icmlbook.papers")
     return sorted(m.name for m in pkgutil.iter_modules(papers.__path__) if m.ispkg)
 
 
