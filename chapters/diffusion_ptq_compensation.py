@@ -36,6 +36,12 @@ def _(mo):
 
 
 @app.cell
+def findings(ledger, run):
+    run.findings(ledger)
+    return
+
+
+@app.cell
 def _(mo):
     mo.md(r"""
     ## The paper at a glance

@@ -1,5 +1,6 @@
 """The chapters' sources, read as text (no execution): every notebook opens its run through the one preamble
-(``open_chapter``) and states its run with ``run.computed_with()``."""
+(``open_chapter``), states its run with ``run.computed_with()`` and shows what the run found (its cell named
+``findings``) right after its title."""
 
 from __future__ import annotations
 
@@ -53,6 +54,17 @@ def problems(path: Path) -> list[str]:
         found.append("has no single cell named 'parameters' (papermill's)")
     if "computed_with" not in called(ast.Module(body=body, type_ignores=[])):
         found.append("never states its run with run.computed_with()")
+    titles = [i for i, c in enumerate(body) if any(isinstance(s, ast.Constant) and isinstance(s.value, str)
+                                                     and s.value.lstrip().startswith("# ") for s in ast.walk(c))]
+    names = [c.name for c in body]
+    if "findings" not in names:
+        found.append("has no cell named 'findings' (what the run found, at the top)")
+    elif not titles or names.index("findings") != titles[0] + 1:
+        found.append("its 'findings' cell is not the cell right after the title")
+    else:
+        cell = body[names.index("findings")]
+        if "findings" not in called(cell) or {a.arg for a in cell.args.args} != {"ledger", "run"}:
+            found.append("its 'findings' cell does not show run.findings(ledger)")
     return found
 
 
@@ -66,7 +78,7 @@ def test_chapter_opens_with_the_one_preamble(path):
 
 
 def test_the_source_check_can_fail(tmp_path):
-    """A notebook that builds its run by hand, and states no run is caught."""
+    """A notebook that builds its run by hand, states no run and has no findings cell is caught."""
     bad = tmp_path / "grokking.py"
     bad.write_text('''import marimo
 app = marimo.App()
@@ -97,4 +109,8 @@ def _(gk, profile, seed, seed_everything, start_run):
     found = problems(bad)
     assert any("start_run" in p for p in found) and any("seed_everything" in p for p in found)
     assert any("gk.config_for(run.profile)" in p for p in found) and any("open_chapter 0 times" in p for p in found)
-    assert any("computed_with" in p for p in found)
+    assert any("computed_with" in p for p in found) and any("no cell named 'findings'" in p for p in found)
+    good = ROOT / "chapters" / "grokking.py"
+    moved = good.read_text().replace("def findings(ledger, run):", "def _(ledger, run):")
+    (tmp_path / "grokking.py").write_text(moved)
+    assert any("findings" in p for p in problems(tmp_path / "grokking.py"))

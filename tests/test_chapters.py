@@ -40,10 +40,12 @@ def test_chapter_executes_in_smoke(smoke_book, slug):
     assert not re.search(r"\d+%\|", streams), streams[:500]
     # nor warnings (a missing glyph, a library's import-time complaint): the reader sees them as clutter
     assert not re.search(r"\w+Warning:", streams), streams[:500]
-    # the chapter's prose is markdown, with one title
-    titles = [c for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")]
+    # the chapter's prose is markdown, with one title, and what the run found right under it
+    titles = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")]
     assert len(titles) == 1
-    # claims: present, each verdict one of the three, computed (the record holds what the kernel decided)
+    assert nb.cells[titles[0] + 1].metadata.get("icmlbook") == "findings-box"
+    assert 'class="findings-box"' in nb.cells[titles[0] + 1].source
+    # claims: present, each verdict one of VERDICTS, computed (the record holds what the kernel decided)
     claims = rec["claims"]
     assert len(claims) >= 3
     assert {c["verdict"] for c in claims} <= set(VERDICTS)
@@ -80,6 +82,11 @@ def test_chapter_runs_under_marimo_with_the_same_claims(marimo_runs, smoke_book,
     # citations read live as on the site (author-year), none left raw in an output
     raw = [m.group(0) for o in marimo_outputs(text) for m in RAW_CITATION.finditer(o)]
     assert raw == [], f"citations shown raw in the live notebook: {raw[:5]}"
+    # what the run found is the first output after the title (the cell named findings, drawn once the ledger exists)
+    outputs = marimo_outputs(text)
+    boxes = [i for i, o in enumerate(outputs) if 'class="findings-box"' in o]
+    title = next((i for i, o in enumerate(outputs) if re.search(r"<h1\b", o)), None)
+    assert len(boxes) == 1 and title is not None and boxes[0] == title + 1, (boxes, title)
     assert run["record"] is not None, "the marimo run never called run.finish(): no run record"
     assert run["record"]["profile"] == "smoke" and run["record"]["seed"] == 0
     assert_same_claims(smoke_book["records"][slug], run["record"])

@@ -19,6 +19,7 @@ from icmlbook.pipeline.execute import execute_one, input_key
 from icmlbook.pipeline.export import citations_to_myst, is_import_only, marimo_to_ipynb, prepare_notebook
 from icmlbook.pipeline.postprocess import postprocess_notebook, staticize_html
 from icmlbook.pipeline.site import build_report_markdown, planned_slugs, scoreboard_markdown, write_toc
+from icmlbook.runtime.claims import VERDICTS
 from icmlbook.runtime.context import EXECUTOR_ENV, RECORD_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,9 @@ def test_export_pass(exported):
     assert imports and "remove-cell" in imports[0].metadata.tags
     glue = [c for c in nb.cells if c.cell_type == "code" and "start_run(" in c.source]
     assert "hide-input" in glue[0].metadata.tags
+    # the live findings cell runs after the ledger (topological order): off the page, whose box the record gives
+    live_box = [c for c in nb.cells if c.metadata.get("marimo", {}).get("name") == "findings"]
+    assert len(live_box) == 1 and "remove-cell" in live_box[0].metadata.tags
 
 
 def test_export_requires_parameters_and_title():
@@ -129,6 +133,30 @@ def test_execution_injects_parameters_and_writes_record(exported, tmp_path, monk
     assert "claims-table" in htmls and "provenance-box" in htmls
     rec = json.loads(record.read_text())
     assert rec["profile"] == "smoke" and rec["seed"] == 5 and rec["claims"][0]["id"] == "T1"
+    # what the run found, from the record, right under the title (the verdicts are computed at the end)
+    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# A tiny"))
+    assert nb.cells[title + 1].metadata.get("icmlbook") == "findings-box"
+    assert [c.metadata.get("icmlbook") for c in nb.cells].count("findings-box") == 1
+    box = nb.cells[title + 1].source
+    assert '<div class="findings-box"' in box and "\n" not in box and "<b>1</b> reproduced" in box
+    assert "profile smoke, seed 5" in box and rec["abstract"] == []
+
+
+def test_findings_box_goes_under_the_title_once():
+    from icmlbook.pipeline.postprocess import insert_findings
+
+    record = {"chapter": "grokking", "profile": "smoke", "seed": 0, "abstract": [{"sentence": "s", "ids": ["C1"]}],
+              "claims": [{"id": "C1", "statement": "s", "rule": "r", "measured": "0.5", "verdict": VERDICTS[1]}]}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x"), nbformat.v4.new_markdown_cell("# Title\n\ntext"),
+                                         nbformat.v4.new_markdown_cell("live box")])
+    nb = postprocess_notebook(nb, record)
+    assert [c.metadata.get("icmlbook") for c in nb.cells] == [None, None, "findings-box", None]
+    assert 'href="#claim-grokking-C1"' in nb.cells[2].source and "0.5" in nb.cells[2].source
+    nb = insert_findings(nb, dict(record, seed=1))               # executed again: replaced, never doubled
+    assert [c.metadata.get("icmlbook") for c in nb.cells].count("findings-box") == 1
+    assert "seed 1" in nb.cells[2].source
+    with pytest.raises(ValueError, match="Title"):
+        insert_findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("no title")]), record)
 
 
 def test_failing_chapter_reports_error_and_cell(tmp_path, monkeypatch):
@@ -168,8 +196,23 @@ def test_generated_pages(tmp_path):
                             "commit": "abc", "versions": {"numpy": "2"},
                             "claims": [{"id": "C1", "statement": "s", "rule": "r", "measured": "m",
                                         "verdict": "not reproduced", "paper_value": None, "reason": "why"}]}}
+    records["ftrl_preference_graphs"] = dict(records["grokking"], chapter="ftrl_preference_graphs", claims=[
+        dict(records["grokking"]["claims"][0], verdict=v, id=f"F{i}") for i, v in enumerate(VERDICTS)])
+    records["ftrl_preference_graphs"]["claims"][0]["reconstruction"] = True
     board = scoreboard_markdown(records)
-    assert "| [grokking](chapters/grokking) | smoke | 0 | 1 | 0 |" in board and "claims-table" in board
+    assert "| [grokking](chapters/grokking) | smoke | " + " | ".join(
+        "1" if v == "not reproduced" else "0" for v in VERDICTS) + " |" in board
+    # every claim, grouped by chapter: a section each, the table in a block whose heading holds the counts
+    assert board.index("### To Grok Grokking") < board.index("### Preference graphs")
+    blocks = re.findall(r'^<details class="scoreboard-chapter" data-chapter="(\w+)"><summary>(.*?)</summary>(.*?)</details>$',
+                        board, flags=re.M)
+    assert [b[0] for b in blocks] == ["grokking", "ftrl_preference_graphs"]
+    for slug, summary, table in blocks:
+        counts = dict((v, int(n)) for n, v in re.findall(r"<b>(\d+)</b> ([a-z ]+?)</span>", summary))
+        claims = records[slug]["claims"]
+        assert counts == {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+        assert table.count("<tr id=") == len(claims) and f'id="claim-{slug}-{claims[0]["id"]}"' in table
+    assert "1 about our reconstruction" in blocks[1][1] and "reconstruction" not in blocks[0][1]
     report = build_report_markdown(records)
     assert "| grokking | ok | smoke, 0 |" in report and "| 12.5 s | 300 MiB | cpu (2 threads) |" in report
     toc = tmp_path / "_toc.yml"

@@ -580,7 +580,7 @@ def test_verdicts_are_computed():
     assert ledger.counts() == {"reproduced": 1, "not reproduced": 1, "inconclusive at this scale": 0,
                                "not testable at this profile": 1}
     html = ledger._repr_html_()
-    assert html.count("<tr>") == 4 and "claims-table" in html
+    assert html.count("<tr") == 4 and html.count('<tr id="claim-demo-') == 3 and "claims-table" in html
     assert json.loads(ledger.to_json())["claims"][1]["verdict"] == "not reproduced"
     assert ledger.to_markdown().count("\n") == 4
     timed = ledger.add("D", statement="s", rule="t < 1 s", measured="0.3 s", passed=True, timed=True)
@@ -1024,3 +1024,63 @@ def test_open_chapter_seeds_everything_from_the_runs_seed():
     assert a[0] != c[0] and not np.array_equal(a[1], c[1]) and not torch.equal(a[2], c[2])
     seed_everything(11)  # the same state as seed_everything with the run's seed, nothing else drawn before
     assert random.random() == a[0]
+
+
+# -- what the run found, at the top of the page ------------------------------------------------------
+def _rows_with_every_verdict() -> list[dict]:
+    """Row i+1..: verdict VERDICTS[k] on k+1 rows (so every count differs), ids R0, R1, ..."""
+    from icmlbook.runtime.claims import VERDICTS
+
+    verdicts = [v for k, v in enumerate(VERDICTS) for _ in range(k + 1)]
+    return [{"id": f"R{i}", "statement": "s", "rule": "r", "measured": f"value {i}", "verdict": v}
+            for i, v in enumerate(verdicts)]
+
+
+def test_findings_box_counts_each_verdict_apart_and_links_the_abstracts_rows():
+    from icmlbook.runtime.claims import VERDICTS, claims_table_html
+    from icmlbook.runtime.findings import findings_html
+
+    rows = _rows_with_every_verdict()
+    rows[2]["reconstruction"] = True
+    rows[3]["measured"] = "<b>" + "long " * 100
+    rows[0].update(measured="—", reason="needs the 1.7B model")      # nothing measured: the reason is shown
+    box = findings_html("demo_box", rows, abstract=[("We show X.", ("R2", "R3")), ("And Y.", ("R0", "R_gone"))],
+                        profile="smoke", seed=4)
+    for k, verdict in enumerate(VERDICTS):
+        assert re.search(rf'data-verdict="{verdict}"[^>]*><b>{k + 1}</b> {verdict}</span>', box), verdict
+    # one line per row covering the abstract, in ledger order, linked to the row's anchor; no other row
+    lines = re.findall(r'<li class="findings-claim"[^>]*><a href="#([^"]+)"><b>(\w+)</b></a>', box)
+    assert lines == [("claim-demo_box-R0", "R0"), ("claim-demo_box-R2", "R2"), ("claim-demo_box-R3", "R3")]
+    assert "R1" not in re.sub(r"R_gone", "", box.split("findings-abstract")[1])
+    assert "R_gone" in box and "not in this run's ledger" in box       # named by the abstract, missing: said so
+    assert box.count('class="findings-reconstruction"') == 1    # the flag, on R2's line only
+    assert "&lt;b&gt;long" in box and "<b>long" not in box and " …" in box  # escaped, shortened
+    assert "<i>needs the 1.7B model</i>" in box and "—" not in box
+    assert "profile smoke, seed 4" in box and f"{len(rows)} claims" in box
+    # the anchors exist in the ledger's table
+    table = claims_table_html(rows, chapter="demo_box")
+    for anchor, _ in lines:
+        assert f'<tr id="{anchor}">' in table
+    assert 'id="ledger-demo_box"' in table and 'href="#ledger-demo_box"' in box
+
+
+def test_run_findings_and_record_carry_the_abstract(tmp_path, monkeypatch):
+    from icmlbook.runtime.claims import abstract_sentence
+    from icmlbook.runtime.findings import findings_from_record
+
+    abstract_sentence("Demo result one.", "A", chapter="demo_rec")
+    target = tmp_path / "rec.json"
+    monkeypatch.setenv(RECORD_ENV, str(target))
+    run = start_run("demo_rec", profile="smoke", seed=2)
+    ledger = ClaimsLedger("demo_rec", "smoke")
+    ledger.add("A", statement="s", rule="r", measured="1.5", passed=False)
+    ledger.add("B", statement="s", rule="r", measured="2", passed=True)
+    live = run.findings(ledger)._repr_html_()
+    assert 'href="#claim-demo_rec-A"' in live and 'href="#claim-demo_rec-B"' not in live
+    assert 'id="claim-demo_rec-A"' in ledger._repr_html_()
+    run.finish(ledger)
+    rec = json.loads(target.read_text())
+    assert rec["abstract"] == [{"sentence": "Demo result one.", "ids": ["A"]}]
+    assert findings_from_record(rec) == live                          # the site's box is the live one
+    with pytest.raises(ValueError, match="ledger"):
+        run.findings(ClaimsLedger("other", "smoke"))

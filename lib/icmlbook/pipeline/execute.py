@@ -392,7 +392,10 @@ def execute_one(notebook: Path, executed: Path, profile: str, seed: int, error_f
         print(f"chapter failed: {err}", file=sys.stderr)
         return 1
     nb = nbformat.read(executed, as_version=4)
-    nb = postprocess_notebook(nb)
+    # the chapter's run record (written by run.finish at its end) gives the findings box under the title
+    record_file = os.environ.get(RECORD_ENV)
+    record = json.loads(Path(record_file).read_text()) if record_file and Path(record_file).exists() else None
+    nb = postprocess_notebook(nb, record)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     nbformat.write(nb, executed)

@@ -9,6 +9,8 @@ cell). Our pass over the cells then:
 - tags the cell named ``parameters`` for papermill (it stays visible: it is the chapter's knob panel);
 - rewrites ``[@key]`` citations in prose cells as MyST ``{cite}`` roles for the bibliography;
 - inserts, after the title cell, a box with the command that opens the chapter live;
+- removes from the page the cell named ``findings`` (the live notebook's box of verdicts: the site's comes from
+  the run record, see :mod:`icmlbook.pipeline.postprocess`);
 - hides the input of code cells (a "show code" toggle on the site) and removes import-only cells.
 """
 
@@ -25,6 +27,8 @@ import nbformat
 
 from . import paths
 
+#: the name of the chapter's cell that shows what the run found (live in marimo, right after the title)
+FINDINGS_CELL = "findings"
 SETUP_SOURCE = "%matplotlib inline\nfrom icmlbook.pipeline.kernel import setup_kernel\nsetup_kernel()"
 
 _CITE = re.compile(r"\[(@[\w:.\-]+(?:\s*;\s*@[\w:.\-]+)*)\]")
@@ -119,6 +123,10 @@ def prepare_notebook(nb: nbformat.NotebookNode, slug: str) -> nbformat.NotebookN
         if name == "parameters":
             add_tags(cell, "parameters")
             n_params += 1
+        elif name == FINDINGS_CELL:
+            # the live notebook's box of verdicts; on the site the post-processing puts the same box, from the
+            # run record, under the title (this cell runs after the ledger, at the end of the executed notebook)
+            add_tags(cell, "remove-cell")
         elif is_import_only(cell.source):
             add_tags(cell, "remove-cell")
         else:

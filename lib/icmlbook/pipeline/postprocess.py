@@ -15,6 +15,9 @@
 - a glue cell with no output is removed from the page (it stays in the downloadable notebook);
 - the cell papermill injects with the parameters is removed from the page (the provenance box
   states the profile and seed).
+- what the run found (:mod:`icmlbook.runtime.findings`: the verdict counts and the rows answering the abstract,
+  linked to the ledger's rows) is inserted right after the title, from the run record the chapter wrote at its
+  end: the verdicts are computed last, the reader sees them first.
 """
 
 from __future__ import annotations
@@ -130,7 +133,31 @@ def staticize_callouts(text: str) -> tuple[str, int]:
     return _CALLOUT.subn(_static_callout, text)
 
 
-def postprocess_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+FINDINGS_MARK = "findings-box"
+
+
+def insert_findings(nb: nbformat.NotebookNode, record: dict) -> nbformat.NotebookNode:
+    """Put the findings box of ``record`` (a run record: chapter, profile, seed, claims, abstract) in a markdown
+    cell right after the title cell, replacing one inserted before."""
+    from ..runtime.findings import findings_from_record
+
+    nb.cells = [c for c in nb.cells if c.metadata.get("icmlbook") != FINDINGS_MARK]
+    title = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+                  and re.search(r"^#\s+\S", c.source, flags=re.M)), None)
+    if title is None:
+        raise ValueError("the notebook has no '# Title' markdown cell to put the findings box under")
+    # one line of raw HTML: a markdown parser passes an HTML block through up to the first blank line
+    box = nbformat.v4.new_markdown_cell(findings_from_record(record).replace("\n", " "))
+    box.metadata["icmlbook"] = FINDINGS_MARK
+    box["id"] = "findings-box"
+    nb.cells.insert(title + 1, box)
+    return nb
+
+
+def postprocess_notebook(nb: nbformat.NotebookNode, record: dict | None = None) -> nbformat.NotebookNode:
+    """Our pass (the module docstring); with the chapter's run ``record``, the findings box under the title."""
+    if record is not None:
+        insert_findings(nb, record)
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

@@ -85,24 +85,55 @@ def write_toc(executed: list[str], plan: dict | None = None, path: Path | None =
 WIDE_PAGE = "---\nhtml_theme.sidebar_secondary.remove: true\n---\n"
 
 
+def chapter_titles(plan: dict | None = None) -> dict[str, str]:
+    """Each planned chapter's title (book/book.yml)."""
+    return {c["slug"]: c.get("title", c["slug"]) for part in (plan or load_plan())["parts"] for c in part["chapters"]}
+
+
+def _counts_html(counts: dict[str, int]) -> str:
+    from ..runtime.claims import _VERDICT_STYLE
+
+    return " ".join(f'<span class="scoreboard-count" data-verdict="{html.escape(v)}" style="display:inline-block;'
+                    f'padding:0 6px;margin:0 2px;border-radius:8px;{_VERDICT_STYLE.get(v, "background:#ececec")}'
+                    f'{"" if n else ";opacity:0.55"}"><b>{n}</b> {html.escape(v)}</span>' for v, n in counts.items())
+
+
 def scoreboard_markdown(records: dict[str, dict], plan: dict | None = None) -> str:
+    """The scoreboard: a summary table (the four verdicts counted apart per chapter), then every claim grouped
+    by chapter, one section each, its table in a collapsible block whose heading holds the chapter's counts."""
+    from ..runtime.findings import verdict_counts
+
     plan = plan or load_plan()
+    titles = chapter_titles(plan)
     lines = [WIDE_PAGE, "# Scoreboard", "",
              "Every claim of every chapter, as decided by the last execution of the chapter. This page is "
              "generated from the run records; nothing on it is written by hand.", ""]
     summary = ["| chapter | profile | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
-    rows = []
+    groups = []
     for slug in planned_slugs(plan):
         rec = records.get(slug)
         if rec is None:
             continue
         claims = [dict(c, chapter=slug) for c in rec.get("claims", [])]
-        counts = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
-        summary.append(f"| [{slug}](chapters/{slug}) | {rec.get('profile', '?')} | " + " | ".join(map(str, counts)) + " |")
-        rows.extend(claims)
-    if not rows:
+        counts = verdict_counts(claims)
+        summary.append(f"| [{slug}](chapters/{slug}) | {rec.get('profile', '?')} | "
+                       + " | ".join(str(counts[v]) for v in VERDICTS) + " |")
+        if not claims:
+            continue
+        recon = sum(bool(c.get("reconstruction")) for c in claims)
+        recon_note = (f' <span class="scoreboard-reconstruction" style="color:#7b4f12">({recon} about our '
+                      f'reconstruction)</span>' if recon else "")
+        table = claims_table_html(claims, chapter=slug)
+        # one line of raw HTML (a blank line would end the markdown parser's HTML block)
+        block = (f'<details class="scoreboard-chapter" data-chapter="{html.escape(slug)}"><summary>'
+                 f'<b>{len(claims)} claim{"" if len(claims) == 1 else "s"}</b>, profile {html.escape(str(rec.get("profile", "?")))}: '
+                 f'{_counts_html(counts)}{recon_note} (<a href="chapters/{html.escape(slug)}.html">the chapter</a>)'
+                 f'</summary>{table}</details>')
+        groups += [f"### {titles.get(slug, slug)}", "", block, ""]
+    if not groups:
         return "\n".join(lines + ["No chapter has been executed yet."])
-    return "\n".join(lines + summary + ["", "## All claims", "", claims_table_html(rows, chapter_column=True), ""])
+    return "\n".join(lines + summary + ["", "## All claims, by chapter", "",
+                                        "Open a chapter's block for its claims table.", ""] + groups)
 
 
 def source_state(slug: str, rec: dict) -> str:

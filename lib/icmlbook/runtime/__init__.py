@@ -9,6 +9,7 @@ from .chapter import open_chapter
 from .context import in_jupyter, in_marimo, under_executor
 from .device import cpu_threads, default_dtype, describe_device, pick_device
 from .display import show_plotly
+from .findings import Findings, findings_html
 from .profiles import (PROFILES, ConfigError, Float, Grid, Int, IntAtLeast, IntGrid, NonNegativeFloat, NonNegativeInt,
                        OneOf, PositiveFloat, PositiveInt, Probability, ProfileConfig, TupleOf, check_profile,
                        check_seed, profile_config)
@@ -25,6 +26,6 @@ __all__ = [
     "pick_device", "show_plotly", "PROFILES", "ProfileConfig", "check_profile", "check_seed", "ConfigError",
     "Float", "Grid", "Int", "IntAtLeast", "IntGrid", "NonNegativeFloat", "NonNegativeInt", "OneOf", "PositiveFloat",
     "PositiveInt", "Probability", "TupleOf", "profile_config",
-    "progress", "heartbeat", "Run", "start_run", "open_chapter", "rng",
+    "progress", "heartbeat", "Run", "start_run", "open_chapter", "Findings", "findings_html", "rng",
     "seed_everything", "decide_interval", "mean_t_bound", "mean_t_interval", "ols_slope_interval", "effect_bound", "PALETTE", "apply_style", "new_figure",
 ]

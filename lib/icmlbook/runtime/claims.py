@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import re
 import sys
 from typing import Any, Callable, Iterator, Literal, get_args
 
@@ -191,7 +192,7 @@ class ClaimsLedger:
 
     def _repr_html_(self) -> str:
         return claims_table_html(self.as_records(), caption=f"Claims ledger: {self.chapter}"
-                                 + (f" (profile {self.profile})" if self.profile else ""))
+                                 + (f" (profile {self.profile})" if self.profile else ""), chapter=self.chapter)
 
 
 _VERDICT_CLASS = {REPRODUCED: "verdict-ok", NOT_REPRODUCED: "verdict-fail", INCONCLUSIVE: "verdict-inconclusive",
@@ -204,11 +205,25 @@ RECONSTRUCTION_MARK = "[our reconstruction]"
 VERDICT_MARK = {REPRODUCED: "✓", NOT_REPRODUCED: "✗", INCONCLUSIVE: "≈", NOT_TESTABLE: "–"}
 
 
-def claims_table_html(records: list[dict], caption: str | None = None, chapter_column: bool = False) -> str:
-    """An HTML table of claim records (used by chapters and by the generated scoreboard)."""
+def claim_anchor(chapter: str, claim_id: str) -> str:
+    """The HTML id of a claim's row in a claims table: ``claim-<chapter>-<id>`` (the findings box links to it)."""
+    return "claim-" + re.sub(r"[^A-Za-z0-9_-]+", "-", f"{chapter}-{claim_id}")
+
+
+def ledger_anchor(chapter: str) -> str:
+    """The HTML id of a chapter's claims table: ``ledger-<chapter>``."""
+    return "ledger-" + re.sub(r"[^A-Za-z0-9_-]+", "-", chapter)
+
+
+def claims_table_html(records: list[dict], caption: str | None = None, chapter_column: bool = False,
+                      chapter: str | None = None) -> str:
+    """An HTML table of claim records (used by chapters and by the generated scoreboard). Each row gets the id
+    :func:`claim_anchor` of its chapter (the record's ``chapter``, else ``chapter``); with ``chapter`` the table
+    gets the id :func:`ledger_anchor`."""
     esc = html.escape
     head = (["chapter"] if chapter_column else []) + ["id", "verdict", "claim", "paper", "ours", "rule"]
-    out = ['<div class="claims-table-wrap" style="overflow-x:auto">'
+    wrap_id = f' id="{ledger_anchor(chapter)}"' if chapter else ""
+    out = [f'<div class="claims-table-wrap"{wrap_id} style="overflow-x:auto">'
            '<table class="claims-table" style="border-collapse:collapse;font-size:0.85em">']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
@@ -230,7 +245,9 @@ def claims_table_html(records: list[dict], caption: str | None = None, chapter_c
                 f'vertical-align:top;min-width:7em;{_VERDICT_STYLE.get(verdict, "")}"><b>{esc(verdict)}</b>{reason}</td>')
         tds += "".join(td.format(esc(str(x))) for x in rest)
         tds += td.format(esc(str(r["rule"])) + rejects)
-        out.append(f"<tr>{tds}</tr>")
+        owner = r.get("chapter") or chapter
+        row_id = f' id="{claim_anchor(owner, r["id"])}"' if owner else ""
+        out.append(f"<tr{row_id}>{tds}</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
 

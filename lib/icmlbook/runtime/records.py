@@ -5,6 +5,7 @@ seeds and builds the config) and closes it at its end:
     run, cfg = open_chapter("grokking", profile, seed)
     ...
     grid = run.cached("grokking-eta-lam-grid", gk.eta_lam_grid, cfg, run.seed)   # an expensive artefact
+    run.findings(ledger)        # the box of verdicts at the top of the page (the cell named `findings`)
     run.finish(ledger)          # writes the record when the book's executor runs the chapter
     run.provenance()            # an HTML box for the page
 
@@ -31,6 +32,7 @@ from .cache import cached_many as _cached_many
 from .claims import ClaimsLedger
 from .context import RECORD_ENV, in_marimo, under_executor
 from .device import describe_device
+from .findings import Findings, record_abstract
 from .profiles import check_profile, check_seed
 
 T = TypeVar("T")
@@ -134,6 +136,14 @@ class Run:
         (``mo.md(f"{run.computed_with()}: {cfg.n} samples ...")``)."""
         return f"This page was computed with profile **{self.profile}** and seed **{self.seed}**"
 
+    def findings(self, ledger: ClaimsLedger) -> "Findings":
+        """What the run found, for the top of the page (:mod:`icmlbook.runtime.findings`): the verdict counts and
+        one line per ledger row covering a sentence of the abstract, each linked to its row. A chapter shows it in
+        its cell named ``findings``, right after the title (marimo runs that cell once the ledger exists)."""
+        if ledger.chapter != self.chapter:
+            raise ValueError(f"the ledger is chapter {ledger.chapter!r}'s, this run is {self.chapter!r}'s")
+        return Findings(self.chapter, ledger.as_records(), profile=self.profile, seed=self.seed)
+
     def finish(self, ledger: ClaimsLedger | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Close the run; write the record to ``$ICMLBOOK_RECORD`` when the executor asked for one."""
         peak_gpu = None
@@ -157,6 +167,8 @@ class Run:
             "commit": git_commit(),
             "platform": f"{platform.system()} {platform.machine()}",
             "claims": ledger.as_records() if ledger is not None else [],
+            # the abstract's result sentences and the rows covering each (the page's findings box)
+            "abstract": record_abstract(self.chapter),
             **(extra or {}),
         }
         target = os.environ.get(RECORD_ENV)
