@@ -108,6 +108,9 @@ def test_postprocess_dedupes_images_and_hides_injected():
         "text/markdown": "value $x=1$", "text/plain": "_md()"})]
     nb = postprocess_notebook(nbformat.v4.new_notebook(cells=[cell, injected, ui, md]))
     assert len(nb.cells[0].outputs) == 1
+    # a figure's cell is tagged for the site check (its page must show the figure); others are not
+    assert "figure-output" in nb.cells[0].metadata.tags
+    assert not any("figure-output" in c.metadata.get("tags", []) for c in nb.cells[1:])
     assert "remove-cell" in nb.cells[1].metadata.tags
     assert "icml-static-control" in nb.cells[2].outputs[0].data["text/html"]
     assert "text/markdown" not in nb.cells[2].outputs[0].data

@@ -1,6 +1,7 @@
-"""The built site, opened in headless Chromium (Debian's package) from a local server: every chapter page
-shows its title in the navigation, its figures loaded, its claims table and provenance box, and no
-request leaves the machine (external requests are recorded and blocked)."""
+"""The built site, opened in headless Chromium (Debian's package) from a local server, every page of it: no
+element only marimo draws, no figure cell without its figure, no error output, no request leaving the machine
+(external requests are recorded and blocked); every chapter page shows its title in the navigation, the findings
+box at its top (linked to the ledger's rows), its figures loaded, its claims table and provenance box."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 
 from icmlbook.pipeline.site import load_plan
 from tests.conftest import chapters_under_test
-from tests.sitecheck import chromium_path, inspect_pages
+from icmlbook.runtime.findings import abstract_coverage
+from tests.sitecheck import chromium_path, inspect_pages, page_problems, site_pages
 
 pytestmark = pytest.mark.slow
 
@@ -18,10 +20,19 @@ def pages(smoke_book):
     if chromium_path() is None:
         pytest.fail("chromium is not installed: `make browser` installs Debian's package")
     site = smoke_book["site"]
-    names = ["intro.html", "scoreboard.html", "build-report.html", "bibliography.html"]
-    names += [f"parts/{p['slug']}.html" for p in load_plan()["parts"]]
-    names += [f"chapters/{s}.html" for s in chapters_under_test()]
+    names = site_pages(site)
+    expected = ["intro.html", "scoreboard.html", "build-report.html", "bibliography.html"]
+    expected += [f"parts/{p['slug']}.html" for p in load_plan()["parts"]]
+    expected += [f"chapters/{s}.html" for s in chapters_under_test()]
+    assert set(expected) <= set(names), set(expected) - set(names)
     return inspect_pages(site, names)
+
+
+def test_every_page_passes_what_a_reader_would_check(pages):
+    """On every page of the site: no marimo element left, no figure cell without a figure, no error output, no
+    broken image, nothing fetched from outside; on a chapter page, the findings box at the top."""
+    found = {name: page_problems(info, chapter=name.startswith("chapters/")) for name, info in pages.items()}
+    assert {k: v for k, v in found.items() if v} == {}
 
 
 def test_no_request_leaves_the_machine(pages):
@@ -52,14 +63,17 @@ def test_chapter_page(pages, slug, smoke_book):
     assert info["provenance"] == 1
     assert info["math_rendered"] > 0
     assert info["plotly_divs"] == info["plotly_rendered"]  # every plotly figure drew itself
-    assert info["error_outputs"] == 0
-    assert info["marimo_elements"] == [], f"elements only marimo's front end draws (blank here): {info['marimo_elements']}"
+    assert page_problems(info, chapter=True) == []
+    # the findings box: one line per ledger row that answers a sentence of the abstract
+    covering = {i for _, ids in abstract_coverage(slug) for i in ids}
+    ledger_ids = {c["id"] for c in smoke_book["records"][slug]["claims"]}
+    assert info["findings_lines"] == len(covering) and covering <= ledger_ids
     assert info["empty_citations"] == 0, "a [@key] citation did not resolve (key missing from book/bib/<slug>.bib?)"
 
 
 def test_generated_pages(pages, smoke_book):
     board = pages["scoreboard.html"]
-    assert board["claims_tables"] == 1
+    assert board["claims_tables"] == len(smoke_book["records"])   # one per chapter, grouped
     total = sum(len(r["claims"]) for r in smoke_book["records"].values())
     assert len(board["verdict_cells"]) == total
     assert pages["build-report.html"]["h1"].startswith("Build report")

@@ -12,6 +12,7 @@
 - a callout (``mo.callout(...)``, a ``<marimo-callout-output>`` holding its content as an attribute) becomes a
   plain box with the same content, so a warning shown at build time is seen on the site.
 - an image repeated within one cell's outputs is kept once.
+- a cell whose output is a figure is tagged ``figure-output`` (the site check makes sure the page shows it);
 - a glue cell with no output is removed from the page (it stays in the downloadable notebook);
 - the cell papermill injects with the parameters is removed from the page (the provenance box
   states the profile and seed).
@@ -134,6 +135,26 @@ def staticize_callouts(text: str) -> tuple[str, int]:
 
 
 FINDINGS_MARK = "findings-box"
+#: the tag of a cell whose output is a figure: the site shows it as the class ``tag_figure-output``, and the site
+#: check (tests/sitecheck.py) fails a page where such a cell shows no image or plotly figure
+FIGURE_TAG = "figure-output"
+_PLOTLY_TYPES = ("application/vnd.plotly.v1+json",)
+_FIGURE_HTML = re.compile(r"<img\b|plotly-graph-div")
+
+
+def is_figure_output(out: dict) -> bool:
+    """True when a cell's output is (or holds) a figure: an image, a plotly figure, or HTML holding either."""
+    data = out.get("data", {})
+    if any(k in data for k in _IMAGE_TYPES + _PLOTLY_TYPES):
+        return True
+    text = data.get("text/html", "")
+    return bool(_FIGURE_HTML.search("".join(text) if isinstance(text, list) else text))
+
+
+def add_tag(cell, tag: str) -> None:
+    tags = cell.metadata.setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
 
 
 def insert_findings(nb: nbformat.NotebookNode, record: dict) -> nbformat.NotebookNode:
@@ -196,6 +217,8 @@ def postprocess_notebook(nb: nbformat.NotebookNode, record: dict | None = None) 
                 seen_images.add(key)
             kept.append(out)
         cell["outputs"] = kept
+        if any(is_figure_output(o) for o in kept):
+            add_tag(cell, FIGURE_TAG)
         tags = cell.metadata.get("tags", [])
         if not kept and "hide-input" in tags:
             tags.append("remove-cell")  # glue without output: in the notebook download, not on the page
