@@ -1037,20 +1037,25 @@ def _rows_with_every_verdict() -> list[dict]:
 
 
 def test_findings_box_counts_each_verdict_apart_and_links_the_abstracts_rows():
-    from icmlbook.runtime.claims import VERDICTS, claims_table_html
+    from icmlbook.runtime.claims import INCONCLUSIVE, VERDICTS, claims_table_html
     from icmlbook.runtime.findings import findings_html
 
     rows = _rows_with_every_verdict()
     rows[2]["reconstruction"] = True
+    inconclusive = next(r for r in rows if r["verdict"] == INCONCLUSIVE)
+    inconclusive["inconclusive"] = "not converged"
     rows[3]["measured"] = "<b>" + "long " * 100
     rows[0].update(measured="—", reason="needs the 1.7B model")      # nothing measured: the reason is shown
-    box = findings_html("demo_box", rows, abstract=[("We show X.", ("R2", "R3")), ("And Y.", ("R0", "R_gone"))],
+    box = findings_html("demo_box", rows, abstract=[("We show X.", ("R2", "R3", inconclusive["id"])),
+                                                    ("And Y.", ("R0", "R_gone"))],
                         profile="smoke", seed=4)
     for k, verdict in enumerate(VERDICTS):
         assert re.search(rf'data-verdict="{verdict}"[^>]*><b>{k + 1}</b> {verdict}</span>', box), verdict
     # one line per row covering the abstract, in ledger order, linked to the row's anchor; no other row
     lines = re.findall(r'<li class="findings-claim"[^>]*><a href="#([^"]+)"><b>(\w+)</b></a>', box)
-    assert lines == [("claim-demo_box-R0", "R0"), ("claim-demo_box-R2", "R2"), ("claim-demo_box-R3", "R3")]
+    ids = sorted({"R0", "R2", "R3", inconclusive["id"]}, key=lambda i: int(i[1:]))
+    assert lines == [(f"claim-demo_box-{i}", i) for i in ids]
+    assert box.count('class="findings-inconclusive">(not converged)') == 1  # an inconclusive row says which kind
     assert "R1" not in re.sub(r"R_gone", "", box.split("findings-abstract")[1])
     assert "R_gone" in box and "not in this run's ledger" in box       # named by the abstract, missing: said so
     assert box.count('class="findings-reconstruction"') == 1    # the flag, on R2's line only

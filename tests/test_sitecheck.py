@@ -5,8 +5,6 @@ nowhere. A clean page of the same shape passes, so the failures come from the de
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.sitecheck import chromium_path, inspect_pages, page_problems, site_pages

@@ -63,8 +63,9 @@ def findings_html(chapter: str, claims: list[dict], abstract: Iterable[tuple[str
                   profile: str | None = None, seed: int | None = None) -> str:
     """The box: counts of the four verdicts over the ledger's rows, then one line per row that covers a sentence
     of the abstract (in ledger order; a row named by the abstract but absent from the ledger is listed as
-    missing), each linked to ``#claim-<chapter>-<id>``, with its verdict, its measured value (the reason where
-    nothing was measured) and, for a row about our reconstruction of the method, that flag. ``abstract``
+    missing), each linked to ``#claim-<chapter>-<id>``, with its verdict (and an inconclusive row's kind), its
+    measured value (the reason where nothing was measured) and, for a row about our reconstruction of the
+    method, that flag. ``abstract``
     defaults to the registry's."""
     esc = html.escape
     if abstract is None:
@@ -95,12 +96,14 @@ def findings_html(chapter: str, claims: list[dict], abstract: Iterable[tuple[str
         recon = (' <span class="findings-reconstruction" title="the row is about our reconstruction of the method, '
                  'not the paper\'s text" style="font-size:0.85em;padding:0 5px;border:1px solid #b7791f;border-radius:4px;'
                  'color:#7b4f12">our reconstruction</span>') if c.get("reconstruction") else ""
+        kind = (f' <small class="findings-inconclusive">({esc(str(c["inconclusive"]))})</small>'
+                if c.get("inconclusive") else "")
         title = "answers: " + " | ".join(s[:200] for s in covers[cid])
         items.append(
             f'<li class="findings-claim" title="{esc(title)}" style="margin:1px 0">'
             f'<a href="#{claim_anchor(chapter, cid)}"><b>{esc(cid)}</b></a> '
             f'<span class="findings-verdict {_VERDICT_CLASS.get(verdict, "")}" style="padding:0 5px;border-radius:4px;'
-            f'{_VERDICT_STYLE.get(verdict, "")}">{esc(verdict)}</span>{recon} '
+            f'{_VERDICT_STYLE.get(verdict, "")}">{esc(verdict)}</span>{kind}{recon} '
             f'{_value(c)}</li>')
     for cid in missing:
         items.append(f'<li class="findings-claim findings-missing" style="margin:1px 0"><b>{esc(cid)}</b> '
