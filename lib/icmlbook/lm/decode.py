@@ -6,6 +6,8 @@
 sequence again otherwise; both give the same tokens. ``temperature=0`` is greedy (argmax; ties to the lowest
 id), otherwise tokens are drawn from softmax(logits / temperature), optionally restricted to the ``top_k``
 largest, with ``generator``. ``banned`` ids get probability zero (e.g. skill tokens that must not be emitted).
+``zeroed`` ids get the logit 0, what a tied head gives for rows of the unembedding set to zero (the skill-token
+papers' way to keep a tied model from emitting its new tokens, without a hard ban).
 A row that emits a ``stop`` id is finished: later positions hold ``pad_id``.
 """
 
@@ -23,7 +25,8 @@ __all__ = ["generate", "generate_texts"]
 @torch.no_grad()
 def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: float = 0.0,
              top_k: int | None = None, generator: torch.Generator | None = None, stop: Iterable[int] = (),
-             banned: Iterable[int] = (), pad_id: int = 0, use_cache: bool = True) -> torch.Tensor:
+             banned: Iterable[int] = (), zeroed: Iterable[int] = (), pad_id: int = 0,
+             use_cache: bool = True) -> torch.Tensor:
     """Return the new tokens, (B, max_new_tokens) int64 (``pad_id`` after a row's stop token)."""
     if prompts.dim() != 2 or prompts.shape[1] < 1:
         raise ValueError(f"prompts must be (batch, time>=1) token ids; got shape {tuple(prompts.shape)}")
@@ -38,6 +41,7 @@ def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: 
     B = prompts.shape[0]
     stop_ids = torch.tensor(sorted(set(int(s) for s in stop)), dtype=torch.long, device=prompts.device)
     banned_ids = sorted(set(int(b) for b in banned))
+    zeroed_ids = sorted(set(int(z) for z in zeroed))
     out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=prompts.device)
     done = torch.zeros(B, dtype=torch.bool, device=prompts.device)
     cache = KVCache(len(model.blocks)) if use_cache and hasattr(model, "blocks") else None
@@ -47,6 +51,8 @@ def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: 
         for t in range(max_new_tokens):
             logits = model(feed, cache=cache) if cache is not None else model(seq)
             logits = logits[:, -1, :].float()                                     # (B, V)
+            if zeroed_ids:
+                logits[:, zeroed_ids] = 0.0
             if banned_ids:
                 logits[:, banned_ids] = float("-inf")
             if temperature == 0.0:

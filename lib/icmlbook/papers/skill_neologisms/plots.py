@@ -1,0 +1,1 @@
+"""Figures of the skill-neologisms chapter (filled in below)."""
