@@ -11,9 +11,11 @@ number per unit (an accuracy, or a paired difference between two methods on the 
 t-interval of its mean (:func:`icmlbook.runtime.stats.mean_t_interval`) and decides with
 :func:`icmlbook.runtime.stats.decide_interval` against the declared bar or margin: reproduced when the interval
 clears it, not reproduced when the whole interval lies on the far side, inconclusive ("interval spans both")
-otherwise. Rules that compare trained models first run the convergence guard (:func:`icmlbook.training.
-convergence_guard`, CLAIMS.md rule 10): each compared model's curve, read back from T to T / (1 + extend), may
-move by less than ``plateau_share`` of the rule's margin; a model trained for zero updates (the frozen base, an
+otherwise. A rule with several parts passes when every part passes and fails when any part is decided against the
+claim. A part that compares trained models is decided only when each of them passed the declared plateau test
+(:func:`icmlbook.training.plateau_from_curve`, CLAIMS.md rule 10: its curve, read back from T to T / (1 + extend),
+moves by less than ``plateau_share`` of the rule's margin); otherwise the part, and unless another part is against
+the claim the row, is inconclusive ("not converged"). A model trained for zero updates (the frozen base, an
 untrained initialisation) is at its own plateau.
 """
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import IntervalDecision, decide_interval, mean_t_interval
-from ...training import Convergence, PlateauTest, convergence_guard, plateau_check, plateau_from_curve
+from ...training import Convergence, PlateauTest, plateau_check, plateau_from_curve
 from .config import THRESHOLD_FIELDS, SkillConfig
 from .experiments import Competence, Composition, KeywordAnalogue, SkillStudy, UnitResult
 
@@ -36,6 +38,9 @@ __all__ = ["THRESHOLDS", "check_thresholds", "claim1_base_competence", "claim2_a
 #: the decision thresholds and their declared (fixed) values
 THRESHOLDS: dict[str, float] = {f: getattr(SkillConfig(), f) for f in THRESHOLD_FIELDS}
 _T = THRESHOLDS
+#: the margin of the convergence guard for rules decided against a bar (C2, C5, C8): the bar rules' smallest
+#: accuracy change of interest, the same 0.1 as the transfer and ablation margins
+_GUARD = _T["guard_margin"]
 _PCT = f"{100 * _T['ci_level']:g} %"
 
 
@@ -87,23 +92,35 @@ def _interval(values) -> tuple[float, float, float, int]:
     return ci.mean, ci.lo, ci.hi, ci.n
 
 
-def _combine(decisions: dict[str, IntervalDecision | bool]) -> tuple[bool | None, str]:
-    """All parts must pass; any part decided against the claim fails the row; otherwise inconclusive."""
-    outcomes = {k: (d if isinstance(d, bool) else d.passed) for k, d in decisions.items()}
-    if all(o is True for o in outcomes.values()):
-        return True, ""
+def _part(decision: IntervalDecision | bool, *guards: Convergence) -> tuple[bool | None, str | None]:
+    """One part of a rule: its decision, or undecided ("not converged") when a model it compares failed its
+    plateau test (CLAIMS.md rule 10)."""
+    if any(not g.converged for g in guards):
+        return None, "not converged"
+    if isinstance(decision, bool):
+        return decision, None
+    return decision.passed, decision.kind
+
+
+def _decide(measured: str, parts: dict[str, tuple[bool | None, str | None]], guards: Sequence[Convergence],
+            values: dict) -> ClaimCheck:
+    """All parts must pass. A part decided against the claim fails the row (evidence against it, whatever the
+    other parts); otherwise an undecided part makes the row inconclusive, "not converged" when a compared model
+    failed its plateau test, else "interval spans both"."""
+    outcomes = {k: o for k, (o, _) in parts.items()}
+    values = dict(values, parts=outcomes)
     against = [k for k, o in outcomes.items() if o is False]
     if against:
-        return False, "; against the claim: " + ", ".join(against)
-    return None, "; undecided: " + ", ".join(k for k, o in outcomes.items() if o is None)
-
-
-def _check(measured: str, passed: bool | None, values: dict) -> ClaimCheck:
-    if passed is None:
-        return ClaimCheck.inconclusive_check(measured, "interval spans both",
-                                             "a 95 % interval contains the bar or margin (too few units or too much "
-                                             "spread to tell the claim from its negation)", values)
-    return ClaimCheck(measured, passed, values)
+        return ClaimCheck(measured + "; against the claim: " + ", ".join(against), False, values)
+    if all(o is True for o in outcomes.values()):
+        return ClaimCheck(measured, True, values)
+    open_parts = [k for k, o in outcomes.items() if o is None]
+    if any(parts[k][1] == "not converged" for k in open_parts):
+        return ClaimCheck.inconclusive_check(measured + "; undecided: " + ", ".join(open_parts), "not converged",
+                                             "; ".join(g.text for g in guards if not g.converged), values)
+    return ClaimCheck.inconclusive_check(measured + "; undecided: " + ", ".join(open_parts), "interval spans both",
+                                         "a 95 % interval contains the bar or margin (too few units or too much "
+                                         "spread to tell the claim from its negation)", values)
 
 
 def _ci_text(mean, lo, hi, n) -> str:
@@ -156,12 +173,11 @@ def claim1_base_competence(competences: Sequence[Competence], cfg: SkillConfig) 
         for s, a in c.literal_new.items():
             parts[f"{s} literal (seed {c.seed})"] = decide_interval(*a.interval, _T["literal_ceiling"], side="upper")
             worst_lit = max(worst_lit, a.value)
-    passed, tail = _combine(parts)
     held = [c.heldout_orders.value for c in competences if c.heldout_orders is not None]
     measured = (f"{len(competences)} base(s): lowest single-operation accuracy {worst_single:.3f}, lowest multi-operation "
                 f"{worst_multi:.3f}" + (f" (held-out orders {min(held):.3f})" if held else "")
-                + f", highest literal new-skill accuracy {worst_lit:.3f}" + tail)
-    return _check(measured, passed, {"parts": {k: d.passed for k, d in parts.items()}})
+                + f", highest literal new-skill accuracy {worst_lit:.3f}")
+    return _decide(measured, {k: _part(d) for k, d in parts.items()}, [], {})
 
 
 # ------------------------------------------------------------------------------------------------ C2
@@ -172,7 +188,7 @@ def claim1_base_competence(competences: Sequence[Competence], cfg: SkillConfig) 
     rule=f"over units (skill, T, base seed), the {_PCT} t-interval of the neologism's in-distribution exact match "
          f"(1 to max_ops operations, trained lengths) above {_T['acquisition_bar']:g}, and the SHA-256 of the base "
          "weights equal before and after training on every unit; convergence guard on the validation curve "
-         f"(margin {_T['acquisition_bar'] and 0.1:g})",
+         f"(margin {_T['guard_margin']:g})",
     rejects="a neologism that learns only part of the skill (accuracy at or below the bar), or the frozen base with "
             "the literal token (about 0)",
     paper="abstract: “skill neologisms can be learned to improve model capabilities on specific skills”, “without "
@@ -188,12 +204,10 @@ def claim2_acquisition(studies: Sequence[SkillStudy], cfg: SkillConfig) -> Claim
     unchanged = all(u.weights_unchanged for u in units)
     measured = (f"in-distribution exact match {_ci_text(mean, lo, hi, n)} over units; base weights "
                 f"{'bitwise unchanged on every unit' if unchanged else 'CHANGED on some unit'}")
-    guard = convergence_guard(_convergence(units, "in", 0.1, "neologism"), measured=measured)
-    if guard is not None:
-        return guard
-    passed, tail = _combine({"accuracy above the bar": decide_interval(lo, hi, _T["acquisition_bar"]),
-                             "weights unchanged": unchanged})
-    return _check(measured + tail, passed, {"accuracy": acc, "weights_unchanged": unchanged})
+    g = _convergence(units, "in", _GUARD, "neologism")
+    return _decide(measured, {"accuracy above the bar": _part(decide_interval(lo, hi, _T["acquisition_bar"]), g),
+                              "weights unchanged": _part(unchanged)}, [g],
+                   {"accuracy": acc, "weights_unchanged": unchanged})
 
 
 # ------------------------------------------------------------------------------------------------ C3
@@ -209,13 +223,11 @@ def _transfer(studies: Sequence[SkillStudy], cfg: SkillConfig, other: str, label
     po = np.array([u.partner_k().value for u in oth])
     measured = (f"partner accuracy (k = 2, 3 pooled, all lengths): neologism {_ci_text(pm, plo, phi, n)}, {label} "
                 f"{po.mean():.3f}; paired difference {_ci_text(dm, dlo, dhi, n)}")
-    guard = convergence_guard(_convergence(neo, "partner", _T["transfer_margin"], "neologism"),
-                              _convergence(oth, "partner", _T["transfer_margin"], label), measured=measured)
-    if guard is not None:
-        return guard
-    passed, tail = _combine({f"neologism above the floor {_T['transfer_floor']:g}": decide_interval(plo, phi, _T["transfer_floor"]),
-                             f"difference above {_T['transfer_margin']:g}": decide_interval(dlo, dhi, _T["transfer_margin"])})
-    return _check(measured + tail, passed, {"difference": d, "neologism": pn, "other": po})
+    gn = _convergence(neo, "partner", _T["transfer_margin"], "neologism")
+    go = _convergence(oth, "partner", _T["transfer_margin"], label)
+    parts = {f"neologism above the floor {_T['transfer_floor']:g}": _part(decide_interval(plo, phi, _T["transfer_floor"]), gn),
+             f"difference above {_T['transfer_margin']:g}": _part(decide_interval(dlo, dhi, _T["transfer_margin"]), gn, go)}
+    return _decide(measured, parts, [gn, go], {"difference": d, "neologism": pn, "other": po})
 
 
 @claim_rule(
@@ -274,11 +286,10 @@ def claim4_composition(compositions: Sequence[Composition], studies: Sequence[Sk
                 f"(T, seed) units")
     keys = {(c.test_op, c.seed) for c in compositions}
     used = [u for u in units_of(studies, "neologism") if (u.test_op, u.seed) in keys]
-    guard = convergence_guard(_convergence(used, "in", _T["composition_margin"], "neologisms"), measured=measured)
-    if guard is not None:
-        return guard
+    g = _convergence(used, "in", _T["composition_margin"], "neologisms")
     dec = decide_interval(lo, hi, _T["composition_margin"])
-    return _check(measured + ("" if dec.passed else f"; {dec.text}"), dec.passed, {"gain": d, "both": both, "alone": alone})
+    return _decide(measured + ("" if dec.passed else f" ({dec.text})"), {"gain above the margin": _part(dec, g)}, [g],
+                   {"gain": d, "both": both, "alone": alone})
 
 
 # ------------------------------------------------------------------------------------------------ C5
@@ -303,13 +314,11 @@ def claim5_lengths(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimChec
     gm, glo, ghi, _ = _interval(gap)
     measured = (f"trained lengths {_ci_text(am, alo, ahi, n)}; held-out lengths {np.mean(acc - gap):.3f}; gap "
                 f"{_ci_text(gm, glo, ghi, n)}")
-    guard = convergence_guard(_convergence(units, "in", 0.1, "neologism"), measured=measured)
-    if guard is not None:
-        return guard
-    passed, tail = _combine({"learned": decide_interval(alo, ahi, _T["acquisition_bar"]),
-                             f"gap below {_T['length_gap_margin']:g}": decide_interval(glo, ghi, _T["length_gap_margin"],
-                                                                                       side="upper")})
-    return _check(measured + tail, passed, {"gap": gap, "accuracy": acc})
+    g = _convergence(units, "in", _GUARD, "neologism")
+    parts = {"learned": _part(decide_interval(alo, ahi, _T["acquisition_bar"]), g),
+             f"gap below {_T['length_gap_margin']:g}": _part(decide_interval(glo, ghi, _T["length_gap_margin"],
+                                                                             side="upper"), g)}
+    return _decide(measured, parts, [g], {"gap": gap, "accuracy": acc})
 
 
 # ------------------------------------------------------------------------------------------------ C6
@@ -323,18 +332,19 @@ def _ablation_compare(a: Sequence[UnitResult], b: Sequence[UnitResult], threshol
     d = pa - pb
     m, lo, hi, n = _interval(d)
     measured = f"partner accuracy {names[0]} {pa.mean():.3f}, {names[1]} {pb.mean():.3f}; difference {_ci_text(m, lo, hi, n)}"
-    guard = convergence_guard(_convergence(a, "partner", _T["ablation_margin"], names[0]),
-                              _convergence(b, "partner", _T["ablation_margin"], names[1]), measured=measured)
-    if guard is not None:
-        return guard
-    parts = {f"difference {'above' if side == 'lower' else 'below'} {threshold:+g}": decide_interval(lo, hi, threshold, side=side)}
+    ga = _convergence(a, "partner", _T["ablation_margin"], names[0])
+    gb = _convergence(b, "partner", _T["ablation_margin"], names[1])
+    parts = {f"difference {'above' if side == 'lower' else 'below'} {threshold:+g}":
+             _part(decide_interval(lo, hi, threshold, side=side), ga, gb)}
+    guards = [ga, gb]
     if require_learned is not None:
         acc = np.array([u.in_dist_all.value for u in require_learned])
         _, alo, ahi, _ = _interval(acc)
-        parts["reference learned"] = decide_interval(alo, ahi, _T["acquisition_bar"])
+        gr = _convergence(require_learned, "in", _GUARD, "reference")
+        parts["reference learned"] = _part(decide_interval(alo, ahi, _T["acquisition_bar"]), gr)
+        guards.append(gr)
         measured += f"; reference in-distribution {acc.mean():.3f}"
-    passed, tail = _combine(parts)
-    return _check(measured + tail, passed, {"difference": d})
+    return _decide(measured, parts, guards, {"difference": d})
 
 
 @claim_rule(
@@ -387,7 +397,7 @@ def claim6b_init(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimCheck:
     dec = decide_interval(lo, hi, _T["ablation_margin"])
     measured = (f"partner accuracy after {step} updates: mean init {pa.mean():.3f}, random {pb.mean():.3f}; "
                 f"difference {_ci_text(m, lo, hi, n)}")
-    return _check(measured + ("" if dec.passed else f"; {dec.text}"), dec.passed, {"difference": d})
+    return _decide(measured, {f"difference above {_T['ablation_margin']:g}": _part(dec)}, [], {"difference": d})
 
 
 @claim_rule(
@@ -435,9 +445,9 @@ def claim7_keyword(analogues: Sequence[KeywordAnalogue], cfg: SkillConfig) -> Cl
     w = np.array([k.with_token[o].value for k in analogues for o in k.with_token])
     measured = (f"with the token {w.mean():.3f}; loss with the mean row {_ci_text(m1, lo1, hi1, n)}, with a random row "
                 f"{_ci_text(m2, lo2, hi2, n)}")
-    passed, tail = _combine({"mean row": decide_interval(lo1, hi1, _T["keyword_margin"]),
-                             "random row": decide_interval(lo2, hi2, _T["keyword_margin"])})
-    return _check(measured + tail, passed, {"mean_row_loss": dm, "random_row_loss": dr})
+    parts = {"mean row": _part(decide_interval(lo1, hi1, _T["keyword_margin"])),
+             "random row": _part(decide_interval(lo2, hi2, _T["keyword_margin"]))}
+    return _decide(measured, parts, [], {"mean_row_loss": dm, "random_row_loss": dr})
 
 
 # ------------------------------------------------------------------------------------------------ C8
@@ -452,13 +462,11 @@ def _forgetting(studies: Sequence[SkillStudy], cfg: SkillConfig, method: str, la
     neo_ok = bool(np.all(neo_change == 0) and all(u.weights_unchanged for u in neo))
     measured = (f"change of accuracy on the original operations: {label} {_ci_text(m, lo, hi, n)}; neologism "
                 f"{'exactly 0 on every unit (weights unchanged)' if neo_ok else f'mean {neo_change.mean():+.3f}'}")
-    guard = convergence_guard(_convergence(base_units, "in", 0.1, label), measured=measured)
-    if guard is not None:
-        return guard
-    passed, tail = _combine({f"{label} loses more than {_T['forgetting_margin']:g}":
-                             decide_interval(lo, hi, -_T["forgetting_margin"], side="upper"),
-                             "neologism unchanged": neo_ok})
-    return _check(measured + tail, passed, {"change": change, "neologism_change": neo_change})
+    g = _convergence(base_units, "in", _GUARD, label)
+    parts = {f"{label} loses more than {_T['forgetting_margin']:g}":
+             _part(decide_interval(lo, hi, -_T["forgetting_margin"], side="upper"), g),
+             "neologism unchanged": _part(neo_ok)}
+    return _decide(measured, parts, [g], {"change": change, "neologism_change": neo_change})
 
 
 @claim_rule(

@@ -31,7 +31,8 @@ _NEW = OneOf(*NEW_OPS)
 #: the config fields that are decision thresholds of the claims (fixed before the run; claims.py refuses others)
 THRESHOLD_FIELDS = ("ci_level", "competence_single", "competence_multi", "literal_ceiling", "acquisition_bar",
                     "transfer_floor", "transfer_margin", "composition_margin", "length_gap_margin",
-                    "ablation_margin", "keyword_margin", "forgetting_margin", "plateau_extend", "plateau_share")
+                    "ablation_margin", "keyword_margin", "forgetting_margin", "guard_margin", "plateau_extend",
+                    "plateau_share")
 
 
 @profile_config
@@ -54,6 +55,10 @@ class SkillConfig(ProfileConfig):
     d_model, n_layer, n_head : its size; tied embeddings (like Qwen2.5-0.5B).
     pre_steps, pre_batch, pre_lr, pre_warmup, pre_weight_decay, phase1_fraction : AdamW pretraining, the first
         ``phase1_fraction`` of the updates on one-operation samples (the paper: 100k of 600k samples).
+    pad_left, pad_prob, pad_max : pretraining prompts get up to ``pad_left`` ``<pad>`` tokens after ``<bos>`` and,
+        around each operation token with probability ``pad_prob``, 1 to ``pad_max`` of them (the official
+        generator's ``random_left_pad`` and ``random_skill_pad``; our GPT has no padding mask, so they are tokens
+        the base learns to pass over).
     oracle : also pretrain an oracle base that knows every operation, the new skills included (an upper bound).
 
     Adaptation (one recipe for every method)
@@ -91,6 +96,7 @@ class SkillConfig(ProfileConfig):
     ablation_margin : claim 6, the non-inferiority / superiority margin of the ablations.
     keyword_margin : claim 7, the accuracy lost when the op token is replaced.
     forgetting_margin : claim 8, the least loss on original operations that counts as forgetting.
+    guard_margin : the margin the convergence guard uses for rules decided against a bar (claims 2, 5, 8).
     plateau_extend, plateau_share : the convergence guard (CLAIMS.md rule 10): training ``plateau_extend``
         longer moves the compared metric by less than ``plateau_share`` of the rule's margin.
     """
@@ -114,6 +120,9 @@ class SkillConfig(ProfileConfig):
     pre_warmup: Int(ge=0) = 100
     pre_weight_decay: Float(ge=0) = 0.1
     phase1_fraction: Float(ge=0, lt=1) = 1 / 6
+    pad_left: Int(ge=0) = 4
+    pad_prob: Probability = 0.3
+    pad_max: Int(ge=0) = 6
     oracle: bool = True
     # ---- adaptation ----
     ell: Int(ge=1) = 4
@@ -150,6 +159,7 @@ class SkillConfig(ProfileConfig):
     ablation_margin: Float(gt=0, lt=1) = 0.1
     keyword_margin: Float(gt=0, lt=1) = 0.5
     forgetting_margin: Float(gt=0, lt=1) = 0.02
+    guard_margin: Float(gt=0, lt=1) = 0.1
     plateau_extend: Float(gt=0, le=2) = 0.5
     plateau_share: Float(gt=0, le=1) = 1 / 3
 

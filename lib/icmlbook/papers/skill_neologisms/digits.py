@@ -58,7 +58,7 @@ from ...lm import CharTokenizer
 __all__ = [
     "OPS", "PRETRAIN_OPS", "NEW_OPS", "op_index", "op_token", "apply_op", "apply_ops", "apply_ops_str",
     "DigitBatch", "DigitVocab", "heldout_orders", "sample_pretraining", "sample_skill_centred",
-    "partner_patterns", "partner_test_sets", "composition_test_set", "EncodedBatch", "encode", "parse_typed",
+    "partner_patterns", "partner_test_sets", "composition_test_set", "EncodedBatch", "PadPlan", "random_pads", "encode", "parse_typed", "parse_text",
 ]
 
 #: the nine operations, in the order of their token ids
@@ -369,6 +369,35 @@ class DigitVocab:
 
 
 @dataclasses.dataclass(frozen=True)
+class PadPlan:
+    """Filler ``<pad>`` tokens written into prompts during pretraining: ``left`` (n,) after ``<bos>``,
+    ``before`` / ``after`` (n, K) around each operation token. The official code offers both
+    (``random_left_pad``, ``random_skill_pad``); our GPT has no padding mask, so the pads are tokens the base learns
+    to pass over, which makes it robust to extra tokens at the start and inside the operation segment."""
+
+    left: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
+
+
+def random_pads(rng: np.random.Generator, batch: DigitBatch, left_max: int, op_prob: float, op_max: int) -> PadPlan:
+    """Left pads uniform in 0..``left_max``; each operation token padded with probability ``op_prob`` by N
+    uniform in 1..``op_max`` pads split at random between its two sides (the official ``random_skill_pad`` with
+    1-20 pads and probability 0.3)."""
+    n, K = batch.ops.shape
+    left = rng.integers(0, left_max + 1, size=n) if left_max > 0 else np.zeros(n, dtype=np.int64)
+    before = np.zeros((n, K), dtype=np.int64)
+    after = np.zeros((n, K), dtype=np.int64)
+    if op_max > 0 and op_prob > 0:
+        hit = (rng.random((n, K)) < op_prob) & (batch.ops >= 0)
+        total = rng.integers(1, op_max + 1, size=(n, K))
+        split = np.floor(rng.random((n, K)) * (total + 1)).astype(np.int64)
+        before = np.where(hit, split, 0)
+        after = np.where(hit, total - split, 0)
+    return PadPlan(left, before, after)
+
+
+@dataclasses.dataclass(frozen=True)
 class EncodedBatch:
     """Token ids of a batch, right-padded: ``ids`` (n, T) int64; ``targets`` (n, T) the next token at each
     position; ``loss_mask`` (n, T) bool, true where the target is an answer token (the result digits and
@@ -392,7 +421,7 @@ def _op_map(vocab: DigitVocab, insert: Mapping[str, Sequence[int]] | None) -> li
 
 
 def encode(batch: DigitBatch, vocab: DigitVocab, insert: Mapping[str, Sequence[int]] | None = None,
-           prefix: Sequence[int] = (), answer: bool = True) -> EncodedBatch:
+           prefix: Sequence[int] = (), answer: bool = True, pads: PadPlan | None = None) -> EncodedBatch:
     """Token ids of every item: ``<bos> prefix OPS DIGITS = [RESULT <eos>]``.
 
     ``insert`` maps an operation name to the ids written in its place (the insertion function
@@ -407,9 +436,15 @@ def encode(batch: DigitBatch, vocab: DigitVocab, insert: Mapping[str, Sequence[i
     for i in range(len(batch)):
         L = int(batch.lengths[i])
         seq = [vocab.bos, *prefix]
-        for o in batch.ops[i]:
+        if pads is not None:
+            seq.extend([vocab.pad] * int(pads.left[i]))
+        for j, o in enumerate(batch.ops[i]):
             if o >= 0:
+                if pads is not None:
+                    seq.extend([vocab.pad] * int(pads.before[i, j]))
                 seq.extend(ops_map[o])
+                if pads is not None:
+                    seq.extend([vocab.pad] * int(pads.after[i, j]))
         seq.extend(vocab.digit_ids[d] for d in batch.digits[i, :L])
         seq.append(vocab.eq)
         plen.append(len(seq))
@@ -429,6 +464,22 @@ def encode(batch: DigitBatch, vocab: DigitVocab, insert: Mapping[str, Sequence[i
     # targets at positions plen-1 .. len-2 are the answer digits and <eos>
     loss_mask = (pos >= plen_t[:, None] - 1) & (pos <= lens[:, None] - 2) if answer else torch.zeros_like(ids, dtype=torch.bool)
     return EncodedBatch(ids, targets, loss_mask, plen_t)
+
+
+def parse_text(text: str, lengths: Sequence[int] | None = None) -> DigitBatch:
+    """One item from a typed prompt like ``"[ADD][SHIFT_RIGHT]3141"`` (an optional ``=`` and answer after it are
+    ignored): operation tokens, then the digits."""
+    if not isinstance(text, str):
+        raise ValueError(f"text={text!r} is not allowed; type operation tokens and digits, e.g. [ADD][REVERSE]3141")
+    body = text.strip().split("=")[0].replace(" ", "")
+    ops = []
+    while body.startswith("["):
+        end = body.find("]")
+        if end < 0:
+            raise ValueError(f"text={text!r}: an operation token is not closed with ']'")
+        ops.append(body[1:end].upper())
+        body = body[end + 1:]
+    return parse_typed(ops, body, lengths)
 
 
 def parse_typed(ops: Sequence[str], digits: str, lengths: Sequence[int] | None = None) -> DigitBatch:

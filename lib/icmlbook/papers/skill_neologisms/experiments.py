@@ -35,7 +35,7 @@ from .skills import Skill, SkilledLM, mean_op_embedding, weights_digest
 from .training import BaseModel, effective_state, make_adapter, pretrain_base, train_method
 
 __all__ = ["vocab", "base_seeds", "pretrain", "pretrain_oracle", "Competence", "competence", "UnitResult",
-           "SkillStudy", "skill_study", "evaluate_unit", "Composition", "composition", "KeywordAnalogue",
+           "SkillStudy", "skill_study", "evaluate_unit", "rebuild", "oracle_units", "plots_label", "Composition", "composition", "KeywordAnalogue",
            "keyword_analogue", "GRID_METHODS"]
 
 #: the trained methods of the grid, then the two evaluated ones (no training)
@@ -69,7 +69,8 @@ def _pretrain(cfg: SkillConfig, seed: int, ops: Sequence[str]) -> BaseModel:
                          heldout_fraction=cfg.heldout_order_fraction, world_seed=seed, d_model=cfg.d_model,
                          n_layer=cfg.n_layer, n_head=cfg.n_head, steps=cfg.pre_steps, phase1_fraction=cfg.phase1_fraction,
                          batch_size=cfg.pre_batch, lr=cfg.pre_lr, warmup=cfg.pre_warmup,
-                         weight_decay=cfg.pre_weight_decay, seed=seed)
+                         weight_decay=cfg.pre_weight_decay, seed=seed, pad_left=cfg.pad_left, pad_prob=cfg.pad_prob,
+                         pad_max=cfg.pad_max)
 
 
 def pretrain(cfg: SkillConfig, seed: int) -> BaseModel:
@@ -136,7 +137,9 @@ class UnitResult:
     items' kind at the held-out lengths; ``partner``: per (k, length, pattern) of the partner test;
     ``original`` / ``original_base``: accuracy on the original operations (no S) after / before adaptation;
     ``curve_*``: teacher-forced exact match (= greedy exact match) on the validation and partner sets at
-    ``curve_steps``; ``digest_before`` / ``digest_after``: SHA-256 of the base weights."""
+    ``curve_steps``; ``digest_before`` / ``digest_after``: SHA-256 of the base weights; ``rows``: the trained new
+    rows (neologism, prompt tuning); ``weights``: the weights LoRA or full fine-tuning compute with (a plain GPT
+    state dict, LoRA merged), so that the trained model can be rebuilt (:func:`rebuild`)."""
 
     method: str
     skill: str
@@ -160,6 +163,7 @@ class UnitResult:
     digest_after: str
     seconds: float
     rows: torch.Tensor | None = None
+    weights: dict | None = None
 
     @property
     def in_dist_all(self) -> Accuracy:
@@ -230,6 +234,7 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
         model, encode_fn, zeroed, n_tr, seconds = model0, plain, [], 0, 0.0
         curve_steps, curve_in, curve_partner, loss_steps, loss = empty.astype(int), empty, empty, empty.astype(int), empty
         digest1, rows = digest0, None
+        eff = None
     else:
         gen = torch.Generator().manual_seed(_stream_seed(seed, _TRAIN, s, t, 99))
         adapted = make_adapter(method, model0, v, skill, length=ell, init=init, lora_r=cfg.lora_r,
@@ -250,11 +255,13 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
             curve_steps, curve_in, curve_partner = empty.astype(int), empty, empty
             loss_steps, loss, seconds = empty.astype(int), empty, 0.0
         model, encode_fn, zeroed, n_tr = adapted.model, adapted.encode_fn, adapted.zeroed, adapted.n_trainable
+        eff = None
         if method in ("neologism", "prompt_tuning"):
             digest1 = model.base_digest()                       # the frozen copy inside the method
             rows = model.gpt.tok.extra.detach().clone()
         else:
-            digest1 = weights_digest(effective_state(model))    # what the adapted model computes with
+            eff = effective_state(model)                        # what the adapted model computes with
+            digest1 = weights_digest(eff)
             rows = None
     val_right = greedy_exact(model, sets.val, encode_fn, v, zeroed)
     held_right = greedy_exact(model, sets.heldout, encode_fn, v, zeroed)
@@ -264,7 +271,39 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
     return UnitResult(method, skill, test_op, seed, ell, init, float(corrupt), n_tr, _by_k(sets.val, val_right),
                       accuracy_of(held_right), {k: accuracy_of(r) for k, r in partner_right.items()}, orig, orig_base,
                       np.asarray(curve_steps), np.asarray(curve_in), np.asarray(curve_partner), np.asarray(loss_steps),
-                      np.asarray(loss), digest0, digest1, float(seconds), rows)
+                      np.asarray(loss), digest0, digest1, float(seconds), rows,
+                      None if eff is None else {k: v.detach().clone() for k, v in eff.items()})
+
+
+_LABELS = {"base": "frozen base, literal token", "neologism": "neologism", "prompt_tuning": "prompt tuning",
+           "lora": "LoRA", "full_ft": "full fine-tuning", "oracle": "oracle"}
+
+
+def plots_label(method: str) -> str:
+    """A method's name on the page."""
+    return _LABELS[method]
+
+
+def rebuild(unit: UnitResult, base: BaseModel):
+    """The trained model of ``unit`` on ``base`` and its prompt writer: ``(model, encode_fn, zeroed)`` with
+    ``encode_fn(batch, answer=True)``."""
+    v = vocab()
+    g = base.model()
+    if unit.method in ("neologism", "prompt_tuning"):
+        if unit.rows is None:
+            raise ValueError(f"the {unit.method} unit carries no rows")
+        m = (SkilledLM(g, [Skill(unit.skill, unit.rows)]) if unit.method == "neologism"
+             else SkilledLM(g, prefix=Skill("PREFIX", unit.rows)))
+        return m, (lambda b, answer=True: m.encode(b, v, answer)), m.new_ids
+    if unit.method in ("lora", "full_ft"):
+        if unit.weights is None:
+            raise ValueError(f"the {unit.method} unit carries no weights")
+        g.load_state_dict(unit.weights)
+    elif unit.method not in ("base", "oracle"):
+        raise ValueError(f"unit.method={unit.method!r} is not allowed; allowed values: base, oracle, neologism, "
+                         "prompt_tuning, lora, full_ft")
+    g.eval()
+    return g, (lambda b, answer=True: encode(b, v, answer=answer)), []
 
 
 # ------------------------------------------------------------------------------------------------ one skill

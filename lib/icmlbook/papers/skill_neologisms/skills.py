@@ -146,8 +146,10 @@ class SkilledLM(nn.Module):
     the paper).
     """
 
-    def __init__(self, base: GPT, skills: Sequence[Skill] = (), prefix: Skill | None = None):
+    def __init__(self, base: GPT, skills: Sequence[Skill] = (), prefix: Skill | None = None,
+                 zero_new_logits: bool = False):
         super().__init__()
+        self.zero_new_logits = bool(zero_new_logits)
         names = [s.name for s in skills]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -189,7 +191,14 @@ class SkilledLM(nn.Module):
         return self.gpt.cfg
 
     def forward(self, idx: torch.Tensor, cache=None, **kwargs):
-        return self.gpt(idx, cache=cache, **kwargs)
+        out = self.gpt(idx, cache=cache, **kwargs)
+        if not self.zero_new_logits:
+            return out
+        logits, rest = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
+        keep = torch.ones(logits.shape[-1], dtype=logits.dtype, device=logits.device)
+        keep[self.base_vocab:] = 0.0
+        logits = logits * keep                       # the new ids' logits are 0 in training too
+        return (logits, *rest) if rest is not None else logits
 
     def trainable(self) -> list[nn.Parameter]:
         """The only trainable parameter: the new rows, (Σ ℓ, d)."""

@@ -37,7 +37,8 @@ from torch import nn
 
 from ...lm import GPT, GPTConfig, lm_loss
 from ...training import Evaluate, LossLogger, Trainer, TrainerConfig, WarmupCosine
-from .digits import DigitBatch, DigitVocab, EncodedBatch, encode, heldout_orders, sample_pretraining, sample_skill_centred
+from .digits import (DigitBatch, DigitVocab, EncodedBatch, encode, heldout_orders, random_pads, sample_pretraining,
+                     sample_skill_centred)
 from .skills import PREFIX, Skill, SkilledLM, init_rows
 
 __all__ = ["METHODS", "DigitStream", "BaseModel", "build_gpt", "pretrain_base", "answer_loss", "teacher_forced_exact",
@@ -50,22 +51,29 @@ LORA_TARGETS = ("q", "k", "v", "o", "up", "gate", "down")
 
 class DigitStream:
     """The trainer's data source: batch ``i`` = ``encode_fn(sampler(rng_i, batch_size, i))`` with
-    ``rng_i = numpy.random.default_rng([seed, i])``; returns ``(ids, targets, loss_mask)``. Stateless, so a
+    ``rng_i = numpy.random.default_rng([seed, i])`` (or ``augment(rng_i, items)``, an encoder that draws, e.g.,
+    random pads); returns ``(ids, targets, loss_mask)``. Stateless, so a
     resumed or re-run training sees the same batches, and two methods given the same ``seed`` see the same items
     (each written its own way by its ``encode_fn``)."""
 
     def __init__(self, sampler: Callable[[np.random.Generator, int, int], DigitBatch],
-                 encode_fn: Callable[[DigitBatch], EncodedBatch], batch_size: int, seed: int):
+                 encode_fn: Callable[[DigitBatch], EncodedBatch], batch_size: int, seed: int,
+                 augment: Callable[[np.random.Generator, DigitBatch], EncodedBatch] | None = None):
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size={batch_size!r} is not allowed; it must be an integer >= 1")
         self.sampler, self.encode_fn, self.batch_size, self.seed = sampler, encode_fn, batch_size, int(seed)
+        self.augment = augment
+
+    def _rng(self, i: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence([self.seed, int(i)]))
 
     def batch(self, i: int) -> DigitBatch:
-        rng = np.random.default_rng(np.random.SeedSequence([self.seed, int(i)]))
-        return self.sampler(rng, self.batch_size, int(i))
+        return self.sampler(self._rng(i), self.batch_size, int(i))
 
     def __call__(self, i: int, generator: torch.Generator | None = None):
-        e = self.encode_fn(self.batch(i))
+        rng = self._rng(i)
+        b = self.sampler(rng, self.batch_size, int(i))
+        e = self.encode_fn(b) if self.augment is None else self.augment(rng, b)
         return e.ids, e.targets, e.loss_mask
 
 
@@ -123,12 +131,15 @@ def build_gpt(vocab: DigitVocab, d_model: int, n_layer: int, n_head: int, max_le
 def pretrain_base(vocab: DigitVocab, *, ops: Sequence[str], lengths: Sequence[int], ks: Sequence[int],
                   heldout_fraction: float, world_seed: int, d_model: int, n_layer: int, n_head: int, steps: int,
                   phase1_fraction: float, batch_size: int, lr: float, warmup: int, weight_decay: float, seed: int,
+                  pad_left: int = 0, pad_prob: float = 0.0, pad_max: int = 0,
                   show_progress: bool = False) -> BaseModel:
     """Pretrain a base GPT from scratch on the digit world (the paper adapts Qwen2.5-0.5B with LoRA instead).
 
     Phase 1 (the first ``phase1_fraction`` of the updates) shows one operation per sample, phase 2 one to
     ``max(ks)`` distinct operations; ordered 3-operation sequences in :func:`.digits.heldout_orders` (drawn with
-    ``world_seed``) are never shown. AdamW, warm-up + cosine to 10 %, gradient clipping at 1."""
+    ``world_seed``) are never shown. Prompts get random ``<pad>`` fillers (:func:`.digits.random_pads`: up to
+    ``pad_left`` after ``<bos>``; around each operation token with probability ``pad_prob``, 1 to ``pad_max`` of
+    them). AdamW, warm-up + cosine to 10 %, gradient clipping at 1."""
     torch.manual_seed(seed)
     model = build_gpt(vocab, d_model, n_layer, n_head)
     held = heldout_orders(ops, heldout_fraction, world_seed) if max(ks) >= 3 else frozenset()
@@ -137,7 +148,8 @@ def pretrain_base(vocab: DigitVocab, *, ops: Sequence[str], lengths: Sequence[in
     def sampler(rng, n, i):
         return sample_pretraining(rng, n, ops, (1,) if i < phase1 else ks, lengths, held)
 
-    stream = DigitStream(sampler, lambda b: encode(b, vocab), batch_size, seed)
+    stream = DigitStream(sampler, lambda b: encode(b, vocab), batch_size, seed,
+                         augment=lambda rng, b: encode(b, vocab, pads=random_pads(rng, b, pad_left, pad_prob, pad_max)))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98))
     trainer = Trainer(model, opt, answer_loss, stream,
                       TrainerConfig(steps=steps, schedule=WarmupCosine(warmup, steps, 0.1), grad_clip=1.0, seed=seed,
@@ -184,15 +196,17 @@ class Adapted:
 
 def make_adapter(method: Method, base: GPT, vocab: DigitVocab, skill: str, *, length: int,
                  init: str = "mean_ops", lora_r: int = 16, lora_alpha: float = 16.0,
-                 generator: torch.Generator | None = None) -> Adapted:
+                 generator: torch.Generator | None = None, zero_new_logits: bool = False) -> Adapted:
     """Build ``method`` on a copy of ``base`` for ``skill`` (the base itself is never modified)."""
     if method == "neologism":
-        m = SkilledLM(base, [Skill(skill, init_rows(base, vocab, length, init, generator))])
+        m = SkilledLM(base, [Skill(skill, init_rows(base, vocab, length, init, generator))],
+                      zero_new_logits=zero_new_logits)
         return Adapted(method, m, m.trainable(),
                        lambda b, answer=True, require=True: m.encode(b, vocab, answer, require=(skill,) if require else ()),
                        m.new_ids)
     if method == "prompt_tuning":
-        m = SkilledLM(base, prefix=Skill(PREFIX, init_rows(base, vocab, length, init, generator)))
+        m = SkilledLM(base, prefix=Skill(PREFIX, init_rows(base, vocab, length, init, generator)),
+                      zero_new_logits=zero_new_logits)
         return Adapted(method, m, m.trainable(), lambda b, answer=True, require=True: m.encode(b, vocab, answer),
                        m.new_ids)
     plain = lambda b, answer=True, require=True: encode(b, vocab, answer=answer)  # noqa: E731

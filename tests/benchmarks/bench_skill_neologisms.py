@@ -1,0 +1,58 @@
+"""Benchmarks of the skill-neologisms chapter, measured in one run: batched greedy decoding of the default
+profile's partner test sets against one item at a time (target: at least 20x faster), and the default profile's
+whole evaluation of one unit (every set a method is scored on) in under a minute.
+
+The model is a default-sized base at its initialisation with a neologism attached: decoding cost does not depend on
+the weights' values (every item is decoded to its full length; no early stop is taken by the timing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from icmlbook.papers.skill_neologisms import config_for, digits as D, evaluate as E, experiments as ex
+from icmlbook.papers.skill_neologisms.skills import Skill, SkilledLM, init_rows
+from icmlbook.papers.skill_neologisms.training import BaseModel, build_gpt
+from icmlbook.runtime import cpu_threads
+
+from .common import BenchResult, best_time
+
+
+def _setup():
+    cfg = config_for("default")
+    v = ex.vocab()
+    torch.manual_seed(0)
+    g = build_gpt(v, cfg.d_model, cfg.n_layer, cfg.n_head).eval()
+    skill, t = cfg.skills[0], cfg.test_ops[0]
+    m = SkilledLM(g, [Skill(skill, init_rows(g, v, cfg.ell))])
+    sets = D.partner_test_sets(np.random.default_rng(0), skill, t, cfg.others(t), cfg.all_lengths, cfg.n_per_group,
+                               ks=cfg.partner_ks)
+    items = D.DigitBatch.concat(list(sets.values()))
+    enc = lambda b, answer=True: m.encode(b, v, answer)  # noqa: E731
+    return cfg, g, m, items, enc, v
+
+
+def bench_batched_greedy_vs_one_at_a_time() -> BenchResult:
+    cfg, _, m, items, enc, v = _setup()
+    with cpu_threads(1):
+        ours = best_time(lambda: E.greedy_exact(m, items, enc, v, m.new_ids), repeat=3)
+        base = best_time(lambda: E.greedy_exact_one_by_one(m, items, enc, v, m.new_ids), repeat=1)
+        same = bool(np.array_equal(E.greedy_exact(m, items, enc, v, m.new_ids),
+                                   E.greedy_exact_one_by_one(m, items, enc, v, m.new_ids)))
+    speedup = base / ours
+    return BenchResult(f"greedy decoding of the default partner test ({len(items)} items, one thread)", ours, base,
+                       "one item at a time", ">= 20x faster", speedup >= 20, note=f"same decisions: {same}")
+
+
+def bench_default_unit_evaluation() -> BenchResult:
+    """Every set one unit is scored on at default (validation, held-out lengths, partner, original operations),
+    for one method, on one thread: the target is a minute."""
+    cfg, g, _, _, _, _ = _setup()
+    base = BaseModel(g.cfg, {k: v.clone() for k, v in g.state_dict().items()}, cfg.pretrain_ops, np.zeros(0),
+                     np.zeros(0), 0.0)
+    with cpu_threads(1):
+        t = best_time(lambda: ex.evaluate_unit(cfg, base, 0, cfg.skills[0], cfg.test_ops[0], "neologism",
+                                               trained=False), repeat=1)
+    n_units = len(cfg.skills) * len(cfg.test_ops) * cfg.n_seeds * 5
+    return BenchResult(f"evaluation of one unit at default (x{n_units} units and ablations in a run)", t, None, None,
+                       "< 60 s", t < 60, note=f"all units: about {t * n_units:.0f} s")
