@@ -158,6 +158,24 @@ def test_greedy_and_sampled_decoding():
     assert row[1] == stop and all(t == 39 for t in row[2:])
 
 
+def test_zeroed_logits_decoding_matches_the_rule_by_hand():
+    """``zeroed`` ids decode as if their logit were 0 (a tied head with those unembedding rows set to zero)."""
+    model = make_gpt(**CONFIGS[0]).eval()
+    prompt = torch.randint(0, 40, (3, 4), generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        first = model(prompt)[:, -1]
+    lift = [int(i) for i in first.argmax(-1)]                     # the ids greedy would pick first
+    out = lm.generate(model, prompt, 5, zeroed=lift)
+    seq = prompt.clone()
+    for _ in range(5):
+        with torch.no_grad():
+            logits = model(seq)[:, -1].clone()
+        logits[:, lift] = 0.0
+        seq = torch.cat([seq, logits.argmax(-1, keepdim=True)], 1)
+    assert torch.equal(out, seq[:, 4:])
+    assert torch.equal(lm.generate(model, prompt, 5, zeroed=lift, use_cache=False), out)
+
+
 def test_hook_sites_read_and_add():
     model = make_gpt(**CONFIGS[2])
     x = torch.randint(0, 40, (2, 7), generator=torch.Generator().manual_seed(4))
