@@ -12,7 +12,9 @@ t-interval of its mean (:func:`icmlbook.runtime.stats.mean_t_interval`) and deci
 :func:`icmlbook.runtime.stats.decide_interval` against the declared bar or margin: reproduced when the interval
 clears it, not reproduced when the whole interval lies on the far side, inconclusive ("interval spans both")
 otherwise. A rule with several parts passes when every part passes and fails when any part is decided against the
-claim. A part that compares trained models is decided only when each of them passed the declared plateau test
+claim. Every rule but claim 1 first asks that each base has learned its operations (no operation alone with its
+interval wholly below ``gate_single``): on a base that has not, the row is inconclusive ("not converged"), whatever
+the numbers. A part that compares trained models is decided only when each of them passed the declared plateau test
 (:func:`icmlbook.training.plateau_from_curve`, CLAIMS.md rule 10: its curve, read back from T to T / (1 + extend),
 moves by less than ``plateau_share`` of the rule's margin); otherwise the part, and unless another part is against
 the claim the row, is inconclusive ("not converged"). A model trained for zero updates (the frozen base, an
@@ -42,6 +44,8 @@ _T = THRESHOLDS
 #: accuracy change of interest, the same 0.1 as the transfer and ablation margins
 _GUARD = _T["guard_margin"]
 _PCT = f"{100 * _T['ci_level']:g} %"
+#: every rule after claim 1 is decided only on competent bases
+_ON = f"on bases that do each known operation alone above {_T['gate_single']:g} (else inconclusive), "
 
 
 def check_thresholds(cfg: SkillConfig) -> None:
@@ -103,10 +107,15 @@ def _part(decision: IntervalDecision | bool, *guards: Convergence) -> tuple[bool
 
 
 def _decide(measured: str, parts: dict[str, tuple[bool | None, str | None]], guards: Sequence[Convergence],
-            values: dict) -> ClaimCheck:
+            values: dict, competences: Sequence[Competence | None] | None = None) -> ClaimCheck:
     """All parts must pass. A part decided against the claim fails the row (evidence against it, whatever the
     other parts); otherwise an undecided part makes the row inconclusive, "not converged" when a compared model
-    failed its plateau test, else "interval spans both"."""
+    failed its plateau test, else "interval spans both". Before any of this, a base below claim 1's bars makes the
+    row inconclusive (:func:`base_gate`)."""
+    if competences is not None:
+        gate = base_gate(competences, measured)
+        if gate is not None:
+            return gate
     outcomes = {k: o for k, (o, _) in parts.items()}
     values = dict(values, parts=outcomes)
     against = [k for k, o in outcomes.items() if o is False]
@@ -139,6 +148,47 @@ def _paired(a: Sequence[UnitResult], b: Sequence[UnitResult], what) -> np.ndarra
 
 
 # ------------------------------------------------------------------------------------------------ C1
+def _competence_parts(c: Competence) -> dict[str, IntervalDecision]:
+    parts = {f"{op} alone (seed {c.seed})": decide_interval(*a.interval, _T["competence_single"])
+             for op, a in c.single.items()}
+    for k, a in c.multi.items():
+        parts[f"{k} operations (seed {c.seed})"] = decide_interval(*a.interval, _T["competence_multi"])
+    if c.heldout_orders is not None:
+        parts[f"held-out orders (seed {c.seed})"] = decide_interval(*c.heldout_orders.interval, _T["competence_multi"])
+    for s, a in c.literal_new.items():
+        parts[f"{s} literal (seed {c.seed})"] = decide_interval(*a.interval, _T["literal_ceiling"], side="upper")
+    return parts
+
+
+def _incompetent(competences: Sequence[Competence | None]) -> list[int]:
+    """Seeds of bases that have not learned the known operations: some operation alone with its Wilson interval
+    wholly below ``gate_single`` (a base that does not even do half of its operations; claim 1's bars are stricter).
+    On such a base no comparison says anything about the method."""
+    out = []
+    for c in competences:
+        if c is None:
+            raise ValueError("the study carries no competence of its base")
+        if any(decide_interval(*a.interval, _T["gate_single"]).passed is False for a in c.single.values()):
+            out.append(c.seed)
+    return sorted(set(out))
+
+
+def base_gate(competences: Sequence[Competence | None], measured: str) -> ClaimCheck | None:
+    """None when every base has learned its operations (:func:`_incompetent`); otherwise the row's *inconclusive*
+    check: the base itself has not converged to competence at this profile."""
+    bad = _incompetent(competences)
+    if not bad:
+        return None
+    return ClaimCheck.inconclusive_check(
+        measured, "not converged",
+        f"the base of seed(s) {bad} has not learned the known operations at this profile (an operation alone below "
+        f"{_T['gate_single']:g}), so no comparison made on it can tell the claim from its negation")
+
+
+def _comps(studies: Sequence[SkillStudy]) -> list[Competence | None]:
+    return [st.competence for st in studies]
+
+
 @claim_rule(
     "C1",
     statement="The base model (ours, trained from scratch) is competent in the digit world: it solves each "
@@ -160,19 +210,11 @@ def claim1_base_competence(competences: Sequence[Competence], cfg: SkillConfig) 
     parts: dict[str, IntervalDecision] = {}
     worst_single, worst_multi, worst_lit = 1.0, 1.0, 0.0
     for c in competences:
-        for op, a in c.single.items():
-            parts[f"{op} alone (seed {c.seed})"] = decide_interval(*a.interval, _T["competence_single"])
-            worst_single = min(worst_single, a.value)
-        cells = dict(c.multi)
-        for k, a in cells.items():
-            parts[f"{k} operations (seed {c.seed})"] = decide_interval(*a.interval, _T["competence_multi"])
-            worst_multi = min(worst_multi, a.value)
-        if c.heldout_orders is not None:
-            parts[f"held-out orders (seed {c.seed})"] = decide_interval(*c.heldout_orders.interval, _T["competence_multi"])
-            worst_multi = min(worst_multi, c.heldout_orders.value)
-        for s, a in c.literal_new.items():
-            parts[f"{s} literal (seed {c.seed})"] = decide_interval(*a.interval, _T["literal_ceiling"], side="upper")
-            worst_lit = max(worst_lit, a.value)
+        parts.update(_competence_parts(c))
+        worst_single = min([worst_single] + [a.value for a in c.single.values()])
+        worst_multi = min([worst_multi] + [a.value for a in c.multi.values()]
+                          + ([c.heldout_orders.value] if c.heldout_orders is not None else []))
+        worst_lit = max([worst_lit] + [a.value for a in c.literal_new.values()])
     held = [c.heldout_orders.value for c in competences if c.heldout_orders is not None]
     measured = (f"{len(competences)} base(s): lowest single-operation accuracy {worst_single:.3f}, lowest multi-operation "
                 f"{worst_multi:.3f}" + (f" (held-out orders {min(held):.3f})" if held else "")
@@ -185,7 +227,7 @@ def claim1_base_competence(competences: Sequence[Competence], cfg: SkillConfig) 
     "C2",
     statement="A skill neologism learns the new skill without any weight update: in-distribution accuracy on "
               "D(S, Σ) becomes high while the base's weights stay bitwise equal.",
-    rule=f"over units (skill, T, base seed), the {_PCT} t-interval of the neologism's in-distribution exact match "
+    rule=f"{_ON}over units (skill, T, base seed), the {_PCT} t-interval of the neologism's in-distribution exact match "
          f"(1 to max_ops operations, trained lengths) above {_T['acquisition_bar']:g}, and the SHA-256 of the base "
          "weights equal before and after training on every unit; convergence guard on the validation curve "
          f"(margin {_T['guard_margin']:g})",
@@ -207,7 +249,7 @@ def claim2_acquisition(studies: Sequence[SkillStudy], cfg: SkillConfig) -> Claim
     g = _convergence(units, "in", _GUARD, "neologism")
     return _decide(measured, {"accuracy above the bar": _part(decide_interval(lo, hi, _T["acquisition_bar"]), g),
                               "weights unchanged": _part(unchanged)}, [g],
-                   {"accuracy": acc, "weights_unchanged": unchanged})
+                   {"accuracy": acc, "weights_unchanged": unchanged}, _comps(studies))
 
 
 # ------------------------------------------------------------------------------------------------ C3
@@ -227,7 +269,7 @@ def _transfer(studies: Sequence[SkillStudy], cfg: SkillConfig, other: str, label
     go = _convergence(oth, "partner", _T["transfer_margin"], label)
     parts = {f"neologism above the floor {_T['transfer_floor']:g}": _part(decide_interval(plo, phi, _T["transfer_floor"]), gn),
              f"difference above {_T['transfer_margin']:g}": _part(decide_interval(dlo, dhi, _T["transfer_margin"]), gn, go)}
-    return _decide(measured, parts, [gn, go], {"difference": d, "neologism": pn, "other": po})
+    return _decide(measured, parts, [gn, go], {"difference": d, "neologism": pn, "other": po}, _comps(studies))
 
 
 @claim_rule(
@@ -235,7 +277,7 @@ def _transfer(studies: Sequence[SkillStudy], cfg: SkillConfig, other: str, label
     statement="A neologism composes with an out-of-distribution skill: on items pairing the new skill S with the "
               "operation T that was left out of its training data, it is well above chance and above prompt tuning "
               "(the same number of trainable rows, placed as a prefix, with S written literally).",
-    rule=f"over units, the {_PCT} t-interval of the neologism's partner-test exact match (k = 2 and 3, every "
+    rule=f"{_ON}over units, the {_PCT} t-interval of the neologism's partner-test exact match (k = 2 and 3, every "
          f"ordering pattern and length) above {_T['transfer_floor']:g}, and that of the paired difference neologism − "
          f"prompt tuning above {_T['transfer_margin']:g}; convergence guard on both partner curves (margin "
          f"{_T['transfer_margin']:g})",
@@ -252,7 +294,7 @@ def claim3_transfer(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimChe
     "C3b",
     statement="A neologism transfers to the out-of-distribution partner better than LoRA trained on the same data "
               "and updates (the new skill written literally).",
-    rule=f"over units, the {_PCT} t-interval of the neologism's partner exact match above "
+    rule=f"{_ON}over units, the {_PCT} t-interval of the neologism's partner exact match above "
          f"{_T['transfer_floor']:g} and that of the paired difference neologism − LoRA above "
          f"{_T['transfer_margin']:g}; convergence guard on both partner curves",
     rejects=f"LoRA transfers as well (difference at or below {_T['transfer_margin']:g})",
@@ -267,7 +309,7 @@ def claim3b_transfer_vs_lora(studies: Sequence[SkillStudy], cfg: SkillConfig) ->
     "C4",
     statement="Independently trained neologisms compose zero-shot: loaded together, the SHIFT_RIGHT and "
               "INVERT_POLARITY neologisms solve items that need both, far better than either one alone.",
-    rule=f"over units (T, base seed), the {_PCT} t-interval of (exact match with both loaded) − (the better of the "
+    rule=f"{_ON}over units (T, base seed), the {_PCT} t-interval of (exact match with both loaded) − (the better of the "
          f"two loaded alone, the other written literally) above {_T['composition_margin']:g}, items with exactly the two "
          "skills in either order at every length; convergence guard on both neologisms' validation curves",
     rejects=f"no zero-shot composition (gain at or below {_T['composition_margin']:g}: the pair does no better "
@@ -289,7 +331,7 @@ def claim4_composition(compositions: Sequence[Composition], studies: Sequence[Sk
     g = _convergence(used, "in", _T["composition_margin"], "neologisms")
     dec = decide_interval(lo, hi, _T["composition_margin"])
     return _decide(measured + ("" if dec.passed else f" ({dec.text})"), {"gain above the margin": _part(dec, g)}, [g],
-                   {"gain": d, "both": both, "alone": alone})
+                   {"gain": d, "both": both, "alone": alone}, _comps(studies))
 
 
 # ------------------------------------------------------------------------------------------------ C5
@@ -297,7 +339,7 @@ def claim4_composition(compositions: Sequence[Composition], studies: Sequence[Sk
     "C5",
     statement="Our reconstruction of the length test: a neologism learned on some digit lengths keeps its accuracy "
               "at lengths absent from every training set (the base's and its own).",
-    rule=f"over units, the {_PCT} t-interval of the neologism's in-distribution exact match above "
+    rule=f"{_ON}over units, the {_PCT} t-interval of the neologism's in-distribution exact match above "
          f"{_T['acquisition_bar']:g} (the skill is learned), and that of (trained-length − held-out-length accuracy) "
          f"below {_T['length_gap_margin']:g}; convergence guard on the validation curve",
     rejects=f"accuracy that drops by more than {_T['length_gap_margin']:g} at unseen lengths, or a skill not learned "
@@ -318,12 +360,13 @@ def claim5_lengths(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimChec
     parts = {"learned": _part(decide_interval(alo, ahi, _T["acquisition_bar"]), g),
              f"gap below {_T['length_gap_margin']:g}": _part(decide_interval(glo, ghi, _T["length_gap_margin"],
                                                                              side="upper"), g)}
-    return _decide(measured, parts, [g], {"gap": gap, "accuracy": acc})
+    return _decide(measured, parts, [g], {"gap": gap, "accuracy": acc}, _comps(studies))
 
 
 # ------------------------------------------------------------------------------------------------ C6
 def _ablation_compare(a: Sequence[UnitResult], b: Sequence[UnitResult], threshold: float, side: str,
-                      names: tuple[str, str], require_learned: Sequence[UnitResult] | None) -> ClaimCheck:
+                      names: tuple[str, str], require_learned: Sequence[UnitResult] | None,
+                      studies: Sequence[SkillStudy]) -> ClaimCheck:
     """Paired (skill, seed) difference of partner accuracy a − b decided against ``threshold``."""
     if not a or len(a) != len(b):
         raise ValueError(f"the ablation needs paired units; got {len(a)} and {len(b)}")
@@ -344,14 +387,14 @@ def _ablation_compare(a: Sequence[UnitResult], b: Sequence[UnitResult], threshol
         parts["reference learned"] = _part(decide_interval(alo, ahi, _T["acquisition_bar"]), gr)
         guards.append(gr)
         measured += f"; reference in-distribution {acc.mean():.3f}"
-    return _decide(measured, parts, guards, {"difference": d})
+    return _decide(measured, parts, guards, {"difference": d}, _comps(studies))
 
 
 @claim_rule(
     "C6a",
     statement="Our reconstruction of the ℓ ablation: more skill tokens help; a neologism of the default length ℓ "
               "transfers better than one of a single token, at equal updates.",
-    rule=f"over (skill, base seed) on the first T, the {_PCT} t-interval of partner exact match (ℓ default) − (ℓ = "
+    rule=f"{_ON}over (skill, base seed) on the first T, the {_PCT} t-interval of partner exact match (ℓ default) − (ℓ = "
          f"smallest of the ablation) above {_T['ablation_margin']:g}; convergence guard on both partner curves",
     rejects=f"the number of tokens does not matter (difference at or below {_T['ablation_margin']:g})",
     paper="the paper ablates ℓ ∈ {1, 2, 5, 10, 20} and uses ℓ = 20; its findings: not reached",
@@ -361,14 +404,14 @@ def claim6a_length(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimChec
     check_thresholds(cfg)
     small = min(cfg.ablation_ells)
     return _ablation_compare(_main_at_t0(studies, cfg), _ablation(studies, f"ell={small}"), _T["ablation_margin"],
-                             "lower", (f"ℓ = {cfg.ell}", f"ℓ = {small}"), None)
+                             "lower", (f"ℓ = {cfg.ell}", f"ℓ = {small}"), None, studies)
 
 
 @claim_rule(
     "C6b",
     statement="Our reconstruction of the initialisation ablation: starting every skill row at the mean operation "
               "embedding learns faster than a random start (N(0, 0.02²)).",
-    rule=f"over (skill, base seed) on the first T, the {_PCT} t-interval of the partner exact match after a third of "
+    rule=f"{_ON}over (skill, base seed) on the first T, the {_PCT} t-interval of the partner exact match after a third of "
          f"the updates, mean-of-operations − random, above {_T['ablation_margin']:g} (a speed comparison at a fixed "
          "early budget: the convergence guard does not apply)",
     rejects=f"the initialisation does not matter (difference at or below {_T['ablation_margin']:g})",
@@ -397,14 +440,15 @@ def claim6b_init(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimCheck:
     dec = decide_interval(lo, hi, _T["ablation_margin"])
     measured = (f"partner accuracy after {step} updates: mean init {pa.mean():.3f}, random {pb.mean():.3f}; "
                 f"difference {_ci_text(m, lo, hi, n)}")
-    return _decide(measured, {f"difference above {_T['ablation_margin']:g}": _part(dec)}, [], {"difference": d})
+    return _decide(measured, {f"difference above {_T['ablation_margin']:g}": _part(dec)}, [], {"difference": d},
+                   _comps(studies))
 
 
 @claim_rule(
     "C6c",
     statement="Our reconstruction of the noisy-label ablation: a neologism trained when 20 % of the labelled skill "
               "occurrences apply another operation transfers about as well as one trained on clean labels.",
-    rule=f"over (skill, base seed) on the first T, the {_PCT} t-interval of partner exact match (noisy) − (clean) "
+    rule=f"{_ON}over (skill, base seed) on the first T, the {_PCT} t-interval of partner exact match (noisy) − (clean) "
          f"above −{_T['ablation_margin']:g}, and the clean neologism learned (in-distribution interval above "
          f"{_T['acquisition_bar']:g}); convergence guard on both partner curves",
     rejects=f"noisy labels cost more than {_T['ablation_margin']:g} of accuracy",
@@ -418,7 +462,7 @@ def claim6c_noise(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimCheck
         raise ValueError("claim 6c needs a corrupt ratio > 0 in ablation_corrupt")
     clean = _main_at_t0(studies, cfg)
     return _ablation_compare(_ablation(studies, f"corrupt={min(noisy):g}"), clean, -_T["ablation_margin"], "lower",
-                             (f"corrupt {min(noisy):g}", "clean"), clean)
+                             (f"corrupt {min(noisy):g}", "clean"), clean, studies)
 
 
 # ------------------------------------------------------------------------------------------------ C7
@@ -427,14 +471,14 @@ def claim6c_noise(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimCheck
     statement="Analogue of the paper's keyword finding (not a reproduction): in our tiny base, the procedure is "
               "addressed through the operation's token; replacing its row by the mean operation row or by a random "
               "row of the same norm collapses accuracy.",
-    rule=f"over units (pretraining operation, base seed), the {_PCT} t-intervals of (accuracy with the token) − "
+    rule=f"{_ON}over units (pretraining operation, base seed), the {_PCT} t-intervals of (accuracy with the token) − "
          f"(accuracy with the mean row) and of (with the token) − (with a random row) both above "
          f"{_T['keyword_margin']:g}; one-operation items at trained lengths",
     rejects=f"the model reads the operation from elsewhere (a replaced token costs at most {_T['keyword_margin']:g})",
     paper="abstract: “off-the-shelf pre-trained LLMs already demonstrate tokens associated with procedural "
           "knowledge” (the XOR keyword study on 7-8B models; numbers not reached)",
 )
-def claim7_keyword(analogues: Sequence[KeywordAnalogue], cfg: SkillConfig) -> ClaimCheck:
+def claim7_keyword(analogues: Sequence[KeywordAnalogue], competences: Sequence[Competence], cfg: SkillConfig) -> ClaimCheck:
     check_thresholds(cfg)
     if not analogues:
         raise ValueError("claim 7 needs keyword analogues")
@@ -447,7 +491,7 @@ def claim7_keyword(analogues: Sequence[KeywordAnalogue], cfg: SkillConfig) -> Cl
                 f"{_ci_text(m2, lo2, hi2, n)}")
     parts = {"mean row": _part(decide_interval(lo1, hi1, _T["keyword_margin"])),
              "random row": _part(decide_interval(lo2, hi2, _T["keyword_margin"]))}
-    return _decide(measured, parts, [], {"mean_row_loss": dm, "random_row_loss": dr})
+    return _decide(measured, parts, [], {"mean_row_loss": dm, "random_row_loss": dr}, list(competences))
 
 
 # ------------------------------------------------------------------------------------------------ C8
@@ -466,14 +510,14 @@ def _forgetting(studies: Sequence[SkillStudy], cfg: SkillConfig, method: str, la
     parts = {f"{label} loses more than {_T['forgetting_margin']:g}":
              _part(decide_interval(lo, hi, -_T["forgetting_margin"], side="upper"), g),
              "neologism unchanged": _part(neo_ok)}
-    return _decide(measured, parts, [g], {"change": change, "neologism_change": neo_change})
+    return _decide(measured, parts, [g], {"change": change, "neologism_change": neo_change}, _comps(studies))
 
 
 @claim_rule(
     "C8a",
     statement="Weight updates forget: full fine-tuning on the skill's data lowers accuracy on the original "
               "operations, while the neologism leaves it exactly unchanged.",
-    rule=f"over units, the {_PCT} t-interval of full fine-tuning's change of exact match on original-operation items "
+    rule=f"{_ON}over units, the {_PCT} t-interval of full fine-tuning's change of exact match on original-operation items "
          f"below −{_T['forgetting_margin']:g}, and the neologism's change exactly 0 with the base weights bitwise "
          "equal; convergence guard on the validation curve",
     rejects=f"fine-tuning that keeps the old skills (a loss of at most {_T['forgetting_margin']:g})",

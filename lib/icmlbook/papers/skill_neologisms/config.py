@@ -31,7 +31,7 @@ _NEW = OneOf(*NEW_OPS)
 #: the config fields that are decision thresholds of the claims (fixed before the run; claims.py refuses others)
 THRESHOLD_FIELDS = ("ci_level", "competence_single", "competence_multi", "literal_ceiling", "acquisition_bar",
                     "transfer_floor", "transfer_margin", "composition_margin", "length_gap_margin",
-                    "ablation_margin", "keyword_margin", "forgetting_margin", "guard_margin", "plateau_extend",
+                    "ablation_margin", "keyword_margin", "forgetting_margin", "guard_margin", "gate_single", "plateau_extend",
                     "plateau_share")
 
 
@@ -97,6 +97,8 @@ class SkillConfig(ProfileConfig):
     keyword_margin : claim 7, the accuracy lost when the op token is replaced.
     forgetting_margin : claim 8, the least loss on original operations that counts as forgetting.
     guard_margin : the margin the convergence guard uses for rules decided against a bar (claims 2, 5, 8).
+    gate_single : every claim after the first is decided only on bases that do each known operation alone above
+        this (interval not wholly below); otherwise it is inconclusive (the base has not converged).
     plateau_extend, plateau_share : the convergence guard (CLAIMS.md rule 10): training ``plateau_extend``
         longer moves the compared metric by less than ``plateau_share`` of the rule's margin.
     """
@@ -114,7 +116,7 @@ class SkillConfig(ProfileConfig):
     d_model: Int(ge=8) = 64
     n_layer: Int(ge=1) = 2
     n_head: Int(ge=1) = 4
-    pre_steps: Int(ge=10) = 1800
+    pre_steps: Int(ge=10) = 1500
     pre_batch: PositiveInt = 128
     pre_lr: PositiveFloat = 3e-3
     pre_warmup: Int(ge=0) = 100
@@ -126,9 +128,9 @@ class SkillConfig(ProfileConfig):
     oracle: bool = True
     # ---- adaptation ----
     ell: Int(ge=1) = 4
-    adapt_steps: Int(ge=10) = 300
+    adapt_steps: Int(ge=10) = 200
     adapt_batch: PositiveInt = 64
-    adapt_warmup: Int(ge=0) = 30
+    adapt_warmup: Int(ge=0) = 20
     lr_neologism: PositiveFloat = 5e-3
     lr_prompt_tuning: PositiveFloat = 5e-3
     lr_lora: PositiveFloat = 1e-3
@@ -160,6 +162,7 @@ class SkillConfig(ProfileConfig):
     keyword_margin: Float(gt=0, lt=1) = 0.5
     forgetting_margin: Float(gt=0, lt=1) = 0.02
     guard_margin: Float(gt=0, lt=1) = 0.1
+    gate_single: Float(gt=0, lt=1) = 0.5
     plateau_extend: Float(gt=0, le=2) = 0.5
     plateau_share: Float(gt=0, le=1) = 1 / 3
 
@@ -223,9 +226,10 @@ class SkillConfig(ProfileConfig):
 PRESETS: dict[str, SkillConfig] = {
     "smoke": SkillConfig(
         pretrain_ops=("ADD", "SUB", "REVERSE", "ID"), skills=("SHIFT_RIGHT", "INVERT_POLARITY"), test_ops=("ADD",),
-        min_len=2, max_len=6, heldout_lengths=(5,), max_ops=2, pre_steps=500, adapt_steps=120, adapt_warmup=20,
-        ell=2, ablation_ells=(1, 2), n_seeds=1, oracle=False, val_size=120, forget_size=120, comp_n_per=12,
-        competence_n=60, keyword_n=40, n_per_group=8,
+        min_len=2, max_len=6, heldout_lengths=(5,), max_ops=2, d_model=32, n_layer=2, n_head=4, pre_steps=300,
+        pre_batch=64, pre_warmup=30, pad_left=2, pad_max=3, oracle=False, ell=2, ablation_ells=(1, 2),
+        adapt_steps=40, adapt_batch=32, adapt_warmup=5, n_seeds=1, val_size=60, forget_size=60, comp_n_per=6,
+        competence_n=40, keyword_n=30, n_per_group=4,
     ),
     "default": SkillConfig(),
     "full": SkillConfig(

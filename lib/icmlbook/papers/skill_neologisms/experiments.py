@@ -309,14 +309,16 @@ def rebuild(unit: UnitResult, base: BaseModel):
 # ------------------------------------------------------------------------------------------------ one skill
 @dataclasses.dataclass
 class SkillStudy:
-    """Every unit of one (seed, skill): ``units[(method, T)]`` for the grid's methods and the frozen base, and the
+    """Every unit of one (seed, skill): ``units[(method, T)]`` for the grid's methods and the frozen base, the
     ablations on the first T: ``ablations[name]`` (``"ell=1"``, ``"init=random"``, ``"corrupt=0.2"``, and
-    ``"untrained"``: the mean-operation rows before any update)."""
+    ``"untrained"``: the mean-operation rows before any update), and the base's :class:`Competence` (the claims
+    decide nothing on a base that cannot do the known operations)."""
 
     seed: int
     skill: str
     units: dict[tuple[str, str], UnitResult]
     ablations: dict[str, UnitResult]
+    competence: Competence | None = None
 
 
 def skill_study(cfg: SkillConfig, base: BaseModel, seed: int, skill: str) -> SkillStudy:
@@ -336,7 +338,7 @@ def skill_study(cfg: SkillConfig, base: BaseModel, seed: int, skill: str) -> Ski
     for c in cfg.ablation_corrupt:
         if c > 0:
             ablations[f"corrupt={c:g}"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", corrupt=c)
-    return SkillStudy(seed, skill, units, ablations)
+    return SkillStudy(seed, skill, units, ablations, competence(cfg, base, seed))
 
 
 def oracle_units(cfg: SkillConfig, oracle: BaseModel, seed: int) -> dict[tuple[str, str], UnitResult]:
