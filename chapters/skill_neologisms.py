@@ -580,9 +580,9 @@ def _(cfg, mo):
       epochs on 100,000 one-operation and 500,000 one-to-three-operation samples). Ours is a GPT trained from
       scratch ({cfg.n_layer} layers, width {cfg.d_model}, {cfg.n_head} heads, tied embeddings, rotary positions)
       for {cfg.pre_steps} updates of {cfg.pre_batch} samples with the same two phases and the same exclusions.
-      A base that has only ever seen this task is a much narrower reader than a pretrained language model: what
-      a neologism can express is limited to what the base's circuits can already do, which is the main reason
-      our numbers cannot be compared with the paper's.
+      A base that has only ever seen this task is a much narrower reader than a pretrained language model: a
+      neologism can only steer computations the base already performs, so our numbers cannot be compared with
+      the paper's, and a negative verdict here is a verdict on this base, not on Qwen.
     - **Pads in pretraining.** Our GPT has no padding mask, so the paper's random left padding becomes
       `<pad>` tokens written after `<bos>` (up to {cfg.pad_left}); around each operation token we also write
       pads with probability {cfg.pad_prob:g} (1 to {cfg.pad_max} of them), the official generator's

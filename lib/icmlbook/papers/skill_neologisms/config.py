@@ -226,9 +226,9 @@ class SkillConfig(ProfileConfig):
 PRESETS: dict[str, SkillConfig] = {
     "smoke": SkillConfig(
         pretrain_ops=("ADD", "SUB", "REVERSE", "ID"), skills=("SHIFT_RIGHT", "INVERT_POLARITY"), test_ops=("ADD",),
-        min_len=2, max_len=6, heldout_lengths=(5,), max_ops=2, d_model=32, n_layer=2, n_head=4, pre_steps=300,
-        pre_batch=64, pre_warmup=30, pad_left=2, pad_max=3, oracle=False, ell=2, ablation_ells=(1, 2),
-        adapt_steps=40, adapt_batch=32, adapt_warmup=5, n_seeds=1, val_size=60, forget_size=60, comp_n_per=6,
+        min_len=2, max_len=6, heldout_lengths=(5,), max_ops=2, d_model=32, n_layer=2, n_head=4, pre_steps=200,
+        pre_batch=64, pre_warmup=20, pad_left=2, pad_max=3, oracle=False, ell=2, ablation_ells=(1, 2),
+        adapt_steps=30, adapt_batch=32, adapt_warmup=5, n_seeds=1, val_size=60, forget_size=60, comp_n_per=6,
         competence_n=40, keyword_n=30, n_per_group=4,
     ),
     "default": SkillConfig(),
