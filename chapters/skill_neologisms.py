@@ -47,7 +47,7 @@ def _(mo):
     | | |
     |---|---|
     | **Paper** | *Skill Neologisms: Towards Skill-based Continual Learning* |
-    | **Authors** | Antonin Berthon, Nicolas Astorga, Mihaela van der Schaar (University of Cambridge) |
+    | **Authors** | Antonin Berthon, Nicolas Astorga, Mihaela van der Schaar |
     | **Venue** | ICML 2026 |
     | **arXiv** | [2605.04970](https://arxiv.org/abs/2605.04970) |
     | **Code** | [antoninbrthn/skill-neologisms](https://github.com/antoninbrthn/skill-neologisms) (Apache-2.0; read for the task, the recipe and the baselines; our code is our own) |

@@ -6,12 +6,16 @@ from scratch and its pretraining, the adaptation recipe shared by every method (
 rates), the experiment grid (skills, held-out partner operations, base seeds), the ablations, the evaluation set
 sizes, and the claims' decision thresholds, fixed before the run.
 
-Budgets. ``smoke``: the whole chapter in about 45 s of one CPU core (measured under load in the chapter's
-report). ``default``: sized from smoke's per-update timings (about 60 ms of CPU per pretraining update of the
-d = 64, 2-layer base at batch 128, about half that per adaptation update at batch 64) to fit about ten minutes of
-wall time on two quiet cores with the independent trainings run two at a time (``run.cached_many``); not
-measured on a quiet machine. ``full``: the paper's grid (both skills, all six partner operations, three base
-seeds, ℓ = 20, the complete ablations) on a larger base; meant for a GPU.
+Budgets (2 shared CPU cores under a load of 12-13, so every time below is inflated). ``smoke``: one papermill
+execution took 214 s of wall time; the library's work in it (pretraining 300 updates, 18 units of 40 updates, the
+evaluations) took 28 s of CPU, and the preset was then cut to 200 + 30 updates; projected at 30-40 s on two quiet
+cores, not measured quietly. ``default``: not run (the helpers' rule); projected from the per-update CPU times
+measured in development runs (about 0.10 s per pretraining update of the padded d = 64, 2-layer base at batch 128,
+0.05 s per adaptation update at batch 64 with its curve evaluations): two bases of 1500 updates side by side
+(~150 s), then the oracle's pretraining and the four (seed, skill) studies (~130 s each) on two workers (~400 s),
+then compositions, keyword analogue and figures (~30 s): about 9-10 minutes of wall time on two quiet cores.
+``full``: the paper's grid (both skills, all six partner operations, three base seeds, ℓ = 20, the complete
+ablations) on a larger base; meant for a GPU.
 """
 
 from __future__ import annotations
