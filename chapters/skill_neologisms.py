@@ -589,9 +589,9 @@ def _(cfg, mo):
       `random_skill_pad` (off in the paper's Qwen config). They teach a base that has one token per operation
       that extra tokens may sit at the start and inside the operation segment, which Qwen's sub-word names
       already taught it. Neither kind of pad tells the base anything about the new skills.
-    - **Sizes.** ℓ = {cfg.ell} tokens (the paper: 20; in development runs on one base, not shown, ℓ = 1, 2 and 4
-      gave rising in-distribution accuracy for SHIFT_RIGHT and ℓ = 16 far less, so we kept the largest that
-      helped; prompt tuning gets the same number of rows), {cfg.adapt_steps} updates of {cfg.adapt_batch} samples for
+    - **Sizes.** ℓ = {cfg.ell} tokens (the paper: 20; in development runs not shown, ℓ = 1, 2 and 4 gave rising
+      in-distribution accuracy for SHIFT_RIGHT on a padded base, and ℓ = 16 did far worse than ℓ = 4 on an earlier
+      base pretrained without pads, so we kept ℓ = 4; prompt tuning gets the same number of rows), {cfg.adapt_steps} updates of {cfg.adapt_batch} samples for
       every method (the paper: three epochs of 100,000 samples at batch 32), skills {", ".join(cfg.skills)},
       held-out partners {", ".join(cfg.test_ops)} (the paper: all six), lengths
       {min(cfg.all_lengths)}-{max(cfg.all_lengths)} without {", ".join(map(str, cfg.heldout_lengths))} in training (the
