@@ -11,8 +11,8 @@ def _():
 
     from icmlbook.papers import skill_neologisms as sn
     from icmlbook.papers.skill_neologisms import claims, digits, evaluate, experiments as ex, plots
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, claims, digits, evaluate, ex, mo, np, plots, seed_everything, sn, start_run
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, claims, digits, evaluate, ex, mo, np, open_chapter, plots, sn
 
 
 @app.cell
@@ -36,6 +36,12 @@ def _(mo):
     oracle on the same data. Every verdict below is computed by this run; the language-model results of the
     paper are quoted as the paper's and marked not testable.
     """)
+    return
+
+
+@app.cell
+def findings(ledger, run):
+    run.findings(ledger)
     return
 
 
@@ -81,10 +87,8 @@ def parameters():
 
 
 @app.cell
-def _(profile, seed, seed_everything, sn, start_run):
-    run = start_run("skill_neologisms", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = sn.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("skill_neologisms", profile, seed)
     return cfg, run
 
 
@@ -92,7 +96,7 @@ def _(profile, seed, seed_everything, sn, start_run):
 def _(cfg, ex, mo, run):
     seeds = ex.base_seeds(cfg, run.seed)
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {len(seeds)} base model(s)
+    {run.computed_with()}: {len(seeds)} base model(s)
     (a GPT with {cfg.n_layer} layers of width {cfg.d_model}, pretrained for {cfg.pre_steps} updates of
     {cfg.pre_batch} samples), the skills {", ".join(cfg.skills)}, held-out partner operations
     {", ".join(cfg.test_ops)}, ℓ = {cfg.ell} skill tokens, {cfg.adapt_steps} updates of {cfg.adapt_batch} samples
