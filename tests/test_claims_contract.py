@@ -32,7 +32,6 @@ PENDING_CHAPTERS: set[str] = set()
 PENDING_TRIVIAL: set[str] = {
     "constrained_diffusion_landing",
     "hh_mea_inference",
-    "irno_neural_operator",
 }
 
 

@@ -1235,3 +1235,160 @@ def test_make_windows_refuses_a_bad_history_naming_it():
     for history in (0, -2, 1.5):
         with pytest.raises(ValueError, match="history="):
             make_windows(torch.zeros(2, 6, 8, 8), history=history)
+
+
+# -- the nearest trivial methods, run for real (CLAIMS.md rule 11) ---------------------------------------------
+# A tiny real study (one seed, every base and variant trained one epoch; about 20 s on one loaded core) and a tiny
+# super-resolution task; the trivial methods are built from their real models and evaluated by the chapter's own
+# ``evaluate``: the base alone behind an identity refiner (a refiner whose output is zero: h_k = h_0 for every k),
+# the one-shot corrector (the K = 1 refiner applied once, then no iteration), and the ablation without the rule's
+# ingredient standing in for IRNO.
+TRIVIAL_MAIN = dict(TINY_MAIN, seeds=(0,), test_traj=4)
+
+
+class _OneShot(torch.nn.Module):
+    """The base plus a single refinement step and no iteration: h_1 = h_0 + alpha Phi(x, h_0), then h_k = h_1."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, steps, h0=None):
+        hs = self.model(x, 1, h0=h0)
+        return hs + [hs[-1]] * (steps - 1)
+
+    def phi(self, x, h, k=0):
+        return self.model.phi(x, h, 0)
+
+    def update(self, x, h, k=0):
+        return self.model.update(x, h, 0) if k == 0 else h
+
+
+def _identity_refiner(model):
+    """The same IRNO with its refiner's output layer zeroed: Phi = 0, so h_k = h_0 (the base alone)."""
+    with torch.no_grad():
+        for r in model.refiners:
+            r.out.weight.zero_()
+            if r.out.bias is not None:
+                r.out.bias.zero_()
+    return model
+
+
+_TRIVIAL: dict = {}
+
+
+def trivial_world():
+    """The real outputs of the trivial methods on a tiny task (computed once per test session)."""
+    if not _TRIVIAL:
+        cfg = config_for("smoke", **TRIVIAL_MAIN)
+        st = ex.study(cfg, 0, show_progress=False)
+        task, bases, runs = st["task"], st["bases"], st["runs"]
+        lip = (0, cfg.K, 2 * cfg.K)
+        ident = {b: ex.evaluate(cfg, task, _identity_refiner(ex.load_irno(cfg, bases[b], runs[("irno", b)])),
+                                cfg.eval_steps, lip_at=lip if b == "fno" else ())
+                 for b in ("fno", "tfno", "fno_many")}
+        one_shot = ex.evaluate(cfg, task, _OneShot(ex.load_irno(cfg, bases["fno"], runs[("k1", "fno")])),
+                               cfg.eval_steps, K=cfg.K, lip_at=lip)
+        sr_cfg = config_for("smoke", unet_base=2, base_width=4, base_layers=2, **TINY_SR)
+        sr = ex.sr_study(sr_cfg, 0, show_progress=False)
+        sr_ident = ex.evaluate_sr(sr["task"], _identity_refiner(ex.load_sr_irno(sr_cfg, sr)), sr_cfg.eval_steps,
+                                  sr_cfg.K)
+        _TRIVIAL.update(cfg=cfg, st=st, ident=ident, one_shot=one_shot, sr_cfg=sr_cfg, sr=sr, sr_ident=sr_ident,
+                        long={b: st["alone"][LONG_OF[b]].vrmse[0] for b in ("fno", "tfno", "fno_many")})
+    return _TRIVIAL
+
+
+LONG_OF = {"fno": "fno_long", "tfno": "tfno_long", "fno_many": "fno_many_long"}
+
+
+@claim_case("irno_neural_operator", "C1", "not reproduced", trivial="one-shot corrector (the base plus one "
+            "refinement step, no iteration)")
+def _c1_trivial():
+    w = trivial_world()
+    return claims.claim1([w["one_shot"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C2", "not reproduced", trivial="identity refiner (the base alone, h_k = h_0)")
+def _c2_trivial():
+    w = trivial_world()
+    return claims.claim2([w["ident"]["fno"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C3", "not reproduced", trivial="identity refiner (the base alone)")
+def _c3_trivial():
+    w = trivial_world()
+    return claims.claim3([w["ident"]["fno"]], [w["long"]["fno"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C4", "not reproduced", trivial="identity refiner on both bases (the base alone)")
+def _c4_trivial():
+    w = trivial_world()
+    return claims.claim4([w["ident"]["fno"]], [w["ident"]["fno_many"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C5", "not reproduced",
+            trivial="the refiner trained without the spectral loss, standing in for IRNO")
+def _c5_trivial():
+    w = trivial_world()
+    ns = w["st"]["evals"][("no_spectral", "fno")]
+    return claims.claim5([ns], [ns], [w["st"]["evals"][("const_lambda", "fno")]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C6", "not reproduced",
+            trivial="the refiner trained without the fixed-point term, standing in for IRNO")
+def _c6_trivial():
+    w = trivial_world()
+    nf = w["st"]["evals"][("no_fp", "fno")]
+    return claims.claim6([nf], [nf], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced", trivial="identity refiner (the base alone, F_x = id)")
+def _c7_trivial():
+    w = trivial_world()
+    return claims.claim7([w["ident"]["fno"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced", trivial="one-shot corrector (no iteration past step 1)")
+def _c7_trivial_one_shot():
+    w = trivial_world()
+    return claims.claim7([w["one_shot"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C8", "not reproduced", trivial="identity refiner on each base (the bases alone)")
+def _c8_trivial():
+    w = trivial_world()
+    i = w["ident"]
+    return claims.claim8([i["fno"]], [i["tfno"]], [i["fno_many"]],
+                         [[w["long"]["fno"], w["long"]["tfno"], w["long"]["fno_many"]]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C9", "not reproduced",
+            trivial="one-shot corrector standing in for IRNO (the K = 1 refiner, applied once)")
+def _c9_trivial():
+    w = trivial_world()
+    st = w["st"]
+    return claims.claim9([w["one_shot"]], [st["evals"][("k1", "fno")]], [st["alone"]["fno_large"]],
+                         [st["alone"]["fno_many_long"]], w["cfg"])
+
+
+@claim_case("irno_neural_operator", "C10", "not reproduced",
+            trivial="identity refiner on the super-resolution base (the base alone)")
+def _c10_trivial():
+    w = trivial_world()
+    return claims.claim10([w["sr_ident"]], [w["sr"]["long_rfne"]], [w["sr"]["interp_rfne"]], w["sr_cfg"])
+
+
+@claim_case("irno_neural_operator", "C11", "not reproduced",
+            trivial="identity refiner on the super-resolution base (the base alone)")
+def _c11_trivial():
+    w = trivial_world()
+    return claims.claim11([w["sr_ident"]], [w["sr"]["long_rfne"]], [w["sr"]["interp_rfne"]], w["sr_cfg"])
+
+
+@pytest.mark.parametrize("case", [_c1_trivial, _c2_trivial, _c3_trivial, _c4_trivial, _c5_trivial, _c6_trivial,
+                                  _c7_trivial, _c7_trivial_one_shot, _c8_trivial, _c9_trivial, _c10_trivial,
+                                  _c11_trivial])
+def test_the_nearest_trivial_methods_do_not_pass(case):
+    out = case()
+    assert out.passed is False, out.measured
+    assert all(np.isfinite(v).all() for v in (trivial_world()["ident"]["fno"].vrmse,))
