@@ -1118,3 +1118,166 @@ def test_earth_study_runs_paired_seeds_on_one_split_at_a_tiny_size():
         assert r["floor_jsd"] < 0.5 * r["uniform_jsd"] and r["OLLA"]["nfe"] > r["ULLA"]["nfe"]
     assert out["rows"][0]["OLLA"]["jsd"] != out["rows"][1]["OLLA"]["jsd"]        # fresh initialisation per seed
     assert claims.claim4e(out, cfg).passed in (True, False)
+
+
+# -- the nearest trivial methods, run for real (CLAIMS.md rule 11) ---------------------------------------------
+# One tiny real world (every sampler trained two epochs on 150 points, the studies at a few dozen points; about a
+# minute on one loaded core, the arm's kinematics most of it), built once per test session: the feasible-set
+# sampler with landing gain 0 (alpha = 1e-9: no pull back to the set between the terminal projections), plain
+# projection in place of landing (OLLA-P's real numbers standing where the rule reads landing's), the overdamped
+# sampler in place of the underdamped one, and the unconstrained (ambient) diffusion with a final projection in
+# place of the landing samplers.
+TRIVIAL = dict(n_train=150, n_test=300, n_seeds=2, epochs=2, width=16, depth=2, batch_size=150, olla_N=10, ulla_N=5,
+               nfe_Ns=(5, 10), drop_points=100, drop_N=10, prior_Ns=(5, 10), prior_points=60, prior_seeds=2,
+               cost_ns=(3, 4), cost_points=64, sweep_points=100, sweep_N=20, earth_seeds=2, bench_seeds=1,
+               bench_n_train=30, bench_n_test=30, bench_epochs=1, bench_width=16, bench_depth=2, bench_N=6)
+GAIN0 = 1e-9
+_WORLD: dict = {}
+
+
+def trivial_world():
+    import dataclasses
+
+    from icmlbook.papers.constrained_diffusion_landing import benchmarks as bm
+
+    if not _WORLD:
+        cfg = config_for("smoke", **TRIVIAL)
+        cfg0 = config_for("smoke", **TRIVIAL, alpha=GAIN0, earth=True)
+        trained = ex.train_variants(cfg, 0)
+        w = {"cfg": cfg, "cfg0": cfg0, "quality": ex.quality_study(cfg, 0, trained), "nfe": ex.nfe_curve(cfg, trained),
+             "forward0": ex.forward_feasibility(cfg0, 0),
+             "quality0": ex.quality_study(cfg0, 0, ex.train_variants(cfg0, 0, methods=("OLLA", "ULLA"))),
+             "drop": ex.drop_study(cfg, 0), "prior": ex.prior_study(cfg, 0, n_perm=50),
+             "cost": ex.cost_study(cfg, 0, repeat=1), "mixed0": ex.mixed_study(cfg0, 0),
+             "earth0": ex.earth_study(cfg0, 0)}
+        for name in ("so10", "dipeptide", "robot"):
+            old = bm.SPECS[name]
+            bm.SPECS[name] = dataclasses.replace(old, alpha=GAIN0)        # the benchmark's own sampler, gain 0
+            try:
+                w[name] = bm.benchmark_study(cfg0, 0, name)
+            finally:
+                bm.SPECS[name] = old
+        _WORLD.update(w)
+    return _WORLD
+
+
+def _standing_in(quality: QualityStudy, mapping: dict) -> QualityStudy:
+    """The quality study with the records of method ``src`` standing where the rule reads ``dst`` (real numbers
+    of another method, relabelled: ``{dst: src}``)."""
+    keep = [r for r in quality.records if r["method"] not in mapping]
+    moved = [dict(r, method=dst) for dst, src in mapping.items() for r in quality.records if r["method"] == src]
+    return QualityStudy(keep + moved, quality.backward_traces, quality.uniform_jsd, quality.globe, quality.oracle_jsd)
+
+
+@claim_case("constrained_diffusion_landing", "C1", "not reproduced", trivial="feasible-set sampler with landing gain 0")
+def _c1_trivial():
+    w = trivial_world()
+    return claims.claim1(w["forward0"], w["quality0"], w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C2", "not reproduced", trivial="plain projection instead of landing")
+def _c2_trivial():
+    w = trivial_world()
+    rows = [dict(r, OLLA_drop_rate=r["OLLA-P_drop_rate"], OLLA_max_violation=r["OLLA-P_max_violation"])
+            for r in w["drop"]["rows"]]
+    q = _standing_in(w["quality"], {"OLLA": "OLLA-P", "ULLA": "ULLA-P"})
+    return claims.claim2(dict(w["drop"], rows=rows), q, w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C3", "not reproduced",
+            trivial="the overdamped process in place of the underdamped one")
+def _c3_trivial():
+    w = trivial_world()
+    rows = [dict(r, **{f"ULLA_{k}": r[f"OLLA_{k}"] for k in ("mmd2", "p", "lost")}) for r in w["prior"]["rows"]]
+    return claims.claim3(dict(w["prior"], rows=rows), w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C4", "not reproduced",
+            trivial="unconstrained (ambient) diffusion with a final projection in place of every landing sampler")
+def _c4_trivial():
+    w = trivial_world()
+    q = _standing_in(w["quality"], {m: "Ambient" for m in ("OLLA", "ULLA", "OLLA-P", "ULLA-P")})
+    return claims.claim4(q, w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C4e", "not reproduced",
+            trivial="feasible-set sampler with landing gain 0 on the volcano catalogue")
+def _c4e_trivial():
+    w = trivial_world()
+    return claims.claim4e(w["earth0"], w["cfg0"])
+
+
+@claim_case("constrained_diffusion_landing", "C5", "not reproduced",
+            trivial="the overdamped sampler in place of the underdamped one")
+def _c5_trivial():
+    w = trivial_world()
+    q = _standing_in(w["quality"], {"ULLA": "OLLA"})
+    rows = [r for r in w["nfe"]["rows"] if r["method"] != "ULLA"] + [dict(r, method="ULLA") for r in w["nfe"]["rows"]
+                                                                    if r["method"] == "OLLA"]
+    return claims.claim5(q, dict(w["nfe"], rows=rows), w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C6", "not reproduced",
+            trivial="plain projection (Newton) in place of the landing step")
+def _c6_trivial():
+    w = trivial_world()
+    rows = [dict(r, landing_operations=r["newton_operations"], landing_seconds=r["newton_seconds"])
+            for r in w["cost"]["rows"]]
+    return claims.claim6(dict(w["cost"], rows=rows), w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C7", "not reproduced",
+            trivial="feasible-set sampler with landing gain 0 on the capped sphere")
+def _c7_trivial():
+    w = trivial_world()
+    return claims.claim7(w["mixed0"], w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C8", "not reproduced",
+            trivial="plain projection instead of landing, at every gain of the sweep")
+def _c8_trivial():
+    from icmlbook.papers.constrained_diffusion_landing.constraints import Sphere as _Sphere
+    from icmlbook.papers.constrained_diffusion_landing.data import vmf_mixture
+
+    cfg = trivial_world()["cfg"]
+    schedule = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
+    x0 = vmf_mixture(cfg.sweep_points, 0, k=cfg.vmf_components)
+    fp = forward_paths(_Sphere(), x0, schedule, cfg.sweep_N, "OLLA-P", gen(0), terminal=False)
+    h = float(fp.violation[1:].mean())                  # projection ignores the gain: the same path at every gain
+    rows = ([{"mode": "explicit", "scale": s, "unstable": False, "mean_abs_h": h} for s in cfg.landing_scales]
+            + [{"mode": "explicit", "scale": cfg.unstable_scale, "unstable": True, "mean_abs_h": h},
+               {"mode": "implicit", "scale": float("nan"), "unstable": False, "mean_abs_h": h}])
+    return claims.claim8({"rows": rows})
+
+
+@claim_case("constrained_diffusion_landing", "C9", "not reproduced",
+            trivial="unconstrained (ambient) diffusion with a final projection in place of OLLA and ULLA")
+def _c9_trivial():
+    w = trivial_world()
+    return claims.claim9(_standing_in(w["quality"], {"OLLA": "Ambient", "ULLA": "Ambient"}), w["cfg"])
+
+
+@claim_case("constrained_diffusion_landing", "C10", "not reproduced", trivial="landing gain 0 on SO(10)")
+def _c10_trivial():
+    w = trivial_world()
+    return claims.claim10(w["so10"], w["cfg0"])
+
+
+@claim_case("constrained_diffusion_landing", "C11", "not reproduced", trivial="landing gain 0 on the dipeptide")
+def _c11_trivial():
+    w = trivial_world()
+    return claims.claim11(w["dipeptide"], w["cfg0"])
+
+
+@claim_case("constrained_diffusion_landing", "C12", "not reproduced", trivial="landing gain 0 on the arm")
+def _c12_trivial():
+    w = trivial_world()
+    return claims.claim12(w["robot"], w["cfg0"])
+
+
+@pytest.mark.parametrize("case", [_c1_trivial, _c2_trivial, _c3_trivial, _c4_trivial, _c4e_trivial, _c5_trivial,
+                                  _c6_trivial, _c7_trivial, _c8_trivial, _c9_trivial, _c10_trivial, _c11_trivial,
+                                  _c12_trivial])
+def test_the_nearest_trivial_methods_do_not_pass(case):
+    out = case()
+    assert out.passed is False, out.measured
