@@ -518,6 +518,12 @@ def test_iterates_of_a_linear_contraction_stay_within_the_derived_bound():
 
 
 # -- claims both ways ----------------------------------------------------------------------------------------
+#: a refiner's training loss at a plateau (falls 1e-4 relative over its last third) and one still falling (the
+#: default run's shape: the loss still 10 % higher a third of the way back)
+CONVERGED = 0.1 * (1 + 1e-4 * np.exp(-np.arange(192) / 64.0))
+FALLING = 0.1 * (1 + 2.0 * np.exp(-np.arange(192) / 80.0))
+
+
 def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rate=0.8, B=24, n=24, seed=0):
     """An Evaluation whose mean VRMSE follows ``curve`` (k = 0..2K), whose band ratios at every k >= 1 are
     ``bands`` (low, mid, high) and whose corrections shrink at ``diff_rate``."""
@@ -537,7 +543,8 @@ def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rat
         shell[k] = E0 * (fac if k else 1.0) * (1 + 0.01 * rng.standard_normal((B, R)))
     diffs = 0.1 * diff_rate ** np.arange(steps)[:, None] * (1 + 0.05 * rng.random((steps, B)))
     return Evaluation(v, shell, diffs, v * 0.5, np.full(B, phi) * (1 + 0.05 * rng.random(B)),
-                      {K: np.full(8, lip) + 0.01 * rng.standard_normal(8)}, np.arange(B) % 8, n, K)
+                      {K: np.full(8, lip) + 0.01 * rng.standard_normal(8)}, np.arange(B) % 8, n, K,
+                      loss_curve=CONVERGED)
 
 
 CFG = config_for("smoke", n_boot=300)
@@ -623,12 +630,15 @@ def test_claim3_undecided_only_when_every_seed_passes():
     # a failing gain decides the row even with no seed at a plateau (an under-trained base only inflates a gain)
     assert claims.claim3([make_eval(POLISH), under], [at_plateau(ev, gain=0.3), at_plateau(under, gain=0.3)],
                          CFG).passed is False
-    assert claims._decide([(True, True), (True, True)]) is True
-    assert claims._decide([(True, True), (True, False)]) is None
-    assert claims._decide([(True, True), (False, False)]) is False
-    assert claims._decide([(False, True), (True, False)]) is False
+    # parts (passed, against, valid): evidence against decides; a base off its plateau or a straddling interval
+    # leaves the row inconclusive with its kind (rule 9)
+    v = claims._verdict
+    assert v("m", [(True, False, True), (True, False, True)], {}).verdict == "reproduced"
+    assert v("m", [(True, False, True), (True, False, False)], {}).inconclusive == "not converged"
+    assert v("m", [(True, False, True), (False, True, False)], {}).verdict == "not reproduced"
+    assert v("m", [(False, False, True), (True, False, True)], {}).inconclusive == "interval spans both"
     with pytest.raises(ValueError, match="at least one"):
-        claims._decide([])
+        v("m", [], {})
 
 
 def test_rules_refuse_inputs_over_no_seed_or_mismatched_seeds():
@@ -892,9 +902,16 @@ def _c9_many():
     return _c9(many=0.26)
 
 
-@claim_case("irno_neural_operator", "C9", "not reproduced", alternative="a one-shot corrector as good on one seed")
+@claim_case("irno_neural_operator", "C9", "not reproduced", alternative="a one-shot corrector better on one seed")
 def _c9_k1_second_seed():
-    return _c9(k1_second=[0.40, 0.269, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27])    # as good as IRNO at K
+    # better than IRNO at K by 7 %: the interval lies below the 1 % bar (second edition: a corrector exactly as good
+    # gives an interval straddling the bar, inconclusive, tested below)
+    return _c9(k1_second=[0.40, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25])
+
+
+def test_claim9_one_shot_as_good_is_inconclusive():
+    out = _c9(k1_second=[0.40, 0.269, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27])
+    assert out.passed is None and out.inconclusive == "interval spans both"
 
 
 @claim_case("irno_neural_operator", "C9", "not reproduced", alternative="a wider base as good on the second seed")
@@ -912,7 +929,8 @@ def make_sr_eval(rfne_curve, acc_curve, B=24, K=4, seed=0):
     rng = np.random.default_rng(seed)
     r = np.asarray(rfne_curve, float)[:, None] * (1 + 0.02 * rng.standard_normal((1, B)))
     a = np.clip(np.asarray(acc_curve, float)[:, None] + 0.005 * rng.standard_normal((1, B)), -1, 1)
-    return SREvaluation(r, a, r.copy(), np.ones((len(rfne_curve), B, 3)), np.arange(B) % 8, 64, K)
+    return SREvaluation(r, a, r.copy(), np.ones((len(rfne_curve), B, 3)), np.arange(B) % 8, 64, K,
+                        loss_curve=CONVERGED)
 
 
 SR_RFNE = [0.325, 0.29, 0.26, 0.235, 0.214, 0.21, 0.208, 0.207, 0.207]      # the paper's 34 % by K
@@ -1243,7 +1261,7 @@ def test_make_windows_refuses_a_bad_history_naming_it():
 # ``evaluate``: the base alone behind an identity refiner (a refiner whose output is zero: h_k = h_0 for every k),
 # the one-shot corrector (the K = 1 refiner applied once, then no iteration), and the ablation without the rule's
 # ingredient standing in for IRNO.
-TRIVIAL_MAIN = dict(TINY_MAIN, seeds=(0,), test_traj=4)
+TRIVIAL_MAIN = dict(TINY_MAIN, seeds=(0,), test_traj=4, irno_epochs=3)
 
 
 class _OneShot(torch.nn.Module):
@@ -1289,10 +1307,13 @@ def trivial_world():
                  for b in ("fno", "tfno", "fno_many")}
         one_shot = ex.evaluate(cfg, task, _OneShot(ex.load_irno(cfg, bases["fno"], runs[("k1", "fno")])),
                                cfg.eval_steps, K=cfg.K, lip_at=lip)
+        one_shot.loss_curve = np.asarray(runs[("k1", "fno")]["loss"], dtype=float)
         sr_cfg = config_for("smoke", unet_base=2, base_width=4, base_layers=2, **TINY_SR)
         sr = ex.sr_study(sr_cfg, 0, show_progress=False)
         sr_ident = ex.evaluate_sr(sr["task"], _identity_refiner(ex.load_sr_irno(sr_cfg, sr)), sr_cfg.eval_steps,
                                   sr_cfg.K)
+        for ev in list(ident.values()) + [sr_ident]:
+            ev.loss_curve = np.ones(20)          # nothing trained: a constant curve, converged by definition
         _TRIVIAL.update(cfg=cfg, st=st, ident=ident, one_shot=one_shot, sr_cfg=sr_cfg, sr=sr, sr_ident=sr_ident,
                         long={b: st["alone"][LONG_OF[b]].vrmse[0] for b in ("fno", "tfno", "fno_many")})
     return _TRIVIAL
@@ -1326,7 +1347,7 @@ def _c4_trivial():
     return claims.claim4([w["ident"]["fno"]], [w["ident"]["fno_many"]], w["cfg"])
 
 
-@claim_case("irno_neural_operator", "C5", "not reproduced",
+@claim_case("irno_neural_operator", "C5", "inconclusive at this scale",
             trivial="the refiner trained without the spectral loss, standing in for IRNO")
 def _c5_trivial():
     w = trivial_world()
@@ -1334,7 +1355,7 @@ def _c5_trivial():
     return claims.claim5([ns], [ns], [w["st"]["evals"][("const_lambda", "fno")]], w["cfg"])
 
 
-@claim_case("irno_neural_operator", "C6", "not reproduced",
+@claim_case("irno_neural_operator", "C6", "inconclusive at this scale",
             trivial="the refiner trained without the fixed-point term, standing in for IRNO")
 def _c6_trivial():
     w = trivial_world()
@@ -1362,7 +1383,7 @@ def _c8_trivial():
                          [[w["long"]["fno"], w["long"]["tfno"], w["long"]["fno_many"]]], w["cfg"])
 
 
-@claim_case("irno_neural_operator", "C9", "not reproduced",
+@claim_case("irno_neural_operator", "C9", "inconclusive at this scale",
             trivial="one-shot corrector standing in for IRNO (the K = 1 refiner, applied once)")
 def _c9_trivial():
     w = trivial_world()
@@ -1390,5 +1411,70 @@ def _c11_trivial():
                                   _c11_trivial])
 def test_the_nearest_trivial_methods_do_not_pass(case):
     out = case()
-    assert out.passed is False, out.measured
-    assert all(np.isfinite(v).all() for v in (trivial_world()["ident"]["fno"].vrmse,))
+    assert out.passed is not True, out.measured
+    if out.passed is None:
+        # the tiny refiners (a few updates) are not converged, so the guard answers first (rule 10); the rule's
+        # decision itself, with their curves taken as converged, is evidence against the claim
+        assert out.inconclusive == "not converged", out.reason
+        w = trivial_world()
+        saved = {id(e): e.loss_curve for e in w["st"]["evals"].values()}
+        saved[id(w["one_shot"])] = w["one_shot"].loss_curve
+        try:
+            for e in list(w["st"]["evals"].values()) + [w["one_shot"]]:
+                e.loss_curve = CONVERGED
+            assert case().passed is False
+        finally:
+            for e in list(w["st"]["evals"].values()) + [w["one_shot"]]:
+                e.loss_curve = saved[id(e)]
+
+
+# -- converged before compared (CLAIMS.md rule 10) -------------------------------------------------------------
+def _unconverged(ev):
+    return dataclasses.replace(ev, loss_curve=FALLING)
+
+
+@claim_case("irno_neural_operator", "C3", "inconclusive at this scale")
+def _c3_not_converged():
+    ev = _unconverged(make_eval(GOOD))
+    return claims.claim3([ev], [at_plateau(ev)], CFG)
+
+
+@claim_case("irno_neural_operator", "C5", "inconclusive at this scale")
+def _c5_not_converged():
+    ev = make_eval(GOOD, bands=(0.6, 0.3, 0.05))
+    return claims.claim5([ev], [_unconverged(make_eval(GOOD, bands=(0.6, 0.3, 0.2)))],
+                         [make_eval(GOOD, bands=(0.6, 0.3, 0.2))], CFG)
+
+
+@claim_case("irno_neural_operator", "C9", "inconclusive at this scale")
+def _c9_not_converged():
+    return claims.claim9([_unconverged(make_eval(GOOD))], [make_eval(K1_CURVE, K=1)], [make_eval(GOOD)],
+                         [make_eval(GOOD)], CFG)
+
+
+@claim_case("irno_neural_operator", "C11", "inconclusive at this scale")
+def _c11_not_converged():
+    ev = _unconverged(make_sr_eval(SR_RFNE, SR_ACC))
+    return claims.claim11([ev], [ev.rfne[0] * 0.99], [ev.rfne[0] * 1.3], CFG)
+
+
+def test_the_guard_turns_an_unconverged_comparison_inconclusive_and_needs_a_curve():
+    for case in (_c3_not_converged, _c5_not_converged, _c9_not_converged, _c11_not_converged):
+        out = case()
+        assert out.verdict == "inconclusive at this scale" and out.inconclusive == "not converged", out.reason
+        assert "NOT converged" in out.reason
+    ev = dataclasses.replace(make_eval(GOOD), loss_curve=None)
+    with pytest.raises(ValueError, match="no training-loss curve"):
+        claims.claim3([ev], [at_plateau(ev)], CFG)
+    # the converged curve passes the same rule: the guard, not the numbers, made it inconclusive
+    assert claims.claim3([make_eval(GOOD)], [at_plateau(make_eval(GOOD))], CFG).passed is True
+
+
+def test_an_interval_straddling_the_bar_is_inconclusive_not_a_failure():
+    """Rule 9: a gain whose interval spans the 10 % bar cannot tell the claim from its negation."""
+    ev = make_eval([0.40, 0.385, 0.375, 0.365, 0.36, 0.36, 0.36, 0.36, 0.36])        # 10 % gain, noisy
+    out = claims.claim3([ev], [at_plateau(ev)], CFG)
+    lo, hi = out.values["gains"][0][1:]
+    assert lo < CFG.gain_min <= hi or out.verdict != "inconclusive at this scale"
+    if lo < CFG.gain_min <= hi:
+        assert out.inconclusive == "interval spans both"

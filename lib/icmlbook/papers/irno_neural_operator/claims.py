@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...training import convergence_guard, plateau_from_curve
 from .config import IRNOConfig
 from .experiments import Evaluation, SREvaluation, decay_ratio, paired_difference, relative_gain
 
@@ -121,20 +122,49 @@ def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[fl
     return g, g < cfg.plateau_tol
 
 
-def _decide(parts: Sequence[tuple[bool, bool]]) -> bool | None:
-    """The verdict of a rule decided on several parts (seeds, or bases x seeds), each ``(passed, valid)`` where
-    ``valid`` is its precondition (a base at a plateau, one that beats interpolation): not reproduced as soon as one
-    part fails, whether or not its precondition holds; undecided when every part passes but some part is not valid;
-    reproduced only when every part is valid and passes. The precondition guards only against a false pass: an
-    under-trained base inflates a gain, so a gain that misses its bar over one would miss it over a trained base too
-    (the session 6 review; before, a failing part off its plateau left the row undecided)."""
+_GUARD = (" Converged before compared (contract rule 10, second edition): every refiner the rule compares must pass "
+          "the declared plateau test (config refiner_plateau: training 50 % longer moves its relative RMS training "
+          "loss by less than a third of the rule's margin, read back along its logged loss curve); otherwise the row "
+          "is inconclusive at this scale (not converged). Not reproduced only where some part's 95 % interval lies "
+          "entirely on the far side of its bar; a part whose interval straddles the bar leaves the row inconclusive "
+          "(interval spans both); a base off its plateau leaves it inconclusive (not converged).")
+
+
+def _refiner_guard(cfg: IRNOConfig, margin: float, named: Sequence[tuple[str, object]], measured: str
+                   ) -> ClaimCheck | None:
+    """The convergence guard over the refiners of ``named`` ((name, Evaluation) pairs): None when each refiner's
+    training-loss curve passes ``cfg.refiner_plateau`` at the rule's ``margin``, the rule's inconclusive check
+    otherwise. A refiner without a logged curve is refused (the guard cannot be skipped)."""
+    reports = []
+    for name, ev in named:
+        c = getattr(ev, "loss_curve", None)
+        if c is None or len(c) < 3:
+            raise ValueError(f"{name}: no training-loss curve (loss_curve) to run the convergence guard on")
+        c = np.asarray(c, dtype=float)
+        w = max(1, len(c) // 10)
+        rel = np.sqrt(np.maximum(c, 0.0) / max(float(c[-w:].mean()), 1e-300))
+        reports.append(plateau_from_curve(np.arange(1, len(c) + 1), rel, margin, cfg.refiner_plateau, name=name,
+                                          window=w))
+    return convergence_guard(*reports, measured=measured)
+
+
+def _verdict(measured: str, parts: Sequence[tuple[bool, bool, bool]], values: dict, why_invalid: str = ""
+             ) -> ClaimCheck:
+    """The four-verdict decision over parts ``(passed, against, valid)``: *not reproduced* as soon as one part's
+    interval lies entirely on the far side of its bar (``against``); *reproduced* when every part passes and is
+    valid (its base at a plateau); otherwise *inconclusive*: "not converged" when a base is off its plateau,
+    "interval spans both" when an interval straddles its bar."""
     if not parts:
         raise ValueError("a rule needs at least one part (seed) to decide on")
-    if any(not p for p, _ in parts):
-        return False
-    if not all(v for _, v in parts):
-        return None
-    return True
+    if any(a for _, a, _ in parts):
+        return ClaimCheck(measured, False, values)
+    if all(p and v for p, _, v in parts):
+        return ClaimCheck(measured, True, values)
+    if not all(v for _, _, v in parts):
+        return ClaimCheck.inconclusive_check(measured, "not converged", why_invalid or "a base is off its plateau",
+                                             values)
+    return ClaimCheck.inconclusive_check(measured, "interval spans both", "a 95 % interval straddles its bar: the "
+                                         "measurement cannot tell the claim from its negation at this size", values)
 
 
 @claim_rule("C3", statement="IRNO lowers the frozen base's error by a large fraction (tens of per cent).",
@@ -143,7 +173,7 @@ def _decide(parts: Sequence[tuple[bool, bool]]) -> bool | None:
                  "with IRNO's extra epochs gains < plateau_tol, 5 %, over it): a seed whose gain falls short fails the "
                  "row whether or not its base is at a plateau, and a seed off its plateau leaves a row whose seeds "
                  "all pass undecided (changed in session 6: before, any seed off its plateau left the row undecided, "
-                 "even where a gain failed)",
+                 "even where a gain failed)" + _GUARD,
             rejects="a refiner that only polishes (gain below 10 %) or none at all; a gain that only makes up for an "
                     "under-trained base",
             paper="45.32 % / 56.05 % (TR-2D, FNO / TFNO), 50.73 % / 80.46 % (Active Matter)")
@@ -154,18 +184,18 @@ def claim3(evals: Sequence[Evaluation], long_bases: Sequence[np.ndarray], cfg: I
         g, lo, hi = relative_gain(ev.vrmse[0], ev.vrmse[ev.K], ev.traj_id, cfg.n_boot, seed=s)
         pg, flat = _plateau(ev, lb, cfg)
         gains.append((g, lo, hi))
-        parts.append((lo >= cfg.gain_min, flat))
+        parts.append((lo >= cfg.gain_min, hi < cfg.gain_min, flat))
         if not flat:
             short.append(f"seed {s}: {pg:.1%}")
         rows.append(f"seed {s}: base VRMSE {ev.vrmse[0].mean():.4f} (same base with the extra epochs "
                     f"{np.mean(lb):.4f}), IRNO at K {ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} [{lo:.1%}, {hi:.1%}]")
-    verdict = _decide(parts)
-    if verdict is None:
-        return ClaimCheck("; ".join(rows), None, {"gains": gains},
-                          reason="the base is not trained to a plateau (the extra epochs lower its VRMSE by "
-                                 + ", ".join(short) + f", >= {cfg.plateau_tol:.0%}), so the gain would partly make up "
-                                 "for an under-trained base")
-    return ClaimCheck("; ".join(rows), verdict, {"gains": gains})
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.gain_min, [(f"refiner, seed {s}", ev) for s, ev in enumerate(evals)], measured)
+    if guard is not None:
+        return guard
+    return _verdict(measured, parts, {"gains": gains},
+                    "the base is not trained to a plateau (the extra epochs lower its VRMSE by " + ", ".join(short)
+                    + f", >= {cfg.plateau_tol:.0%}), so the gain would partly make up for an under-trained base")
 
 
 def _bands(ev: Evaluation, cfg: IRNOConfig, seed: int = 0) -> tuple[bool, str, dict]:
@@ -208,26 +238,30 @@ def claim4(evs: Sequence[Evaluation], manys: Sequence[Evaluation], cfg: IRNOConf
             "without it or with a constant exponent.",
             rule="on every seed, paired over test samples, high-band ratio at K of the ablation minus IRNO's: 95 % "
                  "lower bound > effect_min (0.01) for both 'no spectral loss' and 'constant exponent lambda = 1' "
-                 "(over seeds since a default run that had the ablations on one seed)",
+                 "(over seeds since a default run that had the ablations on one seed)" + _GUARD,
             rejects="a spectral loss that does not matter for the high band (ablations as good or better on some "
                     "seed)",
             paper="not reached (the ablation tables were not read)")
 def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequence[Evaluation],
            cfg: IRNOConfig) -> ClaimCheck:
     _seeds(evs, no_spec, const, cfg=cfg)
-    rows, ok, vals = [], True, []
+    rows, parts, vals = [], [], []
     for s, (ev, ns, cl) in enumerate(zip(evs, no_spec, const, strict=True)):
         hi = ev.band(ev.K)["high"]
         out, per = [], {}
         for name, alt in (("no spectral loss", ns), ("constant exponent", cl)):
             d, lo, up = paired_difference(alt.band(alt.K)["high"], hi, ev.traj_id, cfg.n_boot, seed=s)
             per[name] = (d, lo, up)
-            ok &= lo > cfg.effect_min
+            parts.append((lo > cfg.effect_min, up < cfg.effect_min, True))
             out.append(f"{name} {float(np.median(alt.band(alt.K)['high'])):.1%} (difference {d:+.3f} "
                        f"[{lo:+.3f}, {up:+.3f}])")
         vals.append(per)
         rows.append(f"seed {s}: high-band ratio IRNO {float(np.median(hi)):.1%}, " + ", ".join(out))
-    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.effect_min, [(f"{n}, seed {s}", e) for s in range(len(evs)) for n, e in
+                                                  (("IRNO", evs[s]), ("no spectral loss", no_spec[s]),
+                                                   ("constant exponent", const[s]))], measured)
+    return guard if guard is not None else _verdict(measured, parts, {"per_seed": vals})
 
 
 @claim_rule("C6", statement="The fixed-point regulariser makes the truth closer to a fixed point and steadies the "
@@ -236,7 +270,7 @@ def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequ
                  "past K (VRMSE_2K - VRMSE_K) and RMS of Phi([x; y]), each with 95 % lower bound > effect_min (1 %) of "
                  "IRNO's mean (of VRMSE_2K for the drift) (over seeds since a default run that had the ablations on "
                  "one seed; the drift added in session 6: the level at 2K alone was won by an ablation uniformly "
-                 "worse at every k, with the same drift)",
+                 "worse at every k, with the same drift)" + _GUARD,
             rejects="a regulariser without effect (the ablation as stable past K, as accurate at 2K, or its "
                     "Phi([x; y]) as small, on some seed), or one that only makes the refiner more accurate at every "
                     "step; the Phi part is the regulariser's own objective (a check that it acted), the drift and the "
@@ -244,21 +278,24 @@ def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequ
             paper="not reached (the ablation tables were not read)")
 def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
     _seeds(evs, no_fps, cfg=cfg)
-    rows, ok, vals = [], True, []
+    rows, parts, vals = [], [], []
     for s, (ev, no_fp) in enumerate(zip(evs, no_fps, strict=True)):
         K, K2 = ev.K, 2 * ev.K
         d, lo, hi = paired_difference(no_fp.vrmse[K2], ev.vrmse[K2], ev.traj_id, cfg.n_boot, seed=s)
         dr = paired_difference(no_fp.vrmse[K2] - no_fp.vrmse[K], ev.vrmse[K2] - ev.vrmse[K], ev.traj_id, cfg.n_boot,
                                seed=s)
         p, plo, phi = paired_difference(no_fp.phi_y, ev.phi_y, ev.traj_id, cfg.n_boot, seed=s)
-        ok &= (lo > cfg.effect_min * ev.vrmse[K2].mean() and dr[1] > cfg.effect_min * ev.vrmse[K2].mean()
-               and plo > cfg.effect_min * ev.phi_y.mean())
+        bar, pbar = cfg.effect_min * ev.vrmse[K2].mean(), cfg.effect_min * ev.phi_y.mean()
+        parts.append((lo > bar and dr[1] > bar and plo > pbar, hi < bar or dr[2] < bar or phi < pbar, True))
         vals.append({"vrmse_2k": (d, lo, hi), "drift": dr, "phi_y": (p, plo, phi)})
         rows.append(f"seed {s}: VRMSE at 2K IRNO {ev.vrmse[K2].mean():.4f}, without fp {no_fp.vrmse[K2].mean():.4f} "
                     f"(difference {d:+.4f} [{lo:+.4f}, {hi:+.4f}]); drift past K, difference {dr[0]:+.4f} "
                     f"[{dr[1]:+.4f}, {dr[2]:+.4f}]; RMS Phi([x;y]) {ev.phi_y.mean():.4f} vs "
                     f"{no_fp.phi_y.mean():.4f} ([{plo:+.4f}, {phi:+.4f}])")
-    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": vals})
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.effect_min, [(f"{n}, seed {s}", e) for s in range(len(evs)) for n, e in
+                                                  (("IRNO", evs[s]), ("no fixed-point term", no_fps[s]))], measured)
+    return guard if guard is not None else _verdict(measured, parts, {"per_seed": vals})
 
 
 @claim_rule("C7", statement="The learned update is a contraction along the test trajectories: its Lipschitz "
@@ -300,7 +337,7 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
                  "5 %): a base whose gain misses effect_min fails the row whether or not it is at a plateau (one at a "
                  "plateau also fails on the extra-epoch bar), and a base off its plateau leaves a row whose bases "
                  "all pass undecided (changed in session 6: now over seeds, "
-                 "before on the first seed only, where any base off its plateau left the row undecided)",
+                 "before on the first seed only, where any base off its plateau left the row undecided)" + _GUARD,
             rejects="a refiner that helps only one kind of base (no gain on another) or on one seed only; a gain that "
                     "only makes up for an under-trained base",
             paper="gains on FNO and TFNO bases (TR-2D, Active Matter) and FNO/WDSR (ERA5)")
@@ -317,19 +354,22 @@ def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Seque
             vals[name + " extra-epoch gain"] = pg
             # off its plateau only the effect bar can fail the row (an under-trained base inflates the gain, and
             # training it longer gains more there whatever the refiner does); at a plateau the extra-epoch bar too
-            parts.append((lo > max(cfg.effect_min, pg) if flat else lo > cfg.effect_min, flat))
+            parts.append((lo > max(cfg.effect_min, pg) if flat else lo > cfg.effect_min,
+                          hi < max(cfg.effect_min, pg) if flat else hi < cfg.effect_min, flat))
             if not flat:
                 short.append(f"{name} on seed {s} {pg:.1%}")
             row.append(f"{name}: VRMSE {ev.vrmse[0].mean():.4f} (with the extra epochs {np.mean(lb):.4f}) → "
                        f"{ev.vrmse[ev.K].mean():.4f}, gain {g:.1%} [{lo:.1%}, {hi:.1%}]")
         per.append(vals)
         rows.append(f"seed {s}: " + ", ".join(row))
-    verdict = _decide(parts)
-    if verdict is None:
-        return ClaimCheck("; ".join(rows), None, {"per_seed": per},
-                          reason="not every base is trained to a plateau (the extra epochs lower the VRMSE of the "
-                                 + ", ".join(short) + f", >= {cfg.plateau_tol:.0%})")
-    return ClaimCheck("; ".join(rows), verdict, {"per_seed": per})
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.effect_min, [(f"refiner on the {n}, seed {s}", e) for s in range(len(fnos))
+                                                  for n, e in (("few-mode FNO", fnos[s]), ("TFNO", tfnos[s]),
+                                                               ("many-mode FNO", manys[s]))], measured)
+    if guard is not None:
+        return guard
+    return _verdict(measured, parts, {"per_seed": per}, "not every base is trained to a plateau (the extra epochs "
+                    "lower the VRMSE of the " + ", ".join(short) + f", >= {cfg.plateau_tol:.0%})")
 
 
 @claim_rule("C9", statement="Iteration beats capacity: IRNO at K beats the same U-Net used once (K = 1) and larger "
@@ -338,14 +378,14 @@ def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Seque
                  "base and of the many-mode base (each base trained with the extra epochs) minus IRNO's at K: every "
                  "difference with a 95 % lower bound > effect_min (1 %) of IRNO's mean VRMSE (the many-mode control "
                  "added after a default run: width cannot undo a mode truncation; changed in session 6: the two "
-                 "capacity controls now over seeds, before on the first seed only)",
+                 "capacity controls now over seeds, before on the first seed only)" + _GUARD,
             rejects="a one-shot corrector, a wider base or a base with more Fourier modes that does as well on some "
                     "seed",
             paper="not reached (the baseline tables were not read)")
 def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], larges: Sequence[Evaluation],
            many_longs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
     _seeds(evs, k1s, larges, many_longs, cfg=cfg)
-    rows, ok, per = [], True, []
+    rows, parts, per = [], [], []
     for s, (ev, k1, large, many) in enumerate(zip(evs, k1s, larges, many_longs, strict=True)):
         v = ev.vrmse[ev.K]
         vals, row = {}, []
@@ -353,11 +393,14 @@ def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], larges: Sequenc
                                ("many_long", "many-mode base", many.vrmse[0])):
             d = paired_difference(alt, v, ev.traj_id, cfg.n_boot, seed=s)
             vals[key] = d
-            ok &= d[1] > cfg.effect_min * v.mean()
+            parts.append((d[1] > cfg.effect_min * v.mean(), d[2] < cfg.effect_min * v.mean(), True))
             row.append(f"{name} {alt.mean():.4f} (difference {d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}])")
         per.append(vals)
         rows.append(f"seed {s}: IRNO at K {v.mean():.4f}, " + ", ".join(row))
-    return ClaimCheck("; ".join(rows), bool(ok), {"per_seed": per})
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.effect_min, [(f"{n}, seed {s}", e) for s in range(len(evs)) for n, e in
+                                                  (("IRNO", evs[s]), ("one-shot corrector", k1s[s]))], measured)
+    return guard if guard is not None else _verdict(measured, parts, {"per_seed": per})
 
 
 def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray, cfg: IRNOConfig) -> str | None:
@@ -387,7 +430,7 @@ _SR_SEEDS = ("changed in session 6: now over seeds, before on the first seed onl
                  "epochs (added after a second review: the plateau test alone let a gain below that pass); "
                  "decided only where the base beats the Fourier-interpolated observation and is at a "
                  "plateau (the same base trained with IRNO's extra epochs gains < plateau_tol, 5 %, in RFNE) "
-                 f"({_SR_SEEDS})",
+                 f"({_SR_SEEDS})" + _GUARD,
             rejects="a refiner that does not help on super-resolution (RFNE or ACC no better than the base's) on some "
                     "seed; a gain that only makes up for an under-trained base",
             paper="ERA5 16x, FNO base: ACC 0.7523 → 0.892, RFNE 0.3247 → 0.214")
@@ -410,18 +453,20 @@ def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], inter
         if w:
             why.append(f"seed {s}: {w}")
         core = bool(g[1] > cfg.effect_min and d[1] > cfg.effect_min)     # the bars an unfit base cannot excuse
-        parts.append((core and bool(g[1] > long_gain) if w is None else core, w is None))
-    verdict = _decide(parts)
+        against = bool(g[2] < cfg.effect_min or d[2] < cfg.effect_min)
+        parts.append((core and bool(g[1] > long_gain) if w is None else core,
+                      against or bool(g[2] < long_gain) if w is None else against, w is None))
     vals = {"per_seed": per, **per[0]}
-    if verdict is None:
-        return ClaimCheck("; ".join(rows), None, vals, reason="; ".join(why))
-    return ClaimCheck("; ".join(rows), verdict, vals)
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.effect_min, [(f"super-resolution refiner, seed {s}", ev)
+                                                  for s, ev in enumerate(evs)], measured)
+    return guard if guard is not None else _verdict(measured, parts, vals, "; ".join(why))
 
 
 @claim_rule("C11", statement="On super-resolution the RFNE gain is large (the paper: a third).",
             rule="on every seed, the relative RFNE gain at k = K has a 95 % cluster-bootstrap lower bound >= gain_min "
                  f"(10 %); decided only where the base beats interpolation and is at a plateau (as in claim 10) "
-                 f"({_SR_SEEDS})",
+                 f"({_SR_SEEDS})" + _GUARD,
             rejects="a refiner that only polishes the super-resolved field (RFNE gain below 10 %) on some seed",
             paper="RFNE −34.09 % (ERA5 16x, FNO base)")
 def claim11(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
@@ -435,12 +480,12 @@ def claim11(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], inter
         w = _sr_plateau(ev, long_rfne, interp_rfne, cfg)
         if w:
             why.append(f"seed {s}: {w}")
-        parts.append((bool(lo >= cfg.gain_min), w is None))
-    verdict = _decide(parts)
+        parts.append((bool(lo >= cfg.gain_min), bool(hi < cfg.gain_min), w is None))
     vals = {"per_seed": per, "rfne_gain": per[0]}
-    if verdict is None:
-        return ClaimCheck("; ".join(rows), None, vals, reason="; ".join(why))
-    return ClaimCheck("; ".join(rows), verdict, vals)
+    measured = "; ".join(rows)
+    guard = _refiner_guard(cfg, cfg.gain_min, [(f"super-resolution refiner, seed {s}", ev)
+                                                for s, ev in enumerate(evs)], measured)
+    return guard if guard is not None else _verdict(measured, parts, vals, "; ".join(why))
 
 
 _SCALE = ("needs The Well's {what} and its pretrained FNO/TFNO checkpoints from the Hugging Face hub (a download); "

@@ -95,6 +95,9 @@ class IRNOConfig(ProfileConfig):
         trajectory (sr_dt_frame apart in simulation time, after the same spin-up).
     sr_base_modes, sr_base_epochs, sr_irno_epochs, sr_batch : its FNO base (width base_width, base_layers layers)
         and its refiner (the main recipe: unet_base, unet_depth, K, alpha and the main loss).
+    plateau_extend, plateau_share : the refiners' declared plateau test (:attr:`refiner_plateau`; contract rule 10,
+        added in the contract's second edition): claims 3, 5, 6, 8, 9, 10 and 11 compare trained refiners only when
+        each passes it, and are "inconclusive at this scale" (not converged) otherwise.
     well_path, well_dataset : a local copy of The Well (its base folder, or the dataset's) to run the main study
         on instead of our simulated flow ("" = simulate; meant for ``full``; nothing is ever downloaded); n must
         then be the dataset's grid, and train_traj, test_traj, frames cap what is read.
@@ -160,6 +163,19 @@ class IRNOConfig(ProfileConfig):
     sr_batch: PositiveInt = 8
     well_path: str = ""
     well_dataset: str = "active_matter"
+    plateau_extend: PositiveFloat = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+
+    @property
+    def refiner_plateau(self):
+        """The declared plateau test of the refiners (CLAIMS.md rule 10): training ``plateau_extend`` (50 %) longer
+        moves the compared metric by less than ``plateau_share`` (a third) of the rule's margin. Read back along
+        the refiner's logged training loss (:func:`icmlbook.training.plateau_from_curve`): the metric is the square
+        root of the loss relative to its final value (a relative RMS error, in the units of the rules' relative
+        gains), each end averaged over a tenth of the logged updates."""
+        from ...training import PlateauTest
+
+        return PlateauTest(extend=self.plateau_extend, share=self.plateau_share)
 
     def run_seeds(self, seed: int) -> tuple[int, ...]:
         """The replicate seeds of a page run with ``seed``: ``seed + s`` for each offset ``s`` in ``seeds`` (seed 0

@@ -194,6 +194,9 @@ class Evaluation:
     traj_id: np.ndarray
     n: int
     K: int
+    #: the training loss of the evaluated refiner, one value per update (the convergence guard of the claims reads
+    #: it: CLAIMS.md rule 10); None for a base alone
+    loss_curve: np.ndarray | None = None
 
     def band(self, k: int) -> dict[str, np.ndarray]:
         """Per-sample band ratios E_k/E_0 (see :func:`.metrics.band_ratios`)."""
@@ -307,6 +310,7 @@ def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
         lip = (0, cfg.K, 2 * cfg.K) if (v, b) == ("irno", "fno") else ()
         evals[(v, b)] = evaluate(cfg, task, model, cfg.eval_steps, K=1 if v == "k1" else cfg.K, lip_at=lip,
                                  seed=seed)
+        evals[(v, b)].loss_curve = np.asarray(rec["loss"], dtype=float)
     alone = {k: evaluate(cfg, task, None, 0, base=load_base(bases[k])) for k in BASES}
     return {"seed": seed, "task": task, "bases": bases, "runs": runs, "evals": evals, "alone": alone}
 
@@ -404,6 +408,8 @@ class SREvaluation:
     traj_id: np.ndarray
     n: int
     K: int
+    #: the refiner's training loss, one value per update (the claims' convergence guard)
+    loss_curve: np.ndarray | None = None
 
 
 def evaluate_sr(task: SRTask, model: IRNO, steps: int, K: int) -> SREvaluation:
@@ -449,12 +455,13 @@ def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     torch.manual_seed(40_000 + seed)
     model = IRNO(base, make_refiner(1, 1, cfg.unet_base, cfg.unet_depth), alpha=cfg.alpha)
     t0 = time.perf_counter()
-    train_irno(model, task.x_train, task.y_train, spec, epochs=cfg.sr_irno_epochs, batch=cfg.sr_batch,
-               lr=cfg.irno_lr, seed=seed, desc="SR IRNO", show_progress=show_progress,
-               h0=base_outputs(base, task.x_train))
+    tr = train_irno(model, task.x_train, task.y_train, spec, epochs=cfg.sr_irno_epochs, batch=cfg.sr_batch,
+                    lr=cfg.irno_lr, seed=seed, desc="SR IRNO", show_progress=show_progress,
+                    h0=base_outputs(base, task.x_train))
     irno_s = time.perf_counter() - t0
     model.requires_grad_(False).eval()
     ev = evaluate_sr(task, model, cfg.eval_steps, cfg.K)
+    ev.loss_curve = np.asarray(tr.history("loss")[1], dtype=float)
     return {"seed": seed, "task": task, "base_kwargs": kw,
             "base_state": {k: v.cpu() for k, v in base.state_dict().items()},
             "refiner_state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},
