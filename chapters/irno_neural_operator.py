@@ -152,7 +152,7 @@ def _(cfg, mo):
     base's epochs plus IRNO's) that spends IRNO's extra budget on the base itself. As references, each of the
     first three is also trained with that extra budget, from the same initialisation (the rows "… long"): if
     those epochs still lower a base's error by {cfg.plateau_tol:.0%} or more, it is not at a plateau and the claims that measure a
-    gain over it (3 and 8) are left undecided; the long many-mode FNO is also a second capacity control for
+    gain over it (3 and 8) are left inconclusive (not converged); the long many-mode FNO is also a second capacity control for
     claim 9, one with more Fourier modes rather than more width. Then the refiners are trained on top of the
     frozen bases; each base's predictions on the training inputs are computed once and shared by every refiner
     trained on it. This is the expensive cell of the page, and it runs the whole study on each of the profile's
@@ -551,13 +551,15 @@ def _(mo):
 @app.cell
 def _(cfg, claims, mo, studies):
     _ev = lambda b: [_st["evals"][("irno", b)] for _st in studies]  # noqa: E731
-    check8 = claims.claim8(_ev("fno"), _ev("tfno"), _ev("fno_many"),
-                           [[_st["alone"][_b].vrmse[0] for _b in ("fno_long", "tfno_long", "fno_many_long")]
-                            for _st in studies], cfg)
+    _longs = [[_st["alone"][_b].vrmse[0] for _b in ("fno_long", "tfno_long", "fno_many_long")] for _st in studies]
+    check8 = claims.claim8(_ev("fno"), _ev("tfno"), _ev("fno_many"), _longs, cfg)
+    check8x = claims.claim8x(_ev("fno"), _ev("tfno"), _ev("fno_many"), _longs, cfg)
     mo.md(f"""
     {check8.sentence("Claim 8")} {check8.reason or ""}
+
+    Our extra row (beyond the abstract): {check8x.sentence("claim 8x")} {check8x.reason or ""}
     """)
-    return (check8,)
+    return check8, check8x
 
 
 @app.cell
@@ -592,7 +594,7 @@ def _(cfg, mo):
     was added after the first smoke run, where claim 10 passed over a base that had hardly trained (RFNE 1.0,
     worse than interpolating the observation): they are decided only where the base beats the interpolated
     observation and is at a plateau (the same base trained with IRNO's extra epochs too gains less than {cfg.plateau_tol:.0%}).
-    The change can only turn a row undecided.
+    The change can only turn a row inconclusive.
     """)
     return
 
@@ -694,9 +696,11 @@ def _(mo):
 
 
 @app.cell
-def _(ClaimsLedger, check1, check10, check11, check2, check3, check4, check5, check6, check7, check8, check9, run):
+def _(ClaimsLedger, check1, check10, check11, check2, check3, check4, check5, check6, check7, check8, check8x,
+      check9, run):
     ledger = ClaimsLedger("irno_neural_operator", run.profile)
-    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check8, check9, check10, check11)
+    ledger.add_checks(check1, check2, check3, check4, check5, check6, check8, check10, check11, check7, check8x,
+                      check9)
     ledger.add_not_testable()
     ledger
     return (ledger,)
@@ -785,6 +789,21 @@ def _(cfg, mo, seeds, study):
       end to end (76 min of wall time at loads of 8-14, not on a quiet machine); two workers put it near the
       book's 10-minute aim on 2 quiet cores, a projection from the loaded run (the chapter's config states the
       parts).
+    - **The contract's second edition** (after an outside audit; every change only makes a row stricter or
+      inconclusive). Four verdicts: "not reproduced" now needs a 95 % interval lying entirely past the rule's bar;
+      an interval that straddles it is *inconclusive at this scale* (interval spans both), and a base off its
+      plateau, "undecided" before, is *inconclusive* (not converged). Converged before compared: the audit found
+      the refiners trained {cfg.irno_epochs} epochs far from converged (three times the epochs more than doubled
+      the gain), so claims 3, 5, 6, 8, 8x, 9, 10 and 11 first run a declared plateau test on every refiner they
+      compare (training {cfg.plateau_extend:.0%} longer must move its relative RMS training loss, read back along
+      its logged curve, by less than {cfg.plateau_share:.2f} of the rule's margin) and are inconclusive (not
+      converged) otherwise. The nearest trivial methods run for real through every rule in the tests (the base
+      behind an identity refiner, the one-shot corrector, the ablation without the rule's ingredient); claim 2
+      passed the identity refiner (an iteration that never moves never drifts) and now also needs a gain at K.
+      Claim 8's bar "above what the base gains from the extra epochs" and claim 9's capacity controls are our own
+      checks, not the abstract's: the bar is row 8x and both sit after the abstract's rows. Claim 7 measures
+      whether our learned updates meet the theorem's contraction assumption; it is not the theorem, which is the
+      not-testable row T1 (a proof).
     - **Super-resolution.** ERA5 (45×90 or 90×180 to 720×1440, several variables, latitude-weighted ACC) is
       replaced by {cfg.sr_coarse}² block averages of our one-field flow to {cfg.sr_fine}² (a factor
       {cfg.sr_fine // cfg.sr_coarse}), a base FNO trained here instead of the paper's FNO and WDSR checkpoints,
