@@ -12,6 +12,7 @@ import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import mean_t_bound
+from ...training import convergence_guard, plateau_check
 from .config import PRESETS, LandingConfig
 from .experiments import QualityStudy
 
@@ -29,6 +30,58 @@ def _learned(jsd, oracle, uniform, f: float) -> np.ndarray:
     """Per seed: JSD at most oracle + f × (uniform − oracle) (the oracle: a fresh draw of the true law)."""
     jsd, oracle, uniform = (np.asarray(v, dtype=float) for v in (jsd, oracle, uniform))
     return np.isfinite(jsd) & (jsd <= oracle + f * (uniform - oracle))
+
+
+_GUARD = (" Converged before compared (contract rule 10, second edition): every model the rule compares must pass "
+          "the declared plateau test (config quality_plateau: the same model at 2/3 of its updates, its EMA weights "
+          "kept and sampled, differs in JSD from the final one by less than a third of the parity margin on every "
+          "seed); otherwise the row is inconclusive at this scale (not converged). Not reproduced only on evidence "
+          "against: a parity difference whose 95 % lower t-bound exceeds the margin, or a converged model that has "
+          "not learned; a difference whose interval straddles the margin is inconclusive (interval spans both).")
+
+
+#: the earliest update at which the plateau test's earlier horizon may lie (a shorter run never counts as converged)
+_MIN_EARLY = 7
+
+
+def _guard(cfg: LandingConfig, methods, measured: str, quality: QualityStudy | None = None, earth: dict | None = None
+           ) -> ClaimCheck | None:
+    """The convergence guard over ``methods``: JSD at the earlier horizon (``jsd_early``) against the final JSD,
+    per seed, from the quality study's records or the volcano study's rows; a record without ``jsd_early`` is
+    refused (the guard cannot be skipped)."""
+    reports = []
+    for m in methods:
+        if quality is not None:
+            recs = [r for r in quality.records if r["method"] == m]
+            at = [r.get("jsd_early") for r in recs]
+            later = [r["jsd"] for r in recs]
+        else:
+            at = [r[m].get("jsd_early") for r in earth["rows"]]
+            later = [r[m]["jsd"] for r in earth["rows"]]
+        if not at or any(a is None for a in at):
+            raise ValueError(f"{m}: no JSD at the earlier horizon (jsd_early) to run the convergence guard on")
+        rows = quality.records if quality is not None else [r[m] for r in earth["rows"]]
+        few = min((r["early_step"] for r in rows if (quality is None or r["method"] == m) and "early_step" in r),
+                  default=None)
+        if few is not None and few < _MIN_EARLY:     # too few updates to show a plateau: never counted as converged
+            reports.append(plateau_check([np.inf], [0.0], cfg.parity_margin, cfg.quality_plateau,
+                                         name=f"{m} (its earlier horizon at update {few}, before {_MIN_EARLY})"))
+            continue
+        reports.append(plateau_check(at, later, cfg.parity_margin, cfg.quality_plateau, name=m))
+    return convergence_guard(*reports, measured=measured)
+
+
+def _four(measured: str, ok: bool, against: bool, values: dict) -> ClaimCheck:
+    if ok:
+        return ClaimCheck(measured, True, values)
+    if against:
+        return ClaimCheck(measured, False, values)
+    return ClaimCheck.inconclusive_check(measured, "interval spans both", "the parity difference's 95 % interval "
+                                         "straddles the margin: this size cannot tell comparable from worse", values)
+
+
+def _lower(values, cfg: LandingConfig) -> float:
+    return mean_t_bound(values, cfg.level, side="lower")[1]
 
 
 def _oracle(quality: QualityStudy) -> np.ndarray:
@@ -136,7 +189,7 @@ def claim3(prior: dict, cfg: LandingConfig) -> ClaimCheck:
                  "ULLA, OLLA-P and ULLA-P each have JSD <= oracle + 0.5 × (uniform − oracle) on every seed (the oracle a "
                  "fresh draw of the true mixture); the projection variants drop at most 1 % of their samples. On S² the "
                  "projection variants' JSD differences are reported, not decided (landing and projection are both radial "
-                 "there: the same samples up to a fraction of a degree)",
+                 "there: the same samples up to a fraction of a degree)" + _GUARD,
             rejects="ULLA worse than OLLA by more than 0.02 JSD, or models that closed less than half the gap from the "
                     "uniform law to the oracle",
             paper="comparable sample quality to baselines (abstract; no number given)")
@@ -153,11 +206,15 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
                for m in ("OLLA", "ULLA", "OLLA-P", "ULLA-P")}
     dropped = {m: float(np.max(quality.values(m, "dropped_samples"))) / cfg.n_test for m in ("OLLA-P", "ULLA-P")}
     ok = up <= cfg.parity_margin and all(learned.values()) and max(dropped.values()) <= cfg.max_dropped
-    return ClaimCheck(f"JSD OLLA {base.mean():.4f} over {len(base)} seeds (uniform law {unif.mean():.4f}, oracle "
-                      f"{orc.mean():.4f}, learned below {np.mean(orc + cfg.learned_fraction * (unif - orc)):.4f}); "
-                      + "; ".join(parts) + "; learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items())
-                      + "; dropped samples " + ", ".join(f"{m} {v:.1%}" for m, v in dropped.items()),
-                      bool(ok), {"learned": learned, "upper": up, "dropped": dropped})
+    against = (_lower(quality.values("ULLA", "jsd") - base, cfg) > cfg.parity_margin or not all(learned.values())
+               or max(dropped.values()) > cfg.max_dropped)
+    measured = (f"JSD OLLA {base.mean():.4f} over {len(base)} seeds (uniform law {unif.mean():.4f}, oracle "
+                f"{orc.mean():.4f}, learned below {np.mean(orc + cfg.learned_fraction * (unif - orc)):.4f}); "
+                + "; ".join(parts) + "; learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items())
+                + "; dropped samples " + ", ".join(f"{m} {v:.1%}" for m, v in dropped.items()))
+    vals = {"learned": learned, "upper": up, "dropped": dropped}
+    guard = _guard(cfg, ("OLLA", "ULLA", "OLLA-P", "ULLA-P"), measured, quality=quality)
+    return guard or _four(measured, ok, against, vals)
 
 
 @claim_rule("C5", statement="The underdamped variant needs about half the function evaluations of the overdamped one "
@@ -165,7 +222,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
             rule="on every seed ULLA's NFE <= OLLA's / 2 + 1, its stored paths and its measured training time below "
                  "OLLA's; the one-sided 95 % upper t-bound of JSD(ULLA) − JSD(OLLA) <= 0.02; and, as the control, the "
                  "lower t-bound of JSD(OLLA sampled at ULLA's N) − JSD(ULLA) over seeds above the same 0.02 (OLLA at "
-                 "half its steps is not of similar quality: underdamping, not the step count, buys the parity)",
+                 "half its steps is not of similar quality: underdamping, not the step count, buys the parity)" + _GUARD,
             rejects="ULLA needing OLLA's number of steps for the same quality (worse by > 0.02 JSD at N/2), or OLLA within "
                     "0.02 JSD of ULLA at N/2 (OLLA of similar quality at half its steps too: no gain from underdamping)",
             paper="substantially fewer function evaluations, lower memory (abstract; no number given)", timed=True)
@@ -186,11 +243,18 @@ def claim5(quality: QualityStudy, nfe: dict, cfg: LandingConfig) -> ClaimCheck:
         cm, clo = float("nan"), float("-inf")
     ok = (up <= cfg.parity_margin and bool((nu <= no / 2 + 1).all()) and bool((mu < mo).all()) and bool((tu < to).all())
           and clo > cfg.parity_margin)
-    return ClaimCheck(f"NFE {nu.mean():.0f} vs {no.mean():.0f}; JSD difference {mean:+.4f} (upper {up:+.4f}); training "
+    cup = (mean_t_bound([ctrl["OLLA"][s] - ctrl["ULLA"][s] for s in seeds], cfg.level)[1] if seeds else float("inf"))
+    against = (_lower(quality.values("ULLA", "jsd") - quality.values("OLLA", "jsd"), cfg) > cfg.parity_margin
+               or not bool((nu <= no / 2 + 1).all()) or not bool((mu < mo).all()) or cup < cfg.parity_margin)
+    return _c5_out(quality, cfg, ok, against, f"NFE {nu.mean():.0f} vs {no.mean():.0f}; JSD difference {mean:+.4f} (upper {up:+.4f}); training "
                       f"{tu.mean():.1f} s vs {to.mean():.1f} s; stored paths {mu.mean():.1f} vs {mo.mean():.1f} MiB; control "
                       f"JSD(OLLA at N={n_half}) − JSD(ULLA at N={n_half}) {cm:+.4f} (lower {clo:+.4f}, {len(seeds)} seeds; needs > "
-                      f"{cfg.parity_margin:g})",
-                      bool(ok), {"upper": up, "control_lower": clo})
+                      f"{cfg.parity_margin:g})", {"upper": up, "control_lower": clo})
+
+
+def _c5_out(quality, cfg, ok, against, measured, vals):
+    guard = _guard(cfg, ("OLLA", "ULLA"), measured, quality=quality)
+    return guard or _four(measured, ok, against, vals)
 
 
 @claim_rule("C6", statement="A landing step costs one small linear solve, less than a Newton projection, on SO(n) "
@@ -278,7 +342,7 @@ def claim8(sweep: dict) -> ClaimCheck:
 @claim_rule("C4e", statement="On the paper's own S² data (volcano catalogue), ULLA at half the steps matches OLLA.",
             rule="over earth_seeds training seeds on one split: the one-sided 95 % upper t-bound of the paired JSD "
                  "difference ULLA − OLLA <= 0.02, and OLLA and ULLA on every seed at most floor + 0.5 × (uniform − "
-                 "floor), the floor being 2000 draws of the training points scored the same way",
+                 "floor), the floor being 2000 draws of the training points scored the same way" + _GUARD,
             rejects="ULLA worse by more than 0.02 JSD on real data, or models that closed less than half the gap from the "
                     "uniform law to the training data's own score",
             paper="comparable quality on the earth-science data sets (abstract's benchmark; table not reached)")
@@ -299,18 +363,26 @@ def claim4e(earth: dict | None, cfg: LandingConfig) -> ClaimCheck:
     mean, up = mean_t_bound(u - o, cfg.level)
     learned = {m: bool(_learned(v, fl, un, cfg.learned_fraction).all()) for m, v in (("OLLA", o), ("ULLA", u))}
     ok = up <= cfg.parity_margin and all(learned.values())           # NaN: bound NaN, not learned: fails
-    return ClaimCheck(f"volcano ({earth['n_train']} train / {earth['n_test']} test points, {len(rows)} seeds): JSD OLLA "
+    against = _lower(u - o, cfg) > cfg.parity_margin or not all(learned.values())
+    return _c4e_out(earth, cfg, ok, against, f"volcano ({earth['n_train']} train / {earth['n_test']} test points, {len(rows)} seeds): JSD OLLA "
                       f"{o.mean():.4f} (NFE {rows[0]['OLLA']['nfe']}), ULLA {u.mean():.4f} (NFE {rows[0]['ULLA']['nfe']}), "
                       f"uniform {un.mean():.4f}, floor {fl.mean():.4f} (learned below "
                       f"{np.mean(fl + cfg.learned_fraction * (un - fl)):.4f}); ULLA − OLLA {mean:+.4f} (upper {up:+.4f}); "
-                      "learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items()), bool(ok),
+                      "learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items()),
                       {"upper": up, "learned": learned})
+
+
+def _c4e_out(earth, cfg, ok, against, measured, vals):
+    if not np.isfinite(vals["upper"]):          # a non-finite JSD is a broken sampler: it fails, guard or not
+        return ClaimCheck(measured, False, vals)
+    guard = _guard(cfg, ("OLLA", "ULLA"), measured, earth=earth)
+    return guard or _four(measured, ok, against, vals)
 
 
 @claim_rule("C9", statement="Landing's sample quality is comparable to a Riemannian score-based model that uses the "
             "sphere's exact exponential map (the same network, trainer, loss family, schedule and N as OLLA).",
             rule="for OLLA and ULLA, the one-sided 95 % upper t-bound of the paired JSD difference to RSGM over seeds is "
-                 "<= 0.02, and RSGM, OLLA and ULLA each have JSD <= oracle + 0.5 × (uniform − oracle) on every seed",
+                 "<= 0.02, and RSGM, OLLA and ULLA each have JSD <= oracle + 0.5 × (uniform − oracle) on every seed" + _GUARD,
             rejects="landing worse than exact geodesic steps by more than 0.02 JSD (the price of leaving the set between "
                     "corrections), or models that closed less than half the gap from the uniform law to the oracle (parity "
                     "between models that hardly learned)",
@@ -318,19 +390,22 @@ def claim4e(earth: dict | None, cfg: LandingConfig) -> ClaimCheck:
                   "not reached)")
 def claim9(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
     ref = quality.values("RSGM", "jsd")
-    parts, ok = [], True
+    parts, ok, against = [], True, False
     for m in ("OLLA", "ULLA"):
         mean, up = mean_t_bound(quality.values(m, "jsd") - ref, cfg.level)
         parts.append(f"{m} − RSGM {mean:+.4f} (upper {up:+.4f})")
         ok &= up <= cfg.parity_margin
+        against |= _lower(quality.values(m, "jsd") - ref, cfg) > cfg.parity_margin
     # Learned against the oracle, for every model compared: see CHANGED above.
     unif, orc = np.asarray(quality.uniform_jsd, dtype=float), _oracle(quality)
     learned = all(bool(_learned(quality.values(m, "jsd"), orc, unif, cfg.learned_fraction).all())
                   for m in ("RSGM", "OLLA", "ULLA"))
     amb = quality.values("Ambient", "jsd")
     extra = f"; ambient diffusion + final projection {amb.mean():.4f}" if len(amb) else ""
-    return ClaimCheck(f"JSD RSGM {ref.mean():.4f} over {len(ref)} seeds (uniform law {unif.mean():.4f}, oracle {orc.mean():.4f}); "
-                      + "; ".join(parts) + extra, bool(ok and learned), {"learned": learned})
+    measured = (f"JSD RSGM {ref.mean():.4f} over {len(ref)} seeds (uniform law {unif.mean():.4f}, oracle "
+                f"{orc.mean():.4f}); " + "; ".join(parts) + extra)
+    guard = _guard(cfg, ("RSGM", "OLLA", "ULLA"), measured, quality=quality)
+    return guard or _four(measured, bool(ok and learned), bool(against or not learned), {"learned": learned})
 
 
 not_testable("P1", statement="Mesh surfaces (Stanford bunny, Spot) with learned signed-distance constraints.",

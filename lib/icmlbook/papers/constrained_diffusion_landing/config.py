@@ -117,6 +117,19 @@ class LandingConfig(ProfileConfig):
     drop_min_rate: Probability = 0.01
     max_dropped: Probability = 0.01
     level: Float(gt=0.5, lt=1) = 0.95
+    plateau_extend: PositiveFloat = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+
+    @property
+    def quality_plateau(self):
+        """The declared plateau test of the trained samplers (CLAIMS.md rule 10; added in the contract's second
+        edition): each model keeps its EMA weights at T / (1 + plateau_extend) updates, is sampled there too, and
+        counts as converged when the last third of its training (50 % longer) moves its JSD, on every seed, by less
+        than plateau_share (a third) of the quality rules' parity margin. Claims 4, 4e, 5 and 9 compare models only
+        when every model they compare passes; they are "inconclusive at this scale" (not converged) otherwise."""
+        from ...training import PlateauTest
+
+        return PlateauTest(extend=self.plateau_extend, share=self.plateau_share)
 
     def validate(self) -> None:
         if self.ulla_N >= self.olla_N:

@@ -33,7 +33,8 @@ def schedules(cfg: LandingConfig) -> dict[str, tuple[Schedule, int]]:
 
 def _train_kw(cfg: LandingConfig) -> dict:
     return dict(epochs=cfg.epochs, batch_size=cfg.batch_size, width=cfg.width, depth=cfg.depth, lr=cfg.lr,
-                gamma=cfg.gamma, alpha=cfg.alpha, landing=cfg.landing, regen_every=cfg.regen_every, ema=cfg.ema)
+                gamma=cfg.gamma, alpha=cfg.alpha, landing=cfg.landing, regen_every=cfg.regen_every, ema=cfg.ema,
+                early_fraction=1.0 / (1.0 + cfg.plateau_extend))
 
 
 @dataclasses.dataclass
@@ -92,7 +93,10 @@ def quality_study(cfg: LandingConfig, seed: int, trained: list[dict]) -> Quality
             gen = out["samples"]
             ok = ~out["dropped"]
             viol = out["violation"]
+            early = sample(tm, cs, cfg.n_test, schedule, N, seed=100 * s + 2, alpha=cfg.alpha, landing=cfg.landing,
+                           gamma=cfg.gamma, early=True)          # the same model at T / (1 + plateau_extend)
             rec = {"seed": s, "method": m, "N": N, "nfe": out["nfe"], **_score(gen[ok], test),
+                   "jsd_early": histogram_jsd(early["samples"][~early["dropped"]], test), "early_step": tm.early_step,
                    "dropped_samples": int(out["dropped"].sum()), "dropped_paths": tm.dropped_paths,
                    "failed_along_samples": int(out["path_failed"].sum()), "failed_along_paths": tm.failed_along_paths,
                    "generated_paths": tm.generated_paths, "train_seconds": tm.train_seconds,
@@ -382,7 +386,10 @@ def earth_study(cfg: LandingConfig, seed: int) -> dict | None:
                              **_train_kw(cfg))
             res = sample(tm, cs, 2000, schedule, N, seed=seed + 12 + 100 * s, alpha=cfg.alpha, landing=cfg.landing,
                          gamma=cfg.gamma)
-            row[m] = {"jsd": histogram_jsd(res["samples"], test), "nfe": res["nfe"]}
+            early = sample(tm, cs, 2000, schedule, N, seed=seed + 12 + 100 * s, alpha=cfg.alpha, landing=cfg.landing,
+                           gamma=cfg.gamma, early=True)
+            row[m] = {"jsd": histogram_jsd(res["samples"], test), "nfe": res["nfe"],
+                      "jsd_early": histogram_jsd(early["samples"], test), "early_step": tm.early_step}
         rows.append(row)
     first = rows[0]
     return {"n_train": len(train), "n_test": len(test), "rows": rows, "OLLA": first["OLLA"], "ULLA": first["ULLA"],

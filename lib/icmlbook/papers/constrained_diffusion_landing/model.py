@@ -17,7 +17,7 @@ import time
 import torch
 from torch import nn
 
-from ...training import EMA, LossLogger, Trainer, TrainerConfig
+from ...training import EMA, Callback, LossLogger, Trainer, TrainerConfig
 from .baselines import BASELINES, ambient_loss, baseline_forward_paths, baseline_sample, riemannian_loss
 from .constraints import ConstraintSet
 from .losses import overdamped_loss, underdamped_loss
@@ -127,12 +127,28 @@ class TrainedModel:
     generated_paths: int
     peak_path_bytes: int
     failed_along_paths: int = 0      # training paths with a failed projection anywhere (see sde.forward_paths)
+    #: the EMA weights at update ``early_step`` (the convergence guard's earlier horizon, CLAIMS.md rule 10:
+    #: sampled by :func:`sample` with ``early=True``); None when no snapshot was asked for
+    early_shadow: list | None = None
+    early_step: int = 0
+
+
+class _EMASnapshot(Callback):
+    """Copies the EMA's averaged weights after update ``at`` (it runs after the EMA callback)."""
+
+    def __init__(self, ema: EMA, at: int):
+        self.ema, self.at, self.shadow = ema, int(at), None
+
+    def on_step_end(self, trainer: Trainer) -> None:
+        if self.ema.updates == self.at:
+            self.shadow = [t.detach().clone() for t in self.ema.shadow]
 
 
 def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Schedule, N: int, *, epochs: int,
                 batch_size: int, width: int, depth: int, lr: float, seed: int, gamma: float = 5.0, alpha: float = 50.0,
                 landing: str = "implicit", regen_every: int = 1, ema: float = 0.99, grad_clip: float = 10.0,
-                desc: str | None = None, check_projection: bool = False, data_tol: float = 1e-4) -> TrainedModel:
+                desc: str | None = None, check_projection: bool = False, data_tol: float = 1e-4,
+                early_fraction: float | None = None) -> TrainedModel:
     """Train one variant (ALL_METHODS) on ``data`` (n, d) and return the EMA network and its costs. Training
     points farther than ``data_tol`` from the set (largest |h| or g⁺) are refused."""
     if method not in ALL_METHODS:
@@ -163,18 +179,27 @@ def train_model(cs: ConstraintSet, data: torch.Tensor, method: str, schedule: Sc
             return overdamped_loss(model, cs, batch, schedule)
     ema_cb = EMA(ema, warmup=True)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    trainer = Trainer(net, opt, loss_fn, src, TrainerConfig(steps=epochs * src.steps_per_epoch, grad_clip=grad_clip,
+    steps = epochs * src.steps_per_epoch
+    callbacks = [LossLogger(every=src.steps_per_epoch), ema_cb]
+    snap = None
+    if early_fraction is not None:
+        if not 0 < early_fraction < 1:
+            raise ValueError(f"early_fraction={early_fraction!r} is not allowed; it must lie in (0, 1)")
+        snap = _EMASnapshot(ema_cb, max(1, round(early_fraction * steps)))
+        callbacks.append(snap)
+    trainer = Trainer(net, opt, loss_fn, src, TrainerConfig(steps=steps, grad_clip=grad_clip,
                                                              seed=seed, device="cpu", desc=desc or f"training {method}"),
-                      callbacks=[LossLogger(every=src.steps_per_epoch), ema_cb])
+                      callbacks=callbacks)
     trainer.run()
     _, loss = trainer.history("loss")
     path_bytes = src.paths.element_size() * src.paths.numel() if src.paths is not None else 0
     return TrainedModel(method, net, ema_cb, loss.tolist(), trainer.seconds - src.path_seconds,
-                        src.path_seconds, src.dropped_total, src.generated, int(path_bytes), src.failed_along)
+                        src.path_seconds, src.dropped_total, src.generated, int(path_bytes), src.failed_along,
+                        early_shadow=snap.shadow if snap else None, early_step=snap.at if snap else 0)
 
 
 def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N: int, seed: int,
-           prior: torch.Tensor | None = None, **kw) -> dict:
+           prior: torch.Tensor | None = None, early: bool = False, **kw) -> dict:
     """Generate ``n`` points with the model's EMA weights from the uniform prior on the set, or from the given
     ``prior`` points (n, d) where the set has no uniform law (the dipeptide and the arm: the forward process's
     end points, as in the official code); the baselines from their own priors; ``kw`` is for the landing
@@ -187,6 +212,15 @@ def sample(model: TrainedModel, cs: ConstraintSet, n: int, schedule: Schedule, N
             raise ValueError(f"prior has shape {tuple(prior.shape)}, expected ({n}, {cs.dim})")
     elif model.method not in BASELINES:
         prior = cs.uniform(n, gen)
+    if early:       # the same model at its earlier horizon (the convergence guard): its EMA snapshot swapped in
+        if model.early_shadow is None:
+            raise ValueError("the model kept no early snapshot (train_model(..., early_fraction=...))")
+        final = model.ema.shadow
+        model.ema.shadow = model.early_shadow
+        try:
+            return sample(model, cs, n, schedule, N, seed, prior, early=False, **kw)
+        finally:
+            model.ema.shadow = final
     with model.ema.applied(model.net) as net:        # the live weights come back even if sampling fails
         t0 = time.perf_counter()
         if prior is None:
