@@ -264,7 +264,10 @@ def _(mo):
 
     Landing does not put the iterates exactly on $\Sigma$; it attracts them. We record the mean
     violation $|h|$ at every step of the forward training paths and of the backward generating paths,
-    and the violation after the terminal projection.
+    and the violation after the terminal projection. **Our sphere is $h(x) = |x|^2 - 1$; the official code
+    uses $h(x) = |x| - 1$.** Near the set $|x|^2 - 1 \approx 2(|x| - 1)$, so the same iterates show about twice
+    the violation in our parameterisation as in the code's, and claim 1's threshold ($10^{-3}$, ours: the
+    dossier's example, not a number of the paper) is about twice as strict here as it would be there.
     """)
     return
 
@@ -685,6 +688,24 @@ def _(cdl, cfg, mo, run):
       {cfg.parity_margin:g} parity margin (otherwise OLLA too is of "similar quality" at half its steps). Claim 3 reads
       every seed's p-value with NaN failing (Python's `max` skipped one), and claim 4e fails on fewer seeds than
       `earth_seeds` instead of calling one seed "not testable".
+    - **The contract's second edition** (after an outside audit; every change only makes a row stricter or
+      inconclusive). *The sphere's constraint is ours:* $h(x) = |x|^2 - 1$ where the official code uses
+      $|x| - 1$ (about half of ours near the set), and claim 1 is decided in ours; its {cfg.feas_mean_h:g} bar is
+      the dossier's example, not the paper's. *Converged before compared:* the audit found the quality rows
+      compared models at {cfg.epochs * -(-cfg.n_train // cfg.batch_size):,} updates whose JSD still fell threefold
+      with four times the training; every trained sampler now keeps its averaged weights at
+      {1 / (1 + cfg.plateau_extend):.0%} of its updates and is sampled there too, and claims 4, 4e, 5 and 9 compare
+      only models whose JSD moved by less than {cfg.plateau_share:.2f} of the {cfg.parity_margin:g} margin over their
+      last third of training, and are *inconclusive at this scale* (not converged) otherwise. *Four verdicts:*
+      "not reproduced" needs evidence against (a lower bound past the margin, a converged model that has not
+      learned); an interval straddling the margin is inconclusive. *The nearest trivial methods* run for real
+      through every rule in the tests (landing gain 0, plain projection instead of landing, the overdamped
+      sampler in place of the underdamped one, the ambient diffusion): none passes. Claim 6's landing side is
+      the count of one evaluation and one solve per point, the algorithm's definition, not a measurement, and
+      claim 8's "implicit landing is stable" is an identity of the update ($|1 - s|$ contracts for every gain);
+      both are kept as shown but read as checks of our code, not findings about the paper. The abstract's
+      "lower memory in inference" against its baselines is the not-testable row C5m: the baselines it names
+      were not reached, and our samplers keep no path at inference, so we measure no inference memory.
     - **Thresholds** ({cfg.feas_mean_h:g} mean |h|, {cfg.parity_margin:g} JSD, a {cfg.cost_ratio:g}× ratio of
       operations, p ≥ {cfg.prior_alpha:g}, half the uniform-to-oracle gap, {cfg.drop_violation_tol:g} for landing's
       violation on the torus, {cfg.drop_min_rate:.0%} drops) are ours, fixed in the config.

@@ -44,7 +44,9 @@ class LandingConfig(ProfileConfig):
             bench_N : sampling and training steps (0: the official configuration's). The arm uses at most 320 of
             its 400 trajectories for training and the rest for testing.
     Thresholds
-        feas_mean_h : claim 1: mean |h| along every path below this (dossier: 1e-3 on S²).
+        feas_mean_h : claim 1: mean |h| along every path below this (ours, from the dossier's example "e.g. mean
+            |h| < 1e-3 on S²", not a number of the paper; measured with our h = |x|² − 1, about twice the official
+            code's |x| − 1 near the set).
         terminal_tol : claim 1: violation after the terminal projection.
         parity_margin : claims 4/5: JSD difference tolerated (upper 95% bound).
         prior_alpha : claim 3: family-wise level of the MMD permutation tests against the uniform law
