@@ -1431,7 +1431,7 @@ def test_the_nearest_trivial_methods_do_not_pass(case):
     out = case()
     assert out.passed is not True, out.measured
     if out.passed is None:
-        # the tiny refiners (a few updates) are not converged, so the guard answers first (rule 10); the rule's
+        # the tiny refiners (3 logged epochs, fewer than 10) are never counted as converged, so the guard answers first (rule 10); the rule's
         # decision itself, with their curves taken as converged, is evidence against the claim
         assert out.inconclusive == "not converged", out.reason
         w = trivial_world()

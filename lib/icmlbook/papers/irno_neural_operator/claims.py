@@ -124,13 +124,13 @@ def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[fl
 
 _GUARD = (" Converged before compared (contract rule 10, second edition): every refiner the rule compares must pass "
           "the declared plateau test (config refiner_plateau: training 50 % longer moves its relative RMS training "
-          "loss by less than a third of the rule's margin, read back along its logged loss curve); otherwise the row "
+          "loss by less than a third of the rule's margin, read back along its loss curve, logged once per epoch, at least 10 epochs); otherwise the row "
           "is inconclusive at this scale (not converged). Not reproduced only where some part's 95 % interval lies "
           "entirely on the far side of its bar; a part whose interval straddles the bar leaves the row inconclusive "
           "(interval spans both); a base off its plateau leaves it inconclusive (not converged).")
 
 
-#: the fewest logged updates on which the plateau test is read (a shorter curve is never counted as converged)
+#: the fewest logged points (epochs) on which the plateau test is read (a shorter curve never counts as converged)
 _MIN_CURVE = 10
 
 
@@ -145,9 +145,9 @@ def _refiner_guard(cfg: IRNOConfig, margin: float, named: Sequence[tuple[str, ob
         if c is None or len(c) < 1:
             raise ValueError(f"{name}: no training-loss curve (loss_curve) to run the convergence guard on")
         c = np.asarray(c, dtype=float)
-        if len(c) < _MIN_CURVE:         # too few updates to show a plateau: never counted as converged
+        if len(c) < _MIN_CURVE:         # too few epochs to show a plateau: never counted as converged
             reports.append(plateau_check([np.inf], [0.0], margin, cfg.refiner_plateau,
-                                         name=f"{name} ({len(c)} updates, fewer than {_MIN_CURVE})"))
+                                         name=f"{name} ({len(c)} logged epochs, fewer than {_MIN_CURVE})"))
             continue
         w = max(1, len(c) // 10)
         rel = np.sqrt(np.maximum(c, 0.0) / max(float(c[-w:].mean()), 1e-300))

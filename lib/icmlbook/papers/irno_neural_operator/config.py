@@ -172,7 +172,8 @@ class IRNOConfig(ProfileConfig):
         moves the compared metric by less than ``plateau_share`` (a third) of the rule's margin. Read back along
         the refiner's logged training loss (:func:`icmlbook.training.plateau_from_curve`): the metric is the square
         root of the loss relative to its final value (a relative RMS error, in the units of the rules' relative
-        gains), each end averaged over a tenth of the logged updates."""
+        gains; the curve holds one value per epoch, and fewer than 10 epochs never count as converged), each end
+        averaged over a tenth of the logged epochs."""
         from ...training import PlateauTest
 
         return PlateauTest(extend=self.plateau_extend, share=self.plateau_share)

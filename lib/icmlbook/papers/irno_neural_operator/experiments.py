@@ -194,8 +194,8 @@ class Evaluation:
     traj_id: np.ndarray
     n: int
     K: int
-    #: the training loss of the evaluated refiner, one value per update (the convergence guard of the claims reads
-    #: it: CLAIMS.md rule 10); None for a base alone
+    #: the training loss of the evaluated refiner, one value per epoch (the trainer's LossLogger; the convergence guard
+    #: of the claims reads it: CLAIMS.md rule 10); None for a base alone
     loss_curve: np.ndarray | None = None
 
     def band(self, k: int) -> dict[str, np.ndarray]:
@@ -408,7 +408,7 @@ class SREvaluation:
     traj_id: np.ndarray
     n: int
     K: int
-    #: the refiner's training loss, one value per update (the claims' convergence guard)
+    #: the refiner's training loss, one value per epoch (the claims' convergence guard)
     loss_curve: np.ndarray | None = None
 
 
