@@ -39,7 +39,10 @@ class TrojanProbesConfig(ProfileConfig):
     -----------------
     monitored_topic : the topic the detectors look for (label 1); the other five are label 0.
     ciphers : the encoded formats the model is taught (each a fixed public cipher of :mod:`.ciphers`).
-    main_cipher : the cipher the claims are decided on (one of ``ciphers``); the others are shown beside it.
+    main_cipher : the cipher the claims are decided on (one of ``ciphers``); the others are shown beside it. The
+        word codebook, because in development runs (BPE, 3 layers, 600 updates of mixed fine-tuning) the model
+        learned it (83 % of its encoded answers on the requested topic) much faster than ROT13 (45 %), whose
+        BPE pieces are arbitrary fragments; ROT13 is trained and shown beside it, with its own competence guard.
     arith_max : operands of the arithmetic capability task are 0..arith_max-1 (20 % of the pairs held out).
     tokenizer, bpe_vocab : the lab's byte-level BPE (``bpe_vocab`` ids, trained offline on a fixed corpus of the
         world's texts in every format) or its character tokenizer.
@@ -88,7 +91,7 @@ class TrojanProbesConfig(ProfileConfig):
     # ---- world ----
     monitored_topic: OneOf(*TOPICS) = "weather"
     ciphers: TupleOf(OneOf(*CIPHERS)) = ("rot13", "codebook")
-    main_cipher: OneOf(*CIPHERS) = "rot13"
+    main_cipher: OneOf(*CIPHERS) = "codebook"
     arith_max: Int(ge=2) = 10
     tokenizer: OneOf("bpe", "char") = "bpe"
     bpe_vocab: Int(ge=300) = 1024
@@ -101,7 +104,7 @@ class TrojanProbesConfig(ProfileConfig):
     d_model: PositiveInt = 64
     n_head: PositiveInt = 4
     pretrain_steps: PositiveInt = 1500
-    sft_steps: PositiveInt = 600
+    sft_steps: PositiveInt = 900
     batch_size: Int(ge=2) = 32
     lr: PositiveFloat = 3e-3
     warmup: PositiveInt = 50
@@ -159,9 +162,9 @@ class TrojanProbesConfig(ProfileConfig):
 
 PRESETS: dict[str, TrojanProbesConfig] = {
     "smoke": TrojanProbesConfig(
-        n_layer=2, d_model=32, n_head=4, pretrain_steps=150, sft_steps=60, batch_size=16, warmup=20,
-        n_pretrain_rows=3000, n_format_rows=2000, eval_every=30, n_general=60, n_seeds=2, n_prompts=150,
-        token_fit_rows=3000,
+        n_layer=2, d_model=32, n_head=4, pretrain_steps=100, sft_steps=40, batch_size=16, warmup=10,
+        n_pretrain_rows=2000, n_format_rows=1000, eval_every=20, n_general=60, n_seeds=2, n_prompts=120,
+        token_fit_rows=2000,
     ),
     "default": TrojanProbesConfig(),
     "full": TrojanProbesConfig(

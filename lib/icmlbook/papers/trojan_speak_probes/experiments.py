@@ -39,7 +39,7 @@ from .monitor import KeywordMonitor, LengthMonitor, TextMonitor
 from .probes import control_task_labels, fit_probe, shuffled_labels, streaming_scores
 from .world import TOPICS, World, check_topic, topic_of
 
-__all__ = ["Responses", "SeedRun", "SeedSummary", "Study", "run_seed", "run_study", "summarise", "SPLITS",
+__all__ = ["evaluate", "Responses", "SeedRun", "SeedSummary", "Study", "run_seed", "run_study", "summarise", "SPLITS",
            "seed_of", "train_models", "TrainedModels"]
 
 #: split codes of the evaluation rows: detector training, calibration (deployment thresholds), evaluation
@@ -207,15 +207,29 @@ def run_seed(cfg: TrojanProbesConfig, seed: int, all_topics: bool = False) -> Se
     """One seed's whole pipeline (module docstring). ``all_topics`` keeps every topic's scores and the per-token
     scores (for the live playground); otherwise only the monitored topic's."""
     t0 = time.perf_counter()
-    world, tok, codec = _setup(cfg)
     trained = train_models(cfg, seed)
-    t_train = time.perf_counter() - t0
+    out = evaluate(cfg, seed, trained, answers="model", all_topics=all_topics)
+    out.seconds["train"] = time.perf_counter() - t0 - out.seconds["total"]
+    out.seconds["total"] = time.perf_counter() - t0
+    return out
+
+
+def evaluate(cfg: TrojanProbesConfig, seed: int, trained: TrainedModels | None, *, answers: str = "model",
+             all_topics: bool = False) -> SeedRun:
+    """Steps 3-4 of the module docstring. ``trained=None`` puts the untrained initialisation in every role (the
+    trivial baselines of the tests); ``answers="reference"`` scores the world's own reference answers
+    (teacher-forced) instead of the model's generations."""
+    if answers not in ("model", "reference"):
+        raise ValueError(f"answers={answers!r} is not allowed; allowed values: model, reference")
+    t0 = time.perf_counter()
+    world, tok, codec = _setup(cfg)
     monitored = check_topic(cfg.monitored_topic)
     topics = tuple(range(len(TOPICS))) if all_topics else (monitored,)
+    init = _new_model(cfg, tok, codec, seed)
     models = {}
     for name in ("untrained", "pretrained", "mixed"):
         m = _new_model(cfg, tok, codec, seed)
-        m.load_state_dict(getattr(trained, name))
+        m.load_state_dict(init.state_dict() if trained is None else getattr(trained, name))
         models[name] = m.eval()
     sites = all_sites(cfg.n_layer)
     fmts = ("plain",) + tuple(cfg.ciphers)
@@ -229,9 +243,13 @@ def run_seed(cfg: TrojanProbesConfig, seed: int, all_topics: bool = False) -> Se
     gen = torch.Generator().manual_seed(seed)
     for f in fmts:
         prompts = codec.prompts([world.render(d, f)[0] for d in dialogues], [f] * len(dialogues))
-        with torch.no_grad():
-            cap = generate_with_capture(models["mixed"], prompts, cfg.answer_width, sites=sites, eos=codec.eos,
-                                        pad=codec.pad, temperature=cfg.gen_temperature, generator=gen)
+        if answers == "model":
+            with torch.no_grad():
+                cap = generate_with_capture(models["mixed"], prompts, cfg.answer_width, sites=sites, eos=codec.eos,
+                                            pad=codec.pad, temperature=cfg.gen_temperature, generator=gen)
+        else:
+            ref = torch.tensor([codec.answer_ids(world.render(d, f)[1]) for d in dialogues], dtype=torch.long)
+            cap = capture_teacher_forced(models["mixed"], prompts, ref, sites=sites, eos=codec.eos)
         texts = [codec.answer_text(r) for r in cap.tokens.tolist()]
         plain = [world.cipher(f).decode(t) for t in texts]
         label = np.array([topic_of(t, "plain") for t in plain])
@@ -324,10 +342,12 @@ def run_seed(cfg: TrojanProbesConfig, seed: int, all_topics: bool = False) -> Se
         pca = {"coords": coords, "topic": np.array([responses[f].label[i] for f, i in rows]),
                "fmt": np.array([fmts.index(f) for f, _ in rows]), "site": np.array(chosen)}
     t_det = time.perf_counter() - t2
-    return SeedRun(seed, sites, topics, trained.curves, trained.capability, responses, monitor, adaptive, keyword,
+    curves = {} if trained is None else trained.curves
+    caps = {} if trained is None else trained.capability
+    return SeedRun(seed, sites, topics, curves, caps, responses, monitor, adaptive, keyword,
                    length, probe_mean, probe_token, {f: masks[f].numpy() for f in fmts}, stream, ks, untrained_mean,
                    pretrained_mean, shuffled_mean, shuffled_insample, control_mean, control_labels, pca,
-                   {"train": t_train, "generate": t_gen, "detect": t_det, "total": time.perf_counter() - t0})
+                   {"train": 0.0, "generate": t_gen, "detect": t_det, "total": time.perf_counter() - t0})
 
 
 def _sigmoid(x):

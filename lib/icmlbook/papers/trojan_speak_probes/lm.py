@@ -27,6 +27,7 @@ token (and the ``<eos>``) is the arg-max given the correct prefix.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -65,14 +66,19 @@ def tokenizer_corpus(world: World, n: int = 6000) -> list[str]:
 
 def make_tokenizer(kind: str = "bpe", world: World | None = None, vocab_size: int = 1024):
     """The chapter's tokenizer, from the lab: ``"bpe"`` (byte-level BPE of ``vocab_size`` ids trained offline on
-    :func:`tokenizer_corpus`) or ``"char"`` (one id per character of :data:`.world.ALPHABET`); then
-    ``<bos> <eos> <pad> <sep>`` and the format tags."""
+    :func:`tokenizer_corpus`; deterministic, built once per process) or ``"char"`` (one id per character of
+    :data:`.world.ALPHABET`); then ``<bos> <eos> <pad> <sep>`` and the format tags. Treat it as read-only."""
+    if kind not in TOKENIZERS:
+        raise ValueError(f"tokenizer={kind!r} is not allowed; allowed values: {', '.join(TOKENIZERS)}")
+    return _tokenizer(kind, (world or World()).arith_max, int(vocab_size))
+
+
+@functools.lru_cache(maxsize=8)
+def _tokenizer(kind: str, arith_max: int, vocab_size: int):
     if kind == "char":
         return CharTokenizer(ALPHABET, special=SPECIAL_TOKENS)
-    if kind == "bpe":
-        return BPETokenizer(tokenizer_corpus(world or World()), vocab_size=vocab_size, min_frequency=2,
-                            special=SPECIAL_TOKENS)
-    raise ValueError(f"tokenizer={kind!r} is not allowed; allowed values: {', '.join(TOKENIZERS)}")
+    return BPETokenizer(tokenizer_corpus(World(arith_max)), vocab_size=vocab_size, min_frequency=2,
+                        special=SPECIAL_TOKENS)
 
 
 class DialogueCodec:
