@@ -462,7 +462,18 @@ def c3_trivial():
 def c4_reproduced():
     S = _S()
     cfg, seeds = _world(chosen_site=2, competence_cipher=0.95,
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)])
+                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)],
+                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
+    return claims.claim4_probe_transfer(seeds, cfg)
+
+
+@claim_case("trojan_speak_probes", "C4", "not reproduced",
+            alternative="a transfer no better than an untrained model's (both read the plain request)")
+def c4_leak_only():
+    S = _S()
+    cfg, seeds = _world(chosen_site=2, competence_cipher=0.95,
+                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.95, 0.93, 0.96)],
+                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.95, 0.94, 0.95)])
     return claims.claim4_probe_transfer(seeds, cfg)
 
 
@@ -478,7 +489,8 @@ def c4_partial():
 def c4_incompetent():
     S = _S()
     cfg, seeds = _world(chosen_site=2, competence_cipher=[0.95, 0.4, 0.9],
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)])
+                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)],
+                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
     return claims.claim4_probe_transfer(seeds, cfg)
 
 
@@ -512,7 +524,7 @@ def c5_reverse():
     return _c5([0.85, 0.82, 0.88], [0.95, 0.93, 0.96])
 
 
-@claim_case("trojan_speak_probes", "C5", "not reproduced", trivial="the probes of an untrained model at every site")
+@claim_case("trojan_speak_probes", "C5", "inconclusive at this scale", trivial="the probes of an untrained model at every site")
 def c5_trivial():
     _, sums, _ = reference_study()
     return claims.claim5_sites(sums, tsp.config_for("default"))
@@ -691,7 +703,7 @@ def c10_trivial():
 
 # every declared case, run here too (the contract test runs them again over every chapter)
 _CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_trivial,
-          c4_reproduced, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_trivial, c6_reproduced,
+          c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_trivial, c6_reproduced,
           c6_no_gain, c6_trivial, c7_reproduced, c7_lexical, c7_trivial, c8_reproduced, c8_request_reader, c8_trivial,
           c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c10_reproduced, c10_unlearnable, c10_trivial]
 
@@ -699,9 +711,12 @@ _CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_triv
 def test_claim_cases_give_their_verdicts():
     from icmlbook.runtime.claims import CASES
 
+    wrong = []
     for key, cases in CASES.items():
         if not key.startswith("trojan_speak_probes:"):
             continue
         for c in cases:
             out = c.make()
-            assert out.verdict == c.expected, (c.name, out.measured, out.reason)
+            if out.verdict != c.expected:
+                wrong.append((c.name, c.expected, out.verdict, out.measured, out.reason))
+    assert not wrong, "\n".join(map(str, wrong))

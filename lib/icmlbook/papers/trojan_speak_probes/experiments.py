@@ -206,11 +206,12 @@ def _token_probe_scores(acts: dict[str, torch.Tensor], masks: dict[str, torch.Te
 def run_seed(cfg: TrojanProbesConfig, seed: int, all_topics: bool = False) -> SeedRun:
     """One seed's whole pipeline (module docstring). ``all_topics`` keeps every topic's scores and the per-token
     scores (for the live playground); otherwise only the monitored topic's."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     trained = train_models(cfg, seed)
     out = evaluate(cfg, seed, trained, answers="model", all_topics=all_topics)
     out.seconds["train"] = time.perf_counter() - t0 - out.seconds["total"]
     out.seconds["total"] = time.perf_counter() - t0
+    out.seconds["cpu"] = time.process_time() - c0      # CPU seconds of this process (the load-free cost)
     return out
 
 

@@ -17,6 +17,24 @@ from .world import TOPICS
 __all__ = ["roc_points", "monitor_roc_figure", "layer_profile_figure", "streaming_figure", "controls_figure",
            "free_choice_figure", "capability_figure", "projection_figure", "fmt_name"]
 
+
+def _nanmean(values, axis=None):
+    """The mean of the finite values (NaN, silently, when there is none)."""
+    v = np.asarray(values, dtype=float)
+    if axis is None:
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if v.size else float("nan")
+    ok = np.isfinite(v)
+    n = ok.sum(axis)
+    total = np.where(ok, v, 0.0).sum(axis)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def _nanmax(values):
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    return float(v.max()) if v.size else float("nan")
+
 _KIND_COLOR = {"resid": PALETTE[0], "attn": PALETTE[1], "mlp": PALETTE[2]}
 
 
@@ -36,10 +54,10 @@ def roc_points(scores, y) -> tuple[np.ndarray, np.ndarray]:
 
 def _mean_band(ax, x, values, color, label, ls="-", marker="o"):
     v = np.asarray(values, float)
-    m = np.nanmean(v, 0)
+    m = _nanmean(v, 0)
     ax.plot(x, m, color=color, ls=ls, marker=marker, ms=4, label=label)
     if v.shape[0] > 1:
-        ax.fill_between(x, np.nanmin(v, 0), np.nanmax(v, 0), color=color, alpha=0.15, lw=0)
+        ax.fill_between(x, np.fmin.reduce(v, axis=0), np.fmax.reduce(v, axis=0), color=color, alpha=0.15, lw=0)
 
 
 def monitor_roc_figure(run: SeedRun, cipher: str, topic: int, fpr_target: float):
@@ -82,7 +100,7 @@ def layer_profile_figure(study: Study, cipher: str):
     sites = sums[0].sites
     layers = sorted({int(s.split(".")[0][1:]) for s in sites})
     fig, axes = new_figure(1, 3, width=12, height=3.8, sharey=True)
-    best_enc = max(((np.nanmean([s.probe_auroc_cipher[i] for s in sums]), sites[i]) for i in range(len(sites))))
+    best_enc = max(((_nanmean([s.probe_auroc_cipher[i] for s in sums]), sites[i]) for i in range(len(sites))))
     for ax, kind in zip(axes, SITE_KINDS):
         idx = [sites.index(f"L{layer}.{kind}") for layer in layers]
         _mean_band(ax, layers, [s.probe_auroc_plain[idx] for s in sums], _KIND_COLOR[kind], "plain → plain")
@@ -111,13 +129,14 @@ def streaming_figure(study: Study, cipher: str, fpr_target: float):
     fig, ax = new_figure(1, 1, width=6.4, height=3.8)
     _mean_band(ax, ks, dep, PALETTE[0], "k-of-n, deployment threshold (plain negatives)")
     _mean_band(ax, ks, orc, PALETTE[3], "k-of-n, oracle threshold (encoded negatives)", ls="--", marker="s")
-    ax.axhline(np.nanmean(mean_dep), color=PALETTE[0], lw=1.0, ls=":", label="mean pooling, deployment")
-    ax.axhline(np.nanmean(mean_orc), color=PALETTE[3], lw=1.0, ls="-.", label="mean pooling, oracle")
-    best = ks[int(np.nanargmax(np.nanmean(dep, 0)))]
+    ax.axhline(_nanmean(mean_dep), color=PALETTE[0], lw=1.0, ls=":", label="mean pooling, deployment")
+    ax.axhline(_nanmean(mean_orc), color=PALETTE[3], lw=1.0, ls="-.", label="mean pooling, oracle")
+    m = _nanmean(dep, 0)
+    best = ks[int(np.argmax(np.where(np.isfinite(m), m, -1.0)))]
     ax.set(xlabel="k (tokens that must score above τ)", ylabel=f"TPR at {100 * fpr_target:g} % FPR",
            xscale="log", xticks=ks, xticklabels=[str(k) for k in ks], ylim=(-0.02, 1.02),
-           title=f"{fmt_name(cipher)} answers: deployment TPR {np.nanmean(dep[:, 0]):.2f} at k=1, "
-                 f"{np.nanmax(np.nanmean(dep, 0)):.2f} at k={best}; mean pooling {np.nanmean(mean_dep):.2f}")
+           title=f"{fmt_name(cipher)} answers: deployment TPR {_nanmean(dep[:, 0]):.2f} at k=1, "
+                 f"{_nanmax(_nanmean(dep, 0)):.2f} at k={best}; mean pooling {_nanmean(mean_dep):.2f}")
     ax.legend(fontsize=7.5)
     return fig
 
@@ -132,10 +151,10 @@ def controls_figure(study: Study, cipher: str):
     vals = []
     for i, (name, field) in enumerate(rows):
         v = np.array([getattr(s, field)[s.chosen_site] for s in sums])
-        vals.append(np.nanmean(v))
-        ax.barh(i, np.nanmean(v), color=PALETTE[i % len(PALETTE)], alpha=0.8)
+        vals.append(_nanmean(v))
+        ax.barh(i, _nanmean(v), color=PALETTE[i % len(PALETTE)], alpha=0.8)
         ax.plot(v, np.full(v.size, i), "k.", ms=6)
-    mon = np.nanmean([s.monitor_auroc_cipher for s in sums])
+    mon = _nanmean([s.monitor_auroc_cipher for s in sums])
     ax.axvline(mon, color="k", ls="--", lw=1, label=f"text monitor: {mon:.3f}")
     ax.axvline(0.5, color="0.6", lw=0.8)
     ax.set(yticks=range(len(rows)), yticklabels=[r[0] for r in rows], xlim=(0, 1.02),
@@ -157,8 +176,8 @@ def free_choice_figure(study: Study, cipher: str):
     means = []
     for i, (name, field) in enumerate(groups):
         v = np.array([getattr(s, field)[s.chosen_site] for s in sums])
-        means.append(np.nanmean(v))
-        ax.bar(i, np.nanmean(v), color=PALETTE[i], alpha=0.8)
+        means.append(_nanmean(v))
+        ax.bar(i, _nanmean(v), color=PALETTE[i], alpha=0.8)
         ax.plot(np.full(v.size, i), v, "k.", ms=6)
     ax.axhline(0.5, color="0.6", lw=0.8)
     ax.set(xticks=range(4), xticklabels=[g[0] for g in groups], ylim=(0, 1.02), ylabel="AUROC (eval answers)",
