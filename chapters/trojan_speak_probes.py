@@ -123,7 +123,8 @@ def _(mo):
     $$
 
     with $E_F$ a fixed public bijection: ROT13, $c\mapsto(c+13)\bmod 26$ on letters, or a **word codebook**
-    mapping each of the 72 topic words to a neutral word (*rain* → *knob*, *drum* → *ivory* ...). Each has a
+    mapping each of the 72 topic words to a neutral word of about the same length (chair, pebble, lantern ...;
+    the table is in the library and printed below). Each has a
     decoder $E_F^{-1}$, which only the evaluation's oracle labeller uses: it decodes an answer and returns the
     one topic whose words it contains.
 
@@ -195,18 +196,21 @@ def _(cfg, run, tsp):
 
 
 @app.cell
-def _(first, fmts, mo, plots):
+def _(first, fmts, mo, plots, tsp):
     _P = first.responses["plain"]
     _rows = []
     for _i in [int(i) for i in _P.rows("eval", "any", labelled=False).nonzero()[0][:4]]:
         for _f in fmts:
             _r = first.responses[_f]
             _rows.append(f"| {_i} | {plots.fmt_name(_f)} | `{_r.texts[_i]}` | `{_r.plain_texts[_i]}` |")
+    _cb = tsp.make_cipher("codebook", tsp.world.topic_words())
+    _ex = ", ".join(f"*{w}* → *{_cb.mapping[w]}*" for w in ("rain", "soup", "goal", "drum", "fox", "train"))
     mo.md(f"""
     ### What the model writes
 
-    Four evaluation prompts of the first seed, answered by the fine-tuned (mixed) model in every format, with the
-    oracle's decoding. Each format is generated separately, so the answers differ in content as well as spelling.
+    The codebook maps, for example, {_ex}. Four evaluation prompts of the first seed, answered by the fine-tuned
+    (mixed) model in every format, with the oracle's decoding. Each format is generated separately, so the
+    answers differ in content as well as spelling.
 
     | prompt | format | the model's answer | decoded |
     |---|---|---|---|
@@ -547,8 +551,9 @@ def _(cfg, mo):
       the thresholds of every rule (AUROC ≥ {cfg.probe_auroc_min:g} on plain, ≥ {cfg.transfer_auroc_min:g} after
       transfer, TPR at {100 * cfg.fpr_target:g} % FPR, the margins), the competence guard
       ({cfg.competence_min:.0%} on-topic encoded answers), the mixed fine-tuning's share of ordinary data
-      ({cfg.mix_fraction:g}), the cipher the claims are decided on ({cfg.main_cipher}: the model learns it faster
-      than ROT13, whose BPE pieces are arbitrary fragments).
+      ({cfg.mix_fraction:g}), the cipher the claims are decided on ({cfg.main_cipher}; chosen before this run, from
+      development runs in which the model learned it faster than ROT13, whose BPE pieces are arbitrary fragments;
+      the table "How well the model learned each format" above shows both in this run).
     - **Data.** Names and places come from small hand-written lists (the issue asked for `faker`'s bundled data;
       it is not installed in the book's environment); nothing is downloaded.
     - **Optional real model.** `icmlbook.papers.trojan_speak_probes.hf_probe` captures the same activations from a

@@ -59,6 +59,8 @@ class TrojanProbesConfig(ProfileConfig):
     n_pretrain_rows, n_format_rows : sizes of the pools the batches are drawn from.
     eval_every : updates between capability evaluations during training (the convergence guard reads them).
     n_seeds : independent seeds (models) per run.
+    device : where the models train ("auto": CUDA when present, the ``full`` profile); generation, capture and the
+        detectors run on the CPU.
 
     Evaluation
     ----------
@@ -118,6 +120,7 @@ class TrojanProbesConfig(ProfileConfig):
     eval_every: PositiveInt = 50
     n_general: PositiveInt = 200
     n_seeds: PositiveInt = 3
+    device: OneOf("cpu", "auto") = "cpu"
     # ---- evaluation ----
     n_prompts: Int(ge=20) = 1000
     eval_free_fraction: Float(ge=0, lt=1) = 0.3
@@ -174,7 +177,7 @@ PRESETS: dict[str, TrojanProbesConfig] = {
     "full": TrojanProbesConfig(
         n_layer=4, d_model=128, n_head=4, pretrain_steps=6000, sft_steps=2400, batch_size=64, lr=2e-3, warmup=200,
         n_pretrain_rows=200000, n_format_rows=150000, eval_every=200, n_seeds=5, n_prompts=3000,
-        token_fit_rows=40000,
+        token_fit_rows=40000, device="auto",
     ),
 }
 

@@ -88,8 +88,8 @@ def train_models(cfg: TrojanProbesConfig, seed: int) -> TrainedModels:
     curves, caps = {}, {}
     curves["pretrain"] = pretrain(model, plain_rows, steps=cfg.pretrain_steps, batch_size=cfg.batch_size, lr=cfg.lr,
                                   warmup=cfg.warmup, seed=seed, codec=codec, cap_rows=cap_rows, format_rows=fmt_eval,
-                                  eval_every=cfg.eval_every, weight_decay=cfg.weight_decay)
-    pretrained = copy.deepcopy(model.state_dict())
+                                  eval_every=cfg.eval_every, weight_decay=cfg.weight_decay, device=cfg.device)
+    pretrained = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     caps["before"] = capability(model, cap_rows, codec)
     out = {}
     for name, mix in (("abrupt", 0.0), ("mixed", cfg.mix_fraction)):
@@ -98,9 +98,10 @@ def train_models(cfg: TrojanProbesConfig, seed: int) -> TrainedModels:
         curves[name] = format_finetune(m, fmt_rows, plain_rows, mix_fraction=mix, steps=cfg.sft_steps,
                                        batch_size=cfg.batch_size, lr=cfg.lr, warmup=cfg.warmup, seed=seed + 1,
                                        codec=codec, cap_rows=cap_rows, format_eval_rows=fmt_eval,
-                                       eval_every=cfg.eval_every, weight_decay=cfg.weight_decay)
+                                       eval_every=cfg.eval_every, weight_decay=cfg.weight_decay,
+                                       device=cfg.device)
         caps[name] = capability(m, cap_rows, codec)
-        out[name] = copy.deepcopy(m.state_dict())
+        out[name] = {k: v.detach().cpu().clone() for k, v in m.state_dict().items()}
     return TrainedModels(untrained, pretrained, out["abrupt"], out["mixed"], curves, caps)
 
 

@@ -144,7 +144,7 @@ def lm_batch_loss(model: GPT, rows: torch.Tensor, pad: int) -> torch.Tensor:
 def _answer_mask(rows: torch.Tensor, codec: DialogueCodec) -> torch.Tensor:
     """(N, width-1) mask of the targets that are answer tokens (answer chars and the <eos>)."""
     targets = rows[:, 1:]
-    pos = torch.arange(targets.shape[1])[None, :] + 1
+    pos = torch.arange(targets.shape[1], device=rows.device)[None, :] + 1
     return (pos >= codec.prompt_width) & (targets != codec.pad)
 
 
@@ -161,8 +161,8 @@ class Capability:
 @torch.no_grad()
 def _exact_match(model: GPT, rows: torch.Tensor, codec: DialogueCodec) -> np.ndarray:
     logits = model(rows[:, :-1])
-    ok = (logits.argmax(-1) == rows[:, 1:]) | ~_answer_mask(rows, codec)
-    return ok.all(dim=1).numpy()
+    ok = (logits.argmax(-1) == rows[:, 1:]) | ~_answer_mask(rows, codec).to(rows.device)
+    return ok.all(dim=1).cpu().numpy()
 
 
 @torch.no_grad()
@@ -171,12 +171,13 @@ def capability(model: GPT, probe_rows: dict[str, torch.Tensor], codec: DialogueC
     ``arith_trained``, ``general``; see :func:`capability_rows`)."""
     was = model.training
     model.eval()
+    dev = next(model.parameters()).device
     try:
-        held = float(_exact_match(model, probe_rows["arith_heldout"], codec).mean())
-        trained = float(_exact_match(model, probe_rows["arith_trained"], codec).mean())
-        g = probe_rows["general"]
+        held = float(_exact_match(model, probe_rows["arith_heldout"].to(dev), codec).mean())
+        trained = float(_exact_match(model, probe_rows["arith_trained"].to(dev), codec).mean())
+        g = probe_rows["general"].to(dev)
         logits = model(g[:, :-1])
-        loss = float(lm_loss(logits, g[:, 1:], _answer_mask(g, codec)))
+        loss = float(lm_loss(logits, g[:, 1:], _answer_mask(g, codec).to(dev)))
     finally:
         model.train(was)
     return Capability(held, trained, loss)
@@ -259,19 +260,20 @@ class _MixedBatches:
 
 def _train(model: GPT, data, steps: int, lr: float, warmup: int, seed: int, codec: DialogueCodec,
            cap_rows: dict[str, torch.Tensor], format_rows: torch.Tensor | None, eval_every: int, desc: str,
-           weight_decay: float) -> TrainCurves:
+           weight_decay: float, device: str = "cpu") -> TrainCurves:
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=weight_decay)
     pad = codec.pad
 
     def evaluate(m):
         c = capability(m, cap_rows, codec)
-        fl = float(lm_batch_loss(m, format_rows, pad)) if format_rows is not None else float("nan")
+        dev = next(m.parameters()).device
+        fl = float(lm_batch_loss(m, format_rows.to(dev), pad)) if format_rows is not None else float("nan")
         return {"arith_heldout": c.arith_heldout, "arith_trained": c.arith_trained, "general_loss": c.general_loss,
                 "format_loss": fl}
 
     at = sorted(set(range(0, steps + 1, eval_every)) | {steps})
     cfg = TrainerConfig(steps=steps, schedule=WarmupCosine(warmup=warmup, total=max(steps, warmup + 1), final=0.1),
-                        grad_clip=1.0, seed=seed, device="cpu", show_progress=False, desc=desc, threads=1)
+                        grad_clip=1.0, seed=seed, device=device, show_progress=False, desc=desc, threads=1)
     trainer = Trainer(model, opt, lambda m, rows: lm_batch_loss(m, rows, pad), data, cfg,
                       callbacks=[LossLogger(every=10), Evaluate(evaluate, at=at)])
     trainer.run()
@@ -283,19 +285,20 @@ def _train(model: GPT, data, steps: int, lr: float, warmup: int, seed: int, code
 
 def pretrain(model: GPT, rows: torch.Tensor, *, steps: int, batch_size: int, lr: float, warmup: int, seed: int,
              codec: DialogueCodec, cap_rows: dict[str, torch.Tensor], format_rows: torch.Tensor | None,
-             eval_every: int, weight_decay: float = 0.1) -> TrainCurves:
-    """Pretrain ``model`` on plain ``rows`` (in place); returns the logged curves."""
+             eval_every: int, weight_decay: float = 0.1, device: str = "cpu") -> TrainCurves:
+    """Pretrain ``model`` on plain ``rows`` (in place; on ``device``: "cpu", or "auto" for CUDA when present);
+    returns the logged curves."""
     data = _MixedBatches(rows, None, batch_size, 0.0, seed)
     return _train(model, data, steps, lr, warmup, seed, codec, cap_rows, format_rows, eval_every, "pretrain",
-                  weight_decay)
+                  weight_decay, device)
 
 
 def format_finetune(model: GPT, format_rows: torch.Tensor, ordinary_rows: torch.Tensor, *, mix_fraction: float,
                     steps: int, batch_size: int, lr: float, warmup: int, seed: int, codec: DialogueCodec,
                     cap_rows: dict[str, torch.Tensor], format_eval_rows: torch.Tensor, eval_every: int,
-                    weight_decay: float = 0.1) -> TrainCurves:
+                    weight_decay: float = 0.1, device: str = "cpu") -> TrainCurves:
     """Teach the cipher formats by supervised fine-tuning (in place): ``mix_fraction`` = 0 is the abrupt variant,
     > 0 the mixed one (that share of every batch is ordinary pretraining data)."""
     data = _MixedBatches(format_rows, ordinary_rows if mix_fraction > 0 else None, batch_size, mix_fraction, seed)
     return _train(model, data, steps, lr, warmup, seed, codec, cap_rows, format_eval_rows, eval_every,
-                  "format-sft", weight_decay)
+                  "format-sft", weight_decay, device)
