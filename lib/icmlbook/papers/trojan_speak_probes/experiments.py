@@ -427,7 +427,7 @@ def _safe_auroc(scores, y) -> float:
 
 def _tpr(scores, y, thr) -> float:
     y = np.asarray(y, bool)
-    return rate_above(np.asarray(scores)[y], thr) if y.any() else float("nan")
+    return rate_above(np.asarray(scores)[y], thr) if y.any() and not np.isnan(thr) else float("nan")
 
 
 def summarise(run: SeedRun, cfg: TrojanProbesConfig, cipher: str | None = None, topic: str | None = None) -> SeedSummary:
@@ -444,11 +444,13 @@ def summarise(run: SeedRun, cfg: TrojanProbesConfig, cipher: str | None = None, 
     yp, ye = P.label[pe] == t, E.label[ee] == t
     ypc, yec = P.label[pc] == t, E.label[ec] == t
 
-    def dep(scores_p):   # deployment threshold from plain calibration negatives
-        return threshold_at_fpr(scores_p[pc][~ypc], a)
+    def dep(scores_p):   # deployment threshold from plain calibration negatives (NaN when there is none)
+        neg = scores_p[pc][~ypc]
+        return threshold_at_fpr(neg, a) if neg.size else float("nan")
 
     def orc(scores_e):   # oracle threshold from encoded calibration negatives
-        return threshold_at_fpr(scores_e[ec][~yec], a)
+        neg = scores_e[ec][~yec]
+        return threshold_at_fpr(neg, a) if neg.size else float("nan")
 
     mon_p, mon_e = run.monitor["plain"][:, j], run.monitor[cipher][:, j]
     thr = dep(mon_p)

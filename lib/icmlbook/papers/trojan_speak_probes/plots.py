@@ -11,7 +11,7 @@ import numpy as np
 from ...runtime.style import PALETTE, new_figure
 from .capture import SITE_KINDS
 from .experiments import SeedRun, Study
-from .metrics import threshold_at_fpr
+from .metrics import rate_above, threshold_at_fpr
 from .world import TOPICS
 
 __all__ = ["roc_points", "monitor_roc_figure", "layer_profile_figure", "streaming_figure", "controls_figure",
@@ -47,8 +47,8 @@ def roc_points(scores, y) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(scores, float)
     y = np.asarray(y, bool)
     thr = np.r_[np.inf, np.unique(s)[::-1], -np.inf]
-    fpr = np.array([np.mean(s[~y] > t) for t in thr])
-    tpr = np.array([np.mean(s[y] > t) for t in thr])
+    fpr = np.array([rate_above(s[~y], t) for t in thr])
+    tpr = np.array([rate_above(s[y], t) for t in thr])
     return fpr, tpr
 
 
@@ -75,12 +75,12 @@ def monitor_roc_figure(run: SeedRun, cipher: str, topic: int, fpr_target: float)
                                     ("adaptive monitor (retrained on encoded: upper bound)", run.adaptive[f][:, j],
                                      PALETTE[2])):
             fpr, tpr = roc_points(scores[rows], y)
-            auc = np.trapezoid(tpr, fpr)
+            auc = float(np.trapezoid(tpr, fpr)) if 0 < y.sum() < y.size else float("nan")
             ax.plot(fpr, tpr, color=color, label=f"{name}: AUROC {auc:.3f}")
         pc = P.rows("calib")
         thr = threshold_at_fpr(run.monitor["plain"][pc, j][P.label[pc] != topic], fpr_target)
         s = run.monitor[f][rows, j]
-        op = (np.mean(s[~y] > thr), np.mean(s[y] > thr))
+        op = (rate_above(s[~y], thr), rate_above(s[y], thr))
         ax.plot(*op, "k*", ms=10, label=f"deployment threshold: TPR {op[1]:.2f} at FPR {op[0]:.3f}")
         title_bits.append(f"{fmt_name(f)} TPR {op[1]:.2f}")
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls=":")
