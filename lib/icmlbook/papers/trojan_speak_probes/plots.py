@@ -230,7 +230,8 @@ def projection_figure(run: SeedRun, fmts: tuple[str, ...]):
                        alpha=0.6, label=TOPICS[t] if k == 0 else None)
     for k, f in enumerate(fmts):
         sel = p["fmt"] == k
-        ax2.scatter(p["coords"][sel, 0], p["coords"][sel, 1], s=8, marker=markers[k], color=PALETTE[k + 4],
+        ax2.scatter(p["coords"][sel, 0], p["coords"][sel, 1], s=8, marker=markers[k], color=(PALETTE[0], PALETTE[3],
+                    PALETTE[2], PALETTE[4])[k % 4],
                     alpha=0.5, label=fmt_name(f))
     # how much of the spread is topic vs format: share of variance explained by the group means
     c = p["coords"]
