@@ -342,14 +342,16 @@ def tiny_training() -> tuple:
 
 
 def test_determinism_of_training_and_evaluation():
-    cfg = _tiny_cfg(pretrain_steps=12, sft_steps=8, n_prompts=40)
+    cfg = _tiny_cfg(pretrain_steps=12, sft_steps=8, n_prompts=120)
     a = experiments.train_models(cfg, 5)
     b = experiments.train_models(cfg, 5)
     for k in a.mixed:
         assert torch.equal(a.mixed[k], b.mixed[k])
     np.testing.assert_array_equal(a.curves["abrupt"].loss, b.curves["abrupt"].loss)
-    r1 = experiments.evaluate(cfg, 5, a, answers="model")
-    r2 = experiments.evaluate(cfg, 5, b, answers="model")
+    # (a 12-update model writes too little on topic to train detectors on its own answers: score the reference
+    # answers with its weights; generation itself is checked for determinism in the capture test)
+    r1 = experiments.evaluate(cfg, 5, a, answers="reference")
+    r2 = experiments.evaluate(cfg, 5, b, answers="reference")
     assert r1.responses["rot13"].texts == r2.responses["rot13"].texts
     np.testing.assert_array_equal(r1.probe_mean["rot13"], r2.probe_mean["rot13"])
     np.testing.assert_array_equal(r1.monitor["plain"], r2.monitor["plain"])
@@ -414,7 +416,9 @@ def c1_trivial():
 # C2 ------------------------------------------------------------------------------------------------
 @claim_case("trojan_speak_probes", "C2", "reproduced")
 def c2_reproduced():
-    cfg, seeds = _world(monitor_tpr_cipher=[0.0, 0.01, 0.0], monitor_tpr_plain=[0.96, 0.99, 0.94])
+    # the default run's plain TPR spread (sd 0.02); at a true encoded TPR near 0.01 the binomial spread over ~100
+    # positives is about 0.01-0.015 (the run's sd of 0.04 was measured at TPR 0.13)
+    cfg, seeds = _world(monitor_tpr_cipher=[0.01, 0.03, 0.0], monitor_tpr_plain=[0.96, 0.99, 0.94])
     return claims.claim2_encoding_blinds(seeds, cfg)
 
 
@@ -522,6 +526,12 @@ def c5_reproduced():
 @claim_case("trojan_speak_probes", "C5", "not reproduced", alternative="the reverse ranking (residual above attention)")
 def c5_reverse():
     return _c5([0.85, 0.82, 0.88], [0.95, 0.93, 0.96])
+
+
+@claim_case("trojan_speak_probes", "C5", "inconclusive at this scale",
+            alternative="every site at the ceiling (the default run: residual AUROC 0.99-1.00)")
+def c5_ceiling():
+    return _c5([0.995, 0.99, 1.0], [0.993, 0.985, 1.0])
 
 
 @claim_case("trojan_speak_probes", "C5", "inconclusive at this scale", trivial="the probes of an untrained model at every site")
@@ -703,7 +713,7 @@ def c10_trivial():
 
 # every declared case, run here too (the contract test runs them again over every chapter)
 _CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_trivial,
-          c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_trivial, c6_reproduced,
+          c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,
           c6_no_gain, c6_trivial, c7_reproduced, c7_lexical, c7_trivial, c8_reproduced, c8_request_reader, c8_trivial,
           c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c10_reproduced, c10_unlearnable, c10_trivial]
 

@@ -70,6 +70,8 @@ class TrojanProbesConfig(ProfileConfig):
     gen_temperature : sampling temperature of the model's answers.
     probe_C, monitor_C : inverse L2 regularisation of the probes and of the text monitor.
     token_fit_rows : per-token probes are fitted on at most this many response tokens.
+    n_shuffles : label permutations of the shuffled-label control (claim 7 reads their mean AUROC: a single
+        shuffled probe is a random direction, which separates clustered topics by chance, far from 0.5 either way).
 
     Decision thresholds (declared before the run; the rule texts quote them)
     ------------------------------------------------------------------------
@@ -128,6 +130,7 @@ class TrojanProbesConfig(ProfileConfig):
     probe_C: PositiveFloat = 0.1
     monitor_C: PositiveFloat = 10.0
     token_fit_rows: PositiveInt = 12000
+    n_shuffles: PositiveInt = 20
     # ---- decision thresholds (fixed before the run) ----
     fpr_target: Float(gt=0, lt=1) = 0.01
     ci_level: Float(gt=0, lt=1) = 0.95
@@ -171,7 +174,7 @@ PRESETS: dict[str, TrojanProbesConfig] = {
     "smoke": TrojanProbesConfig(
         n_layer=2, d_model=32, n_head=4, pretrain_steps=100, sft_steps=40, batch_size=16, warmup=10,
         n_pretrain_rows=2000, n_format_rows=1000, eval_every=20, n_general=60, n_seeds=2, n_prompts=120,
-        token_fit_rows=2000,
+        token_fit_rows=2000, n_shuffles=4,
     ),
     "default": TrojanProbesConfig(),
     "full": TrojanProbesConfig(

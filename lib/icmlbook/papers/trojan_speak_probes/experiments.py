@@ -174,8 +174,8 @@ class SeedRun:
     stream_ks: tuple[int, ...]
     untrained_mean: dict[str, np.ndarray]             # (N, S) monitored topic
     pretrained_mean: dict[str, np.ndarray]            # (N, S)
-    shuffled_mean: dict[str, np.ndarray]              # (N, S)
-    shuffled_insample: np.ndarray                     # (S,) AUROC of the shuffled probe on its own training rows
+    shuffled_mean: dict[str, np.ndarray]              # (N, S, n_shuffles) float32
+    shuffled_insample: np.ndarray                     # (S,) mean AUROC of the shuffled probes on their training rows
     control_mean: dict[str, np.ndarray]               # (N, S)
     control_labels: dict[str, np.ndarray]             # (N,)
     pca: dict[str, np.ndarray] | None
@@ -311,26 +311,30 @@ def evaluate(cfg: TrojanProbesConfig, seed: int, trained: TrainedModels | None, 
     y = P.label[tr] == monitored
     untrained_mean, pretrained_mean, shuffled_mean, control_mean, control_labels = {}, {}, {}, {}, {}
     base_pooled = {b: {f: mean_pool(base_acts[b][f], masks[f]) for f in fmts} for b in base_acts}
-    y_shuf = shuffled_labels(y, seed)
+    y_shufs = [shuffled_labels(y, seed + 1000 * r) for r in range(cfg.n_shuffles)]
     ctrl = {f: control_task_labels(responses[f].plain_texts, seed) for f in fmts}
     ctrl_tr = tr & (ctrl["plain"] >= 0)
     shuffled_insample = np.zeros(len(sites))
     for f in fmts:
         untrained_mean[f] = np.zeros((N, len(sites)))
         pretrained_mean[f] = np.zeros((N, len(sites)))
-        shuffled_mean[f] = np.zeros((N, len(sites)))
+        shuffled_mean[f] = np.zeros((N, len(sites), cfg.n_shuffles), dtype=np.float32)
         control_mean[f] = np.zeros((N, len(sites)))
         control_labels[f] = ctrl[f]
     for s in range(len(sites)):
         pu = fit_probe(base_pooled["untrained"]["plain"][tr, s], y, C=cfg.probe_C)
         pp = fit_probe(base_pooled["pretrained"]["plain"][tr, s], y, C=cfg.probe_C)
-        ps = fit_probe(pooled["plain"][tr, s], y_shuf, C=cfg.probe_C)
         pc = fit_probe(pooled["plain"][ctrl_tr, s], ctrl["plain"][ctrl_tr], C=cfg.probe_C)
-        shuffled_insample[s] = auroc(ps.decision(pooled["plain"][tr, s]), y_shuf)
+        insample = []
+        for r, y_shuf in enumerate(y_shufs):
+            ps = fit_probe(pooled["plain"][tr, s], y_shuf, C=cfg.probe_C)
+            insample.append(auroc(ps.decision(pooled["plain"][tr, s]), y_shuf))
+            for f in fmts:
+                shuffled_mean[f][:, s, r] = ps.decision(pooled[f][:, s])
+        shuffled_insample[s] = float(np.mean(insample))
         for f in fmts:
             untrained_mean[f][:, s] = pu.decision(base_pooled["untrained"][f][:, s])
             pretrained_mean[f][:, s] = pp.decision(base_pooled["pretrained"][f][:, s])
-            shuffled_mean[f][:, s] = ps.decision(pooled[f][:, s])
             control_mean[f][:, s] = pc.decision(pooled[f][:, s])
 
     pca = None
@@ -408,7 +412,9 @@ class SeedSummary:
     stream_tpr_cipher_oracle: np.ndarray   # (S, K)
     mean_tpr_cipher: np.ndarray            # (S,) = probe_tpr_cipher
     stream_ks: tuple[int, ...]
-    shuffled_auroc_cipher: np.ndarray      # (S,)
+    shuffled_auroc_cipher: np.ndarray      # (S,) mean over the shuffles
+    shuffled_auroc_spread: np.ndarray      # (S,) sd over the shuffles (a random direction separates clustered topics
+    #                                        by chance: single shuffles scatter widely around 0.5)
     shuffled_insample: np.ndarray          # (S,)
     control_auroc_cipher: np.ndarray       # (S,)
     free_auroc_plain: np.ndarray           # (S,)
@@ -467,7 +473,10 @@ def summarise(run: SeedRun, cfg: TrojanProbesConfig, cipher: str | None = None, 
     ua_p = np.array([_safe_auroc(run.untrained_mean["plain"][pe, s], yp) for s in range(S)])
     ua_e = np.array([_safe_auroc(run.untrained_mean[cipher][ee, s], ye) for s in range(S)])
     pr_e = np.array([_safe_auroc(run.pretrained_mean[cipher][ee, s], ye) for s in range(S)])
-    sh_e = np.array([_safe_auroc(run.shuffled_mean[cipher][ee, s], ye) for s in range(S)])
+    sh_all = np.array([[_safe_auroc(run.shuffled_mean[cipher][ee, s, r], ye) for r in range(run.shuffled_mean[cipher].shape[2])]
+                       for s in range(S)])
+    sh_e = sh_all.mean(1)
+    sh_sd = sh_all.std(1, ddof=1) if sh_all.shape[1] > 1 else np.full(S, np.nan)
     cl = run.control_labels[cipher]
     ce = (E.split == SPLITS["eval"]) & (cl >= 0)
     ct_e = np.array([_safe_auroc(run.control_mean[cipher][ce, s], cl[ce] == 1) for s in range(S)])
@@ -496,7 +505,7 @@ def summarise(run: SeedRun, cfg: TrojanProbesConfig, cipher: str | None = None, 
         probe_auroc_plain=pa_p, probe_auroc_cipher=pa_e, probe_tpr_cipher=pt_e, probe_tpr_cipher_oracle=pt_o,
         untrained_auroc_plain=ua_p, untrained_auroc_cipher=ua_e, pretrained_auroc_cipher=pr_e,
         stream_tpr_cipher=st_e, stream_tpr_cipher_oracle=st_o, mean_tpr_cipher=pt_e, stream_ks=ks,
-        shuffled_auroc_cipher=sh_e, shuffled_insample=run.shuffled_insample.copy(), control_auroc_cipher=ct_e,
+        shuffled_auroc_cipher=sh_e, shuffled_auroc_spread=sh_sd, shuffled_insample=run.shuffled_insample.copy(), control_auroc_cipher=ct_e,
         free_auroc_plain=fr_p, free_auroc_cipher=fr_e, untrained_free_auroc_cipher=ufr_e, site_kind_choice=kinds,
         site_kind_losses=kind_losses,
         capability=dict(run.capability), sft_curves=sft)

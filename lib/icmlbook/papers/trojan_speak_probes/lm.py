@@ -275,7 +275,7 @@ def _train(model: GPT, data, steps: int, lr: float, warmup: int, seed: int, code
     cfg = TrainerConfig(steps=steps, schedule=WarmupCosine(warmup=warmup, total=max(steps, warmup + 1), final=0.1),
                         grad_clip=1.0, seed=seed, device=device, show_progress=False, desc=desc, threads=1)
     trainer = Trainer(model, opt, lambda m, rows: lm_batch_loss(m, rows, pad), data, cfg,
-                      callbacks=[LossLogger(every=10), Evaluate(evaluate, at=at)])
+                      callbacks=[LossLogger(every=10 if steps >= 10 else 1), Evaluate(evaluate, at=at)])
     trainer.run()
     ls, lv = trainer.history("loss")
     es, ah = trainer.history("arith_heldout")
