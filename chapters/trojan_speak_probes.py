@@ -554,6 +554,14 @@ def _(cfg, mo):
       ({cfg.mix_fraction:g}), the cipher the claims are decided on ({cfg.main_cipher}; chosen before this run, from
       development runs in which the model learned it faster than ROT13, whose BPE pieces are arbitrary fragments;
       the table "How well the model learned each format" above shows both in this run).
+    - **Rules revised after the one development run of the default profile** (stricter or more cautious only, each
+      with a test case): claim 7 reads the mean AUROC over {cfg.n_shuffles} label permutations per seed, because a
+      single shuffled-label probe is a random direction, which separates clustered topics by chance (single
+      probes scattered far from 0.5 in both directions); claim 5 is inconclusive when the residual-stream probe is
+      within the margin of AUROC 1, because there a ceiling, not the sites, decides (it had read "not
+      reproduced" at a difference of −0.001). Claim 4's row also prints what the same probe reads from the
+      *pretrained-only* model, which never saw the cipher: on topic requests the plain request names a topic word,
+      so a high number there means the request, not the cipher, carries the detection; claim 8 removes the request.
     - **Data.** Names and places come from small hand-written lists (the issue asked for `faker`'s bundled data;
       it is not installed in the book's environment); nothing is downloaded.
     - **Optional real model.** `icmlbook.papers.trojan_speak_probes.hf_probe` captures the same activations from a

@@ -5,11 +5,17 @@ fine-tuning (abrupt and mixed, same updates), the evaluation prompts, the detect
 thresholds (fixed before the run; :mod:`.claims` refuses a config whose thresholds differ from the declared
 ones). ``PRESETS`` gives the three profiles; :func:`config_for` applies overrides.
 
-Budgets: ``smoke`` runs the whole chapter in well under a minute on 2 cores (its models are far too small to
-learn the ciphers: the claims that need a competent model come out *inconclusive at this scale*, by the
-format-competence guard); ``default`` trains three independent seeds (fresh data and initialisation each) and is
-sized for about ten minutes on 2 quiet cores (see the chapter's provenance box for the measured time); ``full`` is
-larger and meant for a GPU.
+Budgets, measured on 2 shared cores (the machine was loaded by other jobs, so wall times read high):
+
+- ``smoke``: the whole chapter through the pipeline (papermill) in 38.8 s of wall time (kernel 28.8 s) at load
+  about 5, 32 s user + 2 s system CPU; its models are far too small to learn the ciphers, so every testable row is
+  *inconclusive at this scale* (the format-competence and positives guards) and S1-S3 are not testable;
+- ``default``: three independent seeds (fresh data and initialisation each), two in parallel worker processes; one
+  run of the study (library only, not the notebook) took 51 min of wall time at load 8-17, but 261, 252 and 185 s
+  of CPU time for the three seeds, which projects to about 7.5 min of wall time on 2 quiet cores (two rounds:
+  max(261, 252) + 185 s) plus about half a minute for the notebook: inside the 10-minute aim, estimated, not
+  measured on a quiet machine;
+- ``full`` is larger and meant for a GPU (training on CUDA when present; not run).
 """
 
 from __future__ import annotations
