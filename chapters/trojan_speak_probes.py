@@ -12,8 +12,8 @@ def _():
     from icmlbook.papers import trojan_speak_probes as tsp
     from icmlbook.papers.trojan_speak_probes import plots
     from icmlbook.papers.trojan_speak_probes.playground import playground
-    from icmlbook.runtime import ClaimsLedger, seed_everything, start_run
-    return ClaimsLedger, mo, np, playground, plots, seed_everything, start_run, tsp
+    from icmlbook.runtime import ClaimsLedger, open_chapter
+    return ClaimsLedger, mo, np, open_chapter, playground, plots, tsp
 
 
 @app.cell
@@ -35,6 +35,12 @@ def _(mo):
     topic alike. We then measure what a text monitor and linear probes on the activations see when one topic is
     the "monitored" one. Every verdict on this page is computed by this run.
     """)
+    return
+
+
+@app.cell
+def findings(ledger, run):
+    run.findings(ledger)
     return
 
 
@@ -80,17 +86,15 @@ def parameters():
 
 
 @app.cell
-def _(profile, seed, seed_everything, start_run, tsp):
-    run = start_run("trojan_speak_probes", profile=profile, seed=seed)
-    seed_everything(run.seed)
-    cfg = tsp.config_for(run.profile)
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("trojan_speak_probes", profile, seed)
     return cfg, run
 
 
 @app.cell
 def _(cfg, mo, run):
     mo.md(f"""
-    This page was computed with profile **{run.profile}** and seed **{run.seed}**: {cfg.n_seeds} independent seeds
+    {run.computed_with()}: {cfg.n_seeds} independent seeds
     (fresh data, initialisation and evaluation prompts each); a GPT of {cfg.n_layer} layers and width
     {cfg.d_model} on a byte-level BPE tokenizer of {cfg.bpe_vocab} ids, pretrained for {cfg.pretrain_steps} updates
     and fine-tuned to the ciphers ({", ".join(cfg.ciphers)}) for {cfg.sft_steps} updates of {cfg.batch_size}
