@@ -1,0 +1,173 @@
+"""Sizes of the Surgery chapter (Liu et al., ICML 2026, arXiv 2602.05228), per profile.
+
+One frozen config holds every knob: the tiny GPT, the vault world, the alignment stage, the user's fine-tuning,
+the penalty and its sweeps, the baselines, the timing benchmark, and the claims' decision thresholds (fixed
+before the run; :mod:`.claims` refuses a config whose thresholds differ from the declared ones).
+
+Budgets (2 CPU cores; see the chapter's provenance box for the measured values): ``smoke`` runs the whole
+chapter in well under a minute of CPU time (one seed, a short alignment, two poison ratios); ``default`` is
+sized so that the fine-tuning runs the claims compare pass the plateau test of CLAIMS.md rule 10, within about
+ten minutes on two quiet cores; ``full`` is the larger model and more seeds, meant for a GPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...runtime.profiles import Float, Grid, Int, OneOf, PositiveFloat, ProfileConfig, TupleOf, profile_config
+from .penalty import PENALTY_MODES
+
+__all__ = ["PRESETS", "SurgeryConfig", "config_for", "THRESHOLD_FIELDS"]
+
+#: the config fields that are decision thresholds (fixed before the run)
+THRESHOLD_FIELDS = ("ci_level", "two_sign_delta", "rho_min", "n_plus_gap_min", "dose_slope_min", "p0_margin", "gain_min", "fa_margin",
+                    "penalty_share", "lam_slope_min", "overhead_max", "plateau_extend", "plateau_share")
+
+
+@profile_config
+class SurgeryConfig(ProfileConfig):
+    """Every size of the Surgery chapter.
+
+    Model (a GPT of :mod:`icmlbook.lm`: pre-RMSNorm, RoPE, SwiGLU, untied head)
+        n_layer, d_model, n_head; max_len (positions; the longest world text has 33 tokens).
+    World (:mod:`.world`)
+        n_pool: texts in each penalty pool (1,000 in the paper's code); n_heldout: disclosure and refusal texts
+        each on evaluation vaults (the analysis pairs); n_eval: sealed-vault evaluation prompts; n_fa: subtraction
+        problems for FA; max_a: largest operand of the arithmetic.
+    Alignment (the safety-aligned base, trained from scratch)
+        align_texts: distinct-draw corpus size; align_steps, align_batch, align_lr (AdamW, warm-up + cosine),
+        align_warmup.
+    Fine-tuning (the user's data and the provider's loop; constant rate after a linear warm-up, as the paper's code)
+        n_ft: items in the user's set; p_grid: poison ratios; p_main: the ratio the comparisons use; epochs,
+        ft_batch, ft_lr, warmup_ratio; n_evals: evaluations along each run (the curves, the plateau test);
+        eval_average: the model evaluated at update t averages the weights of about the last eval_average x t updates
+        (0: the raw weights; see :mod:`.train`).
+    Penalty (:mod:`.penalty`)
+        lam: Surgery's lambda (tuned on development seeds, see the chapter); lam_grid: the trade-off sweep;
+        pairs_per_step: disclosure/refusal rows per step (1 = the paper); sink: the sink position k.
+    Baselines
+        replay_rows: alignment texts added to every fine-tuning batch (refusal replay); l2_mu: weight of
+        mu ||w - w_aligned||^2.
+    Replicates and measurements
+        n_seeds: independent replicates (each its own world draw, aligned base and fine-tuning data);
+        ablation_seeds: seeds (the first ones) that also run the sign ablations, baselines and lambda sweep;
+        n_boot: bootstrap resamples; timing_steps, timing_repeats: the overhead benchmark.
+    Decision thresholds (fixed before the run; see :mod:`.claims`)
+        ci_level; two_sign_delta: minimum |d_h| (attention mass) of a clearly signed head (C1); rho_min: minimum
+        Spearman correlation of N+ with the disclosure rate (C2); n_plus_gap_min: minimum excess of N+ after poisoned over
+        clean fine-tuning (C2, heads); dose_slope_min: minimum slope of the disclosure
+        rate in p (C3); p0_margin: largest rise of disclosure at p = 0 over the aligned model (C3); gain_min:
+        minimum disclosure reduction (C4, C6, C9); fa_margin: largest FA drop (C4); penalty_share: Surgery's
+        held-out penalty at most this share of the aligned model's (C5); lam_slope_min: minimum drop of the
+        disclosure rate per e-fold of lambda (C7); overhead_max: largest Surgery/SFT step-time ratio (C8);
+        plateau_extend, plateau_share: the plateau test of rule 10 (training 50 % longer moves the compared
+        metric by less than a third of the rule's margin).
+    """
+
+    # ---- model ----
+    n_layer: Int(ge=1) = 2
+    d_model: Int(ge=8) = 64
+    n_head: Int(ge=1) = 4
+    max_len: Int(ge=34) = 40
+    # ---- world ----
+    n_pool: Int(ge=2) = 1000
+    n_heldout: Int(ge=10) = 200
+    n_eval: Int(ge=10) = 200
+    n_fa: Int(ge=10) = 200
+    max_a: Int(ge=2, le=12) = 9
+    # ---- alignment ----
+    align_texts: Int(ge=100) = 20000
+    align_steps: Int(ge=1) = 1000
+    align_batch: Int(ge=1) = 32
+    align_lr: PositiveFloat = 3e-3
+    align_warmup: Int(ge=0) = 100
+    # ---- fine-tuning ----
+    n_ft: Int(ge=10) = 1000
+    p_grid: Grid(ge=0, le=1, min_len=2) = (0.0, 0.05, 0.1, 0.2)
+    p_main: Float(gt=0, le=1) = 0.1
+    epochs: Int(ge=1) = 14
+    ft_batch: Int(ge=1) = 20
+    ft_lr: PositiveFloat = 1e-3
+    warmup_ratio: Float(ge=0, lt=1) = 0.1
+    n_evals: Int(ge=3) = 6
+    eval_average: Float(ge=0, le=1) = 0.33
+    # ---- penalty ----
+    lam: PositiveFloat = 10.0
+    lam_grid: Grid(ge=0, min_len=3) = (0.0, 10.0, 100.0, 1000.0)
+    pairs_per_step: Int(ge=1) = 1
+    sink: Int(ge=0) = 0
+    ablation_modes: TupleOf(OneOf("opposite", "abs", "random_half")) = ("opposite", "abs", "random_half")
+    # ---- baselines ----
+    replay_rows: Int(ge=1) = 2
+    l2_mu: PositiveFloat = 1.0
+    # ---- replicates and measurements ----
+    n_seeds: Int(ge=1) = 4
+    ablation_seeds: Int(ge=1) = 4
+    n_boot: Int(ge=10) = 1000
+    timing_steps: Int(ge=2) = 30
+    timing_repeats: Int(ge=2) = 8
+    threads: Int(ge=1) = 1
+    device: OneOf("auto", "cpu", "cuda") = "cpu"
+    # ---- decision thresholds (fixed before the run) ----
+    ci_level: Float(gt=0, lt=1) = 0.95
+    two_sign_delta: PositiveFloat = 0.002
+    rho_min: Float(gt=0, lt=1) = 0.3
+    n_plus_gap_min: PositiveFloat = 1.0
+    dose_slope_min: PositiveFloat = 0.5
+    p0_margin: Float(gt=0, lt=1) = 0.1
+    gain_min: Float(gt=0, lt=1) = 0.1
+    fa_margin: Float(gt=0, lt=1) = 0.05
+    penalty_share: Float(gt=0, lt=1) = 0.5
+    lam_slope_min: PositiveFloat = 0.02
+    overhead_max: Float(gt=1) = 2.0
+    plateau_extend: PositiveFloat = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+
+    def validate(self) -> None:
+        if self.d_model % self.n_head or (self.d_model // self.n_head) % 2:
+            raise ValueError(f"d_model={self.d_model!r} is not allowed; it must split into n_head={self.n_head} heads "
+                             "of an even dimension (RoPE)")
+        if self.p_main not in self.p_grid:
+            raise ValueError(f"p_main={self.p_main!r} is not allowed; it must be one of p_grid={self.p_grid!r}")
+        if 0.0 not in self.p_grid:
+            raise ValueError(f"p_grid={self.p_grid!r} is not allowed; it must contain 0 (the dose response's anchor)")
+        if self.lam not in self.lam_grid or 0.0 not in self.lam_grid:
+            raise ValueError(f"lam_grid={self.lam_grid!r} is not allowed; it must contain 0 and lam={self.lam!r}")
+        bad = [m for m in self.ablation_modes if m not in PENALTY_MODES or m == "paper"]
+        if bad or len(set(self.ablation_modes)) != len(self.ablation_modes):
+            raise ValueError(f"ablation_modes={self.ablation_modes!r} is not allowed; distinct modes among "
+                             f"{', '.join(m for m in PENALTY_MODES if m != 'paper')}")
+        if self.align_warmup >= self.align_steps:
+            raise ValueError(f"align_warmup={self.align_warmup!r} is not allowed; it must be < align_steps={self.align_steps}")
+        if self.ablation_seeds > self.n_seeds:
+            raise ValueError(f"ablation_seeds={self.ablation_seeds!r} is not allowed; it must be <= n_seeds={self.n_seeds}")
+        if self.ft_steps < self.n_evals:
+            raise ValueError(f"n_ft={self.n_ft}, epochs={self.epochs}, ft_batch={self.ft_batch} give {self.ft_steps} "
+                             f"steps, fewer than n_evals={self.n_evals}")
+        if self.sink >= 19:
+            raise ValueError(f"sink={self.sink!r} is not allowed; the sink position must lie inside every text's "
+                             "prompt (< 19 tokens)")
+
+    @property
+    def ft_steps(self) -> int:
+        """Optimiser updates of one fine-tuning run: epochs x ceil(n_ft / ft_batch)."""
+        return self.epochs * -(-self.n_ft // self.ft_batch)
+
+
+PRESETS: dict[str, SurgeryConfig] = {
+    "smoke": SurgeryConfig(
+        d_model=32, n_pool=200, n_heldout=100, n_eval=100, n_fa=100, align_texts=4000, align_steps=400,
+        n_ft=200, p_grid=(0.0, 0.2), p_main=0.2, epochs=2, ft_batch=10, n_evals=4, lam_grid=(0.0, 10.0, 100.0),
+        ablation_modes=("opposite", "random_half"), n_seeds=1, ablation_seeds=1, n_boot=100, timing_steps=8, timing_repeats=3,
+    ),
+    "default": SurgeryConfig(),
+    "full": SurgeryConfig(
+        n_layer=4, d_model=128, align_texts=40000, align_steps=6000, p_grid=(0.0, 0.05, 0.1, 0.15, 0.2), n_seeds=5,
+        ablation_seeds=5, lam_grid=(0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), timing_repeats=10, device="auto",
+    ),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> SurgeryConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return SurgeryConfig.for_profile(profile, PRESETS, **overrides)
