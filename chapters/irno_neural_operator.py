@@ -347,8 +347,7 @@ def _(cfg, claims, mo, studies):
     _long = [_st["alone"]["fno_long"].vrmse[0] for _st in studies]
     check3 = claims.claim3(evals_seeds, _long, cfg)
     mo.md(f"""
-    *Figure: mean test VRMSE against k; dashed: the trained horizon K. {len(evals_seeds)} seed(s) enter the
-    claims below (fresh data, base and refiner per seed).*
+    {len(evals_seeds)} seed(s) enter the claims below (fresh data, base and refiner per seed).
 
     {check1.sentence("Claim 1")}
 
