@@ -99,6 +99,20 @@ def same_cost(C, gamma, need_grad):
 
 
 @njit(cache=True, boundscheck=False)
+def _expected_alignment(W, E, T, S):
+    """Backward pass of a soft-min recursion: fill ``E[1..T, 1..S]`` with the expected alignment (the
+    derivative of :math:`R_{T,S}` with respect to each cell) from the soft-min weights ``W`` of the three
+    moves (up, left, diagonal) stored by the forward pass. Row ``T+1`` and column ``S+1`` of ``E`` stay 0."""
+    for i in range(T, 0, -1):
+        for j in range(S, 0, -1):
+            if i == T and j == S:
+                E[i, j] = 1.0
+            else:
+                E[i, j] = (E[i + 1, j] * W[0, i + 1, j] + E[i, j + 1] * W[1, i, j + 1]
+                           + E[i + 1, j + 1] * W[2, i + 1, j + 1])
+
+
+@njit(cache=True, boundscheck=False)
 def row_col_cost(up, left, diag, gamma, need_grad):
     """TWED-type recursion with ``up`` ``(B, T)``, ``left`` ``(B, S)``, ``diag`` ``(B, T, S)``.
 
@@ -131,14 +145,10 @@ def row_col_cost(up, left, diag, gamma, need_grad):
                     W[2, i, j] = wd
         out[b] = R[T, S]
         if need_grad:
-            for i in range(T, 0, -1):
-                for j in range(S, 0, -1):
-                    if i == T and j == S:
-                        e = 1.0
-                    else:
-                        e = (E[i + 1, j] * W[0, i + 1, j] + E[i, j + 1] * W[1, i, j + 1]
-                             + E[i + 1, j + 1] * W[2, i + 1, j + 1])
-                    E[i, j] = e
+            _expected_alignment(W, E, T, S)
+            for i in range(1, T + 1):
+                for j in range(1, S + 1):
+                    e = E[i, j]
                     g_up[b, i - 1] += e * W[0, i, j]
                     g_left[b, j - 1] += e * W[1, i, j]
                     g_diag[b, i - 1, j - 1] = e * W[2, i, j]
@@ -182,14 +192,10 @@ def sq_dtw(x, y, gamma, need_grad):
                     W[2, i, j] = wd
         out[b] = R[T, S]
         if need_grad:
-            for i in range(T, 0, -1):
-                for j in range(S, 0, -1):
-                    if i == T and j == S:
-                        e = 1.0
-                    else:
-                        e = (E[i + 1, j] * W[0, i + 1, j] + E[i, j + 1] * W[1, i, j + 1]
-                             + E[i + 1, j + 1] * W[2, i + 1, j + 1])
-                    E[i, j] = e
+            _expected_alignment(W, E, T, S)
+            for i in range(1, T + 1):
+                for j in range(1, S + 1):
+                    e = E[i, j]
                     if e != 0.0:
                         for k in range(p):
                             g = 2.0 * e * (x[b, i - 1, k] - y[bb, j - 1, k])
