@@ -190,23 +190,25 @@ def test_oracles_and_identity_compensation():
     assert (x_full - rec.x_fp[-1]).abs().max() < 1e-4 * rec.error[-1].abs().max() + 1e-6
     x_step = TC.oracle_sample(q, fp, xT, ts, a, b)
     assert (x_step - rec.x_fp[-1]).norm() < 1e-3 * rec.error[-1].norm()
-    zero = TC.tcec_sample(q, xT, ts, a, b, torch.zeros(len(ts), 2), m=1, lambda1=0.7)
-    torch.testing.assert_close(zero, rec.x_q[-1])          # K = 0: no correction at all
+    zero = TC.tcec_sample(q, xT, ts, a, b, torch.zeros(len(ts), 2), m=1, lambda1=0.7, R=torch.zeros(len(ts), 2))
+    torch.testing.assert_close(zero, rec.x_q[-1])          # K = R = 0: no correction at all
 
 
-def test_window_one_uses_the_previous_estimate_with_the_derived_weight():
+def test_window_one_uses_the_previous_residual_with_the_derived_weight():
     ts, a, b = _coeffs(5)
-    K = torch.full((5, 2), 0.1)
-    hook = TC.TCEC(K, a, b, m=1, lambda1=0.5)
+    K, R = torch.full((5, 2), 0.1), torch.full((5, 2), 0.03)
+    hook = TC.TCEC(K, a, b, m=1, lambda1=0.5, R=R)
     e0, e1 = torch.ones(1, 2), 2 * torch.ones(1, 2)
     hook(0, e0, None)
     out = hook(1, e1, None)
-    expected = e1 - 0.1 * e1 - 0.5 * (a[1] / b[1]) * b[0] * 0.1 * e0
+    expected = e1 - 0.1 * e1 - 0.5 * (a[1] / b[1]) * b[0] * 0.03 * e0      # R, not K: K ε̂_0 left at step 0
     torch.testing.assert_close(out, expected.float())
 
 
 @pytest.mark.parametrize("kw, match", [(dict(m=-1), "m=-1"), (dict(lambda1=-0.1), "lambda1=-0.1"),
-                                       (dict(lambda1=float("nan")), "lambda1=nan")])
+                                       (dict(lambda1=float("nan")), "lambda1=nan"),
+                                       (dict(lambda1=0.5), "needs the residual slopes"),
+                                       (dict(lambda1=0.5, R=torch.zeros(4, 2)), "R has shape")])
 def test_tcec_bad_parameters(kw, match):
     ts, a, b = _coeffs(5)
     with pytest.raises(ValueError, match=match):
@@ -471,33 +473,89 @@ def test_two_step_weights_against_finite_differences_of_the_sampler():
         for k in range(len(ts) + 1):
             torch.testing.assert_close(fd[k], W2[k, n] * u, atol=1e-7, rtol=1e-6)
             worst_one = max(worst_one, float((fd[k] - W1[k, n] * u).abs().max()))
-        # TCEC's carried term at step n+1 is Σ_{i<=n} W[n+2, i] δ_i / b_{n+1}: the same columns, so checked here too
+        # TCEC's carried term uses these weights at λ₁ = 0 (closed_loop_weights; test_closed_loop_weights_...)
     assert worst_one > 1e-2
 
 
-def test_tcec_carried_term_is_the_next_error_of_the_uncorrected_run():
-    """With exact per-step estimates (a quantised output (1 + κ_n) × FP, so δ = K ε̂ with K = κ/(1 + κ)) and J = 0, the
-    full-window carried term at step n, λ₁ = 1, equals (e_{n+1} − b_n δ_n) / b_n of the uncorrected DPM-Solver++(2M)
-    run: the error the earlier δ's carry into the next state, computed here by running the solver."""
-    ts, a, b, c, d = S.solver_coefficients("dpmpp2m", 1000, 8)
+class _Scaled(torch.nn.Module):
+    """A quantised stand-in with J = 0: (1 + κ_n) × the time-only FP output, so δ_n = κ_n/(1 + κ_n) ε̂_n exactly."""
+
+    def __init__(self, ts, kappa):
+        super().__init__()
+        self.ts, self.kappa = list(ts), kappa
+
+    def forward(self, x, t):
+        return (1 + float(self.kappa[self.ts.index(int(t[0]))])) * _TimeOnly()(x, t)
+
+
+@pytest.mark.parametrize("solver", ["ddim", "dpmpp2m"])
+def test_carried_term_leaves_an_exactly_corrected_trajectory_alone(solver):
+    """The bug of issue 35: the carried term subtracted at step n the estimate K_{n−1} ε̂_{n−1} that step n − 1 had
+    already removed. With exact per-step estimates (δ = K ε̂, J = 0) the per-step term alone lands on the FP
+    trajectory; a carried term must then carry nothing, whatever λ₁ and the window. (The old rule moved it by
+    λ₁ (a_n/b_n) b_{n−1} δ_{n−1} per step.)"""
+    ts, a, b, c, d = S.solver_coefficients(solver, 1000, 8)
     kappa = np.linspace(0.05, 0.2, 8)
-
-    class Scaled(torch.nn.Module):
-        def forward(self, x, t):
-            k = float(kappa[list(ts).index(int(t[0]))])
-            return (1 + k) * _TimeOnly()(x, t)
-
-    fp, q = _TimeOnly(), Scaled()
-    xT = torch.randn(4, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
-    rec = P.record(fp, q, xT, ts, a, b, c, d)
+    fp, q = _TimeOnly(), _Scaled(ts, kappa)
+    xT = torch.randn(6, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    x_fp = P.sample(fp, xT, ts, a, b, c=c, d=d)
     K = torch.tensor(np.repeat((kappa / (1 + kappa))[:, None], 2, 1), dtype=torch.float64)
-    hook = TC.TCEC(K, a, b, None, 1.0, c, d)
-    delta = rec.delta()
-    for n in range(8):
-        eps_q = rec.eps_q[n]
-        carried = (eps_q - delta[n]) - hook(n, eps_q, None)             # what the hook subtracts beyond δ̂_n = δ_n
-        expected = (rec.error[n + 1] - float(b[n]) * delta[n]) / float(b[n])
-        torch.testing.assert_close(carried, expected, atol=1e-9, rtol=1e-7)
+    R = TC.fit_R(q, fp, xT, ts, a, b, K, c, d)
+    assert R.abs().max() < 1e-12                          # nothing left for the carried term
+    for m in (1, 3, None):
+        for lam in (0.25, 1.0):
+            torch.testing.assert_close(TC.tcec_sample(q, xT, ts, a, b, K, m, lam, c, d, R), x_fp, atol=1e-12, rtol=0)
+
+
+def test_optimal_lambda_is_known_in_closed_form_and_nonzero():
+    """A linear toy (J = 0) where the per-step term removes all of δ in channel 0 but only half of it in channel 1
+    (K_1 = K*/2), and δ vanishes at the last step. What each step leaves, r_n = (K* − K_n) ε̂_n, is exactly linear in
+    ε̂_n, so fit_R recovers R = K* − K; the compensated error then obeys e_{n+1} = (1 − λ₁) a_n e_n + b_n r_n, whose
+    final value (computed here from that formula) is zero at λ₁ = 1 and at no other λ₁ of the grid: calibration
+    must pick λ₁ = 1 for both windows, and the two windows coincide there (the older terms carry (1 − λ₁))."""
+    from icmlbook.papers.diffusion_ptq_compensation import experiments as ex
+    S_ = 10
+    ts, a, b = _coeffs(S_)
+    kappa = np.r_[np.linspace(0.05, 0.3, S_ - 1), 0.0]
+    fp, q = _TimeOnly(), _Scaled(ts, kappa)
+    xT = torch.randn(8, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(7))
+    x_fp = P.sample(fp, xT, ts, a, b)
+    kstar = np.repeat((kappa / (1 + kappa))[:, None], 2, 1)
+    K = torch.tensor(kstar * np.array([1.0, 0.5]), dtype=torch.float64)
+    R = TC.fit_R(q, fp, xT, ts, a, b, K)
+    torch.testing.assert_close(R, torch.tensor(kstar, dtype=torch.float64) - K, atol=1e-10, rtol=0)
+    eh = np.stack([q(xT, torch.full((8,), int(t))).numpy() for t in ts])       # ε̂_n (independent of the state)
+    r = (kstar - K.numpy())[:, None, :] * eh
+
+    def final_error(lam):
+        e = np.zeros_like(eh[0])
+        for n in range(S_):
+            e = (1 - lam) * a[n] * e + b[n] * r[n]
+        return e
+    grid = (0.0, 0.25, 0.5, 1.0)
+    for lam in grid:
+        got = TC.tcec_sample(q, xT, ts, a, b, K, None, lam, R=R) - x_fp
+        torch.testing.assert_close(got, torch.tensor(final_error(lam)), atol=1e-10, rtol=1e-8)
+    assert np.abs(final_error(1.0)).max() < 1e-12 and min(np.abs(final_error(lam)).max() for lam in grid[:-1]) > 1e-4
+    for m in (1, None):
+        lam, scores = ex.best_lambda(q, xT, ts, a, b, K, m, x_fp, grid, R=R)
+        assert lam == 1.0 and scores[1.0] < 1e-20 < scores[0.0]
+    torch.testing.assert_close(TC.tcec_sample(q, xT, ts, a, b, K, 1, 1.0, R=R),
+                               TC.tcec_sample(q, xT, ts, a, b, K, None, 1.0, R=R), atol=1e-12, rtol=0)
+
+
+def test_closed_loop_weights_against_the_open_loop_ones():
+    ts, a, b = _coeffs(7)
+    W = P.propagation_weights(a, b)
+    P0 = TC.closed_loop_weights(a, b, 0.0)
+    for n in range(7):
+        for i in range(n):
+            assert P0[n, i] == pytest.approx(W[n + 1, i], rel=1e-12)
+    P1 = TC.closed_loop_weights(a, b, 0.4)
+    for n in range(1, 7):
+        for i in range(n):
+            assert P1[n, i] == pytest.approx(a[n] * np.prod(0.6 * a[i + 1:n]) * b[i], rel=1e-12)
+    assert np.all(np.triu(P1) == 0)
 
 
 @claim_case(SLUG, "C2b", "reproduced")
@@ -643,10 +701,10 @@ def test_steps_match_diffusers_schedulers(steps):
 def test_fused_one_window_path_equals_the_general_sum():
     ts, a, b = _coeffs(8)
     g = torch.Generator().manual_seed(3)
-    K = torch.rand(8, 2, generator=g) * 0.2
+    K, R = torch.rand(8, 2, generator=g) * 0.2, torch.rand(8, 2, generator=g) * 0.1
     eps = [torch.randn(4, 2, generator=g) for _ in range(8)]
-    fused = TC.TCEC(K, a, b, m=1, lambda1=0.6)
-    general = TC.TCEC(K, a, b, m=2, lambda1=0.6)
+    fused = TC.TCEC(K, a, b, m=1, lambda1=0.6, R=R)
+    general = TC.TCEC(K, a, b, m=2, lambda1=0.6, R=R)
     general.m = 1                                     # force the general loop with a window of one
     general.__class__ = type("General", (TC.TCEC,), {"__call__": _general_call})
     for n in range(8):
@@ -654,14 +712,17 @@ def test_fused_one_window_path_equals_the_general_sum():
 
 
 def _general_call(self, n, eps, x):
+    """The one-step rule written out: the residuals r̂_i = R_i ε̂_i of the window, each carried to step n through
+    (1 − λ₁) a_j per step in between (the carried term removed a λ₁ share at each)."""
     if n == 0:
         self.history = []
-    dh = self.K[n].view(1, -1) * eps
-    out = eps - dh
+    out = eps - self.K[n].view(1, -1) * eps
     lo = max(0, n - self.m)
-    e_hat = sum((float(np.prod(self.a[i + 1:n]) * self.b[i]) * self.history[i] for i in range(lo, n)), torch.zeros_like(eps))
-    out = out - self.lambda1 * float(self.a[n] / self.b[n]) * e_hat
-    self.history.append(dh)
+    lam = self.lambda1
+    e_hat = sum((float(np.prod((1 - lam) * self.a[i + 1:n]) * self.b[i]) * self.history[i] for i in range(lo, n)),
+                torch.zeros_like(eps))
+    out = out - lam * float(self.a[n] / self.b[n]) * e_hat
+    self.history.append(self.R[n].view(1, -1) * eps)
     return out
 
 
@@ -756,19 +817,19 @@ def test_linear_gaussian_error_recursion_with_the_jacobian_is_exact():
 def test_generalised_tcec_equals_the_one_step_rule_and_uses_the_two_step_weights():
     ts, a, b = _coeffs(8)
     g = torch.Generator().manual_seed(5)
-    K = torch.rand(8, 2, generator=g) * 0.2
+    K, R = torch.rand(8, 2, generator=g) * 0.2, torch.rand(8, 2, generator=g) * 0.1
     eps = [torch.randn(4, 2, generator=g) for _ in range(8)]
     zero = np.zeros(8)
     for m in (1, 3, None):
-        h1, h2 = TC.TCEC(K, a, b, m, 0.6), TC.TCEC(K, a, b, m, 0.6, zero, zero)
+        h1, h2 = TC.TCEC(K, a, b, m, 0.6, R=R), TC.TCEC(K, a, b, m, 0.6, zero, zero, R)
         for n in range(8):
             torch.testing.assert_close(h1(n, eps[n], None), h2(n, eps[n], None), atol=1e-6, rtol=1e-5)
     _, a2, b2, c2, d2 = S.solver_coefficients("dpmpp2m", 1000, 8)
-    hook = TC.TCEC(K, a2, b2, 1, 0.5, c2, d2)
+    hook = TC.TCEC(K, a2, b2, 1, 0.5, c2, d2, R)
     hook(0, eps[0], None)
     out = hook(1, eps[1], None)
-    w = a2[1] * b2[0] + d2[1]                    # a unit δ_0 reaches e_2 through x_1 (a_1 b_0) and directly (d_1)
-    expected = eps[1] * (1 - K[1]) - 0.5 * w / b2[1] * K[0] * eps[0]
+    w = a2[1] * b2[0] + d2[1]                    # a unit r_0 reaches e_2 through x_1 (a_1 b_0) and directly (d_1)
+    expected = eps[1] * (1 - K[1]) - 0.5 * w / b2[1] * R[0] * eps[0]
     torch.testing.assert_close(out, expected, atol=1e-6, rtol=1e-5)
     with pytest.raises(ValueError, match="one-step solvers"):
         TC.oracle_sample(None, None, torch.zeros(1, 2), ts, a2, b2, x_fp=torch.zeros(9, 1, 2), c=c2, d=d2)
@@ -954,11 +1015,12 @@ def test_lambda_zero_runs_are_shared_exactly_across_windows():
     for m in (1, None, 3):
         torch.testing.assert_close(TC.tcec_sample(q, xT, ts, a, b, K, m, 0.0), TC.tcec_sample(q, xT, ts, a, b, K, 0, 0.0),
                                    atol=0, rtol=0)
+    R = TC.fit_R(q, fp, xT, ts, a, b, K)
     memo: dict = {}
-    lam1, s1 = ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5), memo=memo)
-    lamf, sf = ex.best_lambda(q, xT, ts, a, b, K, None, rec.x_fp[-1], (0.0, 0.5), memo=memo)
+    lam1, s1 = ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5), memo=memo, R=R)
+    lamf, sf = ex.best_lambda(q, xT, ts, a, b, K, None, rec.x_fp[-1], (0.0, 0.5), memo=memo, R=R)
     assert len(memo) == 3 and s1[0.0] == sf[0.0]
-    assert (lam1, s1) == ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5))
+    assert (lam1, s1) == ex.best_lambda(q, xT, ts, a, b, K, 1, rec.x_fp[-1], (0.0, 0.5), R=R)
 
 
 def test_solver_and_bit_width_rules_are_not_decided_on_part_of_what_they_name():

@@ -88,22 +88,24 @@ def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512, device=None):
     return x.to(device or "cpu"), t.to(device or "cpu")
 
 
-def _memo_tcec(memo: dict | None, tag: str, q, x0, ts, a, b, K, m, lam, c, d) -> torch.Tensor:
+def _memo_tcec(memo: dict | None, tag: str, q, x0, ts, a, b, K, m, lam, c, d, R=None) -> torch.Tensor:
     """TCEC samples shared across windows: with λ₁ = 0 every window is the per-step rule (the same operations),
     so those runs are made once per noise set ``tag``."""
     if memo is None:
-        return TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d)
+        return TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R)
     key = (tag, 0 if float(lam) == 0 else m, float(lam))
     if key not in memo:
-        memo[key] = TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d)
+        memo[key] = TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R)
     return memo[key]
 
 
-def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid, c=None, d=None, memo: dict | None = None) -> tuple[float, dict]:
-    """λ₁ from ``grid`` minimising the mean squared distance to the FP outputs of the calibration seeds."""
+def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid, c=None, d=None, memo: dict | None = None,
+                R: torch.Tensor | None = None) -> tuple[float, dict]:
+    """λ₁ from ``grid`` minimising the mean squared distance to the FP outputs of the calibration seeds (``R``: the
+    residual slopes of :func:`~icmlbook.papers.diffusion_ptq_compensation.tcec.fit_R`, needed for λ₁ > 0)."""
     scores = {}
     for lam in grid:
-        x = _memo_tcec(memo, "cal", q, xc, ts, a, b, K, m, lam, c, d)
+        x = _memo_tcec(memo, "cal", q, xc, ts, a, b, K, m, lam, c, d, R)
         err = (x - x_ref).reshape(x.shape[0], -1).pow(2).sum(1).mean().item()
         scores[float(lam)] = err if np.isfinite(err) else float("inf")
     return min(scores, key=scores.get), scores
@@ -121,16 +123,17 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = Non
     rec = P.record(fp, q, xT, *co)
     rc = P.record(fp, q, xc, *co)
     K = TC.fit_K(rc, cfg.delta_on)
+    R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
     k_ptqd = TC.fit_ptqd(rc)
     x_fp = rec.x_fp[-1]
     rng_ = ME.DATA_RANGE[cfg.dataset]
-    out: dict = {"K": _np(K)}
+    out: dict = {"K": _np(K), "R": _np(R)}
     memo: dict = {}
     outs = {"base": rec.x_q[-1], "tcec_m0": _memo_tcec(memo, "eval", q, xT, ts, a, b, K, 0, 0.0, c, d)}
     lam = {}
     for name, m in (("tcec_m1", 1), ("tcec_full", None)):
-        lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid, **two, memo=memo)
-        outs[name] = _memo_tcec(memo, "eval", q, xT, ts, a, b, K, m, lam[name], c, d)
+        lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid, **two, memo=memo, R=R)
+        outs[name] = _memo_tcec(memo, "eval", q, xT, ts, a, b, K, m, lam[name], c, d, R)
     outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b, **two)
     outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd, **two)
     k_tac = TC.fit_tac_ner(rc, cfg.delta_on, cfg.tac_mask_quantile)
@@ -147,7 +150,7 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = Non
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
                  (("fp", x_fp), ("base", outs["base"]), ("tcec_m1", outs["tcec_m1"]))}
     out["err_curve"] = _np(P.step_norms(rec.error).mean(1))
-    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"], c, d), keep=True, **two)
+    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"], c, d, R), keep=True, **two)
     out["err_curve_tcec"] = _np(P.step_norms(comp - rec.x_fp).mean(1))
     return out, rec, (ts, a, b), outs
 
@@ -164,8 +167,9 @@ def _recalibrated(cfg, fp, q, steps, xT, x_fp, seed: int) -> dict:
         xc = _noise(cfg, cfg.n_cal, seed + 2000 + 97 * r, xT.device)
         rc = P.record(fp, q, xc, ts, a, b, c, d)
         K = TC.fit_K(rc, cfg.delta_on)
-        lam, _ = best_lambda(q, xc, ts, a, b, K, 1, rc.x_fp[-1], cfg.lambda_grid, c, d)
-        psnrs.append(ME.psnr(TC.tcec_sample(q, xT, ts, a, b, K, 1, lam, c, d), x_fp, rng_))
+        R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
+        lam, _ = best_lambda(q, xc, ts, a, b, K, 1, rc.x_fp[-1], cfg.lambda_grid, c, d, R=R)
+        psnrs.append(ME.psnr(TC.tcec_sample(q, xT, ts, a, b, K, 1, lam, c, d, R), x_fp, rng_))
         lams.append(lam)
     return {"psnr": psnrs, "lambda": lams}
 
@@ -212,7 +216,7 @@ def _theory(cfg, fp, rec, coeffs) -> dict:
             "pred_norm": _np(pred.reshape(e.shape[0], -1).norm(dim=1))}
 
 
-def _overhead(cfg, q, K, xT, coeffs, lam) -> dict:
+def _overhead(cfg, q, K, xT, coeffs, lam, R) -> dict:
     ts, a, b = coeffs
     base, comp = [], []
     sync = torch.cuda.synchronize if xT.is_cuda else (lambda: None)
@@ -223,7 +227,7 @@ def _overhead(cfg, q, K, xT, coeffs, lam) -> dict:
         sync()
         base.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        TC.tcec_sample(q, xT, ts, a, b, K, 1, lam)
+        TC.tcec_sample(q, xT, ts, a, b, K, 1, lam, R=R)
         sync()
         comp.append(time.perf_counter() - t0)
     return {"base": np.array(base), "tcec": np.array(comp)}
@@ -266,7 +270,8 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
                 samples[bits] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")}
                 samples["fp"] = _np(rec.x_fp[-1][:16])
                 if bits == cfg.bits[-1]:
-                    overhead = _overhead(cfg, q, torch.tensor(cell["K"], device=dev), xT, coeffs, cell["lambda"]["tcec_m1"])
+                    overhead = _overhead(cfg, q, torch.tensor(cell["K"], device=dev), xT, coeffs, cell["lambda"]["tcec_m1"],
+                                         torch.tensor(cell["R"], device=dev))
         if cfg.dataset == "ring":
             samples["fp_all"] = _np(P.sample(fp, xT, *sampler_coefficients(cfg, main)[:3]))
             samples["data"] = real[:2000]
@@ -288,9 +293,10 @@ def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base
         xc, xT = _noise(cfg, max(n, 16), seed + 2000, dev), _noise(cfg, n, seed + 1000, dev)
         rc = P.record(fp, q, xc, ts, a, b, c, d)
         K = TC.fit_K(rc, cfg.delta_on)
+        R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
         x_fp = P.sample(fp, xT, ts, a, b, c=c, d=d)
         xb = P.sample(q, xT, ts, a, b, c=c, d=d)
-        xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1, c, d)
+        xt = TC.tcec_sample(q, xT, ts, a, b, K, m, lambda1, c, d, R)
         r = ME.DATA_RANGE[cfg.dataset]
         return {"base": ME.psnr(xb, x_fp, r), "tcec": ME.psnr(xt, x_fp, r), "x_fp": _np(x_fp), "x_base": _np(xb),
                 "x_tcec": _np(xt)}

@@ -5,16 +5,26 @@ modelled as proportional to the quantised output, :math:`\hat\delta_n=K_n\odot\h
 :math:`K_n[c]` the least-squares slope over calibration seeds and positions:
 :math:`K_n[c]=\sum\delta\,\hat\varepsilon/\sum\hat\varepsilon^2`.
 
-**Rule.** The sampler uses :math:`\tilde\varepsilon_n=\hat\varepsilon_n-\hat\delta_n-\lambda_1\frac{a_n}{b_n}\hat e_n`,
-with :math:`\hat e_n=\sum_{i=n-m}^{n-1}\big(\prod_{j=i+1}^{n-1}a_j\big)b_i\hat\delta_i` the closed form truncated
-to the last ``m`` steps (``m = 0``: per-step only; ``m = None``: the full sum). With m = 1 this uses the
-outputs of the current and the previous step. The exact term that zeroes the next error is
-:math:`C_n=\delta_n+(a_n/b_n)e_n`; :math:`\lambda_1` is chosen on the calibration seeds.
+**Rule.** The exact term that zeroes the next error is :math:`C_n=\delta_n+(a_n/b_n)e_n` (J = 0), with
+:math:`e_n` the error the compensated sampler's state actually carries. The sampler uses
+:math:`\tilde\varepsilon_n=\hat\varepsilon_n-\hat\delta_n-\lambda_1\frac{a_n}{b_n}\hat e_n`, where :math:`\hat e_n` is
+the closed form truncated to the last ``m`` steps and fed with what each earlier step's correction *left*, not with
+what it removed: :math:`\hat r_i=R_i\odot\hat\varepsilon_i`, ``R`` the per-step, per-channel least-squares slope of
+the residual :math:`\delta_i-K_i\hat\varepsilon_i` on :math:`\hat\varepsilon_i`, measured on the calibration seeds
+sampled with the per-step correction (:func:`fit_R`). Since the carried term itself removes a λ₁ share of the
+carried error at every step, the closed form is that of the compensated recursion: for one-step solvers
+:math:`\hat e_n=\sum_{i=n-m}^{n-1}\big(\prod_{j=i+1}^{n-1}(1-\lambda_1)a_j\big)b_i\hat r_i` (``m = 0``: per-step only;
+``m = None``: the full sum). With m = 1 this uses the outputs of the current and the previous step; at λ₁ = 1 the
+two windows coincide. λ₁ is chosen on the calibration seeds.
 
-For any solver (two-step ones included) the carried term is the closed form's prediction of the next error
-from the last ``m`` estimates, :math:`\lambda_1\,b_n^{-1}\sum_{i=n-m}^{n-1}W_{n+1,i}\hat\delta_i` (``W`` from
-:func:`~icmlbook.papers.diffusion_ptq_compensation.propagation.propagation_weights`); for one-step solvers
-:math:`W_{n+1,i}=a_n\prod_{j=i+1}^{n-1}a_j\,b_i`, which is the rule above.
+*How this differs from the first reconstruction* (sessions 1-7, issue 35): :math:`\hat e_n` was fed with the
+estimates :math:`\hat\delta_i=K_i\hat\varepsilon_i` themselves, which step ``i`` had already subtracted, so the
+carried term removed them a second time; calibration then always chose λ₁ = 0 and the method was the per-step
+scaling. With exact per-step estimates the carried term must carry nothing, and now does not (tested).
+
+For any solver (two-step ones included) the carried term is :math:`\lambda_1b_n^{-1}\sum_{i=n-m}^{n-1}P_{n,i}\hat r_i`,
+``P`` the compensated recursion's weights (:func:`closed_loop_weights`; at λ₁ = 0 the open-loop ones of
+:func:`~icmlbook.papers.diffusion_ptq_compensation.propagation.propagation_weights`).
 
 Baselines: the **oracle** with the true δ (FP re-evaluated at the visited state, per-step only), and a
 **PTQD-style** mean correction (He et al. 2023): one slope :math:`k_n` of δ on the FP output per step and
@@ -48,9 +58,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .propagation import Record, _t, propagation_weights, sample
+from .propagation import Record, _t, sample
 
-__all__ = ["fit_K", "fit_ptqd", "TCEC", "tcec_sample", "oracle_sample", "ptqd_sample", "check_window",
+__all__ = ["fit_K", "fit_R", "closed_loop_weights", "fit_ptqd", "TCEC", "tcec_sample", "oracle_sample", "ptqd_sample", "check_window",
            "check_lambda", "fit_tac_ner", "calibrate_tac_ibc", "tac_sample", "qncd_estimate", "qncd_sample"]
 
 
@@ -96,56 +106,118 @@ def _broadcast(k: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return k.view(1, -1, *([1] * (like.dim() - 2)))
 
 
+def closed_loop_weights(a: np.ndarray, b: np.ndarray, lambda1: float, c: np.ndarray | None = None,
+                        d: np.ndarray | None = None) -> np.ndarray:
+    r"""``P[n, i]`` (S, S): the share of a unit residual :math:`\hat r_i` (``i < n``) in :math:`p_n`, the state error
+    that step ``n`` would carry into :math:`e_{n+1}` before its own output error, under J = 0 and with the carried
+    term of weight λ₁ applied at every step in between (the compensated sampler's own error recursion).
+
+    The recursion: :math:`p_n=a_n\hat e_n+c_n\hat e_{n-1}+d_n\hat\rho_{n-1}`, carried term :math:`\lambda_1p_n/b_n`,
+    output error left :math:`\hat\rho_n=\hat r_n-\lambda_1p_n/b_n`, :math:`\hat e_{n+1}=p_n+b_n\hat\rho_n`. One-step
+    solvers: :math:`P[n,i]=a_n\prod_{j=i+1}^{n-1}(1-\lambda_1)a_j\,b_i`; at λ₁ = 0 it is the open-loop
+    ``propagation_weights(a, b)[n + 1, i]``."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    S = len(a)
+    two = c is not None and (np.any(c) or np.any(d))
+    P = np.zeros((S, S))
+    for i in range(S):
+        e = np.zeros(S + 1)
+        rho = np.zeros(S)
+        for n in range(i + 1, S + 1):
+            if n == i + 1:                                   # the unit residual enters at step i
+                e[n] = b[i]
+                rho[i] = 1.0
+                continue
+            k = n - 1                                        # step k maps e_k → e_{k+1}
+            p = a[k] * e[k] + ((c[k] * e[k - 1] + d[k] * rho[k - 1]) if two and k > 0 else 0.0)
+            P[k, i] = p
+            rho[k] = -lambda1 * p / b[k]
+            e[n] = p + b[k] * rho[k]
+    return P
+
+
 class TCEC:
-    """The correction hook for :func:`icmlbook.papers.diffusion_ptq_compensation.propagation.sample`."""
+    r"""The correction hook for :func:`icmlbook.papers.diffusion_ptq_compensation.propagation.sample`.
+
+    Per step: :math:`\tilde\varepsilon_n=\hat\varepsilon_n-K_n\odot\hat\varepsilon_n-\frac{\lambda_1}{b_n}
+    \sum_{i=n-m}^{n-1}P_{n,i}\,R_i\odot\hat\varepsilon_i` (``P`` from :func:`closed_loop_weights`): the carried
+    term removes the error the earlier steps' corrections *left* in the state, estimated from their residual slopes
+    ``R`` (:func:`fit_R`), not their estimates :math:`K_i\hat\varepsilon_i`, which those steps already subtracted.
+    ``R`` is needed when λ₁ > 0 and m ≠ 0."""
 
     def __init__(self, K: torch.Tensor, a: np.ndarray, b: np.ndarray, m: int | None = 1, lambda1: float = 0.0,
-                 c: np.ndarray | None = None, d: np.ndarray | None = None):
+                 c: np.ndarray | None = None, d: np.ndarray | None = None, R: torch.Tensor | None = None):
         self.K, self.a, self.b = K, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
         self.m, self.lambda1 = check_window(m), check_lambda(lambda1)
         if K.shape[0] != len(a):
             raise ValueError(f"K has {K.shape[0]} steps but the sampler has {len(a)}")
+        self.carry = self.lambda1 > 0 and self.m != 0
+        if self.carry and R is None:
+            raise ValueError("the carried term (lambda1 > 0, m != 0) needs the residual slopes R (fit_R)")
+        if R is not None and R.shape != K.shape:
+            raise ValueError(f"R has shape {tuple(R.shape)}, K {tuple(K.shape)}: they must match")
+        self.R = R
         self.history: list[torch.Tensor] = []
-        self.W = propagation_weights(self.a, self.b, c, d)     # W[n+1, i]: a unit δ_i's share of e_{n+1}
+        self.P = closed_loop_weights(self.a, self.b, self.lambda1, c, d)
 
         # the one-window rule in two fused ops per step: ε(1 − K_n) − c_n ⊙ ε_{n−1}, with
-        # c_n = λ₁ W[n+1, n−1] K_{n−1} / b_n precomputed (m = 0 or λ₁ = 0: c = 0); for one-step solvers
-        # W[n+1, n−1] / b_n = (a_n / b_n) b_{n−1}
+        # c_n = λ₁ P[n, n−1] R_{n−1} / b_n precomputed (m = 0 or λ₁ = 0: c = 0); for one-step solvers
+        # P[n, n−1] / b_n = (a_n / b_n) b_{n−1}
         self.keep = 1 - K
         self.coef = torch.zeros_like(K)
-        if self.lambda1 > 0 and self.m != 0:
+        if self.carry:
             S = len(self.a)
-            ratio = torch.tensor([self.W[n + 1, n - 1] / self.b[n] for n in range(1, S)], dtype=K.dtype, device=K.device)
-            self.coef[1:] = self.lambda1 * ratio[:, None] * K[:-1]
+            ratio = torch.tensor([self.P[n, n - 1] / self.b[n] for n in range(1, S)], dtype=K.dtype, device=K.device)
+            self.coef[1:] = self.lambda1 * ratio[:, None] * R[:-1]
         self.prev: torch.Tensor | None = None
 
     def __call__(self, n: int, eps: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        if self.m is not None and self.m <= 1 or self.lambda1 == 0:
+        if self.m is not None and self.m <= 1 or not self.carry:
             if n == 0:
                 self.prev = None
             out = eps * _broadcast(self.keep[n], eps)
-            if self.prev is not None and self.lambda1 > 0 and self.m != 0:
+            if self.prev is not None and self.carry:
                 out = out.addcmul_(_broadcast(self.coef[n], eps), self.prev, value=-1)
             self.prev = eps
             return out
         if n == 0:
             self.history = []
-        dh = _broadcast(self.K[n], eps) * eps
-        out = eps - dh
+        out = eps - _broadcast(self.K[n], eps) * eps
         if self.history:
             lo = 0 if self.m is None else max(0, n - self.m)
-            e_next = torch.zeros_like(eps)                     # the next error predicted from the window
+            p = torch.zeros_like(eps)                          # the error carried into e_{n+1}, from the window
             for i in range(lo, n):
-                e_next = e_next + float(self.W[n + 1, i]) * self.history[i]
-            out = out - (self.lambda1 / float(self.b[n])) * e_next
-        self.history.append(dh)
+                p = p + float(self.P[n, i]) * self.history[i]
+            out = out - (self.lambda1 / float(self.b[n])) * p
+        self.history.append(_broadcast(self.R[n], eps) * eps)  # r̂_n: what this step's correction leaves
         return out
 
 
 def tcec_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, K: torch.Tensor, m: int | None = 1,
-                lambda1: float = 0.0, c=None, d=None) -> torch.Tensor:
+                lambda1: float = 0.0, c=None, d=None, R: torch.Tensor | None = None) -> torch.Tensor:
     """The quantised sampler with TCEC."""
-    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1, c, d), c=c, d=d)
+    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1, c, d, R), c=c, d=d)
+
+
+@torch.no_grad()
+def fit_R(q: Callable, fp: Callable, xc: torch.Tensor, timesteps, a, b, K: torch.Tensor, c=None, d=None) -> torch.Tensor:
+    """Residual slopes R (S, C): per step and channel, the least-squares slope on ε̂_n of what the per-step term
+    leaves, r_n = δ_n − K_n ⊙ ε̂_n, measured on the calibration seeds ``xc`` sampled *with* the per-step correction
+    (m = 0), FP re-evaluated at the states visited. The carried term propagates R_n ⊙ ε̂_n."""
+    eh, res = [], []
+
+    def corr(n, eps, x):
+        delta = eps - fp(x, _t(x.shape[0], timesteps[n], x.device))
+        kn = _broadcast(K[n], eps)
+        eh.append(eps)
+        res.append(delta - kn * eps)
+        return eps - kn * eps
+    sample(q, xc, timesteps, a, b, correction=corr, c=c, d=d)
+    B, C = xc.shape[0], xc.shape[1]
+    if B < C:
+        raise ValueError(f"the calibration set has {B} seeds, fewer than the {C} channels; use at least {C}")
+    ev, rv = _channel_view(torch.stack(eh).double()), _channel_view(torch.stack(res).double())
+    return ((rv * ev).sum(2) / ev.pow(2).sum(2).clamp_min(1e-30)).to(K.dtype)
 
 
 def oracle_sample(q: Callable, fp: Callable, xT: torch.Tensor, timesteps, a, b, x_fp: torch.Tensor | None = None,
