@@ -1473,3 +1473,16 @@ TRIVIAL_CASES = [(_c1_trivial, "not reproduced"), (_c1b_trivial, "not reproduced
 def test_the_nearest_trivial_method_does_not_pass(make, expected):
     check = make()
     assert check.verdict == expected, check.measured
+
+
+def test_bootstrap_mean_is_runtime_stats_with_the_old_numbers():
+    """Issue 27 §3: the chapter's bootstrap is icmlbook.runtime.stats.unit_bootstrap; the numbers are those of the
+    private copy it replaced (written out here: the same draws, the same quantiles), for the same seed."""
+    rng = np.random.default_rng(1)
+    for t in range(5):
+        v = rng.normal(size=int(rng.integers(2, 300))) * rng.uniform(0.01, 10)
+        g = np.random.default_rng(t)
+        means = v[g.integers(0, len(v), (400, len(v)))].mean(1)
+        lo, hi = np.quantile(means, [(1 - 0.95) / 2, (1 + 0.95) / 2])     # as the old copy wrote the level
+        assert claims.bootstrap_mean(v, 400, t) == (v.mean(), lo, hi)
+    assert all(np.isnan(claims.bootstrap_mean(np.array([1.0, np.nan, 2.0]), 100, 0)))

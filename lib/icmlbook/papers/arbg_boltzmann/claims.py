@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import effect_bound
+from ...runtime.stats import effect_bound, percentile_interval
 from .config import ArbgConfig
 
 
@@ -217,7 +217,8 @@ def claim6(temp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
     lbs, parts = {}, []
     for j in (0, len(rows) - 1):
         d = np.asarray(rows[j]["ew2_boot"], float) - np.asarray(rows[i]["ew2_boot"], float)
-        lbs[taus[j]] = float(np.percentile(d, 5)) if j != i and np.isfinite(d).all() else float("nan")
+        # the one-sided 95 % lower bound: the lower end of the two-sided 90 % percentile interval (runtime.stats)
+        lbs[taus[j]] = percentile_interval(d, 0.90)[0] if j != i and np.isfinite(d).all() else float("nan")
         parts.append(f"τ={taus[j]:g} {e[j] - e[i]:+.3g} (lower bound {lbs[taus[j]]:+.3g})")
     text += f"; E-W2 of the ends - the best ({len(rows[i]['ew2_boot'])} bootstrap replicates): " + ", ".join(parts)
     ok = ok and all(np.isfinite(b) and b > 0 for b in lbs.values())

@@ -1,4 +1,4 @@
-"""PSNR against the FP output from the same noise, paired bootstrap intervals, and a Fréchet distance in
+"""PSNR against the FP output from the same noise and a Fréchet distance in
 the features of a small digits classifier ("FD-digits", never FID) or in the raw plane for 2-D data."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from scipy import linalg
 
-__all__ = ["psnr", "bootstrap_mean", "frechet_distance", "DigitsFeatures", "digits_features", "DATA_RANGE"]
+__all__ = ["psnr", "frechet_distance", "DigitsFeatures", "digits_features", "DATA_RANGE"]
 
 #: peak-to-peak range used by PSNR: digits live in [-1, 1]; the ring's points in about [-2, 2]
 DATA_RANGE = {"digits": 2.0, "ring": 4.0}
@@ -21,16 +21,6 @@ def psnr(x: torch.Tensor, ref: torch.Tensor, data_range: float) -> np.ndarray:
         raise ValueError("images contain NaN or inf")
     mse = (x - ref).reshape(x.shape[0], -1).double().pow(2).mean(1).clamp_min(1e-20)
     return (10 * torch.log10(data_range ** 2 / mse)).cpu().numpy()
-
-
-def bootstrap_mean(values: np.ndarray, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``values`` (paired differences, one per seed) with a percentile bootstrap interval."""
-    v = np.asarray(values, dtype=np.float64)
-    g = np.random.default_rng(seed)
-    idx = g.integers(0, len(v), (n_boot, len(v)))
-    means = v[idx].mean(1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    return float(v.mean()), float(lo), float(hi)
 
 
 def frechet_distance(f1: np.ndarray, f2: np.ndarray) -> float:

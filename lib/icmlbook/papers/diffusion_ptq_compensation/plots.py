@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime import PALETTE, new_figure
-from .claims import gain
+from .claims import bootstrap_mean, gain
 from .config import TCECConfig
 from .experiments import cell_key
-from .metrics import bootstrap_mean
 
 __all__ = ["error_curves", "closed_form_scatter", "jacobian_figure", "gain_figure", "samples_figure", "playground_figure",
            "solver_error_curves"]
