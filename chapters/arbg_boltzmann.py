@@ -150,8 +150,8 @@ def _(plots, toy):
 @app.cell
 def _(cfg, claims, mo, toy):
     check1 = claims.claim1(toy, cfg)
-    check3 = claims.claim3(toy["rows"])
-    check3b = claims.claim3b(toy["rows"])
+    check3 = claims.claim3(toy["rows"], cfg)
+    check3b = claims.claim3b(toy["rows"], cfg)
     _rows = ["| seed | model | parameters | ESS / M | E-W2 raw (kT) | E-W2 resampled (kT) | basin-mass error raw → reweighted | between the wells | train s |",
              "|---|---|---|---|---|---|---|---|---|"]
     for _r in toy["rows"]:

@@ -561,51 +561,71 @@ def _c2_alt():
     return claims.claim2(_snis(-0.5, 6.0), CFG, raw=True)
 
 
-def _toy_rows(ar_ess, fl_ess, ar_w2, fl_w2):
-    return [r for s in range(3) for r in ({"seed": s, "model": "ArBG", "ess": ar_ess[s], "ew2": ar_w2[s]},
-                                           {"seed": s, "model": "NSF", "ess": fl_ess[s], "ew2": fl_w2[s]})]
+def train_curve(converged: bool = True, seed: int = 0, nll: bool = False) -> dict:
+    """A logged training loss (100 points over 1,500 updates, 1 % mini-batch noise): on its plateau (an exponential
+    fall with a time constant of 150 updates), or still falling (1,500 updates: the last third of training takes
+    about 15 % of the whole fall). ``nll``: a flow's negative log-likelihood, falling through zero."""
+    steps = np.arange(15, 1501, 15, dtype=float)
+    loss = (-30.0 + 40.0 if nll else 3.0) * np.exp(-steps / (150.0 if converged else 1500.0)) + (-30.0 if nll else 2.9)
+    return {"loss_steps": steps, "loss_curve": loss + 0.01 * np.random.default_rng(seed).normal(size=steps.size)}
+
+
+def _curves(rows, converged=True, only=None):
+    """``rows`` with a logged training curve each (``only``: the model names left unconverged when not converged)."""
+    return [r | train_curve(converged or (only is not None and r["model"] not in only), i, r["model"] == "NSF")
+            for i, r in enumerate(rows)]
+
+
+def _toy_rows(ar_ess, fl_ess, ar_w2, fl_w2, converged=True):
+    return _curves([r for s in range(3) for r in ({"seed": s, "model": "ArBG", "ess": ar_ess[s], "ew2": ar_w2[s]},
+                                                   {"seed": s, "model": "NSF", "ess": fl_ess[s], "ew2": fl_w2[s]})],
+                   converged)
 
 
 @claim_case("arbg_boltzmann", "C3", "reproduced")
 def _c3_ok():
-    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.6, 0.7, 0.65], [0.1, 0.12, 0.1], [0.4, 0.3, 0.5]))
+    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.6, 0.7, 0.65], [0.1, 0.12, 0.1], [0.4, 0.3, 0.5]), CFG)
 
 
 @claim_case("arbg_boltzmann", "C3", "not reproduced", alternative="a flow as good (signs mixed across seeds)")
 def _c3_alt():
-    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.91, 0.9, 0.89], [0.1, 0.12, 0.1], [0.09, 0.13, 0.11]))
+    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.91, 0.9, 0.89], [0.1, 0.12, 0.1], [0.09, 0.13, 0.11]), CFG)
 
 
 @claim_case("arbg_boltzmann", "C3", "not reproduced", alternative="noise-level differences of one sign (review)")
 def _c3_alt_noise():
     return claims.claim3(_toy_rows([0.946, 0.921, 0.960], [0.945, 0.919, 0.958], [0.101, 0.150, 0.090],
-                                   [0.102, 0.152, 0.091]))
+                                   [0.102, 0.152, 0.091]), CFG)
 
 
-def _between(ar, fl, n=3000):
-    return [r for s in range(len(ar)) for r in ({"seed": s, "model": "ArBG", "between_frac": ar[s], "between_target": 6e-5,
-                                                 "n": n}, {"seed": s, "model": "NSF", "between_frac": fl[s], "n": n})]
+def _between(ar, fl, n=3000, converged=True):
+    return _curves([r for s in range(len(ar)) for r in ({"seed": s, "model": "ArBG", "between_frac": ar[s],
+                                                         "between_target": 6e-5, "n": n},
+                                                        {"seed": s, "model": "NSF", "between_frac": fl[s], "n": n})],
+                   converged)
 
 
 @claim_case("arbg_boltzmann", "C3b", "reproduced")
 def _c3b_ok():
-    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.012, 0.015, 0.013]))
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.012, 0.015, 0.013]), CFG)
 
 
 @claim_case("arbg_boltzmann", "C3b", "not reproduced", alternative="a flow that separates the wells as cleanly")
 def _c3b_alt():
-    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.003, 0.0035, 0.004]))
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.003, 0.0035, 0.004]), CFG)
 
 
 @claim_case("arbg_boltzmann", "C3b", "not reproduced", alternative="fractions within binomial noise (review)")
 def _c3b_alt_noise():
-    return claims.claim3b(_between([0.0093, 0.0127], [0.0210, 0.0130]))
+    return claims.claim3b(_between([0.0093, 0.0127], [0.0210, 0.0130]), CFG)
 
 
-def _adp_rows(ar, fl, seeds=3):
+def _adp_rows(ar, fl, seeds=3, converged=True, only=None):
     keys = ("ew2_raw", "ew2", "tw2_raw", "tw2", "ess", "symmetry_rate", "ticaw2")
-    return [r for s in range(seeds) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000, **dict(zip(keys, ar))},
-                                               {"seed": s, "model": "NSF", "params": 1100, "n": 10000, **dict(zip(keys, fl))})]
+    return _curves([r for s in range(seeds) for r in ({"seed": s, "model": "ArBG", "params": 1000, "n": 10000,
+                                                       **dict(zip(keys, ar))},
+                                                      {"seed": s, "model": "NSF", "params": 1100, "n": 10000,
+                                                       **dict(zip(keys, fl))})], converged, only)
 
 
 @claim_case("arbg_boltzmann", "C4", "reproduced")
@@ -944,7 +964,7 @@ def _quiet_spec(steps, seed):
 def _toy_flow_rows():
     """The coupling flow (NSF) in place of the autoregressive model: two small flows per slot (fresh data and
     initialisation per seed, 40 updates each) on the four wells, rows built by the study's own ``toy_row``."""
-    from icmlbook.papers.arbg_boltzmann.experiments import toy_row
+    from icmlbook.papers.arbg_boltzmann.experiments import _curve, toy_row
     from icmlbook.papers.arbg_boltzmann.flows import SplineFlow
     from icmlbook.papers.arbg_boltzmann.train import train_model
     tgt = FourWells(centre=CFG.toy_centre, sigma=CFG.toy_sigma)
@@ -956,11 +976,11 @@ def _toy_flow_rows():
             data = torch.tensor(tgt.sample(4000, rng)).reshape(-1, 1, 2)
             torch.manual_seed(sd)
             fl = SplineFlow(2, transforms=2, hidden=16)
-            train_model(fl, FrameBatches(data, 128, sd, rotate=False), _quiet_spec(40, sd), "cpu")
+            tr = train_model(fl, FrameBatches(data, 128, sd, rotate=False), _quiet_spec(40, sd), "cpu")
             torch.manual_seed(sd + 1)
             x, lq = fl.sample(2000)
             rows.append(toy_row(tgt, CFG, x.double().numpy(), lq.double().numpy(), tgt.energy(tgt.sample(2000, rng)),
-                                s, slot))
+                                s, slot) | _curve(tr))
     return rows
 
 
@@ -995,14 +1015,24 @@ def _c2_trivial():
     return claims.claim2(rows, CFG)
 
 
-@claim_case("arbg_boltzmann", "C3", "not reproduced", trivial="the coupling flow in place of the autoregressive model")
+@claim_case("arbg_boltzmann", "C3", "inconclusive at this scale", trivial="the coupling flow in place of the "
+            "autoregressive model (40 updates: not converged since the guard of session 8)")
 def _c3_trivial():
-    return claims.claim3(list(_toy_flow_rows()))
+    return claims.claim3(list(_toy_flow_rows()), CFG)
 
 
-@claim_case("arbg_boltzmann", "C3b", "not reproduced", trivial="the coupling flow in place of the autoregressive model")
+@claim_case("arbg_boltzmann", "C3b", "inconclusive at this scale", trivial="the coupling flow in place of the "
+            "autoregressive model (40 updates: not converged since the guard of session 8)")
 def _c3b_trivial():
-    return claims.claim3b(list(_toy_flow_rows()))
+    return claims.claim3b(list(_toy_flow_rows()), CFG)
+
+
+def test_trivial_flow_rows_fail_the_comparison_behind_the_guard():
+    """The trivial flows are stopped by the convergence guard; the comparison itself (the rule behind the guard)
+    still rejects them, as it did before the guard."""
+    rows = list(_toy_flow_rows())
+    assert _c3_trivial().inconclusive == "not converged" and _c3b_trivial().inconclusive == "not converged"
+    assert claims._claim3(rows).passed is False and claims._claim3b(rows).passed is False
 
 
 @functools.lru_cache(maxsize=None)
@@ -1044,7 +1074,8 @@ def _adp_world():
 
 
 def _rows(slot_a, slot_b):
-    return [{"seed": s, "model": m, "params": 0, **{k: v for k, v in ev.items() if k != "energies"}}
+    """Rows of untrained proposals (MD frames, uniform): declared so, the convergence guard has nothing to read."""
+    return [{"seed": s, "model": m, "params": 0, "trained": False, **{k: v for k, v in ev.items() if k != "energies"}}
             for m, evs in (("ArBG", slot_a), ("NSF", slot_b)) for s, ev in enumerate(evs)]
 
 
@@ -1130,6 +1161,51 @@ def _c11_trivial():
     md = md_equal_budget(w["data"], w["ref_u"], w["energy"], dataclasses.replace(CFG, proposals=200, md_windows=9,
                                                                                  n_eval=200, n_torus=100, smc_particles=200,
                                                                                  temp_proposals=200))
-    rows = [{"seed": s, "model": "ArBG", "ess": 1.0, "n": md["evaluations"], "ew2": v} for s, v in enumerate(md["ew2"][:3])]
+    rows = [{"seed": s, "model": "ArBG", "ess": 1.0, "n": md["evaluations"], "ew2": v, "trained": False}
+            for s, v in enumerate(md["ew2"][:3])]
     rest = md["ew2"][3:]
     return claims.claim11(rows, {**md, "runs": len(rest), "ew2": rest, "ew2_median": float(np.median(rest))}, CFG)
+
+
+# -- the convergence guard (CLAIMS.md rule 10; issue 35, session 8) --------------------------------------------------
+def test_training_convergence_reads_the_fall_of_either_loss():
+    for nll in (False, True):
+        ok = claims.training_convergence({"model": "m", "seed": 0, **train_curve(True, 0, nll)}, CFG)
+        slow = claims.training_convergence({"model": "m", "seed": 0, **train_curve(False, 0, nll)}, CFG)
+        assert ok.converged and not slow.converged and slow.change > 0.1
+    flat = {"model": "m", "seed": 0, "loss_steps": np.arange(1.0, 101.0), "loss_curve": np.full(100, 2.0)}
+    assert not claims.training_convergence(flat, CFG).converged        # nothing learned
+    rows = [{k: v for k, v in r.items() if k != "loss_curve"} for r in _adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1),
+                                                                                   (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.3))]
+    with pytest.raises(ValueError, match="training curves"):
+        claims.claim5(rows, CFG)
+    chk = _c5_ok()
+    assert "convergence: ArBG seed 0: converged" in chk.measured and len(chk.values["convergence"]) == 6
+
+
+@claim_case("arbg_boltzmann", "C3", "inconclusive at this scale")
+def _c3_not_converged():
+    return claims.claim3(_toy_rows([0.9, 0.92, 0.88], [0.6, 0.7, 0.65], [0.1, 0.12, 0.1], [0.4, 0.3, 0.5], False), CFG)
+
+
+@claim_case("arbg_boltzmann", "C3b", "inconclusive at this scale")
+def _c3b_not_converged():
+    return claims.claim3b(_between([0.003, 0.004, 0.003], [0.012, 0.015, 0.013], converged=False), CFG)
+
+
+@claim_case("arbg_boltzmann", "C5", "inconclusive at this scale")
+def _c5_not_converged():
+    return claims.claim5(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99, 0.1), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.9, 0.3),
+                                   converged=False, only=("NSF",)), CFG)
+
+
+@claim_case("arbg_boltzmann", "C11", "inconclusive at this scale")
+def _c11_not_converged():
+    return claims.claim11(_adp_rows((1e6, 2.0, 0.6, 0.4, 1e-2, 0.99), (1e7, 5.0, 0.8, 0.9, 1e-3, 0.6), converged=False),
+                          _md(3.5), CFG)
+
+
+def test_not_converged_rows_name_the_model():
+    assert _c5_not_converged().inconclusive == "not converged" and "NSF seed 0: NOT converged" in _c5_not_converged().reason
+    assert "ArBG" not in _c5_not_converged().reason
+    assert _c11_not_converged().inconclusive == "not converged"

@@ -275,8 +275,18 @@ def _theory(cos=0.95, rel=0.2, jac=0.1, var=1.1, corr=1.05, cos_cum=0.97, rel_cu
             "relerr_j0_lin": np.abs(g.normal(rel_cum, 0.05, 64))}
 
 
+def train_curve(converged: bool = True, seed: int = 0) -> dict:
+    """A logged training loss (100 points over 1,500 updates, mini-batch noise 2 %): on its plateau (an exponential
+    fall with a time constant of 150 updates), or still falling (a time constant of 1,500 updates: the last third of
+    training still takes about 15 % of the whole fall)."""
+    steps = np.arange(15, 1501, 15, dtype=float)
+    tau = 150.0 if converged else 1500.0
+    loss = 0.3 + 0.7 * np.exp(-steps / tau)
+    return {"steps": steps, "loss": loss * (1 + 0.02 * np.random.default_rng(seed).normal(size=steps.size))}
+
+
 def make_result(*, gain_m1=0.5, gain_full=0.55, gain_few=None, fd_tcec=0.015, curve=None, psnr_drop=-1.0, svd_gain=0.4,
-                theory=None, overhead=0.002, tac=0.2, qncd=0.1):
+                theory=None, overhead=0.002, tac=0.2, qncd=0.1, converged=True):
     cells = {}
     for i, bits in enumerate(CFG.bits):
         for st in CFG.steps:
@@ -294,7 +304,8 @@ def make_result(*, gain_m1=0.5, gain_full=0.55, gain_few=None, fd_tcec=0.015, cu
             main["psnr"][k] = main["psnr"][k] - main["psnr"]["base"] + few["psnr"]["base"] + psnr_drop
     base_t = np.full(20, 1.0)
     return {"cells": cells, "theory": {b: (theory or _theory()) for b in CFG.bits},
-            "overhead": {"base": base_t, "tcec": base_t * (1 + overhead)}}
+            "overhead": {"base": base_t, "tcec": base_t * (1 + overhead)},
+            "train_curves": {"ε-denoiser": train_curve(converged)}}
 
 
 @claim_case(SLUG, "C1", "reproduced")
@@ -397,7 +408,7 @@ def _c9_alt():
     return claims.claim9(make_result(svd_gain=0.0), CFG, 0)
 
 
-def make_solver_result(*, gains=None, cos=0.95, rel=0.2, rel_one_step=1.5):
+def make_solver_result(*, gains=None, cos=0.95, rel=0.2, rel_one_step=1.5, flow_converged=True):
     """Other-sampler cells: ``gains`` maps a solver to its TCEC gain (dB) at every bit width of CFG.solver_bits;
     ``cos``/``rel`` a number (every seed alike) or a per-seed array; ``rel_one_step`` the one-step form's relative
     error on DPM-Solver++(2M)."""
@@ -412,7 +423,8 @@ def make_solver_result(*, gains=None, cos=0.95, rel=0.2, rel_one_step=1.5):
                 jitter = np.random.default_rng(j).normal(0, 0.02, 64)
                 closed[key]["relerr_one_step"] = np.broadcast_to(rel_one_step, (64,)) + jitter
                 closed[key]["cos_one_step"] = np.full(64, 0.5)
-    return {"cells": cells, "closed": closed, "samples": {}}
+    return {"cells": cells, "closed": closed, "samples": {},
+            "train_curves": {"ε-denoiser": train_curve(), "flow model": train_curve(flow_converged, 1)}}
 
 
 _HALF = np.r_[np.full(32, 0.99), np.full(32, 0.83)]     # mean 0.91 over 64 seeds: half the trajectories predicted
@@ -578,10 +590,10 @@ def _c10_alt():
     return claims.claim10(make_solver_result(gains={"dpmpp2m": 0.0, "flow_euler": 1.0}), CFG, 0)
 
 
-def make_dit_result(gains=(0.6, 0.4)):
+def make_dit_result(gains=(0.6, 0.4), converged=True):
     cells = {cell_key(b, CFG.steps[-1], "rtn", "dit"): _cell(gain_m1=g, seed=40 + i)
              for i, (b, g) in enumerate(zip(("W4A8", "W4A4"), gains))}
-    return {"cells": cells, "closed": {}, "samples": {}}
+    return {"cells": cells, "closed": {}, "samples": {}, "train_curves": {"DiT": train_curve(converged, 2)}}
 
 
 @claim_case(SLUG, "C11", "reproduced")
@@ -1486,3 +1498,59 @@ def test_bootstrap_mean_is_runtime_stats_with_the_old_numbers():
         lo, hi = np.quantile(means, [(1 - 0.95) / 2, (1 + 0.95) / 2])     # as the old copy wrote the level
         assert claims.bootstrap_mean(v, 400, t) == (v.mean(), lo, hi)
     assert all(np.isnan(claims.bootstrap_mean(np.array([1.0, np.nan, 2.0]), 100, 0)))
+
+
+# -- the convergence guard (CLAIMS.md rule 10; issue 35, session 8) --------------------------------------------------
+def test_training_convergence_reads_the_fall_of_the_loss():
+    ok = claims.training_convergence(train_curve(True), CFG, "m")
+    slow = claims.training_convergence(train_curve(False), CFG, "m")
+    assert ok.converged and ok.change < 0.02
+    assert not slow.converged and slow.change > 0.1                    # the last third still takes ~15 % of the fall
+    flat = {"steps": np.arange(1.0, 101.0), "loss": np.full(100, 0.5)}
+    assert not claims.training_convergence(flat, CFG, "m").converged   # a loss that never fell: nothing learned
+    rising = {"steps": np.arange(1.0, 101.0), "loss": np.linspace(0.5, 1.0, 100)}
+    assert not claims.training_convergence(rising, CFG, "m").converged
+    with pytest.raises(ValueError, match="training curves"):
+        claims.claim5({k: v for k, v in make_result().items() if k != "train_curves"}, CFG, 0)
+    chk = claims.claim5(make_result(), CFG, 0)
+    assert "convergence: ε-denoiser: converged" in chk.measured and chk.values["convergence"][0]["converged"]
+
+
+@claim_case(SLUG, "C5", "inconclusive at this scale")
+def _c5_not_converged():
+    return claims.claim5(make_result(converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C6", "inconclusive at this scale")
+def _c6_not_converged():
+    return claims.claim6(make_result(converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C7", "inconclusive at this scale")
+def _c7_not_converged():
+    return claims.claim7(make_result(converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C9", "inconclusive at this scale")
+def _c9_not_converged():
+    return claims.claim9(make_result(converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C10", "inconclusive at this scale")
+def _c10_not_converged():
+    return claims.claim10(make_solver_result(flow_converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C11", "inconclusive at this scale")
+def _c11_not_converged():
+    return claims.claim11(make_dit_result(converged=False), CFG, 0)
+
+
+@claim_case(SLUG, "C12", "inconclusive at this scale")
+def _c12_not_converged():
+    return claims.claim12(make_result(converged=False), CFG, 0)
+
+
+def test_not_converged_rows_say_so():
+    for chk in (_c5_not_converged(), _c10_not_converged(), _c11_not_converged()):
+        assert chk.inconclusive == "not converged" and "NOT converged" in chk.reason

@@ -6,15 +6,63 @@ The paper's text and tables were not reached (dossier §1): the paper column hol
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import effect_bound, percentile_interval
+from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
 from .config import ArbgConfig
 
 
 def _slope(Ms, errs) -> float:
     return float(np.polyfit(np.log(np.asarray(Ms, float)), np.log(np.asarray(errs, float)), 1)[0])
+
+
+# -- the convergence guard (CLAIMS.md rule 10; issue 35, session 8) ---------------------------------------------------
+_GUARD_RULE = ("; first the convergence guard (rule 10): for every model and seed the row compares, training 50 % "
+               "longer moves its training loss (read back along the logged curve, 2/3 of training against the end, "
+               "each averaged over plateau_window logged points) by less than a third of plateau_margin (15 %) of the "
+               "loss's whole fall; otherwise inconclusive (not converged)")
+
+
+def training_convergence(row: dict, cfg: ArbgConfig) -> Convergence:
+    """The plateau test of one row's model on its logged training loss (token cross-entropy or the flow's NLL), in
+    units of the loss's whole fall (first ``plateau_window`` logged points against the last): 0 at the end, 1 at the
+    start, so the two models' losses (nats per token, nats per configuration) are read on one scale. A loss that did
+    not fall is never converged."""
+    name = f"{row['model']} seed {row['seed']}"
+    x, y = np.asarray(row["loss_steps"], dtype=float), np.asarray(row["loss_curve"], dtype=float)
+    w = min(cfg.plateau_window, max(1, len(y) // 3))
+    start, end = float(np.mean(y[:w])), float(np.mean(y[-w:]))
+    fall = start - end
+    test = PlateauTest()
+    if not (np.isfinite(fall) and fall > 0):
+        return Convergence(name, False, float("inf"), test.tolerance(cfg.plateau_margin), start, end, test)
+    return plateau_from_curve(x, (y - end) / fall, cfg.plateau_margin, test, name=name, window=w)
+
+
+def guard_converged(check: ClaimCheck, rows, cfg: ArbgConfig) -> ClaimCheck:
+    """``check`` with the plateau test of every compared row's model added to its measured text, or, when one has
+    not converged, the row's *inconclusive at this scale* (not converged) check. Rows without a curve are refused,
+    unless declared untrained (``"trained": False``: the trivial methods' MD frames or uniform proposals)."""
+    if check.passed is None and check.inconclusive is None:
+        return check                                     # not testable here: nothing was compared
+    rows = [r for r in rows if r.get("trained", True)]     # rows declared untrained (MD frames, uniform) have no curve
+    if not rows:
+        return check
+    missing = [f"{r['model']} seed {r['seed']}" for r in rows if "loss_curve" not in r]
+    if missing:
+        raise ValueError("this rule compares trained models: it needs their training curves ('loss_steps', "
+                         "'loss_curve', from the study); missing for " + ", ".join(missing))
+    reports = [training_convergence(r, cfg) for r in rows]
+    text = check.measured + "; convergence: " + "; ".join(r.text for r in reports)
+    guard = convergence_guard(*reports, measured=text)
+    conv = {"convergence": [dataclasses.asdict(r) | {"test": None} for r in reports]}
+    if guard is not None:                                # the comparison's numbers stay on the row
+        return ClaimCheck.inconclusive_check(text, "not converged", guard.reason, {**check.values, **conv})
+    return dataclasses.replace(check, measured=text, values={**check.values, **conv})
 
 
 @claim_rule("C1", statement="The autoregressive proposal has an exact, normalised likelihood, computed in one pass "
@@ -81,10 +129,14 @@ def _wilson(k: float, n: float, z: float = 1.6449) -> tuple[float, float]:
             "(no topological constraint).",
             rule="on the four-well toy, paired over seeds (same data, steps and batch): the 95% t-interval of "
                  "ESS(ArBG) - ESS(NSF) lies above 0 and that of E-W2(ArBG) - E-W2(NSF) below 0 (changed after the first "
-                 "runs: it decided on signs alone)",
+                 "runs: it decided on signs alone)" + _GUARD_RULE,
             rejects="a flow as good as the autoregressive model (differences whose interval contains 0)",
             paper="flows struggle with nearly disconnected basins (abstract: 'circumvents the topological constraints')")
-def claim3(toy_rows: list[dict]) -> ClaimCheck:
+def claim3(toy_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    return guard_converged(_claim3(toy_rows), toy_rows, cfg)
+
+
+def _claim3(toy_rows: list[dict]) -> ClaimCheck:
     ar = {r["seed"]: r for r in toy_rows if r["model"] == "ArBG"}
     fl = {r["seed"]: r for r in toy_rows if r["model"] == "NSF"}
     seeds = sorted(ar)
@@ -102,10 +154,14 @@ def claim3(toy_rows: list[dict]) -> ClaimCheck:
             "separated basins; the autoregressive proposal need not.",
             rule="on every seed, the one-sided 95% Wilson lower bound of the fraction of NSF proposals between the wells "
                  "(a coordinate closer than 4σ to an axis) exceeds the upper bound of ArBG's fraction (changed after the "
-                 "first runs: it compared the two fractions without their binomial noise)",
+                 "first runs: it compared the two fractions without their binomial noise)" + _GUARD_RULE,
             rejects="a flow that separates the wells as cleanly as the categorical proposal (fractions within noise)",
             paper="a flow with a Gaussian prior is a homeomorphism and struggles with nearly disconnected support (blog)")
-def claim3b(toy_rows: list[dict]) -> ClaimCheck:
+def claim3b(toy_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    return guard_converged(_claim3b(toy_rows), toy_rows, cfg)
+
+
+def _claim3b(toy_rows: list[dict]) -> ClaimCheck:
     ar = {r["seed"]: r for r in toy_rows if r["model"] == "ArBG"}
     fl = {r["seed"]: r for r in toy_rows if r["model"] == "NSF"}
     seeds = sorted(ar)
@@ -149,10 +205,14 @@ def claim4(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
                  "ArBG - NSF after reweighting lies below 0 for E-W2, T-W2 and TICA-W2; ArBG's weights keep >= ess_min "
                  "effective samples on every seed (inconclusive, noise above effect, when both models' weights collapse; not "
                  "testable with one seed) "
-                 "(TICA-W2, the ESS floor and the interval added after the first runs)",
+                 "(TICA-W2, the ESS floor and the interval added after the first runs)" + _GUARD_RULE,
             rejects="a flow that matches or beats the autoregressive model on any of the three metrics",
             paper="significant improvements over flow-based models across all benchmarks (abstract); ADP table not reached")
 def claim5(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
+    return guard_converged(_claim5(adp_rows, cfg), [r for r in adp_rows if r["model"] in ("ArBG", "NSF")], cfg)
+
+
+def _claim5(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
     ar = {r["seed"]: r for r in adp_rows if r["model"] == "ArBG"}
     fl = {r["seed"]: r for r in adp_rows if r["model"] == "NSF"}
     seeds = sorted(ar)
@@ -275,11 +335,15 @@ def claim8(adp_rows: list[dict], cfg: ArbgConfig) -> ClaimCheck:
                  "same reference: one-sided Mann-Whitney p < 0.05 over seeds and MD runs, not testable when so few runs "
                  "cannot reach it, inconclusive (noise above effect) when ArBG's weights collapse (real MD runs and the ESS floor since the reviewed version, whose MD windows were slices "
                  "of the reference itself; every seed and the rank test after a second review, session 6, where seed "
-                 "0 alone against the MD median passed half the time with MD as accurate)",
+                 "0 alone against the MD median passed half the time with MD as accurate)" + _GUARD_RULE,
             rejects="MD as accurate as the generator at equal cost (the generator's E-W2 inside the MD runs' spread)",
             paper="MD needs 2–3 orders of magnitude more energy evaluations than Robin on E-W2 (blog, Fig. 1; for Robin on "
                   "8-residue peptides)")
 def claim11(adp_rows: list[dict], md: dict, cfg: ArbgConfig) -> ClaimCheck:
+    return guard_converged(_claim11(adp_rows, md, cfg), [r for r in adp_rows if r["model"] == "ArBG"], cfg)
+
+
+def _claim11(adp_rows: list[dict], md: dict, cfg: ArbgConfig) -> ClaimCheck:
     from math import comb
 
     from scipy.stats import mannwhitneyu

@@ -138,6 +138,8 @@ class ArbgConfig(ProfileConfig):
     peptide_bins: Int(ge=2) = 512
     robin_path: str | None = None
     ess_min: PositiveFloat = 30.0
+    plateau_margin: Float(gt=0, le=1) = 0.15
+    plateau_window: PositiveInt = 10
     norm_tol: PositiveFloat = 1e-3
     snis_slope_hi: Float(lt=0) = -0.25
     chirality_max_wrong: Probability = 0.05

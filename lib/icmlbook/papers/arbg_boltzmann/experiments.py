@@ -127,6 +127,11 @@ def snis_error_rows(tgt: FourWells, x: np.ndarray, lw: np.ndarray, tau: float, M
     return rows
 
 
+def _curve(tr: dict) -> dict:
+    """The logged training loss of a row's model (what the claims' convergence guard reads)."""
+    return {"loss_steps": np.asarray(tr["steps"], dtype=float), "loss_curve": np.asarray(tr["loss"], dtype=float)}
+
+
 def toy_study(cfg: ArbgConfig, seed: int) -> dict:
     tgt = FourWells(centre=cfg.toy_centre, sigma=cfg.toy_sigma)
     disc = Discretizer(-cfg.toy_range, cfg.toy_range, cfg.toy_bins)
@@ -153,7 +158,7 @@ def toy_study(cfg: ArbgConfig, seed: int) -> dict:
         x_fl, lq_fl = xf.cpu().double().numpy(), lf.cpu().double().numpy()
         for name, x, lq, tr in (("ArBG", x_ar, lq_ar, tr_ar), ("NSF", x_fl, lq_fl, tr_fl)):
             rows.append({**toy_row(tgt, cfg, x, lq, ref_e, s, name), "params": (ar if name == "ArBG" else fl).num_parameters(),
-                         "train_seconds": tr["seconds"], "final_loss": float(tr["loss"][-1])})
+                         "train_seconds": tr["seconds"], "final_loss": float(tr["loss"][-1]), **_curve(tr)})
         if s == 0:
             models = {"ar": ar, "flow": fl, "x_ar": x_ar[:3000], "x_fl": x_fl[:3000], "data": data[:3000, 0].numpy()}
             # recorded (sampling) against teacher-forced log pi, at tau = 1 and a tempered tau
@@ -270,7 +275,7 @@ def adp_study(cfg: ArbgConfig, seed: int) -> dict:
             ev = evaluate_proposal(p, mol, energy, ref_u, ref_t, seed=sd + 3, **kw)
             rows.append({"seed": s, "model": name, "params": m.num_parameters(), "train_seconds": tr["seconds"],
                          "final_loss": float(tr["loss"][-1]), **(ce if name == "ArBG" else {}),
-                         "loss_last_quarter": float(tr["loss"][(3 * len(tr["loss"])) // 4] - tr["loss"][-1]),
+                         "loss_last_quarter": float(tr["loss"][(3 * len(tr["loss"])) // 4] - tr["loss"][-1]), **_curve(tr),
                          **{k: v for k, v in ev.items()
                                                                   if k not in ("energies", "resampled_idx")}})
             if s == 0:

@@ -7,15 +7,19 @@ method's equations are our reconstruction (dossier §3). Every testable row read
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import numpy as np
 from scipy import stats
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import effect_bound, mean_t_bound, unit_bootstrap
+from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
 from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 
-__all__ = ["gain", "bootstrap_mean", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+__all__ = ["gain", "bootstrap_mean", "training_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
            "claim9", "claim10", "claim11", "claim12"]
 
 SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
@@ -124,6 +128,52 @@ def _solvers_missing(keys) -> str | None:
 
 def _low_bits(cfg: TCECConfig) -> list[str]:
     return [b for b in cfg.bits if b in ("W4A8", "W4A4")] or list(cfg.bits[-1:])
+
+
+# -- the convergence guard (CLAIMS.md rule 10; issue 35, session 8) ---------------------------------------------------
+_GUARD_RULE = ("; first the convergence guard (rule 10): for every trained denoiser the row reads, training 50 % longer "
+               "moves its training loss (read back along the logged curve, 2/3 of training against the end, each "
+               "averaged over plateau_window logged points) by less than a third of plateau_margin (15 %) of the "
+               "loss's whole fall; otherwise inconclusive (not converged)")
+
+
+def training_convergence(curve: dict, cfg: TCECConfig, name: str) -> Convergence:
+    """The plateau test of one trained denoiser on its logged training loss, in units of the loss's whole fall (its
+    first ``plateau_window`` logged points against its last): 0 at the end, 1 at the start. A loss that did not fall
+    is never converged (a model that learned nothing is not a baseline)."""
+    x, y = np.asarray(curve["steps"], dtype=float), np.asarray(curve["loss"], dtype=float)
+    w = min(cfg.plateau_window, max(1, len(y) // 3))
+    start, end = float(np.mean(y[:w])), float(np.mean(y[-w:]))
+    fall = start - end
+    test = PlateauTest()
+    if not (np.isfinite(fall) and fall > 0):
+        return Convergence(name, False, float("inf"), test.tolerance(cfg.plateau_margin), start, end, test)
+    return plateau_from_curve(x, (y - end) / fall, cfg.plateau_margin, test, name=name, window=w)
+
+
+def guard_converged(check: ClaimCheck, curves: dict | None, cfg: TCECConfig) -> ClaimCheck:
+    """``check`` with each trained denoiser's plateau test added to its measured text, or, when one has not
+    converged, the row's *inconclusive at this scale* (not converged) check. A result without the curves is refused."""
+    if check.passed is None and check.inconclusive is None:
+        return check                                     # not testable here: nothing was compared
+    if not curves:
+        raise ValueError("this rule reads trained denoisers: it needs their training curves ('train_curves', from the "
+                         "study), for the convergence guard")
+    reports = [training_convergence(c, cfg, name) for name, c in curves.items()]
+    text = check.measured + "; convergence: " + "; ".join(r.text for r in reports)
+    guard = convergence_guard(*reports, measured=text)
+    conv = {"convergence": [dataclasses.asdict(r) | {"test": None} for r in reports]}
+    if guard is not None:                                # the comparison's numbers stay on the row
+        return ClaimCheck.inconclusive_check(text, "not converged", guard.reason, {**check.values, **conv})
+    return dataclasses.replace(check, measured=text, values={**check.values, **conv})
+
+
+def _converged_first(fn):
+    """The rule runs on ``result`` (a study's output with its ``train_curves``) behind :func:`guard_converged`."""
+    @functools.wraps(fn)
+    def rule(result, cfg, *args, **kw):
+        return guard_converged(fn(result, cfg, *args, **kw), result.get("train_curves"), cfg)
+    return rule
 
 
 @claim_rule("C1", statement="Without compensation the state error grows as sampling proceeds.",
@@ -303,11 +353,12 @@ def _gain_rows(result, cfg, seed, base):
             "at W4A8 and W4A4.",
             rule="at W4A8 and W4A4 (RTN base, main step count): " + _min_gain_rule() + " (session 5; before, the "
                  "bootstrap's lower end above 0), on the study's calibration and on each further calibration set run "
-                 "(cal_repeats; K and λ₁ fitted again on fresh calibration seeds), and FD(TCEC) <= FD(base)" + _BEYOND_RULE,
+                 "(cal_repeats; K and λ₁ fitted again on fresh calibration seeds), and FD(TCEC) <= FD(base)" + _BEYOND_RULE + _GUARD_RULE,
             rejects="a correction that only rescales outputs without reducing the error (ΔPSNR CI containing 0), a "
                     "gain too small to be an enhancement (0.03 dB, within any visible difference), or a gain that the "
                     "one-shot per-step correction or PTQD-style scaling gets as well (no carried term needed)",
             paper="significantly enhancing existing PTQ methods (abstract)", reconstruction=True)
+@_converged_first
 def claim5(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = _gain_rows(result, cfg, seed, "rtn")
     recal = {}
@@ -333,11 +384,12 @@ def claim5(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
 @claim_rule("C6", statement="Our reconstruction of TCEC: a window of one previous step (m = 1) gets most of the gain of the full sum.",
             rule="at W4A8 and W4A4 (RTN, main steps): the full sum's gain passes C5's minimum-effect test (session 5), and "
                  "mean gain(m=1) >= mean gain(full sum) − 20% of |gain(full sum)|; the oracle (the true δ) must stay at "
-                 "or above m = 1 (a check of our code, true by construction: not part of the claim)",
+                 "or above m = 1 (a check of our code, true by construction: not part of the claim)" + _GUARD_RULE,
             rejects="the full sum needed for the gain (m = 1 below 80% of it), or no gain to share (both windows at or "
                     "below the minimum effect, e.g. both losing 1 dB)",
             paper="Table 5: small difference between the exact closed form and m = 1 (as described in the reviews)",
             reconstruction=True)
+@_converged_first
 def claim6(result: dict, cfg: TCECConfig, seed: int = 0) -> ClaimCheck:
     rows, lams = {}, {}
     for bits in _low_bits(cfg):
@@ -366,10 +418,11 @@ def claim6(result: dict, cfg: TCECConfig, seed: int = 0) -> ClaimCheck:
 
 @claim_rule("C7", statement="Our reconstruction of TCEC: the gain is smaller in the few-step regime than with many steps.",
             rule="at the lowest bit width (RTN): the many-step gain passes C5's minimum-effect test (session 5), and the "
-                 "paired-bootstrap 95% CI of gain(fewest steps) − gain(most steps) below 0",
+                 "paired-bootstrap 95% CI of gain(fewest steps) − gain(most steps) below 0" + _GUARD_RULE,
             rejects="a gain that does not depend on the step count, or no gain at many steps (a larger loss at few "
                     "steps is not a smaller gain)",
             paper="smaller gains on SDXL-Turbo, 4 steps (as described in the reviews)", reconstruction=True)
+@_converged_first
 def claim7(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     bits = cfg.bits[-1]
     few = gain(result["cells"][cell_key(bits, cfg.steps[0], "rtn")])
@@ -419,11 +472,12 @@ def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
 @claim_rule("C9", statement="With our reconstruction of TCEC, the gain also appears on top of a stronger base PTQ (SVDQuant-lite).",
             rule="at every configuration run on SVDQuant-lite (main steps): " + _min_gain_rule() + " (session 5; "
                  "before, above 0); undecided where SVDQuant-lite's base is not better than RTN's (mean PSNR)"
-                 + _BEYOND_RULE,
+                 + _BEYOND_RULE + _GUARD_RULE,
             rejects="a gain that vanishes once the base quantiser is good (CI containing 0), a gain too small to be "
                     "an enhancement, or one the per-step correction or PTQD-style scaling gets as well (on the smoke "
                     "run both gain 2.7-3.5 dB on SVDQuant-lite and passed the rule before the second edition)",
             paper="a 1.2 PSNR improvement over SVDQuant on SDXL W4A4 (abstract)", reconstruction=True)
+@_converged_first
 def claim9(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = _gain_rows(result, cfg, seed, "svd")
     if not rows:
@@ -483,10 +537,11 @@ def _solver_label(key: str) -> str:
 @claim_rule("C11", statement="Our reconstruction of TCEC: its gain also appears on a transformer denoiser (a tiny DiT with adaLN-zero "
             "blocks, standing in for PixArt).",
             rule="for every bit width run on the DiT (digits, main solver and step count, RTN base): " + _min_gain_rule()
-                 + " (session 5; before, the bootstrap's lower end above 0)" + _BEYOND_RULE,
+                 + " (session 5; before, the bootstrap's lower end above 0)" + _BEYOND_RULE + _GUARD_RULE,
             rejects="a gain specific to the convolutional U-Net (ΔPSNR CI containing 0, or below the minimum effect, on "
                     "the DiT), or one the per-step correction or PTQD-style scaling gets as well",
             paper="not reached (PixArt results named in the public reviews)", reconstruction=True)
+@_converged_first
 def claim11(dit_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     cells = dit_result["cells"]
     if not cells:
@@ -502,12 +557,13 @@ def claim11(dit_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
 @claim_rule("C10", statement="Our reconstruction of TCEC: its gain carries over to DPM-Solver++(2M) and to a flow-matching model sampled "
             "with Euler steps.",
             rule="for every other sampler and bit width run (RTN base, main step count): " + _min_gain_rule()
-                 + " (session 5; before, the bootstrap's lower end above 0)" + _BEYOND_RULE,
+                 + " (session 5; before, the bootstrap's lower end above 0)" + _BEYOND_RULE + _GUARD_RULE,
             rejects="a gain tied to DDIM's one-step recursion (ΔPSNR CI containing 0, or below the minimum effect, on "
                     "another sampler), or one the per-step correction or PTQD-style scaling gets as well",
             reconstruction=True,
             paper="not reached (the reviews: latency measured on Flux.1-dev, a flow model, while the derivation is for "
                   "DDIM/DPM-Solver)")
+@_converged_first
 def claim10(solver_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     cells = solver_result["cells"]
     if not cells:
@@ -527,10 +583,11 @@ def claim10(solver_result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
                  "PSNR(TCEC m=1) − PSNR(TAC) above 0, and the same against QNCD; TCEC's own gain passes C5's "
                  "minimum-effect test; undecided where an earlier correction is worse than no correction (its mean "
                  "PSNR below the base's: the comparison then says nothing about the paper) (the last two added in "
-                 "session 5)",
+                 "session 5)" + _GUARD_RULE,
             rejects="TCEC no better than an earlier correction (a CI containing 0 or below it), or TCEC 'beating' "
                     "corrections that are worse than doing nothing while it gains next to nothing itself",
             paper="not reached (the public reviews question the novelty over TAC and QNCD)", reconstruction=True)
+@_converged_first
 def claim12(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     rows = {}
     absent = [b for b in ("W4A8", "W4A4") if b not in cfg.bits]

@@ -52,6 +52,12 @@ class TCECConfig(ProfileConfig):
     cal_repeats : calibration sets for C5 (the study's own and ``cal_repeats - 1`` more, each with fresh calibration
         noise: K refitted, λ₁ chosen again, the same evaluation seeds), at W4A8 and W4A4 on RTN, main step count;
         1 (smoke) leaves C5 on the one calibration. Added in session 5.
+    plateau_margin, plateau_window : the convergence guard (CLAIMS.md rule 10; session 8) of the rules that read the
+        trained denoisers (C5-C7, C9-C12): training 50 % longer must move the denoiser's training loss by less than a
+        third of ``plateau_margin`` of its whole fall (first to last ``plateau_window`` logged points), read back along
+        its logged curve (the loss at 2/3 of training against the end, each averaged over ``plateau_window`` logged
+        points, about a tenth of training); otherwise the row is inconclusive (not converged). The training loss
+        stands in for the compared PSNR gain, which would need a second study at the earlier horizon.
     fit_level : the one-sided level of the t-bounds over seeds of the closed-form rules (C2, C2b, C3's cumulative
         test).
     """
@@ -98,6 +104,8 @@ class TCECConfig(ProfileConfig):
     overhead_max: Float(gt=0) = 0.01
     min_gain_db: Float(gt=0) = 0.2
     cal_repeats: PositiveInt = 3
+    plateau_margin: Float(gt=0, le=1) = 0.15
+    plateau_window: PositiveInt = 10
 
     def validate(self) -> None:
         if max(self.steps) > self.T:
