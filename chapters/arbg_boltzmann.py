@@ -166,6 +166,11 @@ def _(cfg, claims, mo, toy):
 
     {check1.sentence("Claim 1")}
 
+    Rows 3, 3b, 5 and 11 compare trained models, so they first run the convergence guard the contract asks for
+    (rule 10, added in session 8): training half as long again must move each compared model's training loss by less
+    than a third of {cfg.plateau_margin:.0%} of its whole fall, read back along its logged curve; a model that fails
+    makes the row *inconclusive (not converged)*. Each row lists the guard's measurement per model and seed.
+
     {check3.sentence("Claim 3")}
 
     {check3b.sentence("Claim 3b")}
