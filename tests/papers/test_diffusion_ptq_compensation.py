@@ -272,7 +272,9 @@ def _theory(cos=0.95, rel=0.2, jac=0.1, var=1.1, corr=1.05, cos_cum=0.97, rel_cu
     return {"cos": np.full(64, cos), "relerr": np.full(64, rel), "cos_lin": np.full(64, cos), "relerr_lin": np.full(64, rel),
             "jac_jvp": np.abs(g.normal(jac, jac / 5, 49)), "var_measured": np.full(64, var), "var_independent": np.ones(64),
             "var_full": np.full(64, corr), "cos_j0_lin": np.clip(g.normal(cos_cum, 0.01, 64), -1, 1),
-            "relerr_j0_lin": np.abs(g.normal(rel_cum, 0.05, 64))}
+            "relerr_j0_lin": np.abs(g.normal(rel_cum, 0.05, 64)),
+            # C2q at the smoke run's spread (ring, W4A4: cosine 0.999 ± 0.001, relative error 0.11 ± 0.06 over 64 seeds)
+            "cos_lin_q": np.clip(g.normal(0.995, 0.005, 64), -1, 1), "relerr_lin_q": np.abs(g.normal(0.11, 0.06, 64))}
 
 
 def train_curve(converged: bool = True, seed: int = 0) -> dict:
@@ -1554,3 +1556,77 @@ def _c12_not_converged():
 def test_not_converged_rows_say_so():
     for chk in (_c5_not_converged(), _c10_not_converged(), _c11_not_converged()):
         assert chk.inconclusive == "not converged" and "NOT converged" in chk.reason
+
+
+# -- C2q: the per-step propagation equation on the quantised trajectory (session 8) -----------------------------------
+@claim_case(SLUG, "C2q", "reproduced")
+def _c2q_ok():
+    return claims.claim2q(make_result(), CFG)
+
+
+@claim_case(SLUG, "C2q", "not reproduced", alternative="the recursion fed the δ's of the FP trajectory (the smoke run's "
+            "W4A4 numbers: cosine 0.74 ± 0.37, relative error 1.2 ± 1.0)")
+def _c2q_alt():
+    g = np.random.default_rng(3)
+    th = _theory()
+    th["cos_lin_q"], th["relerr_lin_q"] = np.clip(g.normal(0.74, 0.37, 64), -1, 1), np.abs(g.normal(1.2, 1.0, 64))
+    return claims.claim2q(make_result(theory=th), CFG)
+
+
+def _lin_q_with(delta_of) -> dict:
+    """The tiny world's theory with C2q's recursion fed ``delta_of(rec)`` in place of the quantised trajectory's δ's
+    (J by JVPs at the FP states, as the study does), against the simulated final error of the same seeds."""
+    w = tiny_world()
+    ts, a, b = w["coeffs"]
+    out = {}
+    for bits, t in w["res"]["theory"].items():
+        rec = w["recs"][bits]
+        with torch.enable_grad():
+            pred = P.linearised_error(w["fp"], rec.x_fp, delta_of(rec), ts, a, b)[-1]
+        e = rec.error[-1]
+        rel = (pred - e).reshape(e.shape[0], -1).norm(dim=1) / e.reshape(e.shape[0], -1).norm(dim=1).clamp_min(1e-30)
+        out[bits] = dict(t, cos_lin_q=P.cosine(pred, e).numpy(), relerr_lin_q=rel.numpy())
+    return {"theory": out}
+
+
+@claim_case(SLUG, "C2q", "not reproduced", trivial="independent per-step errors of the same size (each seed's recursion "
+            "fed another seed's δ's: the i.i.d. error model)")
+def _c2q_trivial_iid():
+    return claims.claim2q(_lin_q_with(lambda rec: rec.delta("quantised").roll(1, dims=1)), tiny_world()["cfg"])
+
+
+@claim_case(SLUG, "C2q", "not reproduced", trivial="no propagation: the last step's injected error b_{S-1} δ_{S-1} alone")
+def _c2q_trivial_one_shot():
+    w = tiny_world()
+    out = {}
+    for bits, t in w["res"]["theory"].items():
+        cos, rel, _ = _one_shot(w["recs"][bits], w["coeffs"][2])
+        out[bits] = dict(t, cos_lin_q=cos, relerr_lin_q=rel)
+    return claims.claim2q({"theory": out}, w["cfg"])
+
+
+def test_c2q_on_the_tiny_world_and_its_inputs():
+    """The real recursion on the tiny world passes (what the row claims holds at any size with J kept), and a study
+    without the quantised-trajectory recursion is refused."""
+    w = tiny_world()
+    assert claims.claim2q(w["res"], w["cfg"]).passed is True
+    with pytest.raises(ValueError, match="cos_lin_q"):
+        claims.claim2q({"theory": {"W4A4": {"cos": np.ones(4)}}}, CFG)
+
+
+def _timed(overhead: float, noise: float) -> dict:
+    """Ten interleaved repeats: the fastest of each sampler 1.0 and 1 + overhead, the second-fastest ``noise`` above."""
+    base = np.r_[1.0, 1.0 + noise, np.full(8, 1.2)]
+    return {"overhead": {"base": base, "tcec": base * (1 + overhead)}}
+
+
+@claim_case(SLUG, "C8", "inconclusive at this scale")
+def _c8_within_noise_below():
+    return claims.claim8(make_result() | _timed(0.009, 0.005), CFG)
+
+
+def test_c8_guard_is_symmetric():
+    assert claims.claim8(make_result() | _timed(0.003, 0.004), CFG).passed is True       # 0.7 % with the noise
+    assert claims.claim8(make_result() | _timed(0.009, 0.005), CFG).inconclusive == "noise above effect"
+    assert claims.claim8(make_result() | _timed(0.012, 0.005), CFG).inconclusive == "noise above effect"
+    assert claims.claim8(make_result() | _timed(0.02, 0.005), CFG).passed is False

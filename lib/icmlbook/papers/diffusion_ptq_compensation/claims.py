@@ -19,7 +19,7 @@ from ...training import Convergence, PlateauTest, convergence_guard, plateau_fro
 from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 
-__all__ = ["gain", "bootstrap_mean", "training_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+__all__ = ["gain", "bootstrap_mean", "training_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
            "claim9", "claim10", "claim11", "claim12"]
 
 SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
@@ -291,6 +291,26 @@ def claim2(result: dict, cfg: TCECConfig) -> ClaimCheck:
     return ClaimCheck(txt, bool(ok), {"rows": rows})
 
 
+@claim_rule("C2q", statement="The per-step error propagation equation (the sampler's recursion with the network's "
+            "response kept to first order, e_{n+1} = (a_n + b_n J_n) e_n + b_n δ_n), fed the per-step errors measured on "
+            "the quantised trajectory, reproduces the simulated error.",
+            rule="for every bit width, over the n_theory evaluation seeds (the Jacobian applied by JVPs at the FP states, "
+                 "the simulated final error x̂_S − x_S of the same seeds): " + _FIT_RULE + " (C2's thresholds; row added "
+                 "in session 8, issue 35)",
+            rejects="errors that do not propagate (the last step's injected error alone predicts the final one) or a "
+                    "recursion fed per-step errors unrelated to this trajectory (independent errors of the same size)",
+            paper="deriving per-step quantization error propagation equations (abstract)")
+def claim2q(result: dict, cfg: TCECConfig) -> ClaimCheck:
+    theory = result["theory"]
+    if any("cos_lin_q" not in t for t in theory.values()):
+        raise ValueError("claim2q needs the recursion fed δ on the quantised trajectory ('cos_lin_q', 'relerr_lin_q', "
+                         "from the study's theory)")
+    rows = {b: _fit(t["cos_lin_q"], t["relerr_lin_q"], cfg) for b, t in theory.items()}
+    ok = all(f["ok"] for f in rows.values())
+    return ClaimCheck("; ".join(f"{b}: {_fit_text(f)} over {f['n']} seeds" for b, f in rows.items()), bool(ok),
+                      {"rows": rows})
+
+
 @claim_rule("C3", statement="Approximation 1: the network's response to the carried error is small next to the "
             "sampler's own carry, ‖b_n J_n e_n‖ ≪ ‖a_n e_n‖, at most steps, and dropping it leaves the cumulative error "
             "(what the closed form is for) nearly unchanged.",
@@ -447,7 +467,9 @@ def _second_gap(times) -> float:
                  "main steps; the fastest of each is the least disturbed by other load); undecided when the timing "
                  "noise (second-fastest − fastest, relative, the larger of the two samplers') is not below 1% (session 5); "
                  "not reproduced only when the overhead minus that noise is still above 1% (second edition: before, the "
-                 "guard could turn a pass into undecided but never a fail), inconclusive (noise above effect) otherwise",
+                 "guard could turn a pass into undecided but never a fail), inconclusive (noise above effect) otherwise; "
+                 "since session 8 the guard is symmetric: reproduced only when the overhead plus that noise is below 1% "
+                 "(an overhead of 0.9 % with 0.5 % noise passed before)",
             rejects="an overhead of a few percent (the correction costing as much as a small layer)",
             paper="< 0.5% time overhead (abstract; measured on Flux.1-dev, as the reviews describe)")
 def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
@@ -459,7 +481,7 @@ def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
     text = (f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
             f"per batch; median of the paired ratios {med:+.2%}; timing noise, second-fastest − fastest, {floor:.2%})")
     vals = {"overhead": rel, "median": med, "noise": floor}
-    if rel < cfg.overhead_max and floor < cfg.overhead_max:
+    if rel + floor < cfg.overhead_max:         # below the threshold by more than the noise: a pass
         return ClaimCheck(text, True, vals)
     if rel - floor > cfg.overhead_max:       # the overhead is above the threshold by more than the noise: a fail
         return ClaimCheck(text, False, vals)
@@ -633,7 +655,7 @@ abstract_sentence("The iterative nature of diffusion models causes stepwise quan
                   "progressively during generation, inevitably compromising output fidelity.", "C1", "C1b")
 abstract_sentence("We develop a theoretical framework that mathematically formulates error propagation in Diffusion "
                   "Models, deriving per-step quantization error propagation equations and establishing the first "
-                  "closed-form solution for cumulative error.", "C2", "C2b", "C3", "C4")
+                  "closed-form solution for cumulative error.", "C2q", "C2", "C2b", "C3", "C4")
 abstract_sentence("Extensive experiments on multiple image datasets demonstrate that our compensation strategy "
                   "effectively mitigates error propagation, significantly enhancing existing PTQ methods.",
                   "C5", "C6", "C7", "C9", "C10", "C11", "C12", "P3", "P4")

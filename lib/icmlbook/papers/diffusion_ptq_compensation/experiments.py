@@ -207,6 +207,10 @@ def _theory(cfg, fp, rec, coeffs) -> dict:
     pred = P.closed_form(rec.delta("quantised"), a, b)[-1]
     pred_fp = P.closed_form(rec.delta("fp"), a, b)[-1]
     lin = P.linearised_error(fp, sub.x_fp, sub.delta("fp"), ts, a, b)[-1]
+    # the per-step propagation equation (Jacobian kept, J at the FP states) fed the δ's measured on the quantised
+    # trajectory, the errors the quantised sampler actually injects (claim C2q; session 8)
+    lin_q = P.linearised_error(fp, sub.x_fp, sub.delta("quantised"), ts, a, b)[-1]
+    rel_lin_q = ((lin_q - sub.error[-1]).reshape(n, -1).norm(dim=1) / sub.error[-1].reshape(n, -1).norm(dim=1).clamp_min(1e-30))
     rel = ((pred - e).reshape(e.shape[0], -1).norm(dim=1) / e.reshape(e.shape[0], -1).norm(dim=1).clamp_min(1e-30))
     rel_lin = ((lin - sub.error[-1]).reshape(n, -1).norm(dim=1) / sub.error[-1].reshape(n, -1).norm(dim=1).clamp_min(1e-30))
     # what Approximation 1 is used for: the J = 0 closed form against the linearised product with J kept, fed with
@@ -217,6 +221,7 @@ def _theory(cfg, fp, rec, coeffs) -> dict:
     vl = P.variance_law(rec, a, b)
     return {"cos": _np(P.cosine(pred, e)), "cos_fpdelta": _np(P.cosine(pred_fp, e)),
             "cos_lin": _np(P.cosine(lin, sub.error[-1])), "relerr": _np(rel), "relerr_lin": _np(rel_lin),
+            "cos_lin_q": _np(P.cosine(lin_q, sub.error[-1])), "relerr_lin_q": _np(rel_lin_q),
             "jac_jvp": jr["jvp"], "jac_exact": jr["exact"], "var_measured": vl["measured"],
             "var_independent": vl["independent"], "var_full": vl["full"], "cos_j0_lin": _np(P.cosine(pred_sub, lin)),
             "relerr_j0_lin": _np(rel_j0), "timesteps": ts, "e_norm": _np(e.reshape(e.shape[0], -1).norm(dim=1)),
