@@ -961,6 +961,7 @@ def _quiet_spec(steps, seed):
 
 
 @functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)
 def _toy_flow_rows():
     """The coupling flow (NSF) in place of the autoregressive model: two small flows per slot (fresh data and
     initialisation per seed, 40 updates each) on the four wells, rows built by the study's own ``toy_row``."""
@@ -981,7 +982,7 @@ def _toy_flow_rows():
             x, lq = fl.sample(2000)
             rows.append(toy_row(tgt, CFG, x.double().numpy(), lq.double().numpy(), tgt.energy(tgt.sample(2000, rng)),
                                 s, slot) | _curve(tr))
-    return rows
+    return tuple(rows)
 
 
 @claim_case("arbg_boltzmann", "C1", "not reproduced", trivial="the categorical model without the dequantisation width "
