@@ -1,0 +1,230 @@
+r"""The claims of the OMAC chapter and the rules that decide them (``shared/design/CLAIMS.md``).
+
+Paper: Shijun Li, Hilaf Hasson, Joydeep Ghosh, "OMAC: A Holistic Optimization Framework for LLM-Based Multi-Agent
+Collaboration", ICML 2026, arXiv 2505.11765. We read the abstract and front matter; the method sections and the
+result tables were not reached, so both algorithms are our reconstruction from the official code (MIT) and every
+``paper=`` text is "not reached" unless it quotes the abstract. The paper's agents, controllers and optimiser
+are GPT-3.5 calls; ours are programs (:mod:`.engine`), so every decided row is a claim about **the search
+procedure** on program agents, and the LLM versions are declared not testable.
+
+Every rule takes the replicates of :func:`.experiments.study` and the chapter's config (its thresholds are fixed
+before the run; a config with other thresholds is refused). Replicates are independent (own validation and test
+tasks, own optimiser seed). Comparisons are paired per replicate on the **held-out test split** (the optimiser
+only ever sees validation), with a two-sided t-interval over replicates, decided by rule 9's three-way test
+(:func:`icmlbook.runtime.stats.decide_interval`). Nothing is trained here (the agents are search programs), so
+rule 10's convergence guard has nothing to guard; the optimiser's budget is equal wherever two optimisers are
+compared.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.stats import IntervalDecision, decide_interval, decide_within, mean_t_interval
+from .config import THRESHOLD_FIELDS, OmacConfig
+from .experiments import ABLATION_DIMS, Replicate
+
+__all__ = ["THRESHOLDS", "check_thresholds", "interval", "claim1_validation_gain", "claim2_test_transfer",
+           "claim3_contrastive", "claim4_structure", "claim5_joint", "claim6_order", "claim7_new_agent"]
+
+THRESHOLDS: dict[str, float] = {f: getattr(OmacConfig(), f) for f in THRESHOLD_FIELDS}
+_T = THRESHOLDS
+_PCT = f"{100 * _T['ci_level']:g}%"
+
+
+def check_thresholds(cfg: OmacConfig) -> None:
+    """Refuse a config whose decision thresholds differ from the declared ones."""
+    for name, value in _T.items():
+        if getattr(cfg, name) != value:
+            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
+                             f"before the run ({name}={value!r})")
+
+
+def interval(values) -> tuple[float, float, float, int]:
+    """(mean, lo, hi, n) of the two-sided t-interval at the declared level ((-inf, inf) below two values)."""
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        return (float(v.mean()) if v.size else float("nan")), float("-inf"), float("inf"), int(v.size)
+    ci = mean_t_interval(v, _T["ci_level"])
+    return ci.mean, ci.lo, ci.hi, ci.n
+
+
+def _fmt(m, lo, hi, n, f="+.3f") -> str:
+    return f"{m:{f}} [{lo:{f}}, {hi:{f}}] ({_PCT} t-interval over n = {n} replicates)"
+
+
+def _from_decision(d: IntervalDecision, measured: str, values: dict) -> ClaimCheck:
+    text = f"{measured}; {d.text}"
+    if d.passed is None:
+        return ClaimCheck.inconclusive_check(text, "interval spans both",
+                                             f"the interval contains the minimum effect (n = {values.get('n')})", values)
+    return ClaimCheck(text, d.passed, values)
+
+
+def _diffs(reps: Sequence[Replicate], a: str, b: str, what: str = "test") -> np.ndarray:
+    return np.array([getattr(r[a], what) - getattr(r[b], what) for r in reps], dtype=float)
+
+
+def _gain(reps, a, b, what, threshold, label) -> ClaimCheck:
+    d = _diffs(reps, a, b, what)
+    m, lo, hi, n = interval(d)
+    return _from_decision(decide_interval(lo, hi, threshold, side="lower"),
+                          f"{label}: {_fmt(m, lo, hi, n)}", dict(diffs=d.tolist(), mean=m, lo=lo, hi=hi, n=n))
+
+
+# ----------------------------------------------------------------------------------------------- C1, C2
+@claim_rule("C1", reconstruction=True,
+            statement="Our reconstruction of OMAC's search (Algorithm 2, Fun-1 then Str-2) finds a team that scores "
+                      "higher than the default team on the validation split it optimises.",
+            rule=f"per replicate, validation pass@1 of the optimised team minus the default's; the lower end of the "
+                 f"{_PCT} t-interval over replicates is above {_T['val_gain_min']:+.2f}; not reproduced when the whole "
+                 "interval lies below it",
+            rejects="a search that finds nothing better than its seed (the default already optimal, or candidates no "
+                    "better than chance)")
+def claim1_validation_gain(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = "joint:fun1>str2") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _gain(reps, arm, "default", "val", _T["val_gain_min"], f"validation gain of {arm}")
+
+
+@claim_rule("C2", reconstruction=True,
+            statement="The gain of our reconstruction of OMAC's search transfers to held-out test tasks the optimiser "
+                      "never saw.",
+            rule=f"per replicate, test pass@1 of the optimised team (Fun-1 then Str-2) minus the default's; the lower "
+                 f"end of the {_PCT} t-interval over replicates is above {_T['test_gain_min']:+.2f}; not reproduced "
+                 "when the whole interval lies below it",
+            rejects="a validation gain that is selection noise (the winner's curse): no test gain")
+def claim2_test_transfer(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = "joint:fun1>str2") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _gain(reps, arm, "default", "test", _T["test_gain_min"], f"test gain of {arm}")
+
+
+# ----------------------------------------------------------------------------------------------- C3
+@claim_rule("C3", reconstruction=True,
+            statement="In our reconstruction, the Contrastive Comparator finds better configurations than resampling "
+                      "the Initializer at the same number of evaluations.",
+            rule=f"per replicate, the best validation pass@1 of the comparator minus the resampler's (both N - 1 + "
+                 f"{OmacConfig().ablation_iters} candidates, tolerance stop off), averaged over Fun-1 and Str-2; the "
+                 f"lower end of the {_PCT} t-interval is above {_T['compare_min']:+.2f}; the matching held-out test "
+                 "difference is reported beside it; not reproduced when the whole interval lies below",
+            rejects="contrastive refinement no better than asking the initializer for more candidates")
+def claim3_contrastive(reps: Sequence[Replicate], cfg: OmacConfig, a: str = "fixed", b: str = "resample") -> ClaimCheck:
+    check_thresholds(cfg)
+    d = np.array([np.mean([r[f"{a}:{dim}"].val - r[f"{b}:{dim}"].val for dim in ABLATION_DIMS]) for r in reps])
+    dt = np.array([np.mean([r[f"{a}:{dim}"].test - r[f"{b}:{dim}"].test for dim in ABLATION_DIMS]) for r in reps])
+    m, lo, hi, n = interval(d)
+    mt, lot, hit, _ = interval(dt)
+    return _from_decision(decide_interval(lo, hi, _T["compare_min"], side="lower"),
+                          f"best validation pass@1, {a} minus {b}: {_fmt(m, lo, hi, n)}; on test {_fmt(mt, lot, hit, n)}",
+                          dict(diffs=d.tolist(), test_diffs=dt.tolist(), mean=m, lo=lo, hi=hi, n=n))
+
+
+# ----------------------------------------------------------------------------------------------- C4
+@claim_rule("C4", reconstruction=True,
+            statement="In our reconstruction, optimising a structural dimension alone (Str-2 ranking or Str-3 edges) "
+                      "changes held-out accuracy or the number of calls per query relative to the default team.",
+            rule=f"per replicate, the change of test pass@1 and of calls per test query for Str-2 and for Str-3 alone "
+                 f"({_PCT} t-intervals); reproduced when one interval lies wholly beyond ±{_T['acc_change_min']:.2f} "
+                 f"(pass@1) or ±{_T['calls_change_min']:.1f} (calls); not reproduced when all four lie inside those "
+                 "windows; otherwise inconclusive",
+            rejects="structural controllers whose optimisation changes nothing (a dimension the engine ignores)")
+def claim4_structure(reps: Sequence[Replicate], cfg: OmacConfig, arms: tuple[str, str] = ("single:str2", "single:str3")
+                     ) -> ClaimCheck:
+    check_thresholds(cfg)
+    parts, texts, vals = [], [], {}
+    for arm in arms:
+        for what, lim in (("test", _T["acc_change_min"]), ("calls", _T["calls_change_min"])):
+            d = _diffs(reps, arm, "default", what)
+            m, lo, hi, n = interval(d)
+            w = decide_within(lo, hi, -lim, lim)
+            parts.append(w.passed)
+            texts.append(f"{arm} {'pass@1' if what == 'test' else 'calls'}: {_fmt(m, lo, hi, n, '+.3f')}")
+            vals[f"{arm}:{what}"] = dict(mean=m, lo=lo, hi=hi, n=n, diffs=d.tolist())
+    measured = "; ".join(texts)
+    if any(p is False for p in parts):
+        return ClaimCheck(measured + "; an interval lies wholly outside its no-change window", True, vals)
+    if all(p is True for p in parts):
+        return ClaimCheck(measured + "; every interval lies inside its no-change window", False, vals)
+    return ClaimCheck.inconclusive_check(measured, "interval spans both",
+                                         "an interval crosses the end of its no-change window", vals)
+
+
+# ----------------------------------------------------------------------------------------------- C5, C6
+@claim_rule("C5", reconstruction=True,
+            statement="In our reconstruction, optimising two dimensions jointly (Algorithm 2, Fun-1 then Str-2) is at "
+                      "least as good on held-out tasks as the better of the two optimised alone.",
+            rule=f"per replicate, test pass@1 of the joint sweep minus that of the single-dimension optimum with the "
+                 f"higher validation score (chosen without the test split); reproduced when the {_PCT} t-interval's "
+                 f"lower end is above -{_T['joint_margin']:.2f} (non-inferiority); not reproduced when the whole "
+                 "interval lies below it",
+            rejects="a sequential sweep that loses what the single dimensions found (joint clearly worse)")
+def claim5_joint(reps: Sequence[Replicate], cfg: OmacConfig, joint: str = "joint:fun1>str2",
+                 singles: tuple[str, str] = ("single:fun1", "single:str2")) -> ClaimCheck:
+    check_thresholds(cfg)
+    d = []
+    for r in reps:
+        best = max(singles, key=lambda s: (r[s].val, -singles.index(s)))
+        d.append(r[joint].test - r[best].test)
+    d = np.array(d)
+    m, lo, hi, n = interval(d)
+    return _from_decision(decide_interval(lo, hi, -_T["joint_margin"], side="lower"),
+                          f"test pass@1, {joint} minus the better single: {_fmt(m, lo, hi, n)}",
+                          dict(diffs=d.tolist(), mean=m, lo=lo, hi=hi, n=n))
+
+
+@claim_rule("C6", reconstruction=True,
+            statement="In our reconstruction, the order of a two-dimension sweep (Fun-1 then Str-2, or Str-2 then "
+                      "Fun-1) changes the held-out outcome.",
+            rule=f"per replicate, test pass@1 of one order minus the other; reproduced when the {_PCT} t-interval lies "
+                 f"wholly outside (-{_T['order_min']:.2f}, +{_T['order_min']:.2f}); not reproduced when it lies wholly "
+                 "inside; otherwise inconclusive",
+            rejects="order-free optimisation (both orders reach the same teams up to noise)")
+def claim6_order(reps: Sequence[Replicate], cfg: OmacConfig, a: str = "joint:fun1>str2",
+                 b: str = "joint:str2>fun1") -> ClaimCheck:
+    check_thresholds(cfg)
+    d = _diffs(reps, a, b, "test")
+    m, lo, hi, n = interval(d)
+    w = decide_within(lo, hi, -_T["order_min"], _T["order_min"])
+    vals = dict(diffs=d.tolist(), mean=m, lo=lo, hi=hi, n=n)
+    text = f"test pass@1, {a} minus {b}: {_fmt(m, lo, hi, n)}"
+    if w.passed is False:
+        return ClaimCheck(text + "; wholly outside the no-effect window", True, vals)
+    if w.passed is True:
+        return ClaimCheck(text + "; wholly inside the no-effect window", False, vals)
+    return ClaimCheck.inconclusive_check(text, "interval spans both", "the interval crosses an end of the window", vals)
+
+
+# ----------------------------------------------------------------------------------------------- C7
+@claim_rule("C7", reconstruction=True,
+            statement="In our reconstruction, Fun-2 (constructing a new agent for the pool) adds a useful agent: the "
+                      "pool with the constructed agent scores higher on held-out tasks than without it.",
+            rule=f"per replicate, test pass@1 with the constructed agent minus the default pool's; the lower end of "
+                 f"the {_PCT} t-interval is above {_T['new_agent_min']:+.2f}; not reproduced when the whole interval "
+                 "lies below",
+            rejects="a constructed agent that adds nothing (a copy of an agent already in the pool)")
+def claim7_new_agent(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = "single:fun2") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _gain(reps, arm, "default", "test", _T["new_agent_min"], f"test gain of {arm}")
+
+
+# ----------------------------------------------------------------------------------------------- not testable
+not_testable("A1", statement="OMAC, with GPT-3.5 agents, controllers and optimiser, outperforms state-of-the-art "
+                             "approaches on code generation (HumanEval), arithmetic reasoning (MATH) and general "
+                             "reasoning (MMLU).",
+             paper="\"superior performance of OMAC on code generation, arithmetic reasoning, and general reasoning tasks against state-of-the-art approaches\" (abstract); the numbers: not reached",
+             reason="needs GPT-3.5 (an external LLM) for every agent, controller and optimiser call; our agents are "
+                    "search programs on our own list-function tasks, and no LLM runs in this book")
+not_testable("A2", statement="OMAC's Semantic Initializer and Contrastive Comparator, as LLM actors writing prompts, "
+                             "improve the five dimensions of an LLM multi-agent system (the dossier's claims 1-7 for "
+                             "LLM agents).",
+             reason="the actors and agents are LLMs in the paper; here they are configuration-space operators and "
+                    "program agents (rows C1-C7 test the search procedure only)")
+
+abstract_sentence("Extensive experiments demonstrate the superior performance of OMAC on code generation, arithmetic "
+                  "reasoning, and general reasoning tasks against state-of-the-art approaches.", "A1", "C2")
+abstract_sentence("Building upon these dimensions, we first propose a general algorithm, utilizing two actors termed the "
+                  "Semantic Initializer and the Contrastive Comparator, to optimize any single dimension.",
+                  "A2", "C1", "C3", "C4", "C7")
+abstract_sentence("Then, we present an algorithm for joint optimization across multiple dimensions.", "A2", "C5", "C6")

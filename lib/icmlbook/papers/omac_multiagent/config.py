@@ -1,0 +1,76 @@
+"""Sizes of the OMAC chapter (Li, Hasson, Ghosh, ICML 2026, arXiv 2505.11765), per profile, and the claims'
+decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose thresholds differ).
+
+Algorithm 1's hyperparameters default to the official code's values (``initialize_num`` N = 3, ``FD_max_iter``
+T_max = 3, ``FD_min_improvement`` delta = 0.01, ``FD_tolerance_iter`` kappa = 2, ``FD_sample_threshold`` h0 = 1).
+
+Budgets (2 CPU cores, one thread). Each replicate builds its own tasks (about 25-45 ms per task for the
+1,884-program tables) and runs about 60 validation evaluations of a whole team (a few ms per task each, most
+agent answers read back from the cache). ``smoke``: 3 replicates of 40 + 40 tasks; ``default``: 12 replicates of
+150 + 150 tasks; ``full``: 30 replicates of 300 + 300 tasks (CPU only: nothing here uses a GPU).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...runtime.profiles import Float, Int, ProfileConfig, profile_config
+
+__all__ = ["PRESETS", "OmacConfig", "config_for", "THRESHOLD_FIELDS"]
+
+THRESHOLD_FIELDS = ("ci_level", "val_gain_min", "test_gain_min", "compare_min", "acc_change_min", "calls_change_min",
+                    "joint_margin", "order_min", "new_agent_min")
+
+
+@profile_config
+class OmacConfig(ProfileConfig):
+    """Every size of the OMAC chapter.
+
+    Replicates and tasks
+        n_seeds: independent replicates (each its own validation and test tasks and optimiser seed); n_val, n_test:
+        tasks per split; n_layers: layers of the collaboration (T).
+    Algorithm 1 (dossier Sec. 3.4) and 2
+        n_init (N), t_max (T_max), delta, kappa, h0; rounds (Algorithm 2's Iter_num); ablation_iters: contrastive
+        iterations of the comparator-versus-resampling ablation (run with the tolerance stop off, so both actors
+        get exactly N - 1 + ablation_iters evaluations).
+    trivial_arms: also run the nearest trivial methods (a null dimension, random configurations, a clone agent,
+        a second optimiser seed); the tests use them, the chapter shows them.
+    Decision thresholds (fixed before the run)
+        ci_level; val_gain_min (C1), test_gain_min (C2), compare_min (C3), acc_change_min and calls_change_min
+        (C4: a change in pass@1 or in calls per query), joint_margin (C5 non-inferiority margin), order_min (C6),
+        new_agent_min (C7).
+    """
+
+    n_seeds: Int(ge=2) = 12
+    n_val: Int(ge=5) = 150
+    n_test: Int(ge=5) = 150
+    n_layers: Int(ge=1, le=5) = 3
+    n_init: Int(ge=2) = 3
+    t_max: Int(ge=0) = 3
+    delta: Float(ge=0) = 0.01
+    kappa: Int(ge=1) = 2
+    h0: Int(ge=1) = 1
+    rounds: Int(ge=1) = 1
+    ablation_iters: Int(ge=1) = 6
+    trivial_arms: bool = True
+    ci_level: Float(gt=0, lt=1) = 0.95
+    val_gain_min: Float(ge=0) = 0.02
+    test_gain_min: Float(ge=0) = 0.0
+    compare_min: Float(ge=0) = 0.0
+    acc_change_min: Float(gt=0) = 0.02
+    calls_change_min: Float(gt=0) = 0.5
+    joint_margin: Float(gt=0) = 0.03
+    order_min: Float(gt=0) = 0.01
+    new_agent_min: Float(ge=0) = 0.0
+
+
+PRESETS: dict[str, OmacConfig] = {
+    "smoke": OmacConfig(n_seeds=3, n_val=40, n_test=40),
+    "default": OmacConfig(),
+    "full": OmacConfig(n_seeds=30, n_val=300, n_test=300),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> OmacConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return OmacConfig.for_profile(profile, PRESETS, **overrides)

@@ -1,0 +1,128 @@
+"""The replicate study of the OMAC chapter: every arm the claims compare, on fresh tasks per replicate.
+
+One replicate (:func:`replicate`) draws its own validation and test tasks (:func:`.dsl.make_split`), scores the
+default team (DyLAN's defaults) and runs, all on the validation split and reported on the held-out test split:
+
+- ``single:<dim>``: Algorithm 1 on each of the five dimensions alone;
+- ``joint:fun1>str2`` and ``joint:str2>fun1``: Algorithm 2, both orders;
+- ``fixed:<dim>`` and ``resample:<dim>`` (dim in fun1, str2): the comparator and the resampling actor with the
+  tolerance stop off, at exactly the same number of evaluations;
+- ``random:fun1``: random search over the Generalist's configurations at the evaluations single:fun1 used;
+- the nearest trivial methods (``trivial_arms``): ``single:null`` (Algorithm 1 on a dimension the engine
+  ignores), ``unscored:joint`` (fun1 and str2 drawn at random, no scoring), ``resample_b:<dim>`` (the resampling
+  actor under another seed), ``joint_b:fun1>str2`` (the same order under another seed), ``clone`` (the pool
+  plus an unoptimised copy of the Generalist as the "new" agent).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ...runtime import progress
+from . import dsl
+from .config import OmacConfig
+from .dimensions import DIMENSIONS, Team, default_team, describe, slot
+from .optimizer import EvalResult, Evaluator, SearchTrace, algorithm1, algorithm2, random_search
+
+__all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table"]
+
+ABLATION_DIMS = ("fun1", "str2")
+JOINT_ORDERS = (("fun1", "str2"), ("str2", "fun1"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Arm:
+    """One team's outcome: validation pass@1 (the score the optimiser saw), test pass@1 per task, calls per task,
+    the controllers' fallback rates on test, validation evaluations spent and the best-so-far curve."""
+
+    val: float
+    test_correct: np.ndarray
+    test_calls: np.ndarray
+    fallback_rate: dict
+    n_evals: int
+    best_so_far: tuple[float, ...]
+    described: str
+
+    @property
+    def test(self) -> float:
+        return float(self.test_correct.mean())
+
+    @property
+    def calls(self) -> float:
+        return float(self.test_calls.mean())
+
+
+@dataclasses.dataclass(frozen=True)
+class Replicate:
+    """All arms of one replicate (by name) and its seed."""
+
+    seed: int
+    arms: dict
+
+    def __getitem__(self, name: str) -> Arm:
+        return self.arms[name]
+
+
+def _arm(ev: Evaluator, team: Team, val: float, n_evals: int, curve, described: str) -> Arm:
+    r: EvalResult = ev.evaluate(team, "test")
+    return Arm(float(val), r.correct, r.calls, r.fallback_rate, int(n_evals), tuple(float(x) for x in curve), described)
+
+
+def _from_trace(ev: Evaluator, team: Team, tr: SearchTrace) -> Arm:
+    return _arm(ev, team.with_slot(tr.dim, tr.best), tr.best_score, tr.n_evals, tr.best_so_far,
+                f"{tr.dim}: {describe(tr.dim, tr.best)}")
+
+
+def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
+    """Replicate ``index`` of the study with base seed ``seed`` (its own tasks and optimiser seed)."""
+    s = int(seed) * 1000 + int(index)
+    split = dsl.make_split(cfg.n_val, cfg.n_test, s)
+    ev = Evaluator(split, cfg.n_layers)
+    team = default_team(cfg.n_layers)
+    kw = dict(n=cfg.n_init, t_max=cfg.t_max, delta=cfg.delta, kappa=cfg.kappa, h0=cfg.h0)
+    arms = {}
+    d0 = ev.evaluate(team).score
+    arms["default"] = _arm(ev, team, d0, 1, (d0,), "DyLAN defaults")
+    for dim in DIMENSIONS:
+        arms[f"single:{dim}"] = _from_trace(ev, team, algorithm1(ev, team, dim, seed=s, **kw))
+    for order in JOINT_ORDERS:
+        sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=s, **kw)
+        curve = np.concatenate([t.best_so_far for t in sw.traces])
+        arms["joint:" + ">".join(order)] = _arm(ev, sw.team, sw.traces[-1].best_score, sw.n_evals, curve,
+                                                "; ".join(f"{t.dim}: {describe(t.dim, t.best)}" for t in sw.traces))
+    abl = dict(kw, t_max=cfg.ablation_iters, kappa=cfg.ablation_iters + 1)
+    for dim in ABLATION_DIMS:
+        arms[f"fixed:{dim}"] = _from_trace(ev, team, algorithm1(ev, team, dim, seed=s, **abl))
+        arms[f"resample:{dim}"] = _from_trace(ev, team, algorithm1(ev, team, dim, seed=s, actor="resampling", **abl))
+    arms["random:fun1"] = _from_trace(ev, team, random_search(ev, team, "fun1", arms["single:fun1"].n_evals, seed=s))
+    if cfg.trivial_arms:
+        arms["single:null"] = _from_trace(ev, team, algorithm1(ev, team, "null", seed=s, **kw))
+        rng = np.random.default_rng([s, 5])
+        rt = team.with_slot("fun1", slot("fun1").random(rng)).with_slot("str2", slot("str2").random(rng))
+        arms["unscored:joint"] = _arm(ev, rt, ev.evaluate(rt).score, 0, (), "fun1 and str2 drawn at random")
+        for dim in ABLATION_DIMS:
+            arms[f"resample_b:{dim}"] = _from_trace(
+                ev, team, algorithm1(ev, team, dim, seed=s + 500_000, actor="resampling", **abl))
+        sw = algorithm2(ev, team, JOINT_ORDERS[0], rounds=cfg.rounds, seed=s + 500_000, **kw)
+        arms["joint_b:fun1>str2"] = _arm(ev, sw.team, sw.traces[-1].best_score, sw.n_evals, (), "same order, other seed")
+        ct = team.with_slot("fun2", slot("fun2").default)
+        arms["clone"] = _arm(ev, ct, ev.evaluate(ct).score, 1, (), "pool + an unoptimised Generalist clone")
+    return Replicate(s, arms)
+
+
+def study(cfg: OmacConfig, seed: int) -> list[Replicate]:
+    """Every replicate (a progress loop; the notebook caches each replicate through ``run.cached_many``)."""
+    return [replicate(cfg, seed, i) for i in progress(range(cfg.n_seeds), desc="OMAC replicates")]
+
+
+def arm_table(reps: list[Replicate], names=None) -> list[dict]:
+    """Mean validation and test pass@1, calls per task and evaluations of each arm over the replicates."""
+    names = names or list(reps[0].arms)
+    rows = []
+    for n in names:
+        a = [r[n] for r in reps]
+        rows.append(dict(arm=n, val=float(np.mean([x.val for x in a])), test=float(np.mean([x.test for x in a])),
+                         calls=float(np.mean([x.calls for x in a])), evals=float(np.mean([x.n_evals for x in a]))))
+    return rows

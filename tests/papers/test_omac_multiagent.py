@@ -1,0 +1,425 @@
+"""Tests of the OMAC chapter's library: the DSL against Python reference functions and an independent edit
+distance, the controllers' index-list parser and its logged fallback, the two-thirds consensus on hand votes, call
+counts by closed form, Algorithm 1's parent threshold and tolerance stop on hand traces, regret against exhaustive
+search on an objective with a known optimum, determinism, bad inputs; then every claim rule on a world where it
+passes (with the spread the run has), a plausible alternative where it fails, and the real output of the nearest
+trivial method at smoke size (CLAIMS.md rules 2, 11, 12)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+from icmlbook.papers import omac_multiagent as om
+from icmlbook.papers.omac_multiagent import claims as C
+from icmlbook.papers.omac_multiagent import dsl
+from icmlbook.papers.omac_multiagent.engine import query_uniforms
+from icmlbook.papers.omac_multiagent.experiments import Arm, Replicate
+from icmlbook.runtime.claims import claim_case
+
+CH = "omac_multiagent"
+CFG = om.config_for("default")
+
+
+# ----------------------------------------------------------------------------------------------- DSL
+REFERENCE = {
+    "add1 | sort": lambda x: sorted(v + 1 for v in x),
+    "even | dbl | rev": lambda x: [2 * v for v in x if v % 2 == 0][::-1],
+    "dedup | take3": lambda x: list(dict.fromkeys(x))[:3],
+    "gt4 | half | drop1": lambda x: [v // 2 for v in x if v > 4][1:],
+    "odd | add2": lambda x: [v + 2 for v in x if v % 2 == 1],
+}
+
+
+def test_interpreter_matches_python_reference_functions():
+    rng = np.random.default_rng(0)
+    for text, ref in REFERENCE.items():
+        i = dsl.parse_program(text)
+        assert dsl.program_text(i) == text
+        for _ in range(20):
+            x = [int(v) for v in rng.integers(0, 10, size=rng.integers(0, 9))]
+            assert list(dsl.run_program(i, x)) == ref(x)
+
+
+def test_task_table_matches_direct_interpretation():
+    task = dsl.make_tasks(3, seed=4)[2]
+    tab = dsl.task_table(task)
+    rng = np.random.default_rng(1)
+    for i in rng.choice(dsl.N_PROGRAMS, 60, replace=False):
+        hits = sum(dsl.run_program(i, x) == y for x, y in task.visible)
+        assert tab.vis_hits[i] == hits
+        assert tab.hidden_pass[i] == all(dsl.run_program(i, x) == y for x, y in task.hidden)
+    assert tab.vis_pass[task.target] and tab.hidden_pass[task.target]
+    # equal signatures <=> equal outputs on the visible and probe inputs
+    a, b = rng.choice(dsl.N_PROGRAMS, (2, 200))
+    inputs = [x for x, _ in task.visible] + list(task.probes)
+    for i, j in zip(a, b):
+        same = all(dsl.run_program(i, x) == dsl.run_program(j, x) for x in inputs)
+        assert (tab.sig[i] == tab.sig[j]) == same
+
+
+def _edit_distance(a, b):
+    d = np.arange(len(b) + 1)
+    for i, x in enumerate(a, 1):
+        prev, d[0] = d.copy(), i
+        for j, y in enumerate(b, 1):
+            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (x != y))
+    return int(d[-1])
+
+
+def test_neighbours_are_exactly_the_programs_one_edit_away():
+    for i in (0, 5, 200, 1500):
+        nb = set(dsl.neighbours(i, "all").tolist())
+        want = {j for j in range(dsl.N_PROGRAMS) if _edit_distance(dsl.PROGRAMS[i], dsl.PROGRAMS[j]) == 1}
+        assert nb == want
+        sub = set(dsl.neighbours(i, "substitute").tolist())
+        assert sub == {j for j in want if len(dsl.PROGRAMS[j]) == len(dsl.PROGRAMS[i])}
+
+
+# ----------------------------------------------------------------------------------------------- engine
+def test_parse_index_list_and_its_logged_fallback():
+    rng = np.random.default_rng(0)
+    assert om.parse_index_list("[1, 3]", 4, 2, rng) == ([0, 2], False)
+    assert om.parse_index_list(" [2] ", 2, 2, rng) == ([1], False)
+    bad = ["[]", "1, 3", "[0, 2]", "[5]", "[1, 1]", "[a, 2]", "", "[[1]]", "[1.5]", "choose 1 and 3"]
+    out = [om.parse_index_list(t, 4, 2, rng) for t in bad]
+    assert all(f for _, f in out)
+    assert all(len(ix) == 2 and len(set(ix)) == 2 and all(0 <= i < 4 for i in ix) for ix, _ in out)
+    assert om.parse_index_list("[9]", 1, 3, rng) == ([0], True)
+
+
+def test_fallback_rate_is_logged_per_controller():
+    split = dsl.make_split(12, 5, seed=3)
+    ev = om.Evaluator(split)
+    team = om.default_team()
+    # the ranking controller with a visible-pass threshold of 1 answers "[]" whenever no answer passes
+    strict = team.with_slot("str2", (0, 1, 2))
+    r = ev.evaluate(strict)
+    traces = ev.traces(strict)
+    empty = 0
+    for q, t in enumerate(traces):
+        tab = split.val[q]
+        for layer in t.layers[: len(t.kept)]:
+            empty += not any(tab.vis_pass[a] for _, a in layer)
+    assert r.fallbacks["str2"] == empty > 0
+    assert r.fallback_rate["str2"] == pytest.approx(empty / r.decisions["str2"])
+    assert ev.evaluate(team).fallbacks["str2"] == 0
+
+
+@pytest.mark.parametrize("sigs,n,want", [
+    ([1, 1], 3, None),            # floor(2*3/3) = 2 answered, count 2 is not > 2
+    ([1, 1, 1], 3, 0),
+    ([2, 1, 1, 1], 4, 1),         # need count > 2
+    ([1, 2, 1], 4, None),
+    ([1], 2, None), ([1, 1], 2, 0), ([3], 1, 0),
+    ([1, 2, 3, 2, 2], 5, None),   # floor(10/3) = 3: count 3 is not > 3
+    ([1, 2, 2, 2, 2], 5, 1),
+])
+def test_two_thirds_consensus_on_hand_votes(sigs, n, want):
+    assert om.consensus(sigs, n) == want
+
+
+def _synthetic_table(same_signature: bool) -> dsl.TaskTable:
+    z = np.zeros(dsl.N_PROGRAMS, dtype=np.int64)
+    sig = z if same_signature else np.arange(dsl.N_PROGRAMS)
+    return dsl.TaskTable(z, z.astype(bool), z.astype(bool), sig, 2, (1, 1, 1))
+
+
+def _enum_team(n_agents: int, k: int, n_layers: int = 3) -> om.Team:
+    pool = tuple(om.AgentSpec(f"E{i}", "enumerator", tuple(dict(w_map=1.0, w_filter=1.0, w_order=1.0, w_slice=1.0,
+                                                                  depth=3, budget=16, trust="ignore").items()))
+                 for i in range(n_agents))
+    s1 = om.slot("str1")
+    return om.Team(pool, (s1.attrs[0][1].index("pool-order"), s1.attrs[1][1].index(k), 0), om.slot("str2").default,
+                   om.slot("str3").default, n_layers)
+
+
+@pytest.mark.parametrize("n,layers", [(2, 3), (3, 3), (4, 2), (5, 4)])
+def test_call_counts_by_closed_form(n, layers):
+    team = _enum_team(6, n, layers)
+    u = query_uniforms(0, 0, layers, 8)
+    # every answer distinct: no consensus, n agents per layer, pre-selection + a ranking per layer + n edges per
+    # later layer
+    t = om.run_query(team, _synthetic_table(False), u, np.random.default_rng(0))
+    if t.consensus_layer is None:
+        assert t.agent_calls == n * layers
+        assert t.controller_calls == 1 + layers + n * (layers - 1)
+    # every answer equal: consensus in the first layer after floor(2n/3) + 1 answers, one controller call
+    t = om.run_query(team, _synthetic_table(True), u, np.random.default_rng(0))
+    assert t.consensus_layer == 0
+    assert t.agent_calls == (2 * n) // 3 + 1 and t.controller_calls == 1
+    assert len(t.selected) == n
+
+
+def test_engine_call_log_matches_its_counts():
+    split = dsl.make_split(15, 5, seed=9)
+    ev = om.Evaluator(split)
+    team = om.default_team()
+    for t in ev.traces(team):
+        assert t.agent_calls == sum(len(layer) for layer in t.layers)
+        assert t.controller_calls == 1 + len(t.kept) + sum(len(e) for e in t.edges)
+        assert t.correct == bool(split.val[ev.traces(team).index(t)].hidden_pass[t.answer])
+
+
+# ----------------------------------------------------------------------------------------------- optimiser
+@pytest.mark.parametrize("h0,t,size,want", [(1, 0, 3, 1), (1, 1, 4, 2), (1, 2, 5, 2), (1, 2, 6, 3), (2, 3, 9, 4),
+                                            (1, 0, 1, 0)])
+def test_parent_threshold_by_hand(h0, t, size, want):
+    assert om.parent_threshold(h0, t, size) == want
+
+
+class KnownObjective:
+    """A synthetic objective with a known optimum (a test fixture, not an agent): minus the option distance of
+    str2's configuration to a target, scaled to [0, 1]."""
+
+    def __init__(self, target, flat=False):
+        self.target, self.flat, self.calls = tuple(target), flat, []
+
+    def evaluate(self, team, part="val"):
+        self.calls.append(team.str2)
+        d = 0.0 if self.flat else sum(abs(a - b) for a, b in zip(team.str2, self.target)) / 7.0
+        return dataclasses.make_dataclass("R", [("score", float)])(1.0 - d)
+
+
+def test_tolerance_stop_on_a_flat_objective():
+    obj = KnownObjective((0, 0, 0), flat=True)
+    tr = om.algorithm1(obj, om.default_team(), "str2", n=3, t_max=5, delta=0.01, kappa=2, seed=1)
+    assert tr.stop == "tolerance" and tr.iterations == 2 and tr.n_evals == 3 + 2
+    tr = om.algorithm1(obj, om.default_team(), "str2", n=4, t_max=5, delta=0.0, kappa=9, seed=1)
+    assert tr.stop == "T_max reached" and tr.n_evals == 4 + 5
+
+
+def test_best_so_far_monotone_and_regret_equals_gap_to_exhaustive_search():
+    target = (3, 0, 2)
+    s = om.slot("str2")
+    exhaustive = max(1.0 - sum(abs(a - b) for a, b in zip(c, target)) / 7.0 for c in s.all_configs())
+    for seed in range(5):
+        obj = KnownObjective(target)
+        tr = om.algorithm1(obj, om.default_team(), "str2", n=3, t_max=6, delta=0.0, kappa=99, seed=seed)
+        bsf = tr.best_so_far
+        assert np.all(np.diff(bsf) >= 0) and bsf[0] == tr.scores[0] and bsf[-1] == tr.best_score
+        assert len(set(tr.configs)) == len(tr.configs)          # never re-evaluates a candidate
+        regret = exhaustive - tr.best_score
+        assert regret == pytest.approx(sum(abs(a - b) for a, b in zip(tr.best, target)) / 7.0)
+
+
+def test_contrastive_child_copies_the_better_parent_where_parents_agree():
+    s = om.slot("fun1")
+    rng = np.random.default_rng(0)
+    plus, minus = (3, 3, 0, 0, 2, 4, 1), (0, 3, 0, 1, 2, 1, 1)
+    for _ in range(50):
+        c = om.ContrastiveComparator().child(s, plus, minus, [plus, minus], rng)
+        assert c not in (plus, minus)
+        moved = [i for i in range(7) if c[i] != plus[i]]
+        agree = [i for i in range(7) if plus[i] == minus[i]]
+        # at most one mutation among the agreeing attributes; differing ones stay or step away from minus
+        assert sum(i in agree for i in moved) <= 1
+        for i in moved:
+            if i not in agree:
+                assert np.sign(c[i] - plus[i]) == np.sign(plus[i] - minus[i])
+
+
+def test_algorithm2_conditions_each_dimension_on_the_previous_optimum():
+    split = dsl.make_split(20, 5, seed=2)
+    ev = om.Evaluator(split)
+    sw = om.algorithm2(ev, om.default_team(), ("str2", "str3"), seed=0)
+    assert [t.dim for t in sw.traces] == ["str2", "str3"]
+    assert sw.team.str2 == sw.traces[0].best and sw.team.str3 == sw.traces[1].best
+    assert sw.traces[1].scores[0] == pytest.approx(ev.evaluate(om.default_team().with_slot("str2", sw.traces[0].best)).score)
+
+
+def test_same_seed_same_replicate():
+    cfg = om.config_for("smoke", n_val=10, n_test=10, trivial_arms=False)
+    a, b = om.replicate(cfg, 3, 0), om.replicate(cfg, 3, 0)
+    for k in a.arms:
+        assert a[k].val == b[k].val and np.array_equal(a[k].test_correct, b[k].test_correct)
+        assert a[k].described == b[k].described
+
+
+def test_bad_inputs_name_the_problem():
+    team = om.default_team()
+    ev = om.Evaluator(dsl.make_split(5, 5, seed=0))
+    with pytest.raises(ValueError, match="dimension 'fun9' is unknown"):
+        om.algorithm1(ev, team, "fun9")
+    with pytest.raises(ValueError, match="pool is empty"):
+        om.Team((), team.str1, team.str2, team.str3)
+    with pytest.raises(ValueError, match="N=1"):
+        om.algorithm1(ev, team, "str2", n=1)
+    with pytest.raises(ValueError, match="T_max=-1"):
+        om.algorithm1(ev, team, "str2", t_max=-1)
+    with pytest.raises(ValueError, match="delta=-0.1"):
+        om.algorithm1(ev, team, "str2", delta=-0.1)
+    with pytest.raises(ValueError, match="unknown primitive"):
+        dsl.parse_program("sort | reverse")
+    with pytest.raises(ValueError, match="4 primitives"):
+        dsl.parse_program("sort | rev | sort | rev")
+    with pytest.raises(ValueError, match="not valid for slot 'str2'"):
+        team.with_slot("str2", (9, 0, 0))
+    with pytest.raises(ValueError, match="n_seeds"):
+        om.config_for("smoke", n_seeds=1)
+    with pytest.raises(ValueError, match="val_gain_min"):
+        C.claim1_validation_gain([], om.config_for("smoke", val_gain_min=0.5))
+
+
+# ----------------------------------------------------------------------------------------------- claim worlds
+def _arm(val, test, calls=15.0):
+    return Arm(float(val), np.array([float(test)]), np.array([float(calls)]), {}, 5, (), "")
+
+
+def _reps(arms: dict, n=12, seed=0, sd=0.0):
+    """n replicates; arms maps name -> (val, test[, calls]) means; sd: per-replicate noise on every arm."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        a = {k: _arm(*(np.asarray(v, float) + rng.normal(0, sd, len(v)) * (np.arange(len(v)) < 2)))
+             for k, v in arms.items()}
+        out.append(Replicate(i, a))
+    return out
+
+
+# measured spread at default (6 replicates, development run): per-replicate sd of test differences about 0.10
+SD = 0.10
+
+
+@claim_case(CH, "C1", "reproduced")
+def _c1_gain():
+    return C.claim1_validation_gain(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.66)}, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C1", "not reproduced", alternative="the search finds nothing better than its seed")
+def _c1_nothing():
+    return C.claim1_validation_gain(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.552, 0.55)}, sd=0.003), CFG)
+
+
+@claim_case(CH, "C2", "reproduced")
+def _c2_transfer():
+    return C.claim2_test_transfer(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.66)}, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C2", "not reproduced", alternative="winner's curse: the validation gain does not reach test")
+def _c2_curse():
+    return C.claim2_test_transfer(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.45)}, sd=SD / 2), CFG)
+
+
+def _abl(fix, res, sd=0.0):
+    return _reps({f"{a}:{d}": (v, v) for a, v in (("fixed", fix), ("resample", res)) for d in om.ABLATION_DIMS}, sd=sd)
+
+
+@claim_case(CH, "C3", "reproduced")
+def _c3_better():
+    return C.claim3_contrastive(_abl(0.70, 0.62, sd=SD / 3), CFG)
+
+
+@claim_case(CH, "C3", "not reproduced", alternative="resampling finds better configurations than the comparator")
+def _c3_worse():
+    return C.claim3_contrastive(_abl(0.60, 0.68, sd=SD / 3), CFG)
+
+
+def _struct(acc2, calls2, acc3, calls3, sd=0.0):
+    return _reps({"default": (0.5, 0.5, 15.0), "single:str2": (0.5, 0.5 + acc2, 15.0 + calls2),
+                  "single:str3": (0.5, 0.5 + acc3, 15.0 + calls3)}, sd=sd)
+
+
+@claim_case(CH, "C4", "reproduced")
+def _c4_changes():
+    return C.claim4_structure(_struct(0.10, 0.0, 0.0, -3.0, sd=SD / 3), CFG)
+
+
+@claim_case(CH, "C4", "not reproduced", alternative="structural optimisation that changes neither accuracy nor calls")
+def _c4_nothing():
+    return C.claim4_structure(_struct(0.002, 0.05, -0.001, 0.0, sd=0.004), CFG)
+
+
+def _joint(j, f1, s2, sd=0.0):
+    return _reps({"joint:fun1>str2": (0.7, j), "single:fun1": (0.68, f1), "single:str2": (0.6, s2)}, sd=sd)
+
+
+@claim_case(CH, "C5", "reproduced")
+def _c5_ok():
+    return C.claim5_joint(_joint(0.66, 0.62, 0.55, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C5", "not reproduced", alternative="the sweep loses what Fun-1 alone found")
+def _c5_loses():
+    return C.claim5_joint(_joint(0.50, 0.62, 0.55, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C6", "reproduced")
+def _c6_matters():
+    return C.claim6_order(_reps({"joint:fun1>str2": (0.7, 0.66), "joint:str2>fun1": (0.65, 0.58)}, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C6", "not reproduced", alternative="order-free: both orders reach the same team")
+def _c6_free():
+    return C.claim6_order(_reps({"joint:fun1>str2": (0.7, 0.66), "joint:str2>fun1": (0.7, 0.66)}, sd=0.002), CFG)
+
+
+@claim_case(CH, "C7", "reproduced")
+def _c7_useful():
+    return C.claim7_new_agent(_reps({"default": (0.55, 0.55), "single:fun2": (0.62, 0.63)}, sd=SD / 2), CFG)
+
+
+@claim_case(CH, "C7", "not reproduced", alternative="the constructed agent crowds out a better one")
+def _c7_harm():
+    return C.claim7_new_agent(_reps({"default": (0.55, 0.55), "single:fun2": (0.56, 0.45)}, sd=SD / 2), CFG)
+
+
+# ----------------------------------------------------------------------------------------------- trivial methods
+@functools.lru_cache(maxsize=1)
+def _smoke_study() -> list[Replicate]:
+    """The real smoke-size study with the nearest trivial methods' arms (trivial_arms=True)."""
+    return om.study(om.config_for("smoke", trivial_arms=True), 0)
+
+
+SMOKE = om.config_for("smoke")
+
+
+@claim_case(CH, "C1", "inconclusive at this scale", trivial="fun1 and str2 configurations drawn at random, "
+            "unscored (no search), in place of the optimised team")
+def _c1_trivial():
+    return C.claim1_validation_gain(_smoke_study(), SMOKE, arm="unscored:joint")
+
+
+@claim_case(CH, "C2", "inconclusive at this scale", trivial="fun1 and str2 configurations drawn at random, "
+            "unscored (no search), in place of the optimised team")
+def _c2_trivial():
+    return C.claim2_test_transfer(_smoke_study(), SMOKE, arm="unscored:joint")
+
+
+@claim_case(CH, "C3", "inconclusive at this scale", trivial="the resampling actor under another seed in place of "
+            "the comparator")
+def _c3_trivial():
+    return C.claim3_contrastive(_smoke_study(), SMOKE, a="resample_b")
+
+
+@claim_case(CH, "C4", "not reproduced", trivial="Algorithm 1 on a dimension the engine ignores (a null controller)")
+def _c4_trivial():
+    return C.claim4_structure(_smoke_study(), SMOKE, arms=("single:null", "single:null"))
+
+
+@claim_case(CH, "C5", "inconclusive at this scale", trivial="the unoptimised default team in place of the joint sweep")
+def _c5_trivial():
+    return C.claim5_joint(_smoke_study(), SMOKE, joint="default")
+
+
+@claim_case(CH, "C6", "inconclusive at this scale", trivial="the same order under another optimiser seed")
+def _c6_trivial():
+    return C.claim6_order(_smoke_study(), SMOKE, b="joint_b:fun1>str2")
+
+
+@claim_case(CH, "C7", "inconclusive at this scale", trivial="an unoptimised copy of the Generalist as the new agent")
+def _c7_trivial():
+    return C.claim7_new_agent(_smoke_study(), SMOKE, arm="clone")
+
+
+def test_every_claim_case_gives_its_verdict():
+    from icmlbook.runtime.claims import CASES as REG
+    from icmlbook.runtime.claims import case_problems, rules_for
+    rules = rules_for(CH)
+    assert {r.id for r in rules if r.testable} == {"C1", "C2", "C3", "C4", "C5", "C6", "C7"}
+    for r in rules:
+        assert case_problems(r) == [], r.id
+    assert sum(len(REG.get(r.key, [])) for r in rules) == 21
