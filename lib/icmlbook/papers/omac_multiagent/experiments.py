@@ -26,7 +26,8 @@ from .config import OmacConfig
 from .dimensions import DIMENSIONS, Team, default_team, describe, slot
 from .optimizer import EvalResult, Evaluator, SearchTrace, algorithm1, algorithm2, random_search
 
-__all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table"]
+__all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table", "Playground",
+           "playground_run", "example_query"]
 
 ABLATION_DIMS = ("fun1", "str2")
 JOINT_ORDERS = (("fun1", "str2"), ("str2", "fun1"))
@@ -126,3 +127,40 @@ def arm_table(reps: list[Replicate], names=None) -> list[dict]:
         rows.append(dict(arm=n, val=float(np.mean([x.val for x in a])), test=float(np.mean([x.test for x in a])),
                          calls=float(np.mean([x.calls for x in a])), evals=float(np.mean([x.n_evals for x in a]))))
     return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Playground:
+    """One live run of Algorithm 2 (the chapter's playground) on a fresh small split: the sweep, the default
+    and optimised teams' validation and test pass@1 and calls per test query."""
+
+    sweep: object
+    default_val: float
+    default_test: float
+    default_calls: float
+    val: float
+    test: float
+    calls: float
+
+
+def playground_run(cfg: OmacConfig, seed: int, order: tuple[str, ...], n: int, t_max: int, delta: float) -> Playground:
+    """Algorithm 2 over ``order`` with the reader's N, T_max and delta (the other settings from ``cfg``)."""
+    split = dsl.make_split(cfg.n_val, cfg.n_test, int(seed) * 1000 + 999)
+    ev = Evaluator(split, cfg.n_layers)
+    team = default_team(cfg.n_layers)
+    sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=seed, n=n, t_max=t_max, delta=delta, kappa=cfg.kappa,
+                    h0=cfg.h0)
+    d, dt, o, ot = ev.evaluate(team), ev.evaluate(team, "test"), ev.evaluate(sw.team), ev.evaluate(sw.team, "test")
+    return Playground(sw, d.score, dt.score, float(dt.calls.mean()), o.score, ot.score, float(ot.calls.mean()))
+
+
+def example_query(seed: int, n_tasks: int = 12):
+    """An example query for the network figure: the first of ``n_tasks`` fresh tasks on which the default team
+    does not stop in its first layer (else the first task); returns (trace, team, table, task)."""
+    tasks = dsl.make_tasks(n_tasks, int(seed) * 1000 + 777)
+    split = dsl.Split(tuple(dsl.task_table(t) for t in tasks), (), int(seed) * 1000 + 777)
+    ev = Evaluator(split)
+    team = default_team()
+    traces = ev.traces(team)
+    q = next((i for i, t in enumerate(traces) if t.consensus_layer != 0 and t.correct), 0)
+    return traces[q], team, split.val[q], tasks[q]
