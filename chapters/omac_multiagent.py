@@ -401,7 +401,8 @@ def _(cfg, mo):
       non-inferiority margin {cfg.joint_margin:g}, order window ±{cfg.order_min:g}) are ours, fixed in the config
       before the run.
     - **Scale.** {cfg.n_seeds} replicates of {cfg.n_val} validation and {cfg.n_test} test tasks at this
-      profile; at `smoke` most rows cannot separate the claim from its negation and say so.
+      profile; a row whose interval cannot separate the claim from its negation is marked inconclusive at this
+      scale, with the reason.
     """)
     return
 
