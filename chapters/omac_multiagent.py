@@ -256,9 +256,9 @@ def _(mo):
     mo.md(r"""
     ### The Contrastive Comparator against resampling (claim 3)
 
-    Both actors run Algorithm 1 with the tolerance stop off, so each gets exactly the same number of
-    evaluations; the resampling actor asks the Initializer for one more candidate where the Comparator would
-    write a child.
+    Both actors run Algorithm 1 from the same initial population with the tolerance stop off, so each gets
+    exactly the same number of evaluations; the resampling actor asks the Initializer for one more candidate
+    where the Comparator would write a child.
     """)
     return
 

@@ -280,13 +280,17 @@ def _reps(arms: dict, n=12, seed=0, sd=0.0):
     return out
 
 
-# measured spread at default (6 replicates, development run): per-replicate sd of test differences about 0.10
+# measured at default (12 replicates, development run): sd over replicates of the joint sweep's test gain 0.099 and
+# of its validation gain about 0.07; of the comparator-minus-resampler difference on Fun-1 about 0.08 (about 0.04
+# averaged with Str-2). The worlds put independent noise of sd SD / sqrt(2) on each arm (differences of sd SD).
 SD = 0.10
+ARM_SD = SD / np.sqrt(2)
 
 
 @claim_case(CH, "C1", "reproduced")
 def _c1_gain():
-    return C.claim1_validation_gain(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.66)}, sd=SD / 2), CFG)
+    return C.claim1_validation_gain(_reps({"default": (0.52, 0.54), "joint:fun1>str2": (0.63, 0.64)}, sd=0.07 / np.sqrt(2)),
+                                    CFG)
 
 
 @claim_case(CH, "C1", "not reproduced", alternative="the search finds nothing better than its seed")
@@ -296,12 +300,12 @@ def _c1_nothing():
 
 @claim_case(CH, "C2", "reproduced")
 def _c2_transfer():
-    return C.claim2_test_transfer(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.66)}, sd=SD / 2), CFG)
+    return C.claim2_test_transfer(_reps({"default": (0.52, 0.54), "joint:fun1>str2": (0.63, 0.64)}, sd=ARM_SD), CFG)
 
 
 @claim_case(CH, "C2", "not reproduced", alternative="winner's curse: the validation gain does not reach test")
 def _c2_curse():
-    return C.claim2_test_transfer(_reps({"default": (0.55, 0.55), "joint:fun1>str2": (0.68, 0.45)}, sd=SD / 2), CFG)
+    return C.claim2_test_transfer(_reps({"default": (0.52, 0.54), "joint:fun1>str2": (0.63, 0.44)}, sd=ARM_SD), CFG)
 
 
 def _abl(fix, res, sd=0.0):
@@ -389,8 +393,8 @@ def _c2_trivial():
     return C.claim2_test_transfer(_smoke_study(), SMOKE, arm="unscored:joint")
 
 
-@claim_case(CH, "C3", "inconclusive at this scale", trivial="the resampling actor under another seed in place of "
-            "the comparator")
+@claim_case(CH, "C3", "inconclusive at this scale", trivial="the resampling actor (same initial population, another "
+            "refinement seed) in place of the comparator")
 def _c3_trivial():
     return C.claim3_contrastive(_smoke_study(), SMOKE, a="resample_b")
 

@@ -105,8 +105,9 @@ def claim2_test_transfer(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = 
 @claim_rule("C3", reconstruction=True,
             statement="In our reconstruction, the Contrastive Comparator finds better configurations than resampling "
                       "the Initializer at the same number of evaluations.",
-            rule=f"per replicate, the best validation pass@1 of the comparator minus the resampler's (both N - 1 + "
-                 f"{OmacConfig().ablation_iters} candidates, tolerance stop off), averaged over Fun-1 and Str-2; the "
+            rule=f"per replicate, the best validation pass@1 of the comparator minus the resampler's (both from the "
+                 f"same initial population, N - 1 + {OmacConfig().ablation_iters} candidates, tolerance stop off), "
+                 "averaged over Fun-1 and Str-2; the "
                  f"lower end of the {_PCT} t-interval is above {_T['compare_min']:+.2f}; the matching held-out test "
                  "difference is reported beside it; not reproduced when the whole interval lies below",
             rejects="contrastive refinement no better than asking the initializer for more candidates")
@@ -213,7 +214,8 @@ def claim7_new_agent(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = "sin
 not_testable("A1", statement="OMAC, with GPT-3.5 agents, controllers and optimiser, outperforms state-of-the-art "
                              "approaches on code generation (HumanEval), arithmetic reasoning (MATH) and general "
                              "reasoning (MMLU).",
-             paper="\"superior performance of OMAC on code generation, arithmetic reasoning, and general reasoning tasks against state-of-the-art approaches\" (abstract); the numbers: not reached",
+             paper="\"superior performance of OMAC on code generation, arithmetic reasoning, and general reasoning "
+                   "tasks against state-of-the-art approaches\" (abstract); the numbers: not reached",
              reason="needs GPT-3.5 (an external LLM) for every agent, controller and optimiser call; our agents are "
                     "search programs on our own list-function tasks, and no LLM runs in this book")
 not_testable("A2", statement="OMAC's Semantic Initializer and Contrastive Comparator, as LLM actors writing prompts, "

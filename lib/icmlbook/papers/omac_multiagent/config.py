@@ -4,10 +4,13 @@ decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose
 Algorithm 1's hyperparameters default to the official code's values (``initialize_num`` N = 3, ``FD_max_iter``
 T_max = 3, ``FD_min_improvement`` delta = 0.01, ``FD_tolerance_iter`` kappa = 2, ``FD_sample_threshold`` h0 = 1).
 
-Budgets (2 CPU cores, one thread). Each replicate builds its own tasks (about 25-45 ms per task for the
-1,884-program tables) and runs about 60 validation evaluations of a whole team (a few ms per task each, most
-agent answers read back from the cache). ``smoke``: 3 replicates of 40 + 40 tasks; ``default``: 12 replicates of
-150 + 150 tasks; ``full``: 30 replicates of 300 + 300 tasks (CPU only: nothing here uses a GPU).
+Budgets (2 CPU cores, one thread). Each replicate builds its own tasks (about 25 ms of CPU per task on a quiet
+core for the 1,884-program tables; 190 ms under a load of 13) and runs about 90 validation evaluations of whole
+teams, most agent answers read back from the cache. ``smoke`` (3 replicates of 40 + 40 tasks): the chapter took
+15.5 s of CPU (70 s wall at a load average of 9) in one marimo execution. ``default`` (12 replicates of 150 + 150
+tasks): the study alone took 104 s of CPU (505 s wall at nice 19 under a load of 10-14), so the chapter should
+take about 2-3 minutes on 2 quiet cores (not measured as a whole chapter: the machine was shared). ``full``
+(30 replicates of 300 + 300 tasks) is CPU only: nothing here uses a GPU.
 """
 
 from __future__ import annotations

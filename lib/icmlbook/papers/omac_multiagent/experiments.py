@@ -6,11 +6,12 @@ default team (DyLAN's defaults) and runs, all on the validation split and report
 - ``single:<dim>``: Algorithm 1 on each of the five dimensions alone;
 - ``joint:fun1>str2`` and ``joint:str2>fun1``: Algorithm 2, both orders;
 - ``fixed:<dim>`` and ``resample:<dim>`` (dim in fun1, str2): the comparator and the resampling actor with the
-  tolerance stop off, at exactly the same number of evaluations;
+  tolerance stop off, at exactly the same number of evaluations, from the same initial population;
 - ``random:fun1``: random search over the Generalist's configurations at the evaluations single:fun1 used;
 - the nearest trivial methods (``trivial_arms``): ``single:null`` (Algorithm 1 on a dimension the engine
   ignores), ``unscored:joint`` (fun1 and str2 drawn at random, no scoring), ``resample_b:<dim>`` (the resampling
-  actor under another seed), ``joint_b:fun1>str2`` (the same order under another seed), ``clone`` (the pool
+  actor from the same initial population under another refinement seed), ``joint_b:fun1>str2`` (the same order
+  under another seed), ``clone`` (the pool
   plus an unoptimised copy of the Generalist as the "new" agent).
 """
 
@@ -105,7 +106,7 @@ def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
         arms["unscored:joint"] = _arm(ev, rt, ev.evaluate(rt).score, 0, (), "fun1 and str2 drawn at random")
         for dim in ABLATION_DIMS:
             arms[f"resample_b:{dim}"] = _from_trace(
-                ev, team, algorithm1(ev, team, dim, seed=s + 500_000, actor="resampling", **abl))
+                ev, team, algorithm1(ev, team, dim, seed=s + 500_000, init_seed=s, actor="resampling", **abl))
         sw = algorithm2(ev, team, JOINT_ORDERS[0], rounds=cfg.rounds, seed=s + 500_000, **kw)
         arms["joint_b:fun1>str2"] = _arm(ev, sw.team, sw.traces[-1].best_score, sw.n_evals, (), "same order, other seed")
         ct = team.with_slot("fun2", slot("fun2").default)

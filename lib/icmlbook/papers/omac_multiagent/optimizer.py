@@ -198,18 +198,22 @@ def _check(n: int, t_max: int, delta: float, kappa: int, h0: int) -> None:
 
 def algorithm1(ev: Evaluator, team: Team, dim: str, *, n: int = 3, t_max: int = 3, delta: float = 0.01,
                kappa: int = 2, h0: int = 1, actor: str = "contrastive", seed: int = 0,
-               p0: tuple | None = None) -> SearchTrace:
+               p0: tuple | None = None, init_seed: int | None = None) -> SearchTrace:
     """Optimise dimension ``dim`` of ``team`` (others fixed) on ``ev``'s validation split (dossier Sec. 3.4).
-    ``kappa`` larger than ``t_max`` switches the tolerance stop off (a fixed budget of ``n - 1 + t_max``)."""
+    ``kappa`` larger than ``t_max`` switches the tolerance stop off (a fixed budget of ``n - 1 + t_max``).
+    The Initializer draws from ``init_seed`` (default ``seed``), the refinement from ``seed`` and the actor, so
+    that two actors given the same ``init_seed`` start from the same population and differ only in refinement."""
     _check(n, t_max, delta, kappa, h0)
     s = slot(dim)
     if actor not in ACTORS:
         raise ValueError(f"actor={actor!r} is unknown; allowed: {', '.join(ACTORS)}")
-    rng = np.random.default_rng([int(seed), 1 + list(SLOTS).index(dim), 1 + list(ACTORS).index(actor)])
+    d_id = 1 + list(SLOTS).index(dim)
+    init_rng = np.random.default_rng([int(seed if init_seed is None else init_seed), d_id, 0])
+    rng = np.random.default_rng([int(seed), d_id, 1 + list(ACTORS).index(actor)])
     p0 = tuple(p0) if p0 is not None else current(team, dim)
     pop = [p0]
     scores = [ev.evaluate(team.with_slot(dim, p0)).score]
-    for c in DiversityInitializer().initialize(s, p0, n, rng):
+    for c in DiversityInitializer().initialize(s, p0, n, init_rng):
         pop.append(c)
         scores.append(ev.evaluate(team.with_slot(dim, c)).score)
     best, tol, it, stop = max(scores), 0, 0, "T_max reached"
