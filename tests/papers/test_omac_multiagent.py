@@ -427,3 +427,14 @@ def test_every_claim_case_gives_its_verdict():
     for r in rules:
         assert case_problems(r) == [], r.id
     assert sum(len(REG.get(r.key, [])) for r in rules) == 21
+
+
+def test_structure_scan_scores_every_configuration():
+    cfg = om.config_for("smoke", n_val=8)
+    scan = om.structure_scan(cfg, 1, dims=("str3",))["str3"]
+    configs = om.slot("str3").all_configs()
+    assert scan.scores.shape == (len(configs),) == (om.slot("str3").n_configs,)
+    ev = om.Evaluator(dsl.make_split(8, 1, 1 * 1000 + 555))
+    i = 7
+    assert scan.scores[i] == ev.evaluate(om.default_team().with_slot("str3", tuple(configs[i]))).score
+    assert scan.default_rank == 1 + sum(s > scan.default_score for s in scan.scores)

@@ -28,13 +28,13 @@ from .config import PRESETS, OmacConfig, config_for
 from .dimensions import DIMENSIONS, SLOTS, AgentSpec, Slot, Team, default_team, describe, slot
 from .engine import QueryTrace, agent_answer, consensus, parse_index_list, run_query
 from .experiments import (ABLATION_DIMS, JOINT_ORDERS, Arm, Playground, Replicate, arm_table, example_query,
-                          playground_run, replicate, study)
+                          playground_run, replicate, structure_scan, study)
 from .optimizer import (ACTORS, ContrastiveComparator, DiversityInitializer, EvalResult, Evaluator, ResamplingActor,
                         SearchTrace, SweepTrace, algorithm1, algorithm2, parent_threshold, random_search)
 
 __all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot", "Team",
            "default_team", "describe", "slot", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
            "run_query", "ABLATION_DIMS", "JOINT_ORDERS", "Arm", "Replicate", "arm_table", "replicate", "study",
-           "Playground", "playground_run", "example_query",
+           "Playground", "playground_run", "example_query", "structure_scan",
            "ACTORS", "ContrastiveComparator", "DiversityInitializer", "EvalResult", "Evaluator", "ResamplingActor",
            "SearchTrace", "SweepTrace", "algorithm1", "algorithm2", "parent_threshold", "random_search"]

@@ -28,7 +28,7 @@ from .dimensions import DIMENSIONS, Team, default_team, describe, slot
 from .optimizer import EvalResult, Evaluator, SearchTrace, algorithm1, algorithm2, random_search
 
 __all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table", "Playground",
-           "playground_run", "example_query"]
+           "playground_run", "example_query", "StructureScan", "structure_scan"]
 
 ABLATION_DIMS = ("fun1", "str2")
 JOINT_ORDERS = (("fun1", "str2"), ("str2", "fun1"))
@@ -165,3 +165,33 @@ def example_query(seed: int, n_tasks: int = 12):
     traces = ev.traces(team)
     q = next((i for i, t in enumerate(traces) if t.consensus_layer != 0 and t.correct), 0)
     return traces[q], team, split.val[q], tasks[q]
+
+
+@dataclasses.dataclass(frozen=True)
+class StructureScan:
+    """Every configuration of a structural dimension scored on one fresh validation split: ``scores`` and
+    ``calls`` per configuration (rows of ``slot(dim).all_configs()``), and the default's score and rank."""
+
+    dim: str
+    scores: np.ndarray
+    calls: np.ndarray
+    default_score: float
+
+    @property
+    def default_rank(self) -> int:
+        """1 + the number of configurations scoring strictly higher than the default."""
+        return 1 + int(np.sum(self.scores > self.default_score))
+
+
+def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3")) -> dict:
+    """Exhaustive scores of each structural dimension (all other settings at their defaults) on one fresh split of
+    ``cfg.n_val`` tasks: how much the dimension can move pass@1 and calls, and where the default stands."""
+    split = dsl.make_split(cfg.n_val, 1, int(seed) * 1000 + 555)
+    ev = Evaluator(split, cfg.n_layers)
+    team = default_team(cfg.n_layers)
+    out = {}
+    for d in dims:
+        res = [ev.evaluate(team.with_slot(d, tuple(int(v) for v in c))) for c in slot(d).all_configs()]
+        out[d] = StructureScan(d, np.array([r.score for r in res]), np.array([float(r.calls.mean()) for r in res]),
+                               ev.evaluate(team).score)
+    return out
