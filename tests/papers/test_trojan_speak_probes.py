@@ -367,6 +367,35 @@ def test_reference_answers_are_on_topic_and_monitor_separates_plain_text():
         assert r.responses["rot13"].texts[0] != r.responses["plain"].texts[0]
 
 
+def _plain_as_cipher(run, cipher: str):
+    """The run's plain answers relabelled as ``cipher``'s: what a model that never learned the cipher (and answers
+    every encoded request in the clear) writes. The codebook's decoder passes plain words through unchanged."""
+    P = run.responses["plain"]
+    return experiments.Responses(cipher, list(P.texts), list(P.plain_texts), P.label.copy(), P.requested, P.kind,
+                                 P.split, P.n_tokens)
+
+
+def test_competence_counts_only_answers_written_in_the_cipher():
+    """A plain answer to an encoded request decodes (through the codebook, unchanged) to the requested topic, but it
+    is not written in the cipher: it must not count toward the format-competence guard."""
+    cfg, sums, runs = reference_study()
+    for r in runs:
+        real = r.responses[cfg.main_cipher]
+        assert real.competence() == 1.0                       # the world's own encoded answers
+        assert not any(world.has_plain_topic_word(t) for t in real.texts)
+        fake = _plain_as_cipher(r, cfg.main_cipher)
+        assert np.mean(fake.label[fake.kind == 0] == fake.requested[fake.kind == 0]) == 1.0
+        assert fake.competence() == 0.0
+
+
+def _unlearned_cipher_world():
+    """Per seed: the reference study's summary, with the encoded answers those of a model that never learned the
+    cipher (its plain answers, relabelled): competence recomputed from them, and the monitors reading plain text."""
+    cfg, sums, runs = reference_study()
+    return cfg, [dataclasses.replace(s, competence_cipher=_plain_as_cipher(r, cfg.main_cipher).competence())
+                 for s, r in zip(sums, runs)]
+
+
 # ------------------------------------------------------------------------------------------------ claim cases
 def _reps(values, seeds=3):
     return np.asarray(values, float)[:seeds]
@@ -426,6 +455,15 @@ def c2_reproduced():
 def c2_partial():
     cfg, seeds = _world(monitor_tpr_cipher=[0.3, 0.35, 0.28], monitor_tpr_plain=[0.96, 0.99, 0.94])
     return claims.claim2_encoding_blinds(seeds, cfg)
+
+
+@claim_case("trojan_speak_probes", "C2", "inconclusive at this scale",
+            alternative="a model that never learned the cipher: it answers encoded requests in the clear and the "
+                        "monitor reads them (encoded TPR = plain TPR); evidence about the cipher, none")
+def c2_unlearned():
+    _, seeds = _unlearned_cipher_world()
+    seeds = [dataclasses.replace(s, monitor_tpr_plain=v, monitor_tpr_cipher=v) for s, v in zip(seeds, (0.96, 0.99, 0.94))]
+    return claims.claim2_encoding_blinds(seeds, tsp.config_for("default"))
 
 
 @claim_case("trojan_speak_probes", "C2", "not reproduced", trivial="the identity format (no cipher)")
@@ -711,11 +749,23 @@ def c10_trivial():
     return claims.claim10_adaptive_monitor(seeds, tsp.config_for("default"))
 
 
+@claim_case("trojan_speak_probes", "C10", "inconclusive at this scale",
+            alternative="a model that never learned the cipher (answers in the clear, competence recomputed from its "
+                        "real plain answers): a retrained monitor reading plain text detects it, which says nothing "
+                        "about the cipher")
+def c10_unlearned():
+    _, seeds = _unlearned_cipher_world()
+    seeds = [dataclasses.replace(s, adaptive_auroc_cipher=a, adaptive_tpr_cipher_oracle=t)
+             for s, a, t in zip(seeds, (0.999, 0.998, 0.9995), (0.97, 0.99, 0.96))]
+    return claims.claim10_adaptive_monitor(seeds, tsp.config_for("default"))
+
+
 # every declared case, run here too (the contract test runs them again over every chapter)
 _CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_trivial,
           c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,
           c6_no_gain, c6_trivial, c7_reproduced, c7_lexical, c7_trivial, c8_reproduced, c8_request_reader, c8_trivial,
-          c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c10_reproduced, c10_unlearnable, c10_trivial]
+          c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c10_reproduced, c10_unlearnable, c10_trivial,
+          c2_unlearned, c10_unlearned]
 
 
 def test_claim_cases_give_their_verdicts():

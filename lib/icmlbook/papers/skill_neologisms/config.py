@@ -36,7 +36,7 @@ _NEW = OneOf(*NEW_OPS)
 THRESHOLD_FIELDS = ("ci_level", "competence_single", "competence_multi", "literal_ceiling", "acquisition_bar",
                     "transfer_floor", "transfer_margin", "composition_margin", "length_gap_margin",
                     "ablation_margin", "keyword_margin", "forgetting_margin", "guard_margin", "gate_single", "plateau_extend",
-                    "plateau_share")
+                    "plateau_share", "base_loss_margin")
 
 
 @profile_config
@@ -105,6 +105,10 @@ class SkillConfig(ProfileConfig):
         this (interval not wholly below); otherwise it is inconclusive (the base has not converged).
     plateau_extend, plateau_share : the convergence guard (CLAIMS.md rule 10): training ``plateau_extend``
         longer moves the compared metric by less than ``plateau_share`` of the rule's margin.
+    base_loss_margin : claim 1's guard on the base (nats per answer token): a base below claim 1's bars counts
+        against the claim only when training ``plateau_extend`` longer moves its pretraining answer loss (read back
+        along its logged curve, each end averaged over a twentieth of the logged points) by less than
+        ``plateau_share`` of this; otherwise the row is inconclusive (not converged).
     """
 
     # ---- the world ----
@@ -169,6 +173,7 @@ class SkillConfig(ProfileConfig):
     gate_single: Float(gt=0, lt=1) = 0.5
     plateau_extend: Float(gt=0, le=2) = 0.5
     plateau_share: Float(gt=0, le=1) = 1 / 3
+    base_loss_margin: Float(gt=0) = 0.1
 
     def validate(self) -> None:
         """The checks that involve several fields."""

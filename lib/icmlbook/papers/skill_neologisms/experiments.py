@@ -89,7 +89,9 @@ class Competence:
     """What a base can do. ``single``: one-operation accuracy per operation at trained lengths;
     ``single_heldout``: the same at held-out lengths; ``multi``: k-operation accuracy (orders seen in
     pretraining) at trained lengths; ``heldout_orders``: 3-operation orders never shown; ``literal_new``: the new
-    skills written with their (never trained) literal token, one operation per item."""
+    skills written with their (never trained) literal token, one operation per item. ``loss_steps``/``loss``: the
+    base's pretraining answer-loss curve (empty for a model trained zero updates), which claim 1's convergence guard
+    reads."""
 
     seed: int
     ops: tuple[str, ...]
@@ -98,6 +100,8 @@ class Competence:
     multi: dict[int, Accuracy]
     heldout_orders: Accuracy | None
     literal_new: dict[str, Accuracy]
+    loss_steps: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    loss: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
 
 def competence(cfg: SkillConfig, base: BaseModel, seed: int) -> Competence:
@@ -125,7 +129,8 @@ def competence(cfg: SkillConfig, base: BaseModel, seed: int) -> Competence:
         held_acc = accuracy_of(greedy_exact(model, b, enc, v))
     literal = {s: accuracy_of(greedy_exact(model, sample_pretraining(rng, n, (s,), (1,), cfg.train_lengths), enc, v))
                for s in cfg.skills if s not in base.ops}
-    return Competence(seed, base.ops, single, single_held, multi, held_acc, literal)
+    return Competence(seed, base.ops, single, single_held, multi, held_acc, literal, np.asarray(base.steps, float),
+                      np.asarray(base.loss, float))
 
 
 # ------------------------------------------------------------------------------------------------ one unit

@@ -37,7 +37,7 @@ from .lm import (Capability, DialogueCodec, TrainCurves, build_model, capability
 from .metrics import auroc, rate_above, threshold_at_fpr
 from .monitor import KeywordMonitor, LengthMonitor, TextMonitor
 from .probes import control_task_labels, fit_probe, shuffled_labels, streaming_scores
-from .world import TOPICS, World, check_topic, topic_of
+from .world import TOPICS, World, check_topic, has_plain_topic_word, topic_of
 
 __all__ = ["evaluate", "Responses", "SeedRun", "SeedSummary", "Study", "run_seed", "run_study", "summarise", "SPLITS",
            "seed_of", "train_models", "TrainedModels"]
@@ -133,9 +133,16 @@ class Responses:
         return sel
 
     def competence(self) -> float:
-        """Share of topic requests answered on the requested topic (decoded)."""
+        """Share of topic requests answered on the requested topic (decoded) and, in a cipher, written in it (no
+        topic word in the clear: :func:`.world.has_plain_topic_word`). A model that answers an encoded request in
+        plain text is not competent in the cipher, although the codebook's decoder would pass its words through."""
         t = self.kind == 0
-        return float(np.mean(self.label[t] == self.requested[t])) if t.any() else float("nan")
+        if not t.any():
+            return float("nan")
+        ok = self.label[t] == self.requested[t]
+        if self.fmt != "plain":
+            ok &= ~np.array([has_plain_topic_word(x) for x, keep in zip(self.texts, t) if keep], dtype=bool)
+        return float(np.mean(ok))
 
 
 def _eval_dialogues(world: World, cfg: TrojanProbesConfig, seed: int):

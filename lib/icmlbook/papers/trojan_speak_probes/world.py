@@ -36,7 +36,7 @@ from .ciphers import CIPHERS, make_cipher
 
 __all__ = ["TOPICS", "LEXICON", "topic_words", "ADJECTIVES", "NAMES", "PLACES", "REQUEST_TEMPLATES", "FREE_TEMPLATES",
            "ANSWER_TEMPLATES", "REQUEST_SPLITS", "Dialogue", "World", "ALPHABET", "topic_of", "check_topic",
-           "check_format"]
+           "check_format", "has_plain_topic_word"]
 
 TOPICS: tuple[str, ...] = ("weather", "cooking", "sports", "music", "animals", "travel")
 
@@ -119,6 +119,13 @@ def check_format(fmt: str) -> str:
 def topic_words() -> list[str]:
     """Every topic word of the world (what the codebook cipher maps)."""
     return [w for t in TOPICS for w in LEXICON[t]]
+
+
+def has_plain_topic_word(text: str) -> bool:
+    """Whether ``text``, as written, shows a topic word in the clear. Every cipher of the world encodes every topic
+    word, so an answer meant to be encoded that shows one was not written in its cipher (a word codebook's decoder
+    passes plain words through, so decoding alone cannot tell)."""
+    return any(w in _TOPIC_OF_WORD for w in _WORD.findall(text))
 
 
 def topic_of(text: str, fmt: str = "plain") -> int:
