@@ -65,7 +65,8 @@ def _(mo):
       **C8b** (LoRA);
     - neologisms "extend model capabilities to new skills without weight updates": **C2**;
     - "off-the-shelf pre-trained LLMs already demonstrate tokens associated with procedural knowledge":
-      **N1** (7-8B models: not testable) and **C7**, an analogue in our small base, not a reproduction;
+      **N1** (7-8B models: not testable) and **C7**, an analogue in our small base that holds by the design of
+      the digit world, so it is described, not decided;
     - neologisms "can be learned to improve model capabilities on specific skills while being composable with
       out-of-distribution skills": **C2**, **C3** (against prompt tuning), **C3b** (against LoRA);
     - "independently trained skill neologisms can be composed zero-shot": **C4** (and **N2**, the comparison
@@ -440,8 +441,9 @@ def _(mo):
     "XOR" in a few-shot prompt helps as much as describing it. Our base is far too small for that experiment.
     What we can ask of it is the premise the neologism relies on: is each operation reached through its token?
     We replace the operation token's row by the mean operation row, or by a random row of the same norm, and
-    measure one-operation accuracy. In a model trained from scratch with one token per operation this is
-    expected, so the row is labelled an analogue, not a reproduction.
+    measure one-operation accuracy. In this world the token is the only place the prompt names the operation, so a
+    base that does its operations must lose them once the token is gone: the outcome holds by design, and it is
+    shown as a description, not decided as a claim (it could not have come out against the paper).
     """)
     return
 
@@ -459,14 +461,16 @@ def _(keywords, plots):
 
 
 @app.cell
-def _(cfg, claims, competences, keywords, mo):
-    check7 = claims.claim7_keyword(keywords, competences, cfg)
+def _(claims, keywords, mo):
+    _k = claims.keyword_losses(keywords)
     mo.md(f"""
-    *Figure: one-operation exact match per operation, mean over bases.*
-
-    {check7.sentence("Claim 7")}
+    *Figure: one-operation exact match per operation, mean over bases.* With its token the base solves
+    {_k['with_token']:.2f} of one-operation items on average over {_k['n']} (operation, base) pairs; replacing the
+    token's row by the mean operation row costs {_k['mean_row_loss']:.2f} of exact match on average, and by a
+    random row of the same norm {_k['random_row_loss']:.2f}. These numbers are described, not decided: row C7 of the
+    ledger is listed as not testable because the outcome is forced by the design of the world.
     """)
-    return (check7,)
+    return
 
 
 @app.cell
@@ -562,14 +566,12 @@ def _(
     check6a,
     check6b,
     check6c,
-    check7,
     check8a,
     check8b,
     run,
 ):
     ledger = ClaimsLedger("skill_neologisms", run.profile)
-    ledger.add_checks(check1, check2, check3, check3b, check4, check5, check6a, check6b, check6c, check7, check8a,
-                      check8b)
+    ledger.add_checks(check1, check2, check3, check3b, check4, check5, check6a, check6b, check6c, check8a, check8b)
     ledger.add_not_testable()
     ledger
     return (ledger,)
@@ -593,9 +595,9 @@ def _(cfg, mo):
       `random_skill_pad` (off in the paper's Qwen config). They teach a base that has one token per operation
       that extra tokens may sit at the start and inside the operation segment, which Qwen's sub-word names
       already taught it. Neither kind of pad tells the base anything about the new skills.
-    - **Sizes.** ℓ = {cfg.ell} tokens (the paper: 20; in development runs not shown, ℓ = 1, 2 and 4 gave rising
-      in-distribution accuracy for SHIFT_RIGHT on a padded base, and ℓ = 16 did far worse than ℓ = 4 on an earlier
-      base pretrained without pads, so we kept ℓ = 4; prompt tuning gets the same number of rows), {cfg.adapt_steps} updates of {cfg.adapt_batch} samples for
+    - **Sizes.** ℓ = {cfg.ell} tokens (the paper: 20), chosen in development runs not shown (ℓ = 1,
+      2, 4 and 16 were tried), so claim 6a compares a length picked in development against ℓ = 1;
+      prompt tuning gets the same number of rows; {cfg.adapt_steps} updates of {cfg.adapt_batch} samples for
       every method (the paper: three epochs of 100,000 samples at batch 32), skills {", ".join(cfg.skills)},
       held-out partners {", ".join(cfg.test_ops)} (the paper: all six), lengths
       {min(cfg.all_lengths)}-{max(cfg.all_lengths)} without {", ".join(map(str, cfg.heldout_lengths))} in training (the

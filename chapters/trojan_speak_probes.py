@@ -235,11 +235,13 @@ def _(cfg, fmts, mo, np, plots, study, tsp):
                      f"{np.mean([x.free_auroc_cipher[x.chosen_site] for x in _s]):.3f} |")
     mo.md(f"""
     How well the model learned each format (mean over {study.n_seeds} seeds): the share of answers to topic
-    requests that decode to the requested topic, and the main detectors on that cipher's evaluation answers (the
-    claims below use **{cfg.main_cipher}**; a model below {cfg.competence_min:.0%} on-topic encoded answers has not
-    learned the cipher, and the probe rows on it are inconclusive).
+    requests that decode to the requested topic (for a cipher, also written in it: an answer that shows a topic
+    word in the clear does not count, since the codebook's decoder passes plain words through), and the main
+    detectors on that cipher's evaluation answers (the claims below use **{cfg.main_cipher}**; a model below
+    {cfg.competence_min:.0%} such encoded answers has not learned the cipher, and the rows read on encoded answers,
+    claims 2, 4-8 and 10, are inconclusive on it).
 
-    | cipher | plain answers on topic | encoded answers on topic | text monitor TPR at 1 % FPR | probe AUROC (requested) | probe AUROC (free choice) |
+    | cipher | plain answers on topic | encoded answers on topic, in the cipher | text monitor TPR at 1 % FPR | probe AUROC (requested) | probe AUROC (free choice) |
     |---|---|---|---|---|---|
     {chr(10).join(_rows)}
     """)
@@ -554,7 +556,9 @@ def _(cfg, mo):
     - **Choices of ours**, fixed in the config before the run: the site selection on plain calibration answers,
       the thresholds of every rule (AUROC ≥ {cfg.probe_auroc_min:g} on plain, ≥ {cfg.transfer_auroc_min:g} after
       transfer, TPR at {100 * cfg.fpr_target:g} % FPR, the margins), the competence guard
-      ({cfg.competence_min:.0%} on-topic encoded answers), the mixed fine-tuning's share of ordinary data
+      ({cfg.competence_min:.0%} of encoded answers on topic and written in the cipher; it also guards claims 2 and
+      10, added after the review of the second edition, where a model answering in the clear would otherwise decide
+      claim 2 against the paper and pass claim 10), the mixed fine-tuning's share of ordinary data
       ({cfg.mix_fraction:g}), the cipher the claims are decided on ({cfg.main_cipher}; chosen before this run, from
       development runs in which the model learned it faster than ROT13, whose BPE pieces are arbitrary fragments;
       the table "How well the model learned each format" above shows both in this run).

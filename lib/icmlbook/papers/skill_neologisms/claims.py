@@ -35,7 +35,7 @@ from .experiments import Competence, Composition, KeywordAnalogue, SkillStudy, U
 
 __all__ = ["THRESHOLDS", "base_convergence", "check_thresholds", "claim1_base_competence", "claim2_acquisition", "claim3_transfer",
            "claim3b_transfer_vs_lora", "claim4_composition", "claim5_lengths", "claim6a_length", "claim6b_init",
-           "claim6c_noise", "claim7_keyword", "claim8a_forgetting_ft", "claim8b_forgetting_lora", "units_of"]
+           "claim6c_noise", "keyword_losses", "claim8a_forgetting_ft", "claim8b_forgetting_lora", "units_of"]
 
 #: the decision thresholds and their declared (fixed) values
 THRESHOLDS: dict[str, float] = {f: getattr(SkillConfig(), f) for f in THRESHOLD_FIELDS}
@@ -486,32 +486,31 @@ def claim6c_noise(studies: Sequence[SkillStudy], cfg: SkillConfig) -> ClaimCheck
 
 
 # ------------------------------------------------------------------------------------------------ C7
-@claim_rule(
+def keyword_losses(analogues: Sequence[KeywordAnalogue]) -> dict[str, float]:
+    """The keyword analogue's numbers for the page (no verdict: row C7 holds by design, see below): mean one-operation
+    accuracy with the operation's token, and the mean loss when its row is replaced by the mean operation row or by
+    a random row of the same norm, over (operation, base seed)."""
+    if not analogues:
+        raise ValueError("the keyword analogue needs at least one base's measurement")
+    w = np.array([k.with_token[o].value for k in analogues for o in k.with_token])
+    m = np.array([k.mean_row[o].value for k in analogues for o in k.with_token])
+    r = np.array([k.random_row[o].value for k in analogues for o in k.with_token])
+    return {"with_token": float(w.mean()), "mean_row_loss": float((w - m).mean()),
+            "random_row_loss": float((w - r).mean()), "n": int(w.size)}
+
+
+not_testable(
     "C7",
-    statement="Analogue of the paper's keyword finding (not a reproduction): in our tiny base, the procedure is "
-              "addressed through the operation's token; replacing its row by the mean operation row or by a random "
-              "row of the same norm collapses accuracy.",
-    rule=f"{_ON}over units (pretraining operation, base seed), the {_PCT} t-intervals of (accuracy with the token) − "
-         f"(accuracy with the mean row) and of (with the token) − (with a random row) both above "
-         f"{_T['keyword_margin']:g}; one-operation items at trained lengths",
-    rejects=f"the model reads the operation from elsewhere (a replaced token costs at most {_T['keyword_margin']:g})",
+    statement="Analogue of the paper's keyword finding in our tiny base: replacing an operation's token by the mean "
+              "operation row or by a random row of the same norm collapses accuracy.",
+    reason="holds by design, so it is shown, not decided (CLAIMS.md rule 3): in the digit world an operation is named "
+           "only by its token, so every base that passes claim 1 must lose most of its accuracy once the token's row "
+           "is replaced (nothing else in the prompt says which operation to apply), and an untrained base has "
+           "nothing to lose; no outcome of this measurement could speak against the paper. The paper's finding on "
+           "7-8B models is row N1",
     paper="abstract: “off-the-shelf pre-trained LLMs already demonstrate tokens associated with procedural "
           "knowledge” (the XOR keyword study on 7-8B models; numbers not reached)",
 )
-def claim7_keyword(analogues: Sequence[KeywordAnalogue], competences: Sequence[Competence], cfg: SkillConfig) -> ClaimCheck:
-    check_thresholds(cfg)
-    if not analogues:
-        raise ValueError("claim 7 needs keyword analogues")
-    dm = np.array([k.with_token[o].value - k.mean_row[o].value for k in analogues for o in k.with_token])
-    dr = np.array([k.with_token[o].value - k.random_row[o].value for k in analogues for o in k.with_token])
-    m1, lo1, hi1, n = _interval(dm)
-    m2, lo2, hi2, _ = _interval(dr)
-    w = np.array([k.with_token[o].value for k in analogues for o in k.with_token])
-    measured = (f"with the token {w.mean():.3f}; loss with the mean row {_ci_text(m1, lo1, hi1, n)}, with a random row "
-                f"{_ci_text(m2, lo2, hi2, n)}")
-    parts = {"mean row": _part(decide_interval(lo1, hi1, _T["keyword_margin"])),
-             "random row": _part(decide_interval(lo2, hi2, _T["keyword_margin"]))}
-    return _decide(measured, parts, [], {"mean_row_loss": dm, "random_row_loss": dr}, list(competences))
 
 
 # ------------------------------------------------------------------------------------------------ C8
@@ -527,10 +526,41 @@ def _forgetting(studies: Sequence[SkillStudy], cfg: SkillConfig, method: str, la
     measured = (f"change of accuracy on the original operations: {label} {_ci_text(m, lo, hi, n)}; neologism "
                 f"{'exactly 0 on every unit (weights unchanged)' if neo_ok else f'mean {neo_change.mean():+.3f}'}")
     g = _convergence(base_units, "in", _GUARD, label)
-    parts = {f"{label} loses more than {_T['forgetting_margin']:g}":
-             _part(decide_interval(lo, hi, -_T["forgetting_margin"], side="upper"), g),
-             "neologism unchanged": _part(neo_ok)}
-    return _decide(measured, parts, [g], {"change": change, "neologism_change": neo_change}, _comps(studies))
+    dec = decide_interval(lo, hi, -_T["forgetting_margin"], side="upper")
+    guards = [g]
+    loses = _part(dec, g)
+    if loses[0] is False:
+        # "keeps the old skills" is evidence only once the forgetting itself has stopped moving: the compared metric's
+        # own plateau test (rule 10), read along the original-operation curve; still falling, it is not shown
+        gf = _forgetting_convergence(base_units, label)
+        guards.append(gf)
+        if not gf.converged:
+            loses = (None, "not converged")
+    parts = {f"{label} loses more than {_T['forgetting_margin']:g}": loses, "neologism unchanged": _part(neo_ok)}
+    return _decide(measured, parts, guards, {"change": change, "neologism_change": neo_change}, _comps(studies))
+
+
+def _forgetting_convergence(units: Sequence[UnitResult], label: str) -> Convergence:
+    """The plateau test on the original-operation accuracy (the metric claim 8 compares) with the forgetting
+    margin, counting only a fall: accuracy still dropping over the last third (by at least a third of the margin) is
+    forgetting not yet measured; a rise toward the base's accuracy is no reason to doubt that the method keeps it.
+    A unit without that curve (logged before it existed) fails the test."""
+    name = f"{label} (accuracy on the original operations)"
+    trained = [u for u in units if u.curve_steps.size]
+    if not trained:
+        return plateau_check(np.zeros(len(units)), np.zeros(len(units)), _T["forgetting_margin"], _test(), name)
+    if any(u.curve_original.shape != u.curve_steps.shape for u in trained):
+        return plateau_check(0.0, float("inf"), _T["forgetting_margin"], _test(), name + ": no curve")
+    steps = trained[0].curve_steps
+    if any(u.curve_steps.shape != steps.shape or np.any(u.curve_steps != steps) for u in trained):
+        raise ValueError(f"{name}: the units' curves were logged at different steps")
+    values = np.stack([u.curve_original for u in trained])
+    t_early = steps[-1] / (1 + _T["plateau_extend"])
+    if t_early < steps[0]:
+        raise ValueError(f"{name}: the curve starts after T/(1+extend) = {t_early:g}")
+    early = np.array([np.interp(t_early, steps, v) for v in values])
+    drop = np.maximum(early - values[:, -1], 0.0)          # only a fall counts
+    return plateau_check(early, early - drop, _T["forgetting_margin"], _test(), name)
 
 
 @claim_rule(
@@ -539,7 +569,10 @@ def _forgetting(studies: Sequence[SkillStudy], cfg: SkillConfig, method: str, la
               "operations, while the neologism leaves it exactly unchanged.",
     rule=f"{_ON}over units, the {_PCT} t-interval of full fine-tuning's change of exact match on original-operation items "
          f"below −{_T['forgetting_margin']:g}, and the neologism's change exactly 0 with the base weights bitwise "
-         "equal; convergence guard on the validation curve",
+         "equal; convergence guard on the validation curve; an interval wholly above the bar counts against the "
+         "claim only when the original-operation accuracy has stopped falling (training "
+         f"{100 * _T['plateau_extend']:g} % longer lowers it by less than a third of {_T['forgetting_margin']:g}), "
+         "else inconclusive (not converged)",
     rejects=f"fine-tuning that keeps the old skills (a loss of at most {_T['forgetting_margin']:g})",
     paper="abstract: “fine-tuning and parameter-efficient variants risk catastrophic forgetting”",
 )

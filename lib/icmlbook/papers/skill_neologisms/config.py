@@ -35,7 +35,7 @@ _NEW = OneOf(*NEW_OPS)
 #: the config fields that are decision thresholds of the claims (fixed before the run; claims.py refuses others)
 THRESHOLD_FIELDS = ("ci_level", "competence_single", "competence_multi", "literal_ceiling", "acquisition_bar",
                     "transfer_floor", "transfer_margin", "composition_margin", "length_gap_margin",
-                    "ablation_margin", "keyword_margin", "forgetting_margin", "guard_margin", "gate_single", "plateau_extend",
+                    "ablation_margin", "forgetting_margin", "guard_margin", "gate_single", "plateau_extend",
                     "plateau_share", "base_loss_margin")
 
 
@@ -98,7 +98,6 @@ class SkillConfig(ProfileConfig):
     composition_margin : claim 4, composed accuracy above the better single neologism by this margin.
     length_gap_margin : claim 5, the drop from trained to held-out lengths at most this.
     ablation_margin : claim 6, the non-inferiority / superiority margin of the ablations.
-    keyword_margin : claim 7, the accuracy lost when the op token is replaced.
     forgetting_margin : claim 8, the least loss on original operations that counts as forgetting.
     guard_margin : the margin the convergence guard uses for rules decided against a bar (claims 2, 5, 8).
     gate_single : every claim after the first is decided only on bases that do each known operation alone above
@@ -167,7 +166,6 @@ class SkillConfig(ProfileConfig):
     composition_margin: Float(gt=0, lt=1) = 0.3
     length_gap_margin: Float(gt=0, lt=1) = 0.1
     ablation_margin: Float(gt=0, lt=1) = 0.1
-    keyword_margin: Float(gt=0, lt=1) = 0.5
     forgetting_margin: Float(gt=0, lt=1) = 0.02
     guard_margin: Float(gt=0, lt=1) = 0.1
     gate_single: Float(gt=0, lt=1) = 0.5

@@ -144,7 +144,8 @@ class UnitResult:
     the partner test is decoded greedily (batched), the other sets' exact match is read off the teacher-forced argmax,
     which is the same number (:func:`_exact`); ``curve_*``: teacher-forced exact match on the validation and
     partner sets at
-    ``curve_steps``; ``digest_before`` / ``digest_after``: SHA-256 of the base weights; ``rows``: the trained new
+    ``curve_steps`` (``curve_original``: the same on the original-operation set, which claim 8's guard
+    reads); ``digest_before`` / ``digest_after``: SHA-256 of the base weights; ``rows``: the trained new
     rows (neologism, prompt tuning); ``weights``: the weights LoRA or full fine-tuning compute with (a plain GPT
     state dict, LoRA merged), so that the trained model can be rebuilt (:func:`rebuild`)."""
 
@@ -171,6 +172,7 @@ class UnitResult:
     seconds: float
     rows: torch.Tensor | None = None
     weights: dict | None = None
+    curve_original: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
     @property
     def in_dist_all(self) -> Accuracy:
@@ -248,6 +250,7 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
     if method in ("base", "oracle"):
         model, encode_fn, zeroed, n_tr, seconds = model0, plain, [], 0, 0.0
         curve_steps, curve_in, curve_partner, loss_steps, loss = empty.astype(int), empty, empty, empty.astype(int), empty
+        curve_original = empty
         digest1, rows = digest0, None
         eff = None
     else:
@@ -258,16 +261,17 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
         eval_at = sorted({0, *[int(round(steps * f / 6)) for f in range(1, 7)], int(round(steps / (1 + cfg.plateau_extend)))})
         partner_all = DigitBatch.concat(list(sets.partner.values()))
         partner_e = adapted.encode_fn(partner_all)
+        original_e = adapted.encode_fn(sets.original, True, require=False)
         if trained:
             tm = train_method(adapted, skill=skill, others=cfg.others(test_op), ks=cfg.ks, lengths=cfg.train_lengths,
                               steps=steps, batch_size=cfg.adapt_batch, lr=cfg.lr_of(method), warmup=cfg.adapt_warmup,
                               weight_decay=0.0, seed=_stream_seed(seed, _TRAIN, s, t), val=sets.val,
                               eval_at=eval_at, corrupt=corrupt,
-                              extra_eval={"partner_exact": partner_e})
+                              extra_eval={"partner_exact": partner_e, "original_exact": original_e})
             curve_steps, curve_in, loss_steps, loss, seconds = tm.curve_steps, tm.curve, tm.loss_steps, tm.loss, tm.seconds
-            curve_partner = tm.extra_curves["partner_exact"]
+            curve_partner, curve_original = tm.extra_curves["partner_exact"], tm.extra_curves["original_exact"]
         else:
-            curve_steps, curve_in, curve_partner = empty.astype(int), empty, empty
+            curve_steps, curve_in, curve_partner, curve_original = empty.astype(int), empty, empty, empty
             loss_steps, loss, seconds = empty.astype(int), empty, 0.0
         model, encode_fn, zeroed, n_tr = adapted.model, adapted.encode_fn, adapted.zeroed, adapted.n_trainable
         eff = None
@@ -286,7 +290,8 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
                       accuracy_of(held_right), {k: accuracy_of(r) for k, r in partner_right.items()}, orig, orig_base,
                       np.asarray(curve_steps), np.asarray(curve_in), np.asarray(curve_partner), np.asarray(loss_steps),
                       np.asarray(loss), digest0, digest1, float(seconds), rows,
-                      None if eff is None else {k: v.detach().clone() for k, v in eff.items()})
+                      None if eff is None else {k: v.detach().clone() for k, v in eff.items()},
+                      np.asarray(curve_original))
 
 
 _LABELS = {"base": "frozen base, literal token", "neologism": "neologism", "prompt_tuning": "prompt tuning",

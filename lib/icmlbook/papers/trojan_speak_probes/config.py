@@ -97,7 +97,8 @@ class TrojanProbesConfig(ProfileConfig):
     capability_margin : claim 9: minimum advantage (in held-out arithmetic accuracy) of mixed over abrupt SFT.
     adaptive_auroc_min, adaptive_tpr_min : claim 10 (monitor retrained on encoded answers).
     competence_min : the format-competence guard: the probed model must write on the requested topic, in the
-        cipher, in at least this share of its answers, or the probe claims are *inconclusive* (not converged).
+        cipher, in at least this share of its answers (on the requested topic, no topic word in the clear), or the
+        rows read on encoded answers (claims 2, 4-8, 10) are *inconclusive* (not converged).
     min_positives : fewer positives than this in an evaluation set makes its row inconclusive.
     """
 
