@@ -563,12 +563,13 @@ def _(cfg, mo):
       The decision rules and their margins (a disclosure gap of at least {cfg.gain_min:g}, an FA drop below
       {cfg.fa_margin:g}, ±{cfg.two_sign_delta:g} attention mass for a clearly signed head, ρ above {cfg.rho_min:g},
       Surgery/SFT time in (1, {cfg.overhead_max:g})) are ours, fixed in the config before the run.
-    - **Averaged weights are evaluated.** With the paper's constant learning rate our small models flicker: for tens
-      of updates they disclose less, then more again. Along a run we evaluate the weights averaged over about the
-      last {cfg.eval_average:.0%} of the updates so far (a tail average), not the last update's; the paper evaluates
-      its final checkpoint.
+    - **Averaged weights are evaluated.** With the paper's constant learning rate the weights never settle, so a
+      single checkpoint of a small model is a noisy reading (we saw this in development runs, not shown). Along a
+      run we evaluate the weights averaged over about the last {cfg.eval_average:.0%} of the updates so far (a tail
+      average), not the last update's; the paper evaluates its final checkpoint.
     - **Batch and length.** The code fine-tunes for 5 epochs with batches of 10; our runs use batches of
-      {cfg.ft_batch} for {cfg.epochs} epochs, sized so that the accuracy on the user's task reaches its plateau.
+      {cfg.ft_batch} for {cfg.epochs} epochs, sized in development runs so that the accuracy on the user's task
+      reaches its plateau (in this run, the plateau tests of the claims check it for every compared model).
     - **Convergence.** Compared models must first pass the plateau test (training 50 % longer moves the compared
       metric by less than a third of the rule's margin), read back along each run's evaluation curve; a
       comparison of unconverged models is inconclusive, not a failure.
