@@ -598,7 +598,8 @@ not_testable(
     "N1",
     statement="Off-the-shelf LLMs (Qwen2.5-7B, Llama-3.1-8B, Ministral-3-8B, phi-4) solve few-shot XOR/XNOR on 3-bit "
               "strings better with the keyword than without, as well as or better than with a description.",
-    reason="needs 7-8B pretrained models; none can run here (our claim 7 is an analogue in the tiny base, not this)",
+    reason="needs 7-8B pretrained models; none can run here (row C7, the analogue in our tiny base, holds by design "
+           "and is not this)",
     paper="abstract: “off-the-shelf pre-trained LLMs already demonstrate tokens associated with procedural "
           "knowledge”; numbers: not reached",
 )
