@@ -201,6 +201,14 @@ def _(mo):
     calibrated) is tested too, and when the SBC cells are too few for that test to catch a posterior 1.5 times
     too wide, the calibration row says so instead of passing. As a control, the same NPE is trained on a
     Gaussian random projection of the raw (z-scored) EI to the same dimension.
+
+    Whether a parameter is identifiable from the features is a property of the features, not of one estimator.
+    An audit found a plain ridge regression on the same designed features recovering the cell's height with about
+    half NPE's error (our NPE has no embedding network and a short training), so claim 1 also fits a ridge
+    regression (penalty by leave-one-out cross-validation) on the same simulations: a parameter counts as
+    recovered when either estimator is within the threshold, and a miss counts against the claim only where NPE is
+    not significantly worse than the ridge regression; where it is, the row says the estimator, not the features,
+    failed (inconclusive). The ridge regression's cell is also scored on the stimulation patterns below (claim 4).
     """)
     return
 
@@ -236,7 +244,10 @@ def _(mo):
     descent on the feature loss $L(\theta)=\sum w\,(f(\theta)-f_{\rm obs})^2/s^2$ (Adam on the logit of $\theta$ in the
     prior box). The same optimiser from random prior draws, with the same number of starts and steps, is the
     gradient-only baseline. Refinement is compared with NPE's own estimate, its posterior mean over many
-    samples, and with the mean of the same few samples before refinement.
+    samples, and with the mean of the same few samples before refinement. "Random starts get stuck" (claim 3b)
+    can only be told from "random starts have not finished" when both sets of fits have converged: each must pass
+    a plateau test on its loss curve (the mean log best loss moves by less than a third of the rule's minimum
+    effect over the last third of the steps), otherwise the row is inconclusive.
     """)
     return
 
@@ -265,7 +276,10 @@ def _(mo):
 
     The true cell's responses are trials drawn at its own spike probability. Patterns are drawn on the
     electrodes with the largest observed troughs; the single-electrode series on them are what a
-    **linear-summation** model [@maturana2016] is fitted to; the multi-electrode patterns, half with mixed
+    **linear-summation** model [@maturana2016] is fitted to (signed: each polarity's drive is linear in the signed
+    currents, $D=A\max(\sum_e c_e/T_e^+,\ \sum_e -c_e/T_e^-)$, so opposite currents cancel; an audit found our
+    former baseline, $A\sum_e |c_e|/T_e^{\pm}$, adding every current whatever its polarity, which can never
+    cancel); the multi-electrode patterns, half with mixed
     polarity, are held out from everything. Accuracy: the fraction of (pattern, amplitude) conditions where
     "predicted P > 0.5" matches the measured majority. Claim 5 is about the interaction of opposite
     polarities, so the biophysical model's gain over linear summation must be larger on mixed-polarity
@@ -317,10 +331,13 @@ def _(mo):
     samples) and then one block, and on each side the fastest round decides (for the fits, the block's time
     per step times the number of steps). (Changed after session 4's runs, where a single NPE call was timed;
     in session 5, because the fits were still timed once while the NPE call was the fastest of five, which
-    let load on the fits inflate the ratio. The 100x threshold is unchanged.) The fits' time is that of the
-    configured budget (`refine_steps` Adam steps from as many random starts as refinement uses), not the time
-    a gradient-only fit would need to reach NPE's loss (whether it gets there within that budget is claim 3b's
-    question): where it does not, the ratio is a lower bound on the speed-up in that sense.
+    let load on the fits inflate the ratio. The 100x threshold is unchanged.) The fits are charged the steps
+    they need, not the budget we chose (changed under the contract's second edition, since the ratio grew with the
+    configured `refine_steps`): when their loss curve passes the plateau test, the steps until it stays within the
+    test's tolerance of its final value; when it does not, the whole budget, a lower bound on what fitting needs,
+    so that a ratio above 100x on it passes a fortiori and one below is inconclusive. Claims 5 and 6 rest on few
+    test cells: a paired interval that contains both the claimed effect and its negation makes the row
+    inconclusive, not failed.
     """)
     return
 

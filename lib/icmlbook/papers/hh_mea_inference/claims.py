@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import EffectBound, effect_bound
+from ...training import PlateauTest, plateau_from_curve
 from .config import HHMEAConfig
 from .inference import rank_spread_p, rank_spread_power
 
 GEOMETRY = ("x", "y", "height", "angle")
+SPANS, NOT_CONVERGED = INCONCLUSIVE_KINDS[0], INCONCLUSIVE_KINDS[1]
+RIDGE = "ridge regression"
+#: the plateau test of the gradient fits (C3b, C7): 50 % more steps move the mean log best loss by less than a third
+#: of min_log_loss_gain (CLAIMS.md rule 10's default), read back along the logged loss curve
+PLATEAU = PlateauTest()
 
 _DROPS = ("cells whose difference is not finite (a fit at loss 0 has log loss -inf, a cell whose measured responses "
           "are all spikes or all non-spikes has no balanced accuracy) are left out and counted; with more than "
@@ -45,27 +51,92 @@ def _decide(e: EffectBound, cfg: HHMEAConfig, measured: str, values: dict) -> Cl
     return ClaimCheck(measured, e.passed, values)
 
 
+def _decide3(e: EffectBound, cfg: HHMEAConfig) -> bool | None:
+    """Rule 9 on a paired interval whose cells left out are within the limit: True when the bound clears the minimum
+    effect, False when the whole interval lies on the far side of it, None (interval spans both) otherwise; False
+    past max_dropped_frac (the count of cells left out is the rule's own failure, as in :func:`_decide`)."""
+    if e.dropped and e.dropped > cfg.max_dropped_frac * (e.n + e.dropped):
+        return False
+    return e.decision().passed
+
+
+def _three_way(measured: str, parts: dict, values: dict, kind: str = SPANS, why: str = "") -> ClaimCheck:
+    """A rule of several parts (True pass, False evidence against, None undecided): reproduced when all pass, not
+    reproduced when one is evidence against, inconclusive (``kind``) otherwise."""
+    values = dict(values, parts=dict(parts))
+    failed = [k for k, v in parts.items() if v is False]
+    if failed:
+        return ClaimCheck(measured, False, values, reason="evidence against: " + ", ".join(failed))
+    if all(v is True for v in parts.values()):
+        return ClaimCheck(measured, True, values)
+    open_ = [k for k, v in parts.items() if v is None]
+    return ClaimCheck.inconclusive_check(measured, kind, "undecided: " + ", ".join(open_) + (f" ({why})" if why else ""),
+                                         values)
+
+
+def fits_plateau(trace, cfg: HHMEAConfig, name: str):
+    """The plateau test of a set of gradient fits from their loss trace (steps + 1, n_cells, k starts): the mean over
+    cells of the log of the best start's loss, at the last step against 1/(1 + 0.5) of the way (PLATEAU), margin
+    min_log_loss_gain. A loss of 0 is clipped to 1e-12 (log -27.6)."""
+    tr = np.asarray(trace, float)
+    curve = np.log(np.maximum(tr.reshape(tr.shape[0], tr.shape[1], -1).min(2), 1e-12)).mean(1)
+    return plateau_from_curve(np.arange(len(curve)), curve, cfg.min_log_loss_gain, PLATEAU, name=name), curve
+
+
 def _ci_text(e: EffectBound, fmt=".3f"):
     return f"{e.mean:+{fmt}} [{e.lo:+{fmt}}, {e.hi:+{fmt}}]"
 
 
 @claim_rule("C1", statement="The cell's geometry relative to the array (soma position, height, axon direction) is "
             "identifiable from the designed features of its electrical image.",
-            rule="on fresh prior cells observed with the test N, the posterior mean's RMSE divided by the prior range is "
-                 "<= geom_nrmse (0.1) for x, y, height and angle (channel densities reported, not required)",
-            rejects="a posterior that does not concentrate on some geometric parameter (RMSE near the prior's 0.29)",
+            rule="on fresh prior cells observed with the test N, the error (RMSE / prior range) of NPE's posterior mean, or "
+                 "of a plain ridge regression of θ on the same designed features (trained on the same simulations), is "
+                 "<= geom_nrmse (0.1) for each of x, y, height and angle (channel densities reported, not required); a "
+                 "parameter both miss is evidence against only when NPE is not significantly worse than the ridge "
+                 "regression there (paired over the cells, squared error of NPE minus of the ridge regression, 95 % CI "
+                 "lower bound > 0); when it is, the row is inconclusive (not converged: the estimator, not the features, "
+                 "failed). The ridge baseline was added under the contract's second edition: an audit found it recovers "
+                 "the height with about half NPE's error",
+            rejects="a posterior that does not concentrate on some geometric parameter (RMSE near the prior's 0.29) while "
+                    "no simpler estimator on the same features does better; the prior itself as the posterior",
             paper="infers HH parameters (abstract; per-parameter errors not reached)")
 def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
     err = dict(zip(study.names, study.nrmse))
     geo = {n: err[n] for n in GEOMETRY if n in err}
     missing = [n for n in GEOMETRY if n not in err]  # a geometric parameter not inferred is not shown identifiable
     other = {n: v for n, v in err.items() if n not in GEOMETRY}
-    ok = not missing and all(v <= cfg.geom_nrmse for v in geo.values())
-    txt = ("geometry " + ", ".join(f"{n} {v:.3f}" for n, v in geo.items())
+    ridge = getattr(study, "sbc_ridge", None)
+    span = np.asarray(study.high, float) - np.asarray(study.low, float)
+    truth = np.asarray(study.sbc_theta, float)
+    r_err, beaten = {}, {}
+    if ridge is not None:
+        e_r = (np.asarray(ridge, float) - truth) / span
+        e_n = (np.asarray(study.sbc_samples, float).mean(1) - truth) / span
+        for j, n in enumerate(study.names):
+            r_err[n] = float(np.sqrt((e_r[:, j] ** 2).mean()))
+            beaten[n] = effect_bound(e_n[:, j] ** 2 - e_r[:, j] ** 2, 0.0, side="lower")
+    recovered = {n: v <= cfg.geom_nrmse or r_err.get(n, np.inf) <= cfg.geom_nrmse for n, v in geo.items()}
+    missed = [n for n, ok in recovered.items() if not ok]
+    artefact = [n for n in missed if n in beaten and beaten[n].passed]
+    txt = ("geometry " + ", ".join(f"{n} {v:.3f}" + (f" (ridge {r_err[n]:.3f})" if n in r_err else "")
+                                   for n, v in geo.items())
            + (f" (not inferred: {', '.join(missing)})" if missing else "") + "; others "
            + ", ".join(f"{n} {v:.3f}" for n, v in other.items()) + f" (prior mean: {study.prior_nrmse:.3f}; "
-           f"{len(study.sbc_theta)} cells, N = {study.n_spikes})")
-    return ClaimCheck(txt, bool(ok), {"nrmse": err})
+           f"{len(study.sbc_theta)} cells, N = {study.n_spikes})"
+           + ("" if ridge is not None else "; no ridge baseline in this study"))
+    values = {"nrmse": err, "nrmse_ridge": r_err, "missed": missed, "ridge_beats_npe": artefact}
+    if missing:
+        return ClaimCheck(txt, False, values, reason=f"not inferred: {', '.join(missing)}")
+    if not missed:
+        return ClaimCheck(txt, True, values)
+    if len(artefact) == len(missed):
+        return ClaimCheck.inconclusive_check(
+            txt, NOT_CONVERGED, f"{', '.join(missed)} above {cfg.geom_nrmse:g} for both estimators, but NPE is "
+            "significantly worse than a ridge regression on the same features there ("
+            + ", ".join(f"{n}: squared-error difference {beaten[n].mean:+.4f} [{beaten[n].lo:+.4f}, {beaten[n].hi:+.4f}]"
+                        for n in artefact) + "): the miss is the estimator's, not shown to be the features'", values)
+    return ClaimCheck(txt, False, values, reason=f"{', '.join(n for n in missed if n not in artefact)} missed by NPE "
+                      "and by the ridge regression, NPE not worse than the ridge there")
 
 
 @claim_rule("C1c", statement="The amortised posterior is calibrated.",
@@ -159,17 +230,36 @@ def claim3(study, cfg: HHMEAConfig) -> ClaimCheck:
 @claim_rule("C3b", statement="Starting gradient fits from the amortised posterior beats gradient-only fitting from "
             "random starts (which gets stuck).",
             rule="paired over test cells, log of the refined fit's best feature loss minus log of the gradient-only best "
-                 "of as many random prior starts with the same steps: 95 % CI upper bound < 0; " + _DROPS,
-            rejects="random-restart gradient fits that reach the same loss (difference >= 0)",
+                 "of as many random prior starts with the same steps: 95 % CI upper bound < −min_log_loss_gain (0.1), not "
+                 "reproduced when the CI lies above it, inconclusive (interval spans both) otherwise; " + _DROPS + ". "
+                 "Both sets of fits must first pass the plateau test (added under the contract's second edition: with "
+                 "the same 40 steps for both, 'gets stuck' could not be told from 'not converged'): the mean over cells "
+                 "of the log best loss moves by less than min_log_loss_gain / 3 between 1/1.5 of the steps and the last; "
+                 "otherwise the row is inconclusive (not converged)",
+            rejects="random-restart gradient fits that reach the same loss (a difference above −0.1); random starts that "
+                    "are still descending when the budget ends (not stuck: inconclusive); the prior in NPE's place",
             paper="not reached")
 def claim3b(study, cfg: HHMEAConfig) -> ClaimCheck:
     best_ref = np.min(study.loss_refined, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):     # a loss of 0 gives -inf: counted by _decide
         d = np.log(best_ref) - np.log(study.loss_gradient_only)
-    e = paired_effect(d, "upper")
-    return _decide(e, cfg, f"best feature loss: NPE-initialised {np.median(best_ref):.3f}, gradient-only "
-                           f"{np.median(study.loss_gradient_only):.3f} (medians); log-ratio {_ci_text(e, '.2f')}",
-                   {"diff": e.mean})
+    e = paired_effect(d, "upper", threshold=-cfg.min_log_loss_gain)
+    check = _decide(e, cfg, f"best feature loss: NPE-initialised {np.median(best_ref):.3f}, gradient-only "
+                            f"{np.median(study.loss_gradient_only):.3f} (medians); log-ratio {_ci_text(e, '.2f')} "
+                            f"(minimum effect −{cfg.min_log_loss_gain:g})", {"diff": e.mean})
+    traces = (getattr(study, "loss_trace", None), getattr(study, "loss_trace_gradient_only", None))
+    if any(t is None for t in traces):
+        return ClaimCheck.inconclusive_check(check.measured, NOT_CONVERGED, "the study has no loss traces of both "
+                                             "sets of fits: their convergence cannot be checked", check.values)
+    conv = [fits_plateau(t, cfg, n)[0] for t, n in zip(traces, ("NPE-started fits", "random-start fits"))]
+    measured = check.measured + "; " + "; ".join(c.text for c in conv)
+    values = dict(check.values, converged={c.name: c.converged for c in conv})
+    if check.reason:                               # too many cells left out: the rule's own failure
+        return ClaimCheck(measured, False, values, reason=check.reason)
+    failed = [c for c in conv if not c.converged]
+    if failed:
+        return ClaimCheck.inconclusive_check(measured, NOT_CONVERGED, "; ".join(c.text for c in failed), values)
+    return _three_way(measured, {"log loss ratio": _decide3(e, cfg)}, values)
 
 
 MAIN = "NPE + refinement"
@@ -179,20 +269,35 @@ MAIN = "NPE + refinement"
             "multi-electrode patterns accurately.",
             rule="accuracy of NPE + refinement (mean over test cells) >= acc_target (0.85), within oracle_gap (0.05) of the "
                  "true-θ oracle, and above the prior-mean cell: paired 95 % CI lower bound of the balanced-accuracy "
-                 "difference > min_acc_gain (0.01); " + _DROPS,
-            rejects="a model no better than the population-average cell placed at the EI's centre",
+                 "difference > min_acc_gain (0.01); " + _DROPS + ". A miss of the target or of the oracle gap is evidence "
+                 "against only when the cell a ridge regression on the same features infers is not significantly more "
+                 "accurate (paired over cells, ridge cell minus NPE + refinement, 95 % CI lower bound > 0); when it is, "
+                 "the miss is NPE's (an audit found NPE's height error twice the ridge's) and the row is inconclusive "
+                 "(not converged; added under the contract's second edition)",
+            rejects="a model no better than the population-average cell placed at the EI's centre; the prior-mean cell "
+                    "itself in the model's place",
             paper="90.4% accuracy on unseen multi-electrode patterns (macaque retina; not comparable to synthetic cells)")
 def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
     acc = study.accuracy
     a, o = acc[MAIN].mean(), acc["oracle"].mean()
     e = paired_effect(study.balanced_accuracy[MAIN] - study.balanced_accuracy["prior-mean"], "lower",
                       threshold=cfg.min_acc_gain)
-    ok = a >= cfg.acc_target and o - a <= cfg.oracle_gap and e.passed
+    ok_level = a >= cfg.acc_target and o - a <= cfg.oracle_gap
     others = ", ".join(f"{k} {v.mean():.3f}" for k, v in acc.items() if k != MAIN)
     check = _decide(e, cfg, f"accuracy {a:.3f} (balanced {np.nanmean(study.balanced_accuracy[MAIN]):.3f}, AUC "
-                            f"{study.auc[MAIN]:.3f}); {others}; balanced-accuracy gain over prior-mean {_ci_text(e)}",
-                    {"accuracy": a, "oracle": o})
-    return ClaimCheck(check.measured, bool(ok) and check.passed, check.values, reason=check.reason)
+                            f"{study.auc[MAIN]:.3f}); {others}; gap to the oracle {o - a:+.3f}; balanced-accuracy gain "
+                            f"over prior-mean {_ci_text(e)}", {"accuracy": a, "oracle": o})
+    values = dict(check.values)
+    if not ok_level and check.passed and RIDGE in acc:
+        er = paired_effect(np.asarray(acc[RIDGE]) - np.asarray(acc[MAIN]), "lower")
+        values["ridge_minus_model"] = er.mean
+        if er.passed:
+            return ClaimCheck.inconclusive_check(
+                check.measured + f"; ridge-regression cell minus NPE + refinement {_ci_text(er)}", NOT_CONVERGED,
+                f"NPE + refinement misses the target or the oracle gap, but the cell a ridge regression on the same "
+                f"features infers is more accurate ({er.mean:+.3f} [{er.lo:+.3f}, {er.hi:+.3f}]): the miss is NPE's",
+                values)
+    return ClaimCheck(check.measured, bool(ok_level) and check.passed, values, reason=check.reason)
 
 
 @claim_rule("C5", statement="The biophysical model captures non-additive interactions of opposite-polarity "
@@ -202,7 +307,11 @@ def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "patterns (the non-additive part), 95 % CI lower bound > min_acc_gain; and the same interaction on the "
                  "scale of error counts, where removing the same share of linear summation's errors on every pattern "
                  "scores 0: log((model's errors + ½) / (linear summation's errors + ½)) on mixed minus on same-polarity "
-                 "patterns, 95 % CI upper bound < 0; " + _DROPS,
+                 "patterns, 95 % CI upper bound < −min_log_error_ratio (0.1); " + _DROPS + ". Not reproduced when one "
+                 "interval lies wholly on the far side of its minimum effect, inconclusive (interval spans both) when "
+                 "none does and one spans it (three-way since the contract's second edition). Linear summation is "
+                 "signed: each polarity's drive is linear in the signed currents, max(Σ c/T⁺, Σ −c/T⁻), so opposite "
+                 "currents cancel (an audit found the former baseline, Σ |c|/T^sign(c), could never cancel)",
             rejects="linear summation of single-electrode thresholds being as accurate on mixed polarities, or a model that "
                     "beats it by as much on same-polarity patterns, or that removes the same share of its errors on both "
                     "(a better cell model, not non-additive interactions)",
@@ -226,23 +335,28 @@ def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
     def log_ratio(acc, n):
         return (np.log((1 - np.asarray(acc[MAIN])) * n + 0.5) - np.log((1 - np.asarray(acc["linear summation"])) * n + 0.5))
 
-    er = paired_effect(log_ratio(study.accuracy_mixed, n_m) - log_ratio(study.accuracy_same, n_s), "upper")
+    er = paired_effect(log_ratio(study.accuracy_mixed, n_m) - log_ratio(study.accuracy_same, n_s), "upper",
+                       threshold=-cfg.min_log_error_ratio)
     checks = [_decide(x, cfg, "", {}) for x in (e, ed, er)]
     notes = "".join(dict.fromkeys(c.measured for c in checks if c.measured))
-    return ClaimCheck(f"mixed polarity: {study.accuracy_mixed[MAIN].mean():.3f} vs linear "
+    parts = {"mixed-polarity gain": _decide3(e, cfg), "gain interaction": _decide3(ed, cfg),
+             "error-ratio interaction": _decide3(er, cfg)}
+    return _three_way(f"mixed polarity: {study.accuracy_mixed[MAIN].mean():.3f} vs linear "
                       f"{study.accuracy_mixed['linear summation'].mean():.3f}, difference {_ci_text(e)}; same polarity: "
                       f"{study.accuracy_same[MAIN].mean():.3f} vs {study.accuracy_same['linear summation'].mean():.3f}, "
                       f"{_ci_text(es)}; mixed gain minus same gain {_ci_text(ed)}; log error ratio (model / linear) on "
-                      f"mixed minus on same {_ci_text(er, '.2f')}{notes}",
-                      all(bool(c.passed) for c in checks),
-                      {"diff": e.mean, "interaction": ed.mean, "log_ratio_interaction": er.mean, "dropped": ed.dropped},
-                      reason=next((c.reason for c in checks if c.reason), None))
+                      f"mixed minus on same {_ci_text(er, '.2f')} (minimum effect −{cfg.min_log_error_ratio:g}){notes}",
+                      parts, {"diff": e.mean, "interaction": ed.mean, "log_ratio_interaction": er.mean,
+                              "dropped": ed.dropped},
+                      why=f"{len(study.accuracy_mixed[MAIN])} test cells")
 
 
 @claim_rule("C6", statement="A few minutes of recording suffice: accuracy degrades only mildly with fewer averaged spikes.",
             rule="paired over test cells: NPE accuracy at the fewest spikes of the sweep minus at the most, 95 % CI lower "
                  "bound > −mild_drop (0.05); and NPE accuracy at the fewest spikes minus the prior-mean cell's, 95 % CI "
-                 "lower bound > min_acc_gain (0.01); " + _DROPS,
+                 "lower bound > min_acc_gain (0.01); " + _DROPS + ". Not reproduced when an interval lies wholly on the "
+                 "far side of its limit, inconclusive (interval spans both) when none does and one spans it (three-way "
+                 "since the contract's second edition)",
             rejects="accuracy that falls by more than 0.05 when the EI averages few spikes, or an NPE at few spikes no "
                     "better than the population-average cell (the EI then carries nothing)",
             paper="HH models fit from only a few minutes of recording (abstract)")
@@ -257,11 +371,12 @@ def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
     e_drop = effect_bound(few - most, -cfg.mild_drop, side="lower", nonfinite="drop")
     e_pm = paired_effect(few - np.asarray(study.accuracy["prior-mean"]), "lower", threshold=cfg.min_acc_gain)
     c_d, c_p = _decide(e_drop, cfg, "", {}), _decide(e_pm, cfg, "", {})
-    return ClaimCheck("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc))
+    return _three_way("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc))
                       + f"; fewest minus most {_ci_text(e_drop)} (limit −{cfg.mild_drop:g}); fewest minus the prior-mean "
-                      f"cell {_ci_text(e_pm)}" + (c_d.measured or c_p.measured), bool(c_d.passed) and bool(c_p.passed),
+                      f"cell {_ci_text(e_pm)}" + (c_d.measured or c_p.measured),
+                      {"drop at the fewest spikes": _decide3(e_drop, cfg), "gain over the prior-mean cell": _decide3(e_pm, cfg)},
                       {"acc": acc.tolist(), "drop_lo": e_drop.lo, "over_prior_mean_lo": e_pm.lo},
-                      reason=c_d.reason or c_p.reason)
+                      why=f"{sweep.shape[1]} test cells")
 
 
 @claim_rule("C7", statement="Amortised inference is rapid: well under a second per cell, orders of magnitude faster "
@@ -269,27 +384,53 @@ def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
             rule="NPE wall time per cell (posterior samples for all test cells at once, divided by their number) < "
                  "speed_s (1 s) and >= 100x below the gradient-only fits' time per cell (also batched over cells), both "
                  "timed the same way: npe_timing_repeats interleaved rounds of one NPE call and one block of the fits' "
-                 "steps, the fastest round of each deciding (a block's time per step times the fits' steps)",
-            rejects="inference as slow as per-cell optimisation (ratio < 100), or a ratio that only load on the fits' "
-                    "single run made large",
+                 "steps, the fastest round of each deciding (a block's time per step). The fits are charged the steps "
+                 "they need, not the budget we chose (changed under the contract's second edition: the ratio grew with "
+                 "the chosen budget): when the fits pass their plateau test (as in C3b), the first step from which the "
+                 "mean log best loss stays within the test's tolerance of its final value; when they do not, the whole "
+                 "budget, a lower bound on what fitting needs (a ratio that passes on it passes a fortiori; one that "
+                 "misses it is inconclusive, not converged)",
+            rejects="inference as slow as per-cell optimisation (ratio < 100), a ratio that only load on the fits' single "
+                    "run made large, or one made large by a fit budget beyond what the fits need; per-cell gradient fits "
+                    "in NPE's place",
             paper="rapidly infers HH parameters (abstract)", timed=True)
 def claim7(study, cfg: HHMEAConfig) -> ClaimCheck:
     """Changed in session 5: the fits were timed once and the NPE call as the fastest of back-to-back calls, so
     load inflated only the numerator (a tilt towards passing); both sides are now the fastest of the same number
-    of interleaved rounds, computed here from the raw timings."""
+    of interleaved rounds, computed here from the raw timings. Changed under the contract's second edition: the fits
+    are charged the steps their loss curve needs (see the rule)."""
     calls = np.asarray(getattr(study, "seconds_npe_all", ()), float)
     blocks = np.asarray(getattr(study, "seconds_gradient_only_blocks", ()), float)
     if calls.size < 2 or calls.size != blocks.size or not (np.isfinite(calls).all() and np.isfinite(blocks).all()):
         return ClaimCheck(f"{calls.size} NPE calls, {blocks.size} blocks of the fits timed", None,
                           reason="the two sides were not timed in the same number (>= 2) of interleaved rounds")
+    trace = getattr(study, "loss_trace_gradient_only", None)
+    if trace is None:
+        return ClaimCheck.inconclusive_check(f"{calls.size} NPE calls, {blocks.size} blocks of the fits timed",
+                                             NOT_CONVERGED, "the study has no loss trace of the fits: the steps they "
+                                             "need cannot be read")
+    conv, curve = fits_plateau(trace, cfg, "gradient-only fits")
+    budget = len(curve) - 1
+    if conv.converged:
+        far = np.abs(curve - curve[-1]) >= conv.tolerance
+        needed = int(np.flatnonzero(far).max() + 1) if far.any() else 0
+        needed = max(needed, 1)
+    else:
+        needed = budget
     a = float(calls.min()) / len(study.test_theta)
-    g = float(blocks.min())
+    g_budget = float(blocks.min())
+    g = g_budget * needed / budget
     ok = a < cfg.speed_s and g / a >= 100
     run = float(getattr(study, "seconds_gradient_only_run", float("nan")))
-    return ClaimCheck(f"NPE {a * 1e3:.1f} ms per cell, gradient-only {g:.2f} s per cell ({g / a:.0f}x; fastest of "
-                      f"{calls.size} interleaved rounds each; slowest round {calls.max() / calls.min():.1f}x and "
-                      f"{blocks.max() / blocks.min():.1f}x the fastest; the fits' whole run {run:.2f} s per cell)",
-                      bool(ok), {"ratio": g / a, "npe": a, "gradient_only": g})
+    measured = (f"NPE {a * 1e3:.1f} ms per cell, gradient-only {g:.2f} s per cell ({g / a:.0f}x; {needed} of the "
+                f"{budget} steps charged, {conv.text}; fastest of {calls.size} interleaved rounds each; slowest round "
+                f"{calls.max() / calls.min():.1f}x and {blocks.max() / blocks.min():.1f}x the fastest; the fits' whole run "
+                f"{run:.2f} s per cell)")
+    values = {"ratio": g / a, "npe": a, "gradient_only": g, "steps_charged": needed, "converged": conv.converged}
+    if not ok and not conv.converged and a < cfg.speed_s:
+        return ClaimCheck.inconclusive_check(measured, NOT_CONVERGED, f"the ratio {g / a:.0f}x on the whole budget is a "
+                                             "lower bound (the fits had not converged), below 100x", values)
+    return ClaimCheck(measured, bool(ok), values)
 
 
 not_testable("P1", statement="Validated on hundreds of hours of stimulation and recording from isolated macaque retina "

@@ -108,6 +108,13 @@ class HHMEAConfig(ProfileConfig):
     max_dropped_frac: Probability = 0.2
     min_acc_gain: Probability = 0.01
     min_theta_gain: Probability = 0.01
+    #: C3b's minimum effect (contract's second edition, issue 35): the NPE-started fits' best loss at least this much
+    #: lower in log (0.1: about 10 %); also the margin of the fits' plateau test (C3b, C7): the mean log best loss may
+    #: move by less than a third of it over the last third of the steps (PlateauTest: 50 % longer, a third of the margin)
+    min_log_loss_gain: PositiveFloat = 0.1
+    #: C5's minimum effect on the error-count scale (contract's second edition): the log error ratio's interaction must
+    #: lie below -min_log_error_ratio (reproduced) or its interval above it (not reproduced); between: inconclusive
+    min_log_error_ratio: PositiveFloat = 0.1
 
     def validate(self) -> None:
         if len(set(self.free)) != len(self.free) or not {"x", "y"} <= set(self.free):

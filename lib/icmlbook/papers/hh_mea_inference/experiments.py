@@ -30,9 +30,37 @@ from .inference import FeatureLoss, coverage, noisy, rank_uniformity_p, refine, 
 from .model import ForwardModel
 from . import stimulation as st
 
-__all__ = ["build_model", "Study", "run_study", "MODELS", "fastest_of"]
+__all__ = ["build_model", "Study", "run_study", "stimulation_study", "RidgeBaseline", "RIDGE", "prior_mean_cells", "MODELS", "fastest_of"]
 
-MODELS = ("oracle", "prior-mean", "NPE", "NPE + refinement", "gradient-only", "linear summation")
+RIDGE = "ridge regression"
+MODELS = ("oracle", "prior-mean", "NPE", "NPE + refinement", "gradient-only", "linear summation", RIDGE)
+
+
+@dataclasses.dataclass
+class RidgeBaseline:
+    """A plain ridge regression of θ on the same designed features NPE sees (z-scored, + log10 N), its penalty
+    chosen by leave-one-out cross-validation over a fixed grid; predictions clipped to the prior box. Added under
+    the contract's second edition (issue 35): an audit found it recovers the cell's height with about half NPE's
+    error, so NPE's miss on a parameter says nothing about what the features identify unless NPE beats it."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    model: object
+    low: np.ndarray
+    high: np.ndarray
+
+    @classmethod
+    def fit(cls, x, theta, low, high, alphas=tuple(np.logspace(-3, 3, 13))) -> "RidgeBaseline":
+        from sklearn.linear_model import RidgeCV
+
+        x = np.asarray(x, float)
+        mean, scale = x.mean(0), x.std(0) + 1e-12
+        model = RidgeCV(alphas=alphas).fit((x - mean) / scale, np.asarray(theta, float))
+        return cls(mean, scale, model, np.asarray(low, float), np.asarray(high, float))
+
+    def predict(self, x) -> np.ndarray:
+        z = (np.asarray(x, float) - self.mean) / self.scale
+        return np.clip(self.model.predict(z), self.low, self.high)
 
 
 def build_model(cfg: HHMEAConfig) -> ForwardModel:
@@ -63,7 +91,6 @@ class Study:
     low: np.ndarray
     high: np.ndarray
     electrodes: np.ndarray
-    amplitudes: np.ndarray
     # NPE and checks
     npe_epochs: dict
     npe_seconds: dict
@@ -91,6 +118,7 @@ class Study:
     seconds_npe_per_cell: float
     seconds_gradient_only_per_cell: float
     # stimulation
+    amplitudes: np.ndarray
     stim_electrodes: np.ndarray
     patterns: np.ndarray          # (n_test, n_patterns, n_e)
     mixed: np.ndarray             # (n_test, n_patterns)
@@ -115,10 +143,27 @@ class Study:
     seconds_gradient_only_blocks: tuple = ()   # per round, the fit's time per cell from that round's block of steps
     seconds_gradient_only_run: float = float("nan")  # the one run of the fits, per cell (reported, not decided on)
     npe_mean: np.ndarray | None = None  # (n_test, dim) NPE's posterior mean from sbc_samples draws (C3's baseline)
+    # added under the contract's second edition (issue 35)
+    sbc_ridge: np.ndarray | None = None     # (n_sbc, dim) the ridge regression's θ of the SBC cells (C1's baseline)
+    ridge_theta: np.ndarray | None = None   # (n_test, dim) the ridge regression's θ of the test cells (C4's "ridge regression")
+    loss_trace_gradient_only: np.ndarray | None = None   # (steps + 1, n_test, k) the random-start fits' losses (C3b, C7)
+    single_thresholds_true: np.ndarray | None = None     # (n_test, 2, n_stim) the true cell's single-electrode thresholds
 
     def param_error(self, theta) -> np.ndarray:
         """Per cell, RMSE over free parameters of θ (n_test, dim) relative to the prior range."""
         return np.sqrt((((np.asarray(theta) - self.test_theta) / (self.high - self.low)) ** 2).mean(-1))
+
+
+def prior_mean_cells(model: ForwardModel, obs) -> np.ndarray:
+    """The population-average cell of each observed EI: the prior mean, placed at the EI's centroid (n, dim)."""
+    prior = model.prior
+    pm = np.tile(prior.mean, (len(obs), 1))
+    ix, iy = prior.names.index("x"), prior.names.index("y")
+    for i in range(len(obs)):
+        cx, cy = st.ei_centroid(obs[i], model.electrodes)
+        pm[i, ix] = np.clip(cx, prior.low[ix], prior.high[ix])
+        pm[i, iy] = np.clip(cy, prior.low[iy], prior.high[iy])
+    return pm
 
 
 def _x_designed(model, eis, n):
@@ -152,6 +197,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
 
     post_rp = train_npe(theta, x_random(eis_noisy, n_train), prior.low, prior.high, cfg.flow, cfg.max_epochs,
                         cfg.batch_size, seed)
+    ridge = RidgeBaseline.fit(x, theta, prior.low, prior.high)   # C1's and C4's baseline (issue 35)
     secs["npe"] = time.perf_counter() - t0 - secs["simulate"]
 
     # 2. posterior checks on fresh cells
@@ -165,6 +211,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     prior_nrmse = float(np.sqrt(1 / 12))  # error of the prior mean as the estimate, relative to the range
     logq_d = post.log_prob(sbc_theta, xs)
     logq_r = post_rp.log_prob(sbc_theta, x_random(sbc_obs, cfg.n_spikes))
+    sbc_ridge = ridge.predict(xs)
     secs["sbc"] = time.perf_counter() - t0 - sum(secs.values())
 
     # 3. test cells
@@ -176,6 +223,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     # gradient-only fits
     npe_samples = post.sample(xt, cfg.n_post, seed)
     npe_mean = post.sample(xt, cfg.sbc_samples, seed + 5).mean(1)   # NPE's own estimate: its posterior mean (C3)
+    ridge_test = ridge.predict(xt)
     f_obs = xt[:, :-1]
     sigma_obs = cfg.sigma_single / np.sqrt(cfg.n_spikes)
     loss = FeatureLoss(model, feat_scale, sigma_obs)
@@ -200,7 +248,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
 
     t2 = time.perf_counter()
     go_starts = prior.sample(cfg.n_test * k, rng)
-    go, _, go_loss, _ = refine(loss, go_starts, f_rep, cfg.refine_steps, cfg.refine_lr, desc="gradient-only fits",
+    go, _, go_loss, go_trace = refine(loss, go_starts, f_rep, cfg.refine_steps, cfg.refine_lr, desc="gradient-only fits",
                                between=time_npe, step_seconds=step_secs)
     seconds_go_run = (time.perf_counter() - t2 - sum(npe_times)) / cfg.n_test     # the one run, reported
     step_secs = np.asarray(step_secs)
@@ -211,26 +259,56 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     go_loss = go_loss.reshape(cfg.n_test, k)
     best = go_loss.argmin(1)
     go_best = go[np.arange(cfg.n_test), best]
-    pm = np.tile(prior.mean, (cfg.n_test, 1))
-    for i in range(cfg.n_test):
-        cx, cy = st.ei_centroid(obs[i], model.electrodes)
-        pm[i, prior.names.index("x")] = np.clip(cx, prior.low[0], prior.high[0])
-        pm[i, prior.names.index("y")] = np.clip(cy, prior.low[1], prior.high[1])
+    pm = prior_mean_cells(model, obs)
     secs["fit"] = time.perf_counter() - t0 - sum(secs.values())
 
-    # 4. stimulation
+    # 4. stimulation and 5. data efficiency (the same cells observed with other N: NPE predictions)
+    sweep = {}
+    for n_sp in cfg.n_spikes_sweep:
+        o = noisy(clean, n_sp, cfg.sigma_single, rng)
+        sweep[n_sp] = post.sample(_x_designed(model, o, n_sp), cfg.n_post, seed + n_sp)
+    sets = {"oracle": test_theta[:, None], "prior-mean": pm[:, None], "NPE": npe_samples,
+            "NPE + refinement": refined.reshape(cfg.n_test, k, -1), "gradient-only": go_best[:, None],
+            RIDGE: ridge_test[:, None]}
+    stim = stimulation_study(cfg, model, obs, test_theta, sets, sweep, rng)
+    secs["stimulation"] = time.perf_counter() - t0 - sum(secs.values())
+    secs["total"] = time.perf_counter() - t0
+
+    return Study(names=prior.names, low=prior.low, high=prior.high, electrodes=model.electrodes,
+                 npe_epochs={"designed": post.epochs, "random": post_rp.epochs},
+                 npe_seconds={"designed": post.train_seconds, "random": post_rp.train_seconds},
+                 sbc_theta=sbc_theta, sbc_samples=samples, sbc_ranks=ranks,
+                 sbc_p=rank_uniformity_p(ranks, cfg.sbc_samples), coverage90=coverage(samples, sbc_theta, 0.9),
+                 nrmse=nrmse, prior_nrmse=prior_nrmse, logq_designed=logq_d, logq_random=logq_r,
+                 test_theta=test_theta, test_ei=obs, test_ei_clean=clean, npe_samples=npe_samples, npe_mean=npe_mean,
+                 refined=refined.reshape(cfg.n_test, k, -1), loss_npe=l0.reshape(cfg.n_test, k),
+                 loss_refined=l1.reshape(cfg.n_test, k), loss_trace=trace.reshape(len(trace), cfg.n_test, k),
+                 gradient_only=go_best, loss_gradient_only=go_loss[np.arange(cfg.n_test), best],
+                 loss_trace_gradient_only=go_trace.reshape(len(go_trace), cfg.n_test, k),
+                 prior_mean_theta=pm, seconds_npe_per_cell=seconds_npe, seconds_gradient_only_per_cell=seconds_go,
+                 seconds_npe_all=tuple(float(v) for v in npe_times), seconds_gradient_only_blocks=go_blocks,
+                 seconds_gradient_only_run=seconds_go_run, sbc_ridge=sbc_ridge, ridge_theta=ridge_test,
+                 **stim, n_trials=cfg.n_trials, threshold_sigma=cfg.threshold_sigma, n_spikes=cfg.n_spikes, seconds=secs)
+
+
+def stimulation_study(cfg: HHMEAConfig, model: ForwardModel, obs, test_theta, sets: dict, sweep: dict,
+                      rng: np.random.Generator) -> dict:
+    """Stimulation of the test cells (observed EIs ``obs``, true θ ``test_theta``): patterns on the electrodes with the
+    largest observed troughs, the true cell's measured trials, the single-electrode series linear summation is fitted
+    on, and every model's predictions and metrics. ``sets`` maps a model to its θ samples (n_test, s, dim) and must
+    hold "oracle" (the true θ); ``sweep`` maps a spike count N to NPE's samples from the EI of N spikes. Returns the
+    :class:`Study`'s stimulation fields (a dict)."""
+    n_test = len(test_theta)
+    prior = model.prior
     amps = np.exp(np.linspace(np.log(cfg.amplitudes[0]), np.log(cfg.amplitudes[1]), cfg.n_amplitudes))
     ne = cfg.n_electrodes
     stim_el = np.argsort(obs.min(-1), axis=1)[:, :cfg.n_stim_electrodes]        # largest troughs (observed)
-    pats, mixed = zip(*[st.draw_patterns(stim_el[i], cfg.n_patterns, ne, rng) for i in range(cfg.n_test)])
+    pats, mixed = zip(*[st.draw_patterns(stim_el[i], cfg.n_patterns, ne, rng) for i in range(n_test)])
     pats, mixed = np.array(pats), np.array(mixed)
-    singles = np.array([st.single_patterns(stim_el[i], ne) for i in range(cfg.n_test)])    # (n_test, 2 n_stim, n_e)
-    sets = {"oracle": test_theta[:, None], "prior-mean": pm[:, None], "NPE": npe_samples,
-            "NPE + refinement": refined.reshape(cfg.n_test, k, -1), "gradient-only": go_best[:, None]}
-    # the data-efficiency sweep: the same cells observed with other N (NPE predictions)
-    for n_sp in cfg.n_spikes_sweep:
-        o = noisy(clean, n_sp, cfg.sigma_single, rng)
-        sets[f"sweep {n_sp}"] = post.sample(_x_designed(model, o, n_sp), cfg.n_post, seed + n_sp)
+    singles = np.array([st.single_patterns(stim_el[i], ne) for i in range(n_test)])    # (n_test, 2 n_stim, n_e)
+    sets = dict(sets)
+    for n_sp, th in sweep.items():
+        sets[f"sweep {n_sp}"] = th
     jobs = {}
     for name, th in sets.items():                                   # th (n_test, s, dim)
         s_ = th.shape[1]
@@ -248,13 +326,14 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     thr = {name: T[start:start + int(np.prod(shape))].reshape(shape) for name, (start, shape) in index.items()}
     true_t = thr["oracle"][..., 0]
     counts = st.simulate_trials(true_t, amps, cfg.threshold_sigma, cfg.n_trials, rng)
-    single_counts = st.simulate_trials(thr.pop("singles"), amps, cfg.threshold_sigma, cfg.n_trials, rng)
+    true_single = thr.pop("singles")
+    single_counts = st.simulate_trials(true_single, amps, cfg.threshold_sigma, cfg.n_trials, rng)
     single_t = st.fit_single_thresholds(single_counts, amps, cfg.n_trials, cfg.threshold_sigma)
-    single_t = single_t.reshape(cfg.n_test, 2, cfg.n_stim_electrodes)
-    sweep_thr = {n_sp: thr.pop(f"sweep {n_sp}") for n_sp in cfg.n_spikes_sweep}
+    single_t = single_t.reshape(n_test, 2, cfg.n_stim_electrodes)
+    sweep_thr = {n_sp: thr.pop(f"sweep {n_sp}") for n_sp in sweep}
     pred = {name: st.posterior_predictive(thr[name], amps, cfg.threshold_sigma) for name in thr}
     lin = np.zeros_like(pred["oracle"])
-    for i in range(cfg.n_test):
+    for i in range(n_test):
         tp = np.full(ne, np.inf)
         tn = np.full(ne, np.inf)
         tp[stim_el[i]], tn[stim_el[i]] = single_t[i, 0], single_t[i, 1]
@@ -265,51 +344,35 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     cap = lambda t: np.minimum(t, a_max)
     for name, p in pred.items():
         agree = (p > 0.5) == measured
-        acc[name] = agree.reshape(cfg.n_test, -1).mean(1)
-        pos, neg = measured.reshape(cfg.n_test, -1), ~measured.reshape(cfg.n_test, -1)
-        ag = agree.reshape(cfg.n_test, -1)
+        acc[name] = agree.reshape(n_test, -1).mean(1)
+        pos, neg = measured.reshape(n_test, -1), ~measured.reshape(n_test, -1)
+        ag = agree.reshape(n_test, -1)
         with np.errstate(invalid="ignore"):
             bal[name] = 0.5 * ((ag & pos).sum(1) / pos.sum(1) + (ag & neg).sum(1) / neg.sum(1))
-        acc_m[name] = np.array([agree[i][mixed[i]].mean() for i in range(cfg.n_test)])
-        acc_s[name] = np.array([agree[i][~mixed[i]].mean() for i in range(cfg.n_test)])
+        acc_m[name] = np.array([agree[i][mixed[i]].mean() for i in range(n_test)])
+        acc_s[name] = np.array([agree[i][~mixed[i]].mean() for i in range(n_test)])
         y = measured.reshape(-1)
         auc[name] = float(roc_auc_score(y, p.reshape(-1))) if 0 < y.mean() < 1 else float("nan")
         if name in thr:
             tp = np.median(thr[name], axis=-1)
         else:   # the linear model's threshold: where D(A) = 1
             tp = np.array([[_lin_threshold(pats[i, j], stim_el[i], single_t[i]) for j in range(cfg.n_patterns)]
-                           for i in range(cfg.n_test)])
+                           for i in range(n_test)])
         terr[name] = np.median(np.abs(np.log(cap(tp) / cap(true_t))), axis=1)
-    secs["stimulation"] = time.perf_counter() - t0 - sum(secs.values())
-    secs["total"] = time.perf_counter() - t0
-
-    # 5. data efficiency (NPE predictions, same cells and patterns, thresholds computed above)
     sweep_acc = []
-    for n_sp in cfg.n_spikes_sweep:
+    for n_sp in sweep:
         p = st.posterior_predictive(sweep_thr[n_sp], amps, cfg.threshold_sigma)
-        sweep_acc.append(((p > 0.5) == measured).reshape(cfg.n_test, -1).mean(1))
-
-    return Study(names=prior.names, low=prior.low, high=prior.high, electrodes=model.electrodes, amplitudes=amps,
-                 npe_epochs={"designed": post.epochs, "random": post_rp.epochs},
-                 npe_seconds={"designed": post.train_seconds, "random": post_rp.train_seconds},
-                 sbc_theta=sbc_theta, sbc_samples=samples, sbc_ranks=ranks,
-                 sbc_p=rank_uniformity_p(ranks, cfg.sbc_samples), coverage90=coverage(samples, sbc_theta, 0.9),
-                 nrmse=nrmse, prior_nrmse=prior_nrmse, logq_designed=logq_d, logq_random=logq_r,
-                 test_theta=test_theta, test_ei=obs, test_ei_clean=clean, npe_samples=npe_samples, npe_mean=npe_mean,
-                 refined=refined.reshape(cfg.n_test, k, -1), loss_npe=l0.reshape(cfg.n_test, k),
-                 loss_refined=l1.reshape(cfg.n_test, k), loss_trace=trace.reshape(len(trace), cfg.n_test, k),
-                 gradient_only=go_best, loss_gradient_only=go_loss[np.arange(cfg.n_test), best],
-                 prior_mean_theta=pm, seconds_npe_per_cell=seconds_npe, seconds_gradient_only_per_cell=seconds_go,
-                 seconds_npe_all=tuple(float(v) for v in npe_times), seconds_gradient_only_blocks=go_blocks,
-                 seconds_gradient_only_run=seconds_go_run,
-                 stim_electrodes=stim_el, patterns=pats, mixed=mixed, counts=counts, thresholds=thr,
-                 single_thresholds=single_t, pred=pred, accuracy=acc, balanced_accuracy=bal, accuracy_mixed=acc_m, accuracy_same=acc_s,
-                 auc=auc, threshold_error=terr, sweep_n=tuple(cfg.n_spikes_sweep), sweep_accuracy=np.array(sweep_acc),
-                 n_trials=cfg.n_trials, threshold_sigma=cfg.threshold_sigma, n_spikes=cfg.n_spikes, seconds=secs)
+        sweep_acc.append(((p > 0.5) == measured).reshape(n_test, -1).mean(1))
+    return dict(amplitudes=amps, stim_electrodes=stim_el, patterns=pats, mixed=mixed, counts=counts, thresholds=thr,
+                single_thresholds=single_t, single_thresholds_true=true_single.reshape(n_test, 2, -1), pred=pred,
+                accuracy=acc, balanced_accuracy=bal, accuracy_mixed=acc_m, accuracy_same=acc_s, auc=auc,
+                threshold_error=terr, sweep_n=tuple(sweep), sweep_accuracy=np.array(sweep_acc))
 
 
 def _lin_threshold(w, stim_el, single_t) -> float:
-    tp = dict(zip(stim_el, single_t[0]))
-    tn = dict(zip(stim_el, single_t[1]))
-    d = sum(v / tp[e] if v > 0 else -v / tn[e] for e, v in enumerate(w) if v != 0)
+    """The linear-summation model's threshold for pattern ``w``: where its signed drive reaches 1."""
+    tp = np.full(len(w), np.inf)
+    tn = np.full(len(w), np.inf)
+    tp[stim_el], tn[stim_el] = single_t[0], single_t[1]
+    d = float(st.linear_drive(np.asarray(w)[None], tp, tn)[0])
     return float(1.0 / d) if d > 0 else float("inf")

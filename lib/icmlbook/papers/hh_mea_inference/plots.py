@@ -13,7 +13,7 @@ __all__ = ["cable_figure", "ei_figure", "features_figure", "activating_figure", 
            "refinement_figure", "accuracy_figure", "activation_figure", "sweep_figure"]
 
 COLORS = {"oracle": PALETTE[7], "prior-mean": PALETTE[1], "NPE": PALETTE[5], "NPE + refinement": PALETTE[0],
-          "gradient-only": PALETTE[4], "linear summation": PALETTE[3]}
+          "gradient-only": PALETTE[4], "linear summation": PALETTE[3], "ridge regression": PALETTE[2]}
 
 
 def cable_figure(model, theta):

@@ -8,8 +8,12 @@ of Φ(ln(A/T_s)/σ) over the samples (the posterior predictive). Accuracy is the
 was not reached).
 
 The **linear-summation** baseline is what single-electrode testing gives (dossier §7): thresholds T_e^± of
-each electrode and polarity, read from measured single-electrode amplitude series, combined linearly,
-D(A) = A Σ_e |c_e| / T_e^{sign c_e}, P = Φ(ln D / σ).
+each electrode and polarity, read from measured single-electrode amplitude series, combined linearly with their
+signs: the drive of each polarity is linear in the signed currents, D⁺ = Σ_e c_e / T_e⁺ (cathodic currents drive it,
+anodic ones subtract) and D⁻ = Σ_e (−c_e) / T_e⁻, and D(A) = A max(D⁺, D⁻), P = Φ(ln D / σ). On one electrode it
+gives back both measured thresholds; on a mixed-polarity pattern opposite currents cancel. (Changed under the
+contract's second edition, after an audit: the baseline was D = A Σ_e |c_e| / T_e^{sign c_e}, which adds every
+current whatever its polarity and so can never cancel: a straw man on exactly the mixed patterns of claim 5.)
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from scipy import stats
 
 from .model import response_probability
 
-__all__ = ["draw_patterns", "single_patterns", "simulate_trials", "fit_single_thresholds", "linear_summation_prob",
+__all__ = ["draw_patterns", "single_patterns", "simulate_trials", "fit_single_thresholds", "linear_summation_prob", "linear_drive",
            "posterior_predictive", "accuracy", "ei_centroid", "is_mixed"]
 
 
@@ -91,12 +95,19 @@ def fit_single_thresholds(counts, amplitudes, n_trials: int, sigma: float) -> np
     return best.reshape(counts.shape[:-1])
 
 
+def linear_drive(W, t_pos, t_neg) -> np.ndarray:
+    """The signed linear drive per unit amplitude of patterns W (n_patterns, n_e): max(Σ c / T⁺, Σ −c / T⁻) with
+    1/inf = 0 (an electrode that never evoked a spike in that polarity contributes nothing to that polarity's sum)."""
+    W = np.asarray(W, float)
+    inv_p = np.where(np.isfinite(t_pos), 1.0 / np.asarray(t_pos, float), 0.0)
+    inv_n = np.where(np.isfinite(t_neg), 1.0 / np.asarray(t_neg, float), 0.0)
+    return np.maximum(W @ inv_p, -W @ inv_n)
+
+
 def linear_summation_prob(W, t_pos, t_neg, amplitudes, sigma: float) -> np.ndarray:
     """P(spike) (n_patterns, n_amp) of the linear-summation model for patterns W (n_patterns, n_e) given
     single-electrode thresholds t_pos, t_neg (n_e,) (inf where an electrode never evoked a spike)."""
-    W = np.asarray(W)
-    drive = np.where(W > 0, W / t_pos[None, :], 0.0) + np.where(W < 0, -W / t_neg[None, :], 0.0)
-    d = drive.sum(1)[:, None] * np.asarray(amplitudes)[None, :]
+    d = linear_drive(W, t_pos, t_neg)[:, None] * np.asarray(amplitudes)[None, :]
     with np.errstate(divide="ignore"):
         return np.where(d > 0, stats.norm.cdf(np.log(np.maximum(d, 1e-300)) / sigma), 0.0)
 
