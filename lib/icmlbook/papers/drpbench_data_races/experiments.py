@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from ...runtime.stats import percentile_interval
+from ...training import PlateauTest
 from .config import DRPBenchConfig
 from .data import SPLITS, Program, Race, annotation_consistency, clean_non_race_pairs, load_benchmark, split_of
 from .frontend import constructs_of
@@ -18,11 +19,14 @@ from .metrics import (Counts, _resample, bootstrap_f1, f1_replicates, match, mic
 from .predictors import (AllPairsPredictor, LocksetPredictor, cross_validated, predict_all, unparsable)
 from .tsan import run_many, tsan_available
 
-__all__ = ["split_study", "constant_detector_counts", "detection_gain", "nonrace_pair_coverage", "playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
+__all__ = ["LEARNED_PLATEAU", "split_study", "constant_detector_counts", "detection_gain", "nonrace_pair_coverage", "playground", "score_program", "PLAYGROUND_LEVELS", "scores_table", "fp_shares", "tsan_agreement", "select_real", "generated_suite", "PopulationStudy", "population_study", "TSanStudy", "tsan_study",
            "localisation_gap", "racy_only", "annotated_myopia", "distraction_rates", "distraction_specificity", "stratum_of", "STRATA", "stratum_gap", "RULE_PREDICTORS",
            "construct_counts", "construct_scores", "construct_table", "ACROSS", "DISTRACTOR"]
 
 RULE_PREDICTORS = ("all pairs", "lockset", "lockset (mutex only)")
+#: the learned classifier's plateau test (CLAIMS.md rule 10's default: 50 % more boosting iterations move each metric
+#: claim 3 compares by less than a third of its margin)
+LEARNED_PLATEAU = PlateauTest()
 #: program strata of the myopia study, from the constructs detected in the text
 STRATA = ("mutex only", "non-mutex synchronisation", "no synchronisation")
 NON_MUTEX = ("semaphore", "condvar", "barrier", "atomic_block", "atomic_function", "c11_atomic", "busy_wait")
@@ -69,6 +73,11 @@ class PopulationStudy:
     predictions: dict[str, dict[str, list[Race]]]    # predictor -> program -> races
     unparsable: list[str]                            # programs read with parser error recovery
     consistency: tuple[int, int, list] | None = None  # real benchmark: annotation endpoints naming their variable
+    #: the learned classifier's cross-validated predictions with (1 + LEARNED_PLATEAU.extend) times the boosting
+    #: iterations, same folds (claim 3's convergence guard, contract's second edition); None where not trained
+    learned_longer: dict[str, list[Race]] | None = None
+    #: the two iteration counts (as trained, longer)
+    learned_iterations: tuple[int, int] | None = None
 
     @property
     def predictors(self) -> list[str]:
@@ -89,8 +98,12 @@ def population_study(programs: Sequence[Program], cfg: DRPBenchConfig, seed: int
                             ("lockset (mutex only)", LocksetPredictor.mutex_only())):
         preds[name] = predict_all(predictor, programs, desc=f"{population}: {name}")
     preds["learned pairs (CV)"] = cross_validated(programs, cfg.cv_folds, seed=seed, max_iter=cfg.gb_iterations)
+    # the plateau test of rule 10: the same folds, 50 % more boosting iterations (claim 3 compares the two)
+    longer = int(np.ceil(cfg.gb_iterations * (1 + LEARNED_PLATEAU.extend)))
+    learned_longer = cross_validated(programs, cfg.cv_folds, seed=seed, max_iter=longer)
     cons = annotation_consistency(programs) if population == "real benchmark" else None
-    return PopulationStudy(population, programs, preds, unparsable(programs), cons)
+    return PopulationStudy(population, programs, preds, unparsable(programs), cons, learned_longer,
+                           (cfg.gb_iterations, longer))
 
 
 def constant_detector_counts(study: PopulationStudy) -> list[Counts]:
