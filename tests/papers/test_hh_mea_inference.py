@@ -553,7 +553,8 @@ def _c3_alt_averaging():
 def test_claim3_compares_with_the_posterior_mean_and_the_starting_samples():
     ok = _c3_ok()
     assert ok.passed is True and "NPE posterior mean" in ok.measured
-    assert claims.claim3(fake_study(ref_gain=-0.03), CFG).passed is False     # below the 4-sample posterior mean
+    # as good as the 4-sample posterior mean, within noise: not passed; undecided since rule 9 (it failed before)
+    assert claims.claim3(fake_study(ref_gain=-0.03), CFG).inconclusive == "interval spans both"
     c = _c3_alt_posterior_mean()
     assert c.passed is False and c.values["diff"] > 0 and c.values["diff_k"] < 0
     st = fake_study()
@@ -1121,9 +1122,11 @@ def _c4_npe_artefact():
 
 def test_claim4_miss_is_evidence_only_when_the_ridge_cell_does_not_do_better():
     assert _c4_npe_artefact().inconclusive == "not converged"
-    s = fake_study(acc=0.89, oracle=0.95, pm=0.80)
+    s = fake_study(acc=0.86, oracle=0.95, pm=0.80)           # 0.09 below the oracle, the ridge cell no better
     s.accuracy = dict(s.accuracy, **{claims.RIDGE: s.accuracy[claims.MAIN] - 0.01})
     assert claims.claim4(s, CFG).passed is False
+    s.accuracy = dict(s.accuracy, oracle=s.accuracy[claims.MAIN] + 0.05 + 0.02 * np.r_[1, -1, 1, -1, 1, -1, 1, -1])
+    assert claims.claim4(s, CFG).inconclusive == "interval spans both"          # a gap of 0.05 +- 0.02: undecided
 
 
 def test_claim7_charges_the_steps_the_fits_need_not_the_budget():
