@@ -63,7 +63,17 @@ class DnaHNetConfig(ProfileConfig):
     Thresholds: ratio_tol (C1), min_gap (C2, C3, C5: bits per nucleotide), phase_ratio_min, phase_p_max (C6),
         enrich_min (C6b), auroc_min (C7), speedup_min (C4: the wall-time speed-up over the Transformer must exceed
         speedup_min x the FLOP ratio of the two models with no chunking), speedup_from (C4: log2 L from which it must
-        hold).
+        hold); recursion_min (C4b: the one-stage ÷ two-stage forward-time ratio at every L >= 2^speedup_from).
+    Convergence guard (second edition, rule 10; declared before the run): plateau_extend, plateau_share (training
+        plateau_extend x T longer must move each compared metric by less than plateau_share x the rule's margin; read
+        back from an evaluation and a saved state at T / (1 + plateau_extend)); the margins are ratio_tol x N
+        (compression: C1, C1b, C4, C4b), phase_ratio_min − 1 (phase contrast: C6, C6c, C6d), enrich_min − 1 (edge
+        enrichment: C6b), auroc_min − 0.5 (AUROC: C7, C7b, C8b) and dll_margin (bits: C8's mean ΔLL differences).
+    Equal updates (second edition, rule 10): every arm runs ``steps`` updates; an arm's batch is ceil(batch x
+        dnaHNet-mini's forward FLOPs ÷ the arm's), so the training-FLOP budgets match up to that rounding, which is
+        in the baseline's favour (the Transformer: 5 windows instead of 4.15 at smoke, 6 instead of 5.64 at
+        default). Every arm uses the same learning rate ``lr`` (chosen once in the chapter's first version; no
+        arm tuned on its own).
     """
 
     genome: OneOf("synthetic", "real") = "real"
@@ -113,6 +123,10 @@ class DnaHNetConfig(ProfileConfig):
     auroc_min: Float(gt=0.5, lt=1) = 0.6
     speedup_min: Float(gt=1) = 1.5
     speedup_from: Int(ge=6) = 12
+    recursion_min: Float(gt=1) = 1.2
+    plateau_extend: PositiveFloat = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+    dll_margin: PositiveFloat = 0.1
     threads: PositiveInt = 1
 
     def validate(self) -> None:

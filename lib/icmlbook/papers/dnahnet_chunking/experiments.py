@@ -13,7 +13,7 @@ from torch.nn import functional as F
 
 from ...runtime.device import cpu_threads
 from ...runtime.progress import progress
-from ...training import AuxiliaryLoss, Evaluate, LossLogger, Trainer, TrainerConfig, WarmupCosine
+from ...training import AuxiliaryLoss, Evaluate, LambdaCallback, LossLogger, Trainer, TrainerConfig, WarmupCosine
 from . import analysis as an
 from .config import DnaHNetConfig
 from .data import Genome, call_genes, split_regions, synthetic_genome, tile_windows, wheel_genome
@@ -22,7 +22,8 @@ from .mamba import IsotropicMamba, MambaConfig
 from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
-           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of", "train_for_ratio", "train_group", "GROUPS"]
+           "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of",
+           "train_for_ratio", "train_group", "GROUPS", "arm_batch", "early_step", "stage_track", "hierarchy_phase"]
 
 LN2 = float(np.log(2))
 
@@ -120,6 +121,10 @@ class ArmResult:
     loss_steps: np.ndarray
     loss: np.ndarray
     window_bpn: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    #: windows per update (:func:`arm_batch`); the state at the convergence guard's earlier horizon and that horizon
+    batch: int = 0
+    early_state: dict | None = None
+    early_step: int = 0
 
 
 def _evaluate(model, windows: np.ndarray, stages: int) -> dict:
@@ -141,14 +146,35 @@ def _evaluate(model, windows: np.ndarray, stages: int) -> dict:
     return out
 
 
+def arm_batch(cfg: DnaHNetConfig, arm: str) -> int:
+    """Windows per update of ``arm``: ceil(batch × dnaHNet-mini's forward FLOPs ÷ the arm's), so that every arm runs
+    the same ``cfg.steps`` updates at (up to this rounding, which favours the costlier baseline) the same training-FLOP
+    budget (second edition, rule 10: equal updates as well as equal FLOPs; before, an arm that cost more per update
+    got fewer updates, the Transformer 2.8x fewer at default)."""
+    ratio = forward_flops(cfg, "dnahnet", cfg.context) / forward_flops(cfg, arm, cfg.context)
+    return max(1, int(np.ceil(cfg.batch * ratio - 1e-9)))
+
+
+def early_step(cfg: DnaHNetConfig, steps: int | None = None) -> int:
+    """The earlier horizon of the convergence guard: T / (1 + plateau_extend) updates (T = ``cfg.steps``)."""
+    T = cfg.steps if steps is None else steps
+    return max(1, int(round(T / (1.0 + cfg.plateau_extend))))
+
+
 def train_arm(cfg: DnaHNetConfig, corpus: Corpus, arm: str, seed: int, budget_flops: float | None = None) -> ArmResult:
-    """Train one arm for the chapter's training-FLOP budget (``cfg.steps`` updates of dnaHNet-mini by default)."""
+    """Train one arm for ``cfg.steps`` updates at its own batch (:func:`arm_batch`: the training-FLOP budget of
+    ``cfg.steps`` updates of dnaHNet-mini); with ``budget_flops`` the old way instead (the batch of ``cfg`` and as
+    many updates as that budget buys). Keeps the state at :func:`early_step` as well (``curve`` has an evaluation
+    there): the convergence guard of the claims compares the model there and at the end."""
     model = build_model(cfg, arm, seed)
     stages = 0 if arm in ISOTROPIC else model.cfg.stages
-    fps = 3 * forward_flops(cfg, arm, cfg.context) * cfg.batch
     if budget_flops is None:
-        budget_flops = cfg.steps * 3 * forward_flops(cfg, "dnahnet", cfg.context) * cfg.batch
-    steps = max(1, int(round(budget_flops / fps)))
+        batch, steps = arm_batch(cfg, arm), cfg.steps
+        fps = 3 * forward_flops(cfg, arm, cfg.context) * batch
+    else:
+        batch = cfg.batch
+        fps = 3 * forward_flops(cfg, arm, cfg.context) * batch
+        steps = max(1, int(round(budget_flops / fps)))
     mult = cfg.lr_multipliers2 if arm == "two_stage" else cfg.lr_multipliers
     groups = model.param_groups(cfg.lr, mult if arm not in ISOTROPIC else (1.0,), weight_decay=0.1)
     opt = torch.optim.AdamW(groups, betas=(0.9, 0.95))
@@ -157,19 +183,26 @@ def train_arm(cfg: DnaHNetConfig, corpus: Corpus, arm: str, seed: int, budget_fl
     hi = len(cfg_seq) - T
 
     def data(i, generator):
-        starts = torch.randint(0, hi, (cfg.batch,), generator=generator)
+        starts = torch.randint(0, hi, (batch,), generator=generator)
         return train[starts[:, None] + torch.arange(T)[None, :]]
 
-    def loss_fn(m, batch):
-        logits, stats = m(batch[:, :-1])
-        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
+    def loss_fn(m, batch_):
+        logits, stats = m(batch_[:, :-1])
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch_[:, 1:].reshape(-1))
         rl = [s["ratio_loss"] for s in stats if s["ratio_loss"] is not None]
         return ce, {"ratio": torch.stack(rl).sum() if rl else None}
 
     every = max(1, steps // (cfg.evals - 1))
-    at = sorted({0, *range(every, steps, every), steps})
+    early = early_step(cfg, steps)
+    at = sorted({0, *range(every, steps, every), early, steps})
     ev = Evaluate(lambda m: _evaluate(m, corpus.eval_windows, stages), at=at)
-    callbacks = [LossLogger(), ev]
+    snapshot: dict = {}
+
+    def keep_early(tr):
+        if tr.step == early:
+            snapshot.update({k: v.detach().cpu().clone() for k, v in tr.model.state_dict().items()})
+
+    callbacks = [LossLogger(), ev, LambdaCallback(on_step_end=keep_early)]
     if stages and cfg.alpha > 0 and arm != "stride":
         callbacks.append(AuxiliaryLoss("ratio", lambda m, b, o: o["ratio"], weight=cfg.alpha))
     tc = TrainerConfig(steps=steps, schedule=WarmupCosine(min(cfg.warmup, steps // 4), steps), grad_clip=1.0,
@@ -188,12 +221,16 @@ def train_arm(cfg: DnaHNetConfig, corpus: Corpus, arm: str, seed: int, budget_fl
     return ArmResult(arm=arm, seed=seed, state=state, params=sum(p.numel() for p in model.parameters()), steps=steps,
                      flops_per_step=fps, curve=curve, bpn=float(bpn[-1]),
                      compression=[float(curve[f"compression{s}"][-1]) for s in range(stages)],
-                     seconds=trainer.seconds, loss_steps=ls, loss=lv, window_bpn=wb)
+                     seconds=trainer.seconds, loss_steps=ls, loss=lv, window_bpn=wb, batch=batch,
+                     early_state=snapshot or None, early_step=early)
 
 
-def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None) -> torch.nn.Module:
+def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None, early: bool = False) -> torch.nn.Module:
+    """The trained model of ``res`` (``early``: at the convergence guard's earlier horizon)."""
     m = build_model(cfg, res.arm, res.seed, max_len)
-    m.load_state_dict(res.state)
+    if early and res.early_state is None:
+        raise ValueError(f"{res.arm} seed {res.seed} kept no early state (trained before the convergence guard)")
+    m.load_state_dict(res.early_state if early else res.state)
     return m.eval()
 
 
@@ -246,12 +283,41 @@ class Analyses:
     markov: dict = dataclasses.field(default_factory=dict)
     #: phase test of fixed-size chunking's boundaries on the same genes (C6, C6c)
     stride_phase: dict | None = None
+    #: the convergence guard's point estimates at the earlier horizon (and dnaHNet-mini's at the end), see analyse
+    early: dict = dataclasses.field(default_factory=dict)
+    #: C6d: phase tests of the two-stage model's stages, of two-stage fixed-size chunking's, and at the earlier horizon
+    hierarchy: dict | None = None
 
     def markov_reference(self) -> float | None:
         """The lowest held-out bpn of the order-k Markov chains (k = 0..markov_orders, fitted on the training region,
         scored on the same evaluation windows as the models): what k-mer statistics alone reach. The order is
         chosen on those windows, which makes the reference optimistic (harder to beat)."""
         return min(self.markov.values()) if self.markov else None
+
+
+def _zero_shot(model, ko, snv) -> tuple[np.ndarray, np.ndarray]:
+    """LL(WT) − LL(variant) in bits at the knockout sites and at the SNV sites."""
+    return (an.window_bits(model, ko.wt) - an.window_bits(model, ko.variant),
+            an.window_bits(model, snv.wt) - an.window_bits(model, snv.variant))
+
+
+def _boundary_summary(seq, b, valid, genes, n_boot: int, seed: int) -> dict:
+    """The point estimates the boundary rows decide on: phase contrast (C6), edge enrichment (C6b), observed phase
+    contrast per gene table (C6c)."""
+    ph = an.phase_test(an.phase_counts(b, valid, genes))
+    e = an.edge_enrichment(b, valid, genes, 3, n_boot, seed)
+    obs, _ = an.phase_contrast(an.phase_by_gene(seq[:len(b)], b, valid, genes, 2))
+    return {"phase_ratio": ph["ratio"], "start": e["start"]["ratio"], "stop": e["stop"]["ratio"], "contrast": obs}
+
+
+def hierarchy_phase(cfg: DnaHNetConfig, model, held: Genome, genes) -> list[dict]:
+    """The phase test (:func:`.analysis.phase_test`) of each stage of a two-stage model's boundaries on ``genes``
+    (stage 1 mapped back to nucleotides, :func:`stage_track`)."""
+    out = []
+    for stage in range(2):
+        _, b, valid = stage_track(model, held.seq, cfg.context, stage)
+        out.append(an.phase_test(an.phase_counts(b, valid, genes)))
+    return out
 
 
 def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]], seed: int) -> Analyses:
@@ -275,56 +341,97 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         ko_scores, snv_scores, extrapolation = {}, {}, {}
         for arm in ("dnahnet", "transformer"):
             m = load_model(cfg, arms[arm][0], max(cfg.ko_window, cfg.zs_window))
-            ko_scores[arm] = an.window_bits(m, ko.wt) - an.window_bits(m, ko.variant)
-            snv_scores[arm] = an.window_bits(m, snv.wt) - an.window_bits(m, snv.variant)
+            ko_scores[arm], snv_scores[arm] = _zero_shot(m, ko, snv)
             extrapolation[arm] = an.bits_by_position(m, long_w, cfg.context)
         # the gene-blind order-2 Markov chain on the same sites (second edition, rule 11: the zero-shot rows' reference)
         mk = an.MarkovLM(corpus.train, 2)
-        ko_scores["markov"] = an.window_bits(mk, ko.wt) - an.window_bits(mk, ko.variant)
-        snv_scores["markov"] = an.window_bits(mk, snv.wt) - an.window_bits(mk, snv.variant)
+        ko_scores["markov"], snv_scores["markov"] = _zero_shot(mk, ko, snv)
+        # the convergence guard of C6-C8b (second edition, rule 10): the same point estimates from the same models at
+        # the earlier horizon T / (1 + plateau_extend)
+        early = {}
+        if arms["dnahnet"][0].early_state is not None and arms["transformer"][0].early_state is not None:
+            m0 = load_model(cfg, arms["dnahnet"][0], early=True)
+            _, eb, ev = an.boundary_track(m0, held.seq, cfg.context)
+            early["dnahnet"] = _boundary_summary(held.seq, eb, ev, trimmed.genes, cfg.n_boot, seed)
+            late = _boundary_summary(held.seq, b, valid, trimmed.genes, cfg.n_boot, seed)
+            early["dnahnet_late"] = late
+            for arm in ("dnahnet", "transformer"):
+                m = load_model(cfg, arms[arm][0], max(cfg.ko_window, cfg.zs_window), early=True)
+                early[f"ko_{arm}"], early[f"snv_{arm}"] = _zero_shot(m, ko, snv)
+        # hierarchy (C6d): both stages of the two-stage model against two-stage fixed-size chunking (every N0 and
+        # every N0 N1 nt) on the same genes, and the two-stage model at the earlier horizon
+        hierarchy = None
+        if arms.get("two_stage"):
+            two = arms["two_stage"][0]
+            ref = DnaHNet(dataclasses.replace(hnet_config(cfg, "two_stage"), router="stride",
+                                              stride=int(round(cfg.ratios2[0])))).eval()
+            hierarchy = {"stages": hierarchy_phase(cfg, load_model(cfg, two), held, trimmed.genes),
+                         "stride": hierarchy_phase(cfg, ref, held, trimmed.genes),
+                         "early": (hierarchy_phase(cfg, load_model(cfg, two, early=True), held, trimmed.genes)
+                                   if two.early_state is not None else None)}
     return Analyses(track_p=p, track_b=b, track_valid=valid, phase=an.phase_test(counts), phase_counts=counts,
                     enrichment=enrich, ko_labels=ko.label, ko_scores=ko_scores, snv_labels=snv.label,
                     snv_scores=snv_scores, n_genes=len(trimmed.genes), phase_genes=by_gene,
-                    extrapolation=extrapolation, phase_genes3=by_gene3, markov=markov, stride_phase=stride_phase)
+                    extrapolation=extrapolation, phase_genes3=by_gene3, markov=markov, stride_phase=stride_phase,
+                    early=early, hierarchy=hierarchy)
 
 
 @dataclasses.dataclass
 class Timing:
-    """Forward wall time (s, best of the repeats) of trained dnaHNet-mini and the Transformer at lengths 2^k,
-    with the analytic forward FLOPs at the realised compression, and parameter counts."""
+    """Forward wall time (s, best of the repeats) of trained dnaHNet-mini, the Transformer and (when trained) the
+    two-stage dnaHNet-mini at lengths 2^k, the slowest of the repeats (``worst``: the timing noise the recursion row
+    reads), the analytic forward FLOPs at the realised compression, and parameter counts."""
 
     log2_lengths: list[int]
     seconds: dict
     flops: dict
     params: dict
+    worst: dict = dataclasses.field(default_factory=dict)
 
 
 @torch.no_grad()
-def time_forward(model, L: int, repeats: int, seed: int = 0) -> float:
+def time_forward(model, L: int, repeats: int, seed: int = 0, all_times: bool = False):
+    """Best wall time of ``repeats`` forwards of one random sequence of ``L`` nt (after one warm-up); with
+    ``all_times`` every repeat's time."""
     x = torch.randint(0, 4, (1, L), generator=torch.Generator().manual_seed(seed))
     model(x)                                                                 # warm-up
-    best = float("inf")
+    times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         model(x)
-        best = min(best, time.perf_counter() - t0)
-    return best
+        times.append(time.perf_counter() - t0)
+    return times if all_times else min(times)
 
 
 def timing_study(cfg: DnaHNetConfig, arms: dict[str, list[ArmResult]]) -> Timing:
+    """Forward time of the trained models at every length of ``cfg.timing_lengths``, the models taking turns at each
+    repeat (a load burst then slows one repeat of one model, which the best of the repeats ignores)."""
     longest = 2 ** max(cfg.timing_lengths)
-    models = {a: load_model(cfg, arms[a][0], longest) for a in ("dnahnet", "transformer")}
-    comp = arms["dnahnet"][0].compression
+    names = ("dnahnet", "transformer") + (("two_stage",) if arms.get("two_stage") else ())
+    models = {a: load_model(cfg, arms[a][0], longest) for a in names}
     seconds = {a: [] for a in models}
+    worst = {a: [] for a in models}
     flops = {a: [] for a in models}
     with cpu_threads(cfg.threads):
         for k in progress(cfg.timing_lengths, desc="timing"):
             L = 2 ** k
-            for a, m in models.items():
-                seconds[a].append(time_forward(m, L, cfg.timing_repeats))
+            x = torch.randint(0, 4, (1, L), generator=torch.Generator().manual_seed(0))
+            times = {a: [] for a in models}
+            with torch.no_grad():
+                for m in models.values():
+                    m(x)                                                      # warm-up
+                for _ in range(cfg.timing_repeats):
+                    for a, m in models.items():
+                        t0 = time.perf_counter()
+                        m(x)
+                        times[a].append(time.perf_counter() - t0)
+            for a in models:
+                seconds[a].append(min(times[a]))
+                worst[a].append(max(times[a]))
+                comp = arms[a][0].compression
                 flops[a].append(forward_flops(cfg, a, L, tuple(comp) if a != "transformer" else None))
     return Timing(list(cfg.timing_lengths), seconds, flops,
-                  {a: sum(p.numel() for p in m.parameters()) for a, m in models.items()})
+                  {a: sum(p.numel() for p in m.parameters()) for a, m in models.items()}, worst)
 
 
 @dataclasses.dataclass
@@ -343,30 +450,37 @@ def study(cfg: DnaHNetConfig, seed: int) -> Study:
     return Study(corpus, arms, analyse(cfg, corpus, arms, seed))
 
 
-def track_of(cfg: DnaHNetConfig, res: ArmResult, seq: np.ndarray, stage: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``(p, b)`` (L,) along ``seq`` for one trained arm: stage 0 directly; stage 1 of the two-stage model mapped back
-    to nucleotides (a position is an inner boundary when its outer chunk opens an inner chunk; p = the inner p)."""
-    model = load_model(cfg, res)
+@torch.no_grad()
+def stage_track(model, seq: np.ndarray, context: int, stage: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(p, b, valid)`` (L,) along ``seq`` (consecutive windows of ``context`` nt) for one stage of a model: stage 0
+    directly; stage 1 of a two-stage model mapped back to nucleotides (a position is an inner boundary when its outer
+    chunk opens an inner chunk; p = the inner p). ``valid`` drops each window's first position (always a boundary)."""
     if stage == 0:
-        p, b, _ = an.boundary_track(model, seq, cfg.context)
-        return p, b
-    L = len(seq) // cfg.context * cfg.context
-    x = torch.as_tensor(seq[:L].astype(np.int64)).view(-1, cfg.context)
+        return an.boundary_track(model, seq, context)
+    L = len(seq) // context * context
+    x = torch.as_tensor(seq[:L].astype(np.int64)).view(-1, context)
     ps, bs = [], []
-    with torch.no_grad():
-        for i in range(0, len(x), 16):
-            _, stats = model(x[i:i + 16])
-            outer, inner = stats[0]["routing"], stats[1]["routing"]
-            ch_idx = torch.sort((~outer.boundary).to(torch.int8), dim=-1, stable=True).indices
-            p = torch.zeros_like(outer.prob)
-            b = torch.zeros_like(outer.boundary)
-            M = inner.prob.shape[1]
-            valid = stats[1]["mask"]
-            src = ch_idx[:, :M]
-            p.scatter_(1, src, inner.prob * valid)
-            b.scatter_(1, src, inner.boundary & valid)
-            ps.append(p), bs.append(b)
-    return torch.cat(ps).reshape(-1).numpy(), torch.cat(bs).reshape(-1).numpy()
+    for i in range(0, len(x), 16):
+        _, stats = model(x[i:i + 16])
+        outer, inner = stats[0]["routing"], stats[1]["routing"]
+        ch_idx = torch.sort((~outer.boundary).to(torch.int8), dim=-1, stable=True).indices
+        p = torch.zeros_like(outer.prob)
+        b = torch.zeros_like(outer.boundary)
+        M = inner.prob.shape[1]
+        valid = stats[1]["mask"]
+        src = ch_idx[:, :M]
+        p.scatter_(1, src, inner.prob * valid)
+        b.scatter_(1, src, inner.boundary & valid)
+        ps.append(p), bs.append(b)
+    ok = np.ones(L, bool)
+    ok[::context] = False
+    return torch.cat(ps).reshape(-1).numpy(), torch.cat(bs).reshape(-1).numpy(), ok
+
+
+def track_of(cfg: DnaHNetConfig, res: ArmResult, seq: np.ndarray, stage: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, b)`` (L,) along ``seq`` for one trained arm (:func:`stage_track`)."""
+    p, b, _ = stage_track(load_model(cfg, res), seq, cfg.context, stage)
+    return p, b
 
 
 def train_for_ratio(cfg: DnaHNetConfig, seed: int, ratio: float) -> ArmResult:

@@ -133,10 +133,10 @@ def phase_figure(phase: dict, enrichment: dict):
 
 
 def timing_figure(timing):
-    """Forward wall time per nucleotide against L, and the analytic FLOPs."""
+    """Forward wall time per nucleotide against L, and the analytic FLOPs (the two-stage model too when timed)."""
     L = 2 ** np.array(timing.log2_lengths)
     fig, (a, b) = new_figure(1, 2, width=9.5, height=3.6)
-    for i, arm in enumerate(("dnahnet", "transformer")):
+    for i, arm in enumerate(a_ for a_ in ("dnahnet", "transformer", "two_stage") if a_ in timing.seconds):
         a.plot(L, np.array(timing.seconds[arm]) / L * 1e6, marker="o", color=PALETTE[i],
                label=f"{NAMES[arm]} ({timing.params[arm] / 1e3:.0f}k params)")
         b.plot(L, np.array(timing.flops[arm]) / L, marker="o", color=PALETTE[i], label=NAMES[arm])
