@@ -419,25 +419,27 @@ def _c5_alt_control_within_margin():
 
 
 def _cost(iterations, small_n_iterations=None, wall=4.0):
-    """Cost rows as the study writes them, from Newton's per-point iteration counts (operations through the
-    library's own count) and a wall-clock ratio that the rule must not decide on."""
+    """Cost rows as the study writes them: Newton's counted operations per point for a projection that converges in
+    ``iterations`` (k + 1 evaluations and k solves: one per iteration and the check that finds it converged),
+    landing's counted one evaluation and one solve, and a wall-clock ratio that the rule must not decide on."""
     rows = []
     for i, n in enumerate((3, 6, 10)):
         k = small_n_iterations if (i == 0 and small_n_iterations is not None) else iterations
-        ops = ex.newton_operations(torch.full((64,), float(k)))
         rows.append({"n": n, "constraints": n * (n + 1) // 2, "newton_seconds": wall * 1e-3, "landing_seconds": 1e-3,
-                     "newton_iterations_mean": float(k), "newton_operations": ops["operations"],
-                     "newton_batched_operations": ops["batched_operations"],
-                     "landing_operations": ex.LANDING_OPERATIONS})
-    return {"rows": rows, "points": 64, "repeat": 7}
+                     "newton_iterations_mean": float(k), "newton_operations": 2 * k + 1, "newton_evaluations": k + 1,
+                     "newton_solves": float(k), "newton_batched_operations": 2 * k + 1, "landing_operations": 2.0,
+                     "landing_evaluations": 1.0, "landing_solves": 1.0})
+    return {"rows": rows, "points": 64, "repeat": 7, "counted": True}
 
 
 @claim_case("constrained_diffusion_landing", "C6", "reproduced")
 def _c6_ok():
-    return claims.claim6(_cost(2.0), CFG)
+    # the smoke run's counted Newton: 2.1-2.9 iterations on SO(3)-SO(6) from the mid-schedule step
+    return claims.claim6(_cost(2.1), CFG)
 
 
-@claim_case("constrained_diffusion_landing", "C6", "not reproduced", alternative="Newton converging in about one step")
+@claim_case("constrained_diffusion_landing", "C6", "not reproduced", alternative="Newton converging in about one step "
+            "(3 operations against landing's 2)")
 def _c6_alt():
     return claims.claim6(_cost(1.0), CFG)
 
@@ -449,23 +451,60 @@ def _c6_alt_small_n():
 
 
 @claim_case("constrained_diffusion_landing", "C6", "not reproduced",
-            alternative="a one-step Newton that looks slow on the clock (a load burst during its timing)")
+            alternative="a quick Newton that looks slow on the clock (a load burst during its timing)")
 def _c6_alt_loaded_clock():
     return claims.claim6(_cost(1.0, wall=100.0), CFG)
 
 
-def test_c6_verdict_does_not_follow_the_clock():
-    """The session-3 smoke run saw the wall ratio swing from 0x to 103x under load: the verdict must not."""
+@claim_case("constrained_diffusion_landing", "C6", "not reproduced",
+            alternative="a landing step that iterates like the projection (counted as many operations)")
+def _c6_alt_iterating_landing():
+    cost = _cost(2.1)
+    for r in cost["rows"]:
+        r.update(landing_operations=r["newton_operations"], landing_evaluations=r["newton_evaluations"],
+                 landing_solves=r["newton_solves"])
+    return claims.claim6(cost, CFG)
+
+
+def test_c6_verdict_does_not_follow_the_clock_and_refuses_an_uncounted_study():
+    """The session-3 smoke run saw the wall ratio swing from 0x to 103x under load: the verdict must not. A study
+    from before the counts (landing's side a typed constant) is not decided."""
     for wall in (0.01, 1.0, 103.0):
-        assert claims.claim6(_cost(2.0, wall=wall), CFG).passed is True
+        assert claims.claim6(_cost(2.1, wall=wall), CFG).passed is True
         assert claims.claim6(_cost(1.0, wall=wall), CFG).passed is False
+    old = _cost(2.1)
+    old.pop("counted")
+    assert claims.claim6(old, CFG).passed is None
 
 
 def test_newton_operations_count_each_point_to_its_own_tolerance():
     ops = ex.newton_operations(torch.tensor([1, 2, 3]))
     assert ops["evaluations"] == pytest.approx(3.0) and ops["solves"] == pytest.approx(2.0)
     assert ops["operations"] == pytest.approx(5.0) and ops["batched_operations"] == pytest.approx(8.0)
-    assert ex.LANDING_OPERATIONS == 2.0
+
+
+def test_counted_operations_match_the_algorithms_by_hand():
+    """The counter against counts derived by hand from the iteration counts: landing's step is one evaluation and one
+    solve per point; the Newton projection, each point stopped at its own tolerance, k + 1 evaluations and k solves
+    (k iterations and the check that finds it converged); max_iter = 1 gives 2 and 1 (the evaluation after its step).
+    The counter leaves the instance as it found it."""
+    from icmlbook.papers.constrained_diffusion_landing.constraints import SpecialOrthogonal
+
+    so = SpecialOrthogonal(4)
+    g = torch.Generator().manual_seed(0)
+    X = so.project(torch.randn(32, 16, generator=g, dtype=torch.float64))[0]
+    Y = X + so.project_tangent_exact(X, 0.1 * torch.randn(X.shape, generator=g, dtype=torch.float64))
+    land = ex.counted_operations(so, lambda: Y - ConstraintSet.landing_direction(so, Y))
+    assert land == {"evaluations": 32, "solves": 32}
+    _, failed, iters = ConstraintSet.newton_project(so, Y)
+    assert not failed.any() and iters.min() >= 1
+    ops = ex.per_point_newton_operations(so, Y, iters)
+    k = iters.double()
+    assert ops["evaluations"] == pytest.approx(float((k + 1).mean())) and ops["solves"] == pytest.approx(float(k.mean()))
+    assert ops["operations"] == pytest.approx(ex.newton_operations(iters)["operations"])       # the formula agrees
+    one = ex.per_point_newton_operations(so, Y, torch.ones_like(iters), max_iter=1)
+    assert one == {"evaluations": 2.0, "solves": 1.0, "operations": 3.0}
+    assert "values_and_jacobian" not in vars(so) and "_solve" not in vars(so)
 
 
 def test_interleaved_timer_ignores_a_load_burst():
@@ -498,6 +537,7 @@ def test_cost_study_counts_newton_iterations_on_so_n():
     for r in out["rows"]:
         assert 1.0 < r["newton_iterations_mean"] <= r["newton_iterations_max"] <= 30
         assert r["newton_operations"] == pytest.approx(2 * r["newton_iterations_mean"] + 1)
+        assert r["landing_operations"] == pytest.approx(2.0) and r["landing_evaluations"] == pytest.approx(1.0)
         assert r["landing_seconds"] > 0 and r["newton_seconds"] > 0
         assert r["landing_violation_after"] < r["before"]
 
@@ -554,47 +594,46 @@ def _sweep(small, one, imp, unstable=2.0):
                      {"mode": "implicit", "scale": float("nan"), "mean_abs_h": imp, "sign_changes": 0.0}]}
 
 
-@claim_case("constrained_diffusion_landing", "C8", "reproduced")
-def _c8_ok():
-    return claims.claim8(_sweep(0.5, 0.01, 0.005))
+def test_gain_diagnostic_is_out_of_the_ledger_and_describes_the_sweep():
+    """Former claim 8 is a labelled diagnostic (second edition, issue 35): no rule, every row's number in its text."""
+    from icmlbook.runtime.claims import rules_for
 
-
-@claim_case("constrained_diffusion_landing", "C8", "not reproduced", alternative="a gain with no effect (flat |h|)")
-def _c8_alt():
-    return claims.claim8(_sweep(0.02, 0.015, 0.005))
-
-
-@claim_case("constrained_diffusion_landing", "C8", "not reproduced",
-            alternative="no upper side: explicit landing beyond the stability limit as feasible as at gain 1, the "
-                        "larger gain always better (session-6 review; the rule used to pass it)")
-def _c8_alt_no_upper_side():
-    sw = {"rows": [{"mode": "explicit", "scale": s, "mean_abs_h": h} for s, h in ((0.01, 0.6), (0.1, 0.3), (1.0, 0.05),
-                                                                                  (1.9, 0.03))]
-          + [{"mode": "explicit", "scale": 4.0, "mean_abs_h": 0.02, "unstable": True},
-             {"mode": "implicit", "scale": float("nan"), "mean_abs_h": 5e-4}]}
-    return claims.claim8(sw)
-
-
-def test_c8_finds_the_smallest_gain_by_value_and_needs_gain_one():
-    """The review's unsorted grid: gains (1.0, 0.01) with |h| (0.01, 0.5), implicit 0.005 (the claimed truth); a
-    grid without gain 1 or without the unstable row fails with the reason (session 6: the nearest gain was used)."""
+    assert "C8" not in {r.id for r in rules_for("constrained_diffusion_landing")}
     sweep = _sweep(0.5, 0.01, 0.005)
     sweep["rows"] = sweep["rows"][::-1]
-    assert claims.claim8(sweep).passed is True
-    no_one = _sweep(0.5, 0.01, 0.005)
-    no_one["rows"][1]["scale"] = 0.03
-    out = claims.claim8(no_one)
-    assert out.passed is False and "gain 1" in out.reason
-    no_unstable = _sweep(0.5, 0.01, 0.005)
-    del no_unstable["rows"][2]
-    out = claims.claim8(no_unstable)
-    assert out.passed is False and "stability limit" in out.reason
-    assert claims.claim8(_sweep(0.5, 0.01, 0.005, unstable=float("inf"))).passed is True    # diverged to inf
-    assert claims.claim8(_sweep(0.5, 0.01, 0.005, unstable=float("nan"))).passed is False
+    text = claims.gain_diagnostic(sweep)
+    assert text.index("gain 0.01") < text.index("gain 1:") and "5.00e-03" in text and "gain 4: 2.00e+00" in text
     with pytest.raises(ValueError, match="contain 1.0"):
         config_for("smoke", landing_scales=(0.01, 0.1, 1.9))
     with pytest.raises(ValueError, match="unstable_scale"):
         config_for("smoke", unstable_scale=1.5)
+
+
+def test_the_gain_identity_holds_on_sampled_paths():
+    """What former claim 8 showed as a finding is the update's identity: near the set, explicit landing multiplies
+    h by 1 − s (s = alpha sigma^2 dt) and implicit landing leaves O(h^2). Checked on the points of real forward paths
+    (the sweep's data and noise) against h = |x|^2 − 1 computed here, apart from the library: one correction with no
+    tangent step in between, from each path's points at several steps."""
+    from icmlbook.papers.constrained_diffusion_landing.data import vmf_mixture
+
+    cfg = config_for("smoke", sweep_points=64, sweep_N=30)
+    schedule = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
+    cs = Sphere()
+    x0 = vmf_mixture(cfg.sweep_points, 0, k=cfg.vmf_components)
+    fp = forward_paths(cs, x0, schedule, cfg.sweep_N, "OLLA", gen(0), landing="explicit", terminal=False,
+                       alpha=0.5 / (cfg.olla_sigma_max ** 2 * schedule.T / cfg.sweep_N))
+    X = fp.x[1:].reshape(-1, 3).double()
+    h = (X ** 2).sum(-1) - 1                                         # independent of the library's constraint code
+    keep = (h.abs() > 1e-4) & (h.abs() < 2e-2)
+    X, h = X[keep], h[keep]
+    assert len(h) > 100
+    for s_ in (0.5, 1.0, 1.5, 3.0, 4.0):
+        Y = cs.land(X, X, mode="explicit", scale=s_, overshoot_ok=True)
+        ratio = ((Y ** 2).sum(-1) - 1) / h
+        assert ratio.numpy() == pytest.approx(np.full(len(h), 1 - s_), abs=0.05 * max(1, s_))
+        assert (abs(1 - s_) > 1) == bool((ratio.abs() > 1).all())    # grows beyond s = 2, contracts below
+    Y = cs.land(X, mode="implicit")
+    assert (((Y ** 2).sum(-1) - 1).abs() <= 2 * h ** 2).all()          # Gauss-Newton: quadratic, at every gain
 
 
 def test_landing_sweep_runs_the_unstable_gain_and_the_library_refuses_it_elsewhere():
@@ -1151,7 +1190,8 @@ def trivial_world():
              "forward0": ex.forward_feasibility(cfg0, 0),
              "quality0": ex.quality_study(cfg0, 0, ex.train_variants(cfg0, 0, methods=("OLLA", "ULLA"))),
              "drop": ex.drop_study(cfg, 0), "prior": ex.prior_study(cfg, 0, n_perm=50),
-             "cost": ex.cost_study(cfg, 0, repeat=1), "mixed0": ex.mixed_study(cfg0, 0),
+             "cost": ex.cost_study(cfg, 0, repeat=1), "cost1": ex.cost_study(cfg, 0, repeat=1, newton_max_iter=1),
+             "mixed0": ex.mixed_study(cfg0, 0),
              "earth0": ex.earth_study(cfg0, 0)}
         for name in ("so10", "dipeptide", "robot"):
             old = bm.SPECS[name]
@@ -1236,21 +1276,11 @@ def _c7_trivial():
     return claims.claim7(w["mixed0"], w["cfg"])
 
 
-@claim_case("constrained_diffusion_landing", "C8", "not reproduced",
-            trivial="plain projection instead of landing, at every gain of the sweep")
-def _c8_trivial():
-    from icmlbook.papers.constrained_diffusion_landing.constraints import Sphere as _Sphere
-    from icmlbook.papers.constrained_diffusion_landing.data import vmf_mixture
-
-    cfg = trivial_world()["cfg"]
-    schedule = Schedule("linear", cfg.olla_sigma_min, cfg.olla_sigma_max, cfg.olla_T)
-    x0 = vmf_mixture(cfg.sweep_points, 0, k=cfg.vmf_components)
-    fp = forward_paths(_Sphere(), x0, schedule, cfg.sweep_N, "OLLA-P", gen(0), terminal=False)
-    h = float(fp.violation[1:].mean())                  # projection ignores the gain: the same path at every gain
-    rows = ([{"mode": "explicit", "scale": s, "unstable": False, "mean_abs_h": h} for s in cfg.landing_scales]
-            + [{"mode": "explicit", "scale": cfg.unstable_scale, "unstable": True, "mean_abs_h": h},
-               {"mode": "implicit", "scale": float("nan"), "unstable": False, "mean_abs_h": h}])
-    return claims.claim8({"rows": rows})
+@claim_case("constrained_diffusion_landing", "C6", "not reproduced",
+            trivial="a one-shot corrector: the Newton projection stopped after one iteration, counted")
+def _c6_trivial_one_shot():
+    w = trivial_world()
+    return claims.claim6(w["cost1"], w["cfg"])
 
 
 @claim_case("constrained_diffusion_landing", "C9", "inconclusive at this scale",
@@ -1279,7 +1309,7 @@ def _c12_trivial():
 
 
 @pytest.mark.parametrize("case", [_c1_trivial, _c2_trivial, _c3_trivial, _c4_trivial, _c4e_trivial, _c5_trivial,
-                                  _c6_trivial, _c7_trivial, _c8_trivial, _c9_trivial, _c10_trivial, _c11_trivial,
+                                  _c6_trivial, _c6_trivial_one_shot, _c7_trivial, _c9_trivial, _c10_trivial, _c11_trivial,
                                   _c12_trivial])
 def test_the_nearest_trivial_methods_do_not_pass(case):
     out = case()

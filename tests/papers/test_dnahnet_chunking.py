@@ -1267,7 +1267,8 @@ def _c1_trivial():
     return claims.claim1(w["free"], w["cfg"])
 
 
-@claim_case(SLUG, "C1b", "not reproduced", trivial="the two-stage router trained without the ratio loss (alpha = 0)")
+@claim_case(SLUG, "C1b", "inconclusive at this scale", trivial="the two-stage router trained without the ratio "
+            "loss (alpha = 0; its inner compression still moving: not converged)")
 def _c1b_trivial():
     w = tiny_world()
     return claims.claim1b(w["free"], w["cfg"])
@@ -1338,12 +1339,13 @@ def _c7b_trivial():
     return claims.claim7b(tiny_world()["analyses"], tiny_world()["cfg"], 0)
 
 
-@claim_case(SLUG, "C8", "not reproduced", trivial="a gene-blind order-2 Markov chain")
+@claim_case(SLUG, "C8", "inconclusive at this scale", trivial="a gene-blind order-2 Markov chain")
 def _c8_trivial():
     return claims.claim8(tiny_world()["analyses"], tiny_world()["cfg"], 0)
 
 
-@claim_case(SLUG, "C8b", "not reproduced", trivial="a gene-blind order-2 Markov chain against a Transformer without "
+@claim_case(SLUG, "C8b", "inconclusive at this scale", trivial="a gene-blind order-2 Markov chain against a "
+            "Transformer without "
             "chunking")
 def _c8b_trivial():
     return claims.claim8b(tiny_world()["analyses"], tiny_world()["cfg"], 0)

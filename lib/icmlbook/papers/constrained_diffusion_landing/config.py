@@ -36,8 +36,8 @@ class LandingConfig(ProfileConfig):
         prior_Ns : steps of the forward-to-prior study (torus); prior_points; prior_seeds independent draws.
         cost_ns : SO(n) sizes of the per-step cost study; cost_points.
         landing_scales : explicit-landing gains as alpha*sigma_max^2*dt (must stay < 2 and contain 1, the gain
-            claim 8 compares with); sweep_points, sweep_N. unstable_scale : one more explicit gain, beyond the
-            stability limit of 2 (twice it by default), run as claim 8's instability diagnostic (session 6).
+            the gain diagnostic compares with; former claim 8); sweep_points, sweep_N. unstable_scale : one more explicit gain, beyond the
+            stability limit of 2 (twice it by default), run as the gain diagnostic's unstable row (session 6).
     The paper's other benchmarks (``benchmarks.py``)
         benchmarks : which of so10, dipeptide, robot run at this profile (the others are "not testable at this
             profile"); bench_seeds, bench_n_train, bench_n_test, bench_epochs, bench_width, bench_depth : their sizes;
@@ -141,7 +141,7 @@ class LandingConfig(ProfileConfig):
             raise ValueError(f"nfe_Ns={self.nfe_Ns!r} is not allowed; it must contain ulla_N={self.ulla_N} (claim 5's "
                              "control samples OLLA at ULLA's number of steps)")
         if 1.0 not in self.landing_scales:
-            raise ValueError(f"landing_scales={self.landing_scales!r} is not allowed; it must contain 1.0 (claim 8 "
+            raise ValueError(f"landing_scales={self.landing_scales!r} is not allowed; it must contain 1.0 (the gain diagnostic "
                              "compares the smallest and the unstable gain with gain 1)")
         for p in ("olla", "ulla"):
             if getattr(self, f"{p}_sigma_min") > getattr(self, f"{p}_sigma_max"):

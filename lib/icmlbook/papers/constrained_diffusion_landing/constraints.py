@@ -142,6 +142,7 @@ class ConstraintSet:
         done = torch.zeros(X.shape[0], dtype=torch.bool, device=X.device)
         iters = torch.zeros(X.shape[0], dtype=torch.long, device=X.device)
         held = torch.zeros((X.shape[0], self.n_ineq), dtype=torch.bool, device=X.device)
+        vals = None                     # the constraint values at the current Z, when known (None after a step)
         for _ in range(max_iter):
             vals, jac = self.values_and_jacobian(torch.nan_to_num(Z))
             viol = self.violation_of(vals)
@@ -160,8 +161,10 @@ class ConstraintSet:
             move = ~done
             Z = torch.where(move.unsqueeze(1), Z - step, Z)
             iters = iters + move.long()
+            vals = None
         finite = torch.isfinite(Z).all(1)
-        vals = self.values_and_jacobian(torch.nan_to_num(Z))[0]
+        if vals is None:                # the loop ran out of iterations after a step: evaluate once more (issue 35:
+            vals = self.values_and_jacobian(torch.nan_to_num(Z))[0]   # not again when the last check saw Z already)
         failed = ~finite | (self.violation_of(vals) > fail_threshold)
         Z = torch.where(failed.unsqueeze(1), X, Z)
         return Z, failed, iters

@@ -139,8 +139,8 @@ def cost_figure(cost: dict):
     rows = cost["rows"]
     p = [r["constraints"] for r in rows]
     fig, (ax, bx) = new_figure(1, 2, width=10, height=3.6)
-    ax.plot(p, [r["landing_operations"] for r in rows], "o-", color=COLORS["OLLA"], label="landing (one evaluation, one solve)")
-    ax.plot(p, [r["newton_operations"] for r in rows], "s-", color=COLORS["OLLA-P"], label="Newton, per point")
+    ax.plot(p, [r["landing_operations"] for r in rows], "o-", color=COLORS["OLLA"], label="landing (counted)")
+    ax.plot(p, [r["newton_operations"] for r in rows], "s-", color=COLORS["OLLA-P"], label="Newton, per point (counted)")
     ax.plot(p, [r["newton_batched_operations"] for r in rows], "s--", color=COLORS["OLLA-P"], alpha=0.5,
             label="Newton, batched (to the slowest point)")
     ax.set_xscale("log")
