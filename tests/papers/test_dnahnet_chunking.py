@@ -1360,3 +1360,16 @@ TRIVIAL_CASES = [_c1_trivial, _c1b_trivial, _c2_trivial, _c3_trivial, _c4_trivia
 def test_the_nearest_trivial_method_does_not_pass(make):
     check = make()
     assert check.verdict in ("not reproduced", "inconclusive at this scale"), check.measured
+
+
+def test_stage_tracks_read_both_stages_in_one_pass():
+    """Stage 0 equals the outer router's track; stage 1's boundaries (mapped back to nucleotides) are a subset of
+    stage 0's (the nesting holds by construction, which is why C6d does not count it as a finding)."""
+    cfg = config_for("smoke")
+    m = ex.build_model(cfg, "two_stage", 0).eval()
+    seq = np.random.default_rng(0).integers(0, 4, cfg.context * 4)
+    (p0, b0, v0), (p1, b1, v1) = ex.stage_tracks(m, seq, cfg.context)
+    p, b, v = an.boundary_track(m, seq, cfg.context)
+    assert np.array_equal(b0, b) and np.allclose(p0, p) and np.array_equal(v0, v) and np.array_equal(v1, v)
+    assert (b1 <= b0).all() and 0 < b1.sum() < b0.sum()
+    assert np.array_equal(ex.track_of(cfg, SimpleNamespace(arm="two_stage", seed=0, state=m.state_dict()), seq, 1)[1], b1)

@@ -23,7 +23,7 @@ from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
            "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of",
-           "train_for_ratio", "train_group", "GROUPS", "arm_batch", "early_step", "stage_track", "hierarchy_phase"]
+           "train_for_ratio", "train_group", "GROUPS", "arm_batch", "early_step", "stage_track", "stage_tracks", "hierarchy_phase"]
 
 LN2 = float(np.log(2))
 
@@ -305,7 +305,7 @@ def _boundary_summary(seq, b, valid, genes, n_boot: int, seed: int) -> dict:
     """The point estimates the boundary rows decide on: phase contrast (C6), edge enrichment (C6b), observed phase
     contrast per gene table (C6c)."""
     ph = an.phase_test(an.phase_counts(b, valid, genes))
-    e = an.edge_enrichment(b, valid, genes, 3, n_boot, seed)
+    e = an.edge_enrichment(b, valid, genes, 3, n_boot, seed)     # its ratio only: the caller may pass n_boot = 1
     obs, _ = an.phase_contrast(an.phase_by_gene(seq[:len(b)], b, valid, genes, 2))
     return {"phase_ratio": ph["ratio"], "start": e["start"]["ratio"], "stop": e["stop"]["ratio"], "contrast": obs}
 
@@ -313,11 +313,7 @@ def _boundary_summary(seq, b, valid, genes, n_boot: int, seed: int) -> dict:
 def hierarchy_phase(cfg: DnaHNetConfig, model, held: Genome, genes) -> list[dict]:
     """The phase test (:func:`.analysis.phase_test`) of each stage of a two-stage model's boundaries on ``genes``
     (stage 1 mapped back to nucleotides, :func:`stage_track`)."""
-    out = []
-    for stage in range(2):
-        _, b, valid = stage_track(model, held.seq, cfg.context, stage)
-        out.append(an.phase_test(an.phase_counts(b, valid, genes)))
-    return out
+    return [an.phase_test(an.phase_counts(b, valid, genes)) for _, b, valid in stage_tracks(model, held.seq, cfg.context)]
 
 
 def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]], seed: int) -> Analyses:
@@ -352,9 +348,9 @@ def analyse(cfg: DnaHNetConfig, corpus: Corpus, arms: dict[str, list[ArmResult]]
         if arms["dnahnet"][0].early_state is not None and arms["transformer"][0].early_state is not None:
             m0 = load_model(cfg, arms["dnahnet"][0], early=True)
             _, eb, ev = an.boundary_track(m0, held.seq, cfg.context)
-            early["dnahnet"] = _boundary_summary(held.seq, eb, ev, trimmed.genes, cfg.n_boot, seed)
-            late = _boundary_summary(held.seq, b, valid, trimmed.genes, cfg.n_boot, seed)
-            early["dnahnet_late"] = late
+            early["dnahnet"] = _boundary_summary(held.seq, eb, ev, trimmed.genes, 1, seed)
+            early["dnahnet_late"] = {"phase_ratio": an.phase_test(counts)["ratio"], "start": enrich["start"]["ratio"],
+                                     "stop": enrich["stop"]["ratio"], "contrast": an.phase_contrast(by_gene)[0]}
             for arm in ("dnahnet", "transformer"):
                 m = load_model(cfg, arms[arm][0], max(cfg.ko_window, cfg.zs_window), early=True)
                 early[f"ko_{arm}"], early[f"snv_{arm}"] = _zero_shot(m, ko, snv)
@@ -451,30 +447,41 @@ def study(cfg: DnaHNetConfig, seed: int) -> Study:
 
 
 @torch.no_grad()
-def stage_track(model, seq: np.ndarray, context: int, stage: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(p, b, valid)`` (L,) along ``seq`` (consecutive windows of ``context`` nt) for one stage of a model: stage 0
-    directly; stage 1 of a two-stage model mapped back to nucleotides (a position is an inner boundary when its outer
-    chunk opens an inner chunk; p = the inner p). ``valid`` drops each window's first position (always a boundary)."""
-    if stage == 0:
-        return an.boundary_track(model, seq, context)
+def stage_tracks(model, seq: np.ndarray, context: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``(p, b, valid)`` (L,) of every stage of a model along ``seq`` (consecutive windows of ``context`` nt), from one
+    pass: stage 0 directly; stage 1 of a two-stage model mapped back to nucleotides (a position is an inner boundary
+    when its outer chunk opens an inner chunk; p = the inner p). ``valid`` drops each window's first position."""
     L = len(seq) // context * context
     x = torch.as_tensor(seq[:L].astype(np.int64)).view(-1, context)
-    ps, bs = [], []
+    out: list[tuple[list, list]] = []
     for i in range(0, len(x), 16):
         _, stats = model(x[i:i + 16])
-        outer, inner = stats[0]["routing"], stats[1]["routing"]
-        ch_idx = torch.sort((~outer.boundary).to(torch.int8), dim=-1, stable=True).indices
-        p = torch.zeros_like(outer.prob)
-        b = torch.zeros_like(outer.boundary)
-        M = inner.prob.shape[1]
-        valid = stats[1]["mask"]
-        src = ch_idx[:, :M]
-        p.scatter_(1, src, inner.prob * valid)
-        b.scatter_(1, src, inner.boundary & valid)
-        ps.append(p), bs.append(b)
+        outer = stats[0]["routing"]
+        per = [(outer.prob.float().cpu(), outer.boundary.cpu())]
+        if len(stats) > 1:
+            inner = stats[1]["routing"]
+            ch_idx = torch.sort((~outer.boundary).to(torch.int8), dim=-1, stable=True).indices
+            p = torch.zeros_like(outer.prob)
+            b = torch.zeros_like(outer.boundary)
+            M = inner.prob.shape[1]
+            valid = stats[1]["mask"]
+            src = ch_idx[:, :M]
+            p.scatter_(1, src, inner.prob * valid)
+            b.scatter_(1, src, inner.boundary & valid)
+            per.append((p.float(), b))
+        for s_, (p, b) in enumerate(per):
+            if len(out) <= s_:
+                out.append(([], []))
+            out[s_][0].append(p)
+            out[s_][1].append(b)
     ok = np.ones(L, bool)
     ok[::context] = False
-    return torch.cat(ps).reshape(-1).numpy(), torch.cat(bs).reshape(-1).numpy(), ok
+    return [(torch.cat(ps).reshape(-1).numpy(), torch.cat(bs).reshape(-1).numpy(), ok) for ps, bs in out]
+
+
+def stage_track(model, seq: np.ndarray, context: int, stage: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One stage's ``(p, b, valid)`` of :func:`stage_tracks`."""
+    return stage_tracks(model, seq, context)[stage]
 
 
 def track_of(cfg: DnaHNetConfig, res: ArmResult, seq: np.ndarray, stage: int = 0) -> tuple[np.ndarray, np.ndarray]:
