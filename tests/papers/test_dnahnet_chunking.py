@@ -1168,10 +1168,21 @@ def test_full_profile_code_path_with_sizes_overridden_down():
                      timing_lengths=(10,), speedup_from=10)
     assert config_for("full").ko_window == 8192
     corpus = ex.prepare_corpus(cfg, 0)
-    arms = {a: [ex.train_arm(cfg, corpus, a, 0)] for a in ("dnahnet", "transformer", "mamba")}
+    arms = {a: [ex.train_arm(cfg, corpus, a, 0)] for a in ("dnahnet", "transformer", "mamba", "two_stage")}
+    assert {r[0].steps for r in arms.values()} == {2} and arms["dnahnet"][0].early_step == 1
     res = ex.analyse(cfg, corpus, arms, 0)
     assert res.ko_scores["dnahnet"].shape == res.ko_labels.shape and len(res.ko_labels) > 0
     assert set(res.extrapolation) == {"dnahnet", "transformer"} and res.extrapolation["dnahnet"]["length"] == 513
+    # the guard's earlier horizon and the hierarchy row went through the same path
+    assert {"dnahnet", "dnahnet_late", "ko_dnahnet", "snv_transformer"} <= set(res.early)
+    assert res.early["dnahnet_late"]["phase_ratio"] == res.phase["ratio"]
+    assert len(res.hierarchy["stages"]) == len(res.hierarchy["stride"]) == len(res.hierarchy["early"]) == 2
+    for check in (claims.claim6(res, cfg), claims.claim6d(res, cfg), claims.claim7b(res, cfg), claims.claim8(res, cfg)):
+        assert check.verdict != "not testable at this profile", check.reason
+    timing = ex.timing_study(cfg, arms)
+    assert set(timing.seconds) == set(timing.worst) == {"dnahnet", "transformer", "two_stage"}
+    assert all(w >= b for a in timing.seconds for w, b in zip(timing.worst[a], timing.seconds[a]))
+    assert claims.claim4b(timing, cfg, arms).verdict != "not testable at this profile"
 
 
 @pytest.mark.parametrize("n, length, name", [(-1, 10, "n"), (3, 0, "length"), (2.0, 10, "n")])
