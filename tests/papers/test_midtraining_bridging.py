@@ -149,9 +149,6 @@ def _params(state):
 def test_branch_with_w0_equals_the_straight_run(tmp_path, monkeypatch):
     monkeypatch.setenv("ICMLBOOK_CACHE_DIR", str(tmp_path))
     world = R.build_world(MICRO, 0)
-    zero = R.Branch("mid", "code", 12, 0.5)
-    zero = R.Branch.__new__(R.Branch)
-    object.__setattr__(zero, "kind", "cpt")
     runs = R.prefix_and_branches(MICRO, world, 0, [R.Branch("mid", "code", 12, 0.25)])
     straight = runs["base/cosine"]
     # in memory: the runner's path with w = 0 (a branch whose weights equal the base's)

@@ -74,8 +74,8 @@ class MidtrainConfig(ProfileConfig):
     n_modules: Int(ge=2) | None = None
     # ---- pretraining and branches ----
     steps: Int(ge=8) = 400
-    batch: Int(ge=1) = 16
-    seq_len: Int(ge=8) = 64
+    batch: Int(ge=1) = 12
+    seq_len: Int(ge=8) = 48
     lr: PositiveFloat = 3e-3
     warmup: Int(ge=0) = 20
     final_lr: Float(ge=0, le=1) = 0.1

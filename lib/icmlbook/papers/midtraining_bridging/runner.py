@@ -391,3 +391,19 @@ def run_replicate(cfg: MidtrainConfig, seed: int) -> Replicate:
     for r in runs.values():
         r.state = {}
     return Replicate(seed, runs, results, sim, dict(c.sha256), world.tokenizer_sha)
+
+
+def playground(cfg: MidtrainConfig, seed: int, domain: str, t0: int, w: float, schedule: str, target: str) -> dict:
+    """One live branch: the general-only run and the branch (``domain``, ``t0``, ``w``; w = 1 is CPT) of
+    ``schedule`` trained from ``seed``, both fine-tuned on ``target``. Returns the general-loss curves, the SFT
+    runs and the branch's RI (an artefact for ``run.cached``)."""
+    if target not in D.TARGETS:
+        raise ValueError(f"target={target!r} is not allowed; allowed values: {', '.join(D.TARGETS)}")
+    b = Branch("cpt", domain, t0, schedule=schedule) if w == 1.0 else Branch("mid", domain, t0, w, schedule)
+    world = build_world(cfg, seed)
+    runs = prefix_and_branches(cfg, world, seed, [b], schedule, desc="playground")
+    base = runs[Branch("base", schedule=schedule).key]
+    s_base, s_b = sft(cfg, world, base.state, target, seed), sft(cfg, world, runs[b.key].state, target, seed)
+    return {"key": b.key, "base_curve": (base.steps, base.general_loss),
+            "curve": (runs[b.key].steps, runs[b.key].general_loss), "sft_base": s_base, "sft": s_b,
+            "ri": (s_base.final - s_b.final) / s_base.final}
