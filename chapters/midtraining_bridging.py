@@ -6,6 +6,8 @@ app = marimo.App(width="medium", app_title="Midtraining as distributional bridgi
 
 @app.cell
 def _():
+    import html
+
     import marimo as mo
     import numpy as np
 
@@ -13,7 +15,7 @@ def _():
     from icmlbook.papers.midtraining_bridging import claims, plots
     from icmlbook.papers.midtraining_bridging.analysis import Study
     from icmlbook.runtime import ClaimsLedger, open_chapter
-    return ClaimsLedger, Study, claims, mb, mo, np, open_chapter, plots
+    return ClaimsLedger, Study, claims, html, mb, mo, np, open_chapter, plots
 
 
 @app.cell
@@ -163,13 +165,14 @@ def _(mo):
 
 
 @app.cell
-def _(cfg, mb, mo):
+def _(cfg, html, mb, mo):
     _c = mb.build_world(cfg, 0).corpora
-    _ex = {k: v[0].strip().replace("|", "\\|") for k, v in (("general", _c.general_train), ("math", _c.mid["math"]),
-                                                           *((t, _c.sft_train[t]) for t in _c.sft_train))}
-    _rows = "\n".join(f"| {k} | <pre>{v[:260]}</pre> |".replace("\n", "<br>").replace("<br>|", "|", 1)
-                      for k, v in _ex.items())
-    mo.md("Examples (first text of each corpus, cut at 260 characters):\n\n| corpus | text |\n|---|---|\n" + _rows)
+    _ex = {"general": _c.general_train[0], "code (mid)": _c.mid["code"][0][:400], "math (mid)": _c.mid["math"][0],
+           **{t: _c.sft_train[t][0] for t in _c.sft_train}}
+    _rows = "\n".join("| " + k + " | <code>" + html.escape(v.strip()[:240]).replace("|", "&#124;").replace("\n", " ⏎ ")
+                      + "</code> |" for k, v in _ex.items())
+    mo.md("Examples (the first text of each corpus, cut at 240 characters; ⏎ marks a line break):\n\n"
+          "| corpus | text |\n|---|---|\n" + _rows)
     return
 
 
