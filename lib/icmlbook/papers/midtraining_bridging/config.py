@@ -9,12 +9,13 @@ The paper: Pythia-70M to 1B trained 61,035 steps x 1,024 x 2,048 tokens (128B to
 at t0 from the same run with the same cosine schedule, SFT on six targets. Here: a GPT of a few hundred thousand
 parameters trained a few hundred steps on CPU (``steps`` updates of ``batch`` x ``seq_len`` tokens).
 
-Budgets (2 CPU cores, one thread per replicate). ``smoke``: one replicate of a 1-layer width-32 GPT, 60 updates;
-every comparison is inconclusive by design (one replicate, unconverged). ``default``: three replicates of a
-2-layer width-64 GPT, 400 updates, SFT 60 updates per (model, target); estimated from per-update times (about
-70 ms per update at batch 16 x 64 tokens on one quiet core, 90 ms at a load of 3) at 5,000-5,500 updates per
-replicate, i.e. 6-7 min of CPU per replicate, about 10 min of wall time with two workers (measured: see the
-report of the commit that set these sizes). ``full`` is meant for a GPU.
+Budgets (2 CPU cores, one thread per replicate). ``smoke``: one replicate of a 1-layer width-32 GPT, 60 updates,
+the first 12 modules of each corpus list; about 13 s of CPU time per execution (measured as a script), kernel time
+39 s (papermill) and 31 s (marimo) at a load average of 12-15 on the 2 shared cores; every comparison of trained
+models is inconclusive by design (one replicate, unconverged SFT). ``default``: three replicates of a 2-layer
+width-64 GPT, T = 400 updates of 12 x 48 tokens, 21 SFT runs of 60 updates per replicate (about 3,200 pretraining
+and 1,260 SFT updates); estimated, not measured as a whole chapter (the machine was shared), at about 3 min of CPU
+per replicate on a quiet core, i.e. 6-7 min of wall time with two workers. ``full`` is meant for a GPU.
 """
 
 from __future__ import annotations
