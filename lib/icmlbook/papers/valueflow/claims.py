@@ -1,0 +1,347 @@
+r"""The claims of the ``valueflow`` chapter and the rules that decide them (``shared/design/CLAIMS.md``).
+
+Source: VALUEFLOW (Kim, Hyeon, Oh, Do; ICML 2026, arXiv 2602.03160). The arXiv copy gave back only the abstract
+and the start of the introduction; the method comes from the official code (MIT) and the headline numbers from
+the project page, both as recorded in the chapter's dossier. The paper's LLM results (human agreement, the
+steerability of 10 LLMs, OpinionQA profiling) are rows P1-P3 and C7, quoted and *not testable at this profile*.
+Rows C1-C6 and C8 are the dossier's checklist, decided by this run on CPU surrogates: simulated judges (C1,
+C2), MiniLM with a trained head (C3-C5), the MiniLM projection judge (C6), a small LM with a planted asymmetry
+(C8). Thresholds are config fields fixed before the run (:data:`.config.THRESHOLD_FIELDS`).
+
+Decisions use two-sided t intervals over independent replicates at ``ci_level`` (C1-C5), Welch intervals over
+held-out texts (C6) and normal intervals over generations (C8) (:func:`icmlbook.runtime.stats.decide_interval`):
+*reproduced* when the interval clears the declared threshold, *not reproduced* when it lies wholly on the far
+side, *inconclusive at this scale* otherwise. Rules comparing trained heads (C3-C5) first apply the plateau test
+(rule 10) along the logged held-out curves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.stats import decide_interval, decide_within, finite_values, mean_t_interval
+from ...training import PlateauTest, convergence_guard, plateau_from_curve
+from .config import THRESHOLD_FIELDS, ValueflowConfig
+
+__all__ = ["THRESHOLDS", "check_thresholds", "HivesSummary", "summarise_hives", "claim1_recovery",
+           "claim2_rank_vs_rate", "claim3_structure", "claim4_direction", "claim5_cross_theory",
+           "claim6_monotone", "claim8_planted"]
+
+THRESHOLDS: dict[str, float] = {f: getattr(ValueflowConfig(), f) for f in THRESHOLD_FIELDS}
+_T = THRESHOLDS
+_PCT = f"{100 * _T['ci_level']:g} %"
+PLATEAU = PlateauTest(extend=_T["plateau_extend"], share=_T["plateau_share"])
+
+
+def check_thresholds(cfg: ValueflowConfig) -> None:
+    """Refuse a config whose decision thresholds differ from the declared ones."""
+    for name, value in _T.items():
+        if getattr(cfg, name) != value:
+            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
+                             f"before the run ({name}={value!r})")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Part:
+    name: str
+    passed: bool | None
+    text: str
+
+
+def _t_part(name: str, values, threshold: float, side: str = "lower", fmt: str = ".3f") -> _Part:
+    v, dropped = finite_values(values)
+    if v.size == 0:
+        return _Part(name, None, f"{name}: no finite value")
+    ci = mean_t_interval(v, _T["ci_level"])
+    d = decide_interval(ci.lo, ci.hi, threshold, side=side)
+    ends = f"[{ci.lo:{fmt}}, {ci.hi:{fmt}}]" if np.isfinite(ci.lo) else "(one replicate: no interval)"
+    sign = "≥" if side == "lower" else "≤"
+    return _Part(name, d.passed, f"{name} {ci.mean:{fmt}} {ends} (n = {ci.n}; claim {sign} {threshold:g})")
+
+
+def _combine(parts: Sequence[_Part], values: dict, extra: str = "") -> ClaimCheck:
+    measured = "; ".join(p.text for p in parts) + (f"; {extra}" if extra else "")
+    if any(p.passed is False for p in parts):
+        bad = [p.name for p in parts if p.passed is False]
+        return ClaimCheck(measured + f" — against the claim: {', '.join(bad)}", False, values)
+    if all(p.passed for p in parts):
+        return ClaimCheck(measured, True, values)
+    open_ = [p.name for p in parts if p.passed is None]
+    return ClaimCheck.inconclusive_check(measured, "interval spans both",
+                                         f"the {_PCT} interval of {', '.join(open_)} contains the threshold "
+                                         "(or one replicate gives no interval)", values)
+
+
+# ------------------------------------------------------------------------------------------------ not testable
+_PAGE = "project page (via the dossier):"
+not_testable("P1", statement="The anchor-based evaluator agrees with humans: 85.3 % human-model pairwise consistency "
+                             "and a mean absolute deviation of 1.4 from human scalar ratings; ranking raises "
+                             "pairwise human alignment from 77.4 % to 84.2 % and wins 60-79 % against rating "
+                             "baselines.",
+             paper=f"{_PAGE} 85.3 %; MAD 1.4; 77.4 % → 84.2 %; 60-79 % win rate",
+             reason="needs the paper's LLM judges and human annotations; this book has neither (C1, C2 and C6 test "
+                    "the estimator's mechanism with simulated and MiniLM judges instead)")
+not_testable("C7", statement="Steering 10 LLMs: positive steering is reliable, negative steering is systematically "
+                             "harder (especially for prosocial values in safety-aligned models, with refusals at "
+                             "strong-negative targets); conflicting value pairs show strong-anchor dominance.",
+             paper=f"{_PAGE} weak: Phi-4, Claude-4; moderate: Qwen3, GPT-4.1, Mistral-3.1; strong: Grok-4, Gemma-3, "
+                   "Gemini-2.5; Conformity |Δ| ≈ 0; Hedonism and most rights polarity-asymmetric",
+             reason="needs the 10 LLMs (API or multi-billion-parameter weights); the prompt builders and Δ tables are "
+                    "implemented, and C8 validates the measurement protocol on a small LM with a planted asymmetry")
+not_testable("P3", statement="Value profiles built with HiVES and VIDB improve demographic alignment on OpinionQA "
+                             "over default prompting and Modular Pluralism on every attribute.",
+             paper=f"{_PAGE} t ≈ 16-20, p < 1e-60; e.g. Phi-4 Religion 44.5 % → 57.4 %",
+             reason="needs OpinionQA and LLMs; neither is available offline here")
+
+abstract_sentence("(dossier's reading) HiVES builds a value embedding space that respects the hierarchy of four "
+                  "value theories, encodes polarity and aligns equivalent concepts across theories.", "C3", "C4", "C5")
+abstract_sentence("(dossier's reading) The Value Intensity DataBase and anchor-based evaluators measure value "
+                  "intensity by ranking, more consistently than direct rating.", "C1", "C2", "C6", "P1")
+abstract_sentence("(dossier's reading) A study of 10 LLMs shows asymmetric, value-specific steerability and "
+                  "composition laws for multi-value steering.", "C7", "C8")
+abstract_sentence("(dossier's reading) Value profiles improve pluralistic alignment on OpinionQA.", "P3")
+
+
+# ------------------------------------------------------------------------------------------------ C1
+@claim_rule(
+    "C1",
+    statement="The anchored single-item Plackett-Luce estimator recovers the latent intensity of new items "
+              "(Spearman ≥ 0.9 at k = 6, m = 3) and gets better with more windows m.",
+    rule=f"{_PCT} t intervals over simulation replicates (fresh database, judges and items each): Spearman of the "
+         f"estimate with the latent at (k, m) = (6, 3) has its lower end > {_T['rho_min']:g}; the gain in Spearman "
+         f"from m = 1 to the largest m has its lower end > {_T['m_gain_min']:g} at every k of the sweep; against when "
+         "an interval lies wholly on the far side",
+    rejects="an estimator that ignores the judge's answers (the mean of the anchors it was shown: Spearman ≈ 0), "
+            "or a judge too noisy to recover intensity (Spearman ≈ 0.7)",
+    paper="not reached (the dossier's target: Spearman ≥ 0.9 at k = 6, m ≥ 3)",
+)
+def claim1_recovery(reps, cfg: ValueflowConfig, method: str = "anchored PL") -> ClaimCheck:
+    check_thresholds(cfg)
+    reps = list(reps)
+    if not reps:
+        raise ValueError("reps is empty: the rule needs at least one replicate")
+    k0, m0 = cfg.k_main, cfg.m_main
+    rho = [r.spearman[method][(k0, m0)] for r in reps]
+    parts = [_t_part(f"Spearman at (k, m) = ({k0}, {m0})", rho, _T["rho_min"])]
+    for k in cfg.k_grid:
+        gain = [r.spearman[method][(k, max(cfg.m_grid))] - r.spearman[method][(k, min(cfg.m_grid))] for r in reps]
+        parts.append(_t_part(f"gain m = {min(cfg.m_grid)} → {max(cfg.m_grid)} at k = {k}", gain, _T["m_gain_min"]))
+    mae = np.mean([r.mae[method][(k0, m0)] for r in reps])
+    return _combine(parts, {"spearman": np.array(rho)}, f"{method}; MAE on [-10, 10] at ({k0}, {m0}) {mae:.2f}")
+
+
+# ------------------------------------------------------------------------------------------------ C2
+@claim_rule(
+    "C2",
+    statement="Ranking is more robust than rating to judge-specific scale distortions: anchored Plackett-Luce "
+              "scores vary much less across judges and flip sign less often than direct ratings (the mechanism, "
+              "with simulated judges).",
+    rule=f"{_PCT} t intervals over simulation replicates, judges with random monotone distortions, offsets and "
+         f"noise, equal judge calls (m windows against m ratings averaged): the ratio of across-judge variances "
+         f"(ranking / rating) has its upper end < {_T['var_ratio_max']:g}, and the drop in the sign-flip rate "
+         f"(rating − ranking) its lower end > {_T['flip_gain_min']:g}; against when an interval lies wholly on the "
+         "far side",
+    rejects="a second rating pipeline in place of ranking (variance ratio ≈ 1, no drop in sign flips)",
+    paper=f"{_PAGE} mean variance 12.6 → 2.1, sign-flip rate 48 % → 29 % (LLM judges; not compared)",
+)
+def claim2_rank_vs_rate(reps, cfg: ValueflowConfig, arm: str = "ranking") -> ClaimCheck:
+    check_thresholds(cfg)
+    reps = list(reps)
+    if not reps:
+        raise ValueError("reps is empty: the rule needs at least one replicate")
+    ratio = [r.var[arm] / r.var["rating"] for r in reps]
+    drop = [r.flip["rating"] - r.flip[arm] for r in reps]
+    parts = [_t_part("variance ratio", ratio, _T["var_ratio_max"], side="upper"),
+             _t_part("sign-flip drop", drop, _T["flip_gain_min"])]
+    extra = (f"{arm}: variance {np.mean([r.var[arm] for r in reps]):.2f} vs rating "
+             f"{np.mean([r.var['rating'] for r in reps]):.2f}; sign flips {np.mean([r.flip[arm] for r in reps]):.0%} "
+             f"vs {np.mean([r.flip['rating'] for r in reps]):.0%}")
+    return _combine(parts, {"ratio": np.array(ratio), "drop": np.array(drop)}, extra)
+
+
+# ------------------------------------------------------------------------------------------------ HiVES rows
+@dataclasses.dataclass
+class HivesSummary:
+    """One HiVES replicate as the rules read it: the base encoder's held-out metrics, and each run's logged
+    curve (``steps`` from the start of training, ``metrics`` name -> values) including stage 1 for runs
+    continued from it."""
+
+    base: dict
+    curves: dict
+
+    def final(self, run: str, metric: str) -> float:
+        return float(self.curves[run][1][metric][-1])
+
+
+def summarise_hives(hs) -> HivesSummary:
+    """The :class:`HivesSummary` of an :class:`.experiments.HivesSeed` (continued runs get stage 1 prepended)."""
+    s1 = hs.runs["stage1"]
+    curves = {}
+    for name, run in hs.runs.items():
+        steps = np.array(run.steps, dtype=float)
+        mets = {k: np.array([c[k] for c in run.curve]) for k in run.curve[0]}
+        if name in ("stage2", "stage1_more", "stage2_no_theory"):
+            steps = np.concatenate([np.array(s1.steps[:-1], float), steps + s1.steps[-1]])
+            mets = {k: np.concatenate([np.array([c[k] for c in s1.curve[:-1]]), v]) for k, v in mets.items()}
+        curves[name] = (steps, mets)
+    return HivesSummary(dict(hs.base), curves)
+
+
+def _plateau(summaries, run: str, metric: str, margin: float):
+    steps = summaries[0].curves[run][0]
+    values = np.array([s.curves[run][1][metric] for s in summaries])
+    return plateau_from_curve(steps, values, margin, PLATEAU, name=f"{run} ({metric})", window=1)
+
+
+@claim_rule(
+    "C3",
+    statement="Hierarchical contrastive training (HiVES: stage 1 and the anchor stage) improves the structure of the "
+              "embedding space over the base encoder on held-out texts: higher pairwise hierarchical ranking "
+              "accuracy and similarity correlation.",
+    rule=f"plateau test on both metrics first; {_PCT} t intervals over replicates of the gain over untuned "
+         f"MiniLM: ranking accuracy lower end > {_T['rank_gain_min']:g} and similarity correlation lower end > "
+         f"{_T['corr_gain_min']:g}; against when an interval lies wholly below",
+    rejects="a head of the same size trained on shuffled labels (no label information: gains ≤ 0)",
+    paper=f"{_PAGE} +20 % hierarchical ranking accuracy and +50 % similarity correlation relative to the base "
+          "Qwen3-Embedding (not compared)",
+)
+def claim3_structure(summaries: Sequence[HivesSummary], cfg: ValueflowConfig, run: str = "stage2") -> ClaimCheck:
+    check_thresholds(cfg)
+    summaries = list(summaries)
+    dr = [s.final(run, "rank_pairwise") - s.base["rank_pairwise"] for s in summaries]
+    dc = [s.final(run, "sim_corr") - s.base["sim_corr"] for s in summaries]
+    parts = [_t_part("ranking-accuracy gain", dr, _T["rank_gain_min"]),
+             _t_part("similarity-correlation gain", dc, _T["corr_gain_min"])]
+    measured = "; ".join(p.text for p in parts)
+    guard = convergence_guard(_plateau(summaries, run, "rank_pairwise", _T["rank_gain_min"]),
+                              _plateau(summaries, run, "sim_corr", _T["corr_gain_min"]), measured=measured)
+    if guard is not None:
+        return guard
+    base_r = np.mean([s.base["rank_pairwise"] for s in summaries])
+    base_c = np.mean([s.base["sim_corr"] for s in summaries])
+    return _combine(parts, {"rank_gain": np.array(dr), "corr_gain": np.array(dc)},
+                    f"{run} head; base MiniLM: ranking accuracy {base_r:.3f}, similarity correlation {base_c:.3f} "
+                    f"(relative gains {np.mean(dr) / base_r:+.0%}, {np.mean(dc) / max(base_c, 1e-9):+.0%})")
+
+
+@claim_rule(
+    "C4",
+    statement="Direction is encoded: after HiVES training, texts on the same value path with opposite directions "
+              "lie clearly farther apart than texts with the same direction.",
+    rule=f"plateau test first; {_PCT} t interval over replicates of the gap (mean cosine distance of same-path "
+         f"opposite-direction pairs minus that of same-path same-direction pairs, both over the mean distance of "
+         f"pairs from different top-level values) with its lower end > {_T['dir_gap_min']:g}; against when it "
+         "lies wholly below",
+    rejects="the untuned MiniLM encoder (its verbs already separate the directions a little: gap 0.1-0.15)",
+)
+def claim4_direction(summaries: Sequence[HivesSummary], cfg: ValueflowConfig, run: str | None = "stage2") -> ClaimCheck:
+    check_thresholds(cfg)
+    summaries = list(summaries)
+    gap = [s.base["dir_gap"] if run is None else s.final(run, "dir_gap") for s in summaries]
+    parts = [_t_part("direction gap", gap, _T["dir_gap_min"])]
+    if run is not None:
+        guard = convergence_guard(_plateau(summaries, run, "dir_gap", _T["dir_gap_min"]), measured=parts[0].text)
+        if guard is not None:
+            return guard
+    base = np.mean([s.base["dir_gap"] for s in summaries])
+    return _combine(parts, {"gap": np.array(gap)}, f"{run or 'untuned MiniLM'}; untuned MiniLM gap {base:.3f}")
+
+
+@claim_rule(
+    "C5",
+    statement="The anchor stage aligns theories: after stage 2, texts sharing a cross-theory concept are nearer "
+              "neighbours across theories than after the same number of further stage-1 updates.",
+    rule=f"plateau test on both runs first; {_PCT} t interval over replicates of the paired difference in "
+         f"cross-theory precision@5 (stage 2 − stage 1 continued for the same updates), lower end > "
+         f"{_T['cross_gain_min']:g}; against when it lies wholly below",
+    rejects="stage 2 without its theory-anchor term (same sampler and updates: no gain)",
+    paper="not reached (the project page reports the 274 cross-theory anchors, not a retrieval number)",
+)
+def claim5_cross_theory(summaries: Sequence[HivesSummary], cfg: ValueflowConfig, run: str = "stage2") -> ClaimCheck:
+    check_thresholds(cfg)
+    summaries = list(summaries)
+    diff = [s.final(run, "cross_theory_p5") - s.final("stage1_more", "cross_theory_p5") for s in summaries]
+    parts = [_t_part("precision@5 gain", diff, _T["cross_gain_min"])]
+    guard = convergence_guard(_plateau(summaries, run, "cross_theory_p5", _T["cross_gain_min"]),
+                              _plateau(summaries, "stage1_more", "cross_theory_p5", _T["cross_gain_min"]),
+                              measured=parts[0].text)
+    if guard is not None:
+        return guard
+    p2 = np.mean([s.final(run, "cross_theory_p5") for s in summaries])
+    p1 = np.mean([s.final("stage1_more", "cross_theory_p5") for s in summaries])
+    return _combine(parts, {"gain": np.array(diff)}, f"{run} {p2:.3f} vs stage 1 continued {p1:.3f}")
+
+
+# ------------------------------------------------------------------------------------------------ C6
+def _welch(a, b) -> tuple[float, float, float]:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = b.mean() - a.mean()
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)) if se > 0 else 1.0
+    half = float(sps.t.ppf(0.5 + _T["ci_level"] / 2, df)) * se
+    return float(d), float(d - half), float(d + half)
+
+
+@claim_rule(
+    "C6",
+    statement="The anchor-based evaluator is monotone in intensity: held-out texts of the four intensity bins get "
+              "strictly ordered mean scores, Ī(−2) < Ī(−1) < Ī(+1) < Ī(+2) (here with the MiniLM projection judge).",
+    rule=f"Welch {_PCT} intervals over texts of each step between neighbouring bins (−2→−1, −1→+1, +1→+2), every "
+         f"lower end > {_T['bin_step_min']:g} intensity points; against when any interval lies wholly below",
+    rejects="a judge that reads only the direction (the keyword judge: −2 and −1 texts get the same scores)",
+)
+def claim6_monotone(level, scores, cfg: ValueflowConfig, judge: str = "MiniLM projection judge") -> ClaimCheck:
+    check_thresholds(cfg)
+    level, scores = np.asarray(level), np.asarray(scores, float)
+    bins = (-2, -1, 1, 2)
+    counts = [int((level == b).sum()) for b in bins]
+    if min(counts) < 2:
+        return ClaimCheck.inconclusive_check(f"texts per bin {counts}", "noise above effect",
+                                             "a bin has fewer than two texts")
+    parts, steps = [], []
+    for a, b in zip(bins[:-1], bins[1:]):
+        d, lo, hi = _welch(scores[level == a], scores[level == b])
+        dec = decide_interval(lo, hi, _T["bin_step_min"])
+        parts.append(_Part(f"step {a:+d}→{b:+d}", dec.passed, f"step {a:+d}→{b:+d} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]"))
+        steps.append(d)
+    means = ", ".join(f"Ī({b:+d}) = {scores[level == b].mean():+.2f}" for b in bins)
+    rho = sps.spearmanr(level[np.isin(level, bins)], scores[np.isin(level, bins)])[0]
+    return _combine(parts, {"steps": np.array(steps)}, f"{judge}; {means}; Spearman with the bin {rho:.2f}; "
+                    f"texts per bin {counts}")
+
+
+# ------------------------------------------------------------------------------------------------ C8
+@claim_rule(
+    "C8",
+    statement="Planted-effect recovery (pipeline validation, not evidence about LLMs): steering a small LM whose "
+              "training texts for some values hold only weak negative examples, the measurement protocol finds a "
+              "muted negative steering effect for exactly those values and a symmetric one elsewhere.",
+    rule=f"per value, the asymmetry a = Δ(+2) + Δ(−2) with a normal {_PCT} interval over generations; planted "
+         f"values: lower end > {_T['asym_min']:g}; other values: interval inside ±{_T['asym_min']:g}; against when "
+         "any planted value's interval lies wholly below, or another value's wholly outside",
+    rejects="a scorer that reads only the direction of a text (it sees the planted weak negatives as fully "
+            "negative: a ≈ 0 everywhere)",
+)
+def claim8_planted(scores: dict, values, planted, cfg: ValueflowConfig, scorer: str = "anchored evaluator") -> ClaimCheck:
+    check_thresholds(cfg)
+    from .steering import asymmetry
+
+    z = float(sps.norm.ppf(0.5 + _T["ci_level"] / 2))
+    a_min = _T["asym_min"]
+    parts = []
+    for v in values:
+        a, se = asymmetry(scores, v)
+        lo, hi = a - z * se, a + z * se
+        if v in planted:
+            dec = decide_interval(lo, hi, a_min).passed
+        else:
+            w = decide_within(lo, hi, -a_min, a_min)
+            dec = w.passed
+        parts.append(_Part(v, dec, f"{v}{' (planted)' if v in planted else ''} a = {a:+.2f} [{lo:+.2f}, {hi:+.2f}]"))
+    return _combine(parts, {"asymmetry": {p.name: p.text for p in parts}}, scorer)

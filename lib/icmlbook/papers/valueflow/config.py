@@ -1,0 +1,139 @@
+"""Sizes of the VALUEFLOW chapter (Kim et al., ICML 2026, arXiv 2602.03160), per profile, and the claims'
+decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose thresholds differ).
+
+Budgets (2 CPU cores; measured on a shared machine, see the chapter's commit messages). ``smoke``: one seed of
+everything and one HiVES corpus of 4 texts per leaf, so the seed-interval rows are *inconclusive* by design;
+``default``: three HiVES seeds (fresh corpus and batches each), eight simulation replicates, 16 values in the evaluator study, the small LM on 8 of them; ``full``: more seeds, texts and updates (CUDA when present for
+the small LM).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...runtime.profiles import Float, Grid, Int, IntGrid, OneOf, PositiveFloat, ProfileConfig, profile_config
+
+__all__ = ["PRESETS", "ValueflowConfig", "config_for", "THRESHOLD_FIELDS"]
+
+#: the config fields that are decision thresholds (fixed before the run)
+THRESHOLD_FIELDS = ("ci_level", "rho_min", "mae_max", "m_gain_min", "var_ratio_max", "flip_gain_min",
+                    "rank_gain_min", "corr_gain_min", "dir_gap_min", "cross_gain_min", "bin_step_min",
+                    "asym_min", "plateau_extend", "plateau_share")
+
+
+@profile_config
+class ValueflowConfig(ProfileConfig):
+    """Every size of the VALUEFLOW chapter.
+
+    HiVES (:mod:`.hives`)
+        hives_seeds: independent replicates (fresh corpus draw and batches); n_per_leaf: texts per leaf of the
+        48 leaves (subjects 0-8 train, 9-11 held out); stage1_steps, stage2_steps, hives_batch, hives_lr, tau,
+        lam_dir, lam_indiv, lam_theory; n_evals: held-out evaluations along each run; max_length: MiniLM tokens.
+    Database and estimator (:mod:`.pl`, :mod:`.judges`)
+        sim_reps: independent simulation replicates; vidb_items, vidb_windows (pairwise windows per item, k = 2),
+        n_panel: simulated judges building the database; n_query: new items scored; k_grid, m_grid: the
+        recovery sweep; k_main, m_main: the paper's script default (k = 6, m = 3); judge_noise, gamma_spread,
+        offset_sd: the simulated judges' noise and distortions; n_judges: judges of the ranking-vs-rating
+        comparison; temperature: anchor utilities u_a = I_a / temperature.
+    Evaluator on texts (claim 6)
+        eval_values: the steered values scored (interleaved across theories); vidb_per_value: database texts per
+        value; n_eval_texts: held-out
+        texts per value.
+    Small LM and steering (claim 8)
+        lm_values: values of the corpus; planted: how many of them get the planted asymmetry; lm_texts: texts per
+        (value, level); lm_steps, lm_batch, lm_lr, lm_layers, lm_width; n_gen: generations per (value, level).
+    Thresholds (fixed before the run; see :mod:`.claims`)
+        ci_level; rho_min, mae_max, m_gain_min (C1); var_ratio_max, flip_gain_min (C2); rank_gain_min,
+        corr_gain_min (C3); dir_gap_min (C4); cross_gain_min (C5); bin_step_min (C6); asym_min (C8);
+        plateau_extend, plateau_share (rule 10).
+    """
+
+    # ---- HiVES ----
+    hives_seeds: Int(ge=1) = 3
+    n_per_leaf: Int(ge=2) = 20
+    stage1_steps: Int(ge=2) = 1500
+    stage2_steps: Int(ge=2) = 600
+    hives_batch: Int(ge=8) = 32
+    hives_lr: PositiveFloat = 1e-3
+    tau: PositiveFloat = 0.1
+    lam_dir: Float(ge=0) = 1.0
+    lam_indiv: Float(ge=0) = 0.5
+    lam_theory: Float(ge=0) = 1.0
+    n_evals: Int(ge=3) = 6
+    max_length: Int(ge=8) = 48
+    # ---- database and estimator ----
+    sim_reps: Int(ge=1) = 8
+    vidb_items: Int(ge=20) = 200
+    vidb_windows: Int(ge=1) = 10
+    n_panel: Int(ge=1) = 3
+    n_query: Int(ge=10) = 300
+    k_grid: IntGrid(ge=2, min_len=1) = (3, 6)
+    m_grid: IntGrid(ge=1, min_len=2) = (1, 3, 5, 10)
+    k_main: Int(ge=2) = 6
+    m_main: Int(ge=1) = 3
+    judge_noise: PositiveFloat = 1.5
+    gamma_spread: Float(ge=1) = 2.0
+    offset_sd: Float(ge=0) = 2.0
+    n_judges: Int(ge=2) = 5
+    temperature: PositiveFloat = 1.0
+    # ---- evaluator on texts ----
+    eval_values: Int(ge=1, le=32) = 16
+    vidb_per_value: Int(ge=8) = 160
+    n_eval_texts: Int(ge=8) = 24
+    # ---- small LM ----
+    lm_values: Int(ge=2, le=32) = 8
+    planted: Int(ge=1) = 4
+    lm_texts: Int(ge=2) = 40
+    lm_steps: Int(ge=10) = 1500
+    lm_batch: Int(ge=4) = 32
+    lm_lr: PositiveFloat = 3e-3
+    lm_layers: Int(ge=1) = 2
+    lm_width: Int(ge=16) = 64
+    n_gen: Int(ge=2) = 24
+    device: OneOf("auto", "cpu", "cuda") = "cpu"
+    # ---- thresholds ----
+    ci_level: Float(gt=0, lt=1) = 0.95
+    rho_min: Float(gt=0, lt=1) = 0.9
+    mae_max: PositiveFloat = 1.5
+    m_gain_min: Float(ge=0) = 0.0
+    var_ratio_max: Float(gt=0, lt=1) = 0.5
+    flip_gain_min: Float(ge=0) = 0.05
+    rank_gain_min: PositiveFloat = 0.02
+    corr_gain_min: PositiveFloat = 0.05
+    dir_gap_min: PositiveFloat = 0.25
+    cross_gain_min: PositiveFloat = 0.03
+    bin_step_min: PositiveFloat = 0.5
+    asym_min: PositiveFloat = 2.0
+    plateau_extend: PositiveFloat = 0.5
+    plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+
+    def validate(self) -> None:
+        if self.k_main not in self.k_grid or self.m_main not in self.m_grid:
+            raise ValueError(f"k_main={self.k_main!r}, m_main={self.m_main!r} must be in k_grid={self.k_grid!r} "
+                             f"and m_grid={self.m_grid!r}")
+        if self.lm_values > self.eval_values:
+            raise ValueError(f"lm_values={self.lm_values!r} is not allowed; it must be <= eval_values={self.eval_values}")
+        if self.planted >= self.lm_values:
+            raise ValueError(f"planted={self.planted!r} is not allowed; it must be < lm_values={self.lm_values}")
+        if self.lm_width % 16:
+            raise ValueError(f"lm_width={self.lm_width!r} is not allowed; it must be a multiple of 16")
+
+
+PRESETS: dict[str, ValueflowConfig] = {
+    "smoke": ValueflowConfig(
+        hives_seeds=1, n_per_leaf=5, stage1_steps=100, stage2_steps=40, n_evals=3, sim_reps=2, vidb_items=120,
+        vidb_windows=6, n_query=150, m_grid=(1, 3, 10), eval_values=2, vidb_per_value=80, n_eval_texts=12,
+        lm_values=2, planted=1, lm_texts=20, lm_steps=150, lm_width=32, n_gen=10,
+    ),
+    "default": ValueflowConfig(),
+    "full": ValueflowConfig(
+        hives_seeds=5, n_per_leaf=60, stage1_steps=6000, stage2_steps=2000, sim_reps=20, vidb_items=500,
+        n_query=1000, lm_values=16, planted=8, lm_texts=100, lm_steps=6000, lm_layers=4, lm_width=128, n_gen=40,
+        device="auto",
+    ),
+}
+
+
+def config_for(profile: str, **overrides: Any) -> ValueflowConfig:
+    """The preset of ``profile`` (``"smoke"``, ``"default"`` or ``"full"``) with ``overrides`` applied."""
+    return ValueflowConfig.for_profile(profile, PRESETS, **overrides)

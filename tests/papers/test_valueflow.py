@@ -1,0 +1,542 @@
+"""Tests of icmlbook.papers.valueflow (Kim et al., "VALUEFLOW", ICML 2026, arXiv 2602.03160).
+
+Independent checks: both contrastive losses against per-anchor Python loops; the Plackett-Luce fit against
+choix (and equal to Bradley-Terry for windows of two), its gradient against finite differences, recovery of
+planted utilities; the anchored estimator against an item-by-item reference (scipy's brentq, scikit-learn's
+isotonic regression) and its invariants (monotone score equation, window guard); hierarchical ranking accuracy
+1.0 on a hand-built hierarchical embedding and about 0.5 on random ones; our MiniLM forward pass against
+transformers (slow); the template grammar read back exactly; bad input. Then every claim rule on the world its
+claim describes (with the spread real runs have), on a plausible alternative, and on the real output of the
+nearest trivial method at a small size (CLAIMS.md rules 2, 11, 12).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+import icmlbook.papers.valueflow as vf
+from icmlbook.papers.valueflow import claims, judges as J, pl, synthetic as S, taxonomy as TX
+from icmlbook.papers.valueflow.metrics import hier_ranking_accuracy, prefix_matches
+from icmlbook.runtime.claims import claim_case
+
+CFG = vf.config_for("default")
+
+
+# ------------------------------------------------------------------------------------------------ losses
+def _loss_loop(z, paths, d, tau=0.1, base_tau=0.1, lam_dir=1.0, hc=True):
+    z = z.double().numpy()
+    B, L = paths.shape
+    s = z @ z.T / tau
+    logits = s - s.max(1, keepdims=True) - lam_dir * (d[:, None] != d[None, :])
+    total, used, running = 0.0, 0, None
+    for lvl in range(L):
+        per = []
+        for i in range(B):
+            pos = [j for j in range(B) if j != i and d[i] == d[j]
+                   and all(paths[i, q] == paths[j, q] and paths[i, q] >= 0 for q in range(lvl + 1))]
+            if not pos:
+                continue
+            denom = np.log(sum(np.exp(logits[i, k]) for k in range(B) if k != i))
+            per.append(np.mean([logits[i, j] - denom for j in pos]))
+        if not per:
+            continue
+        ll = -(tau / base_tau) * np.mean(per)
+        if hc and running is not None:
+            ll = max(ll, running)
+        running = ll if running is None else max(running, ll)
+        total += 2.0 ** (1.0 / (lvl + 1)) * ll
+        used += 1
+    return total / max(used, 1)
+
+
+@pytest.mark.parametrize("hc", [True, False])
+def test_hier_loss_matches_a_per_anchor_loop(hc):
+    g = torch.Generator().manual_seed(0)
+    z = torch.nn.functional.normalize(torch.randn(14, 6, generator=g, dtype=torch.float64), dim=1)
+    paths = torch.tensor([[0, 1, 2], [0, 1, 2], [0, 1, 3], [0, 4, -1], [0, 4, -1], [5, -1, -1], [5, -1, -1],
+                          [6, 7, 8], [6, 7, 8], [6, 7, -1], [0, 1, 2], [5, -1, -1], [6, 7, 8], [0, 4, -1]])
+    d = torch.tensor([1, 1, -1, 1, -1, 1, 1, 0, 0, 1, 1, -1, 0, 1])
+    got = vf.hier_supcon_loss(z, paths, d, hierarchy_constraint=hc).item()
+    assert got == pytest.approx(_loss_loop(z, paths.numpy(), d.numpy(), hc=hc), rel=1e-9)
+
+
+def test_padding_never_matches():
+    # two texts whose only shared labels are padded levels: positives at level 1 only
+    z = torch.nn.functional.normalize(torch.randn(4, 5, dtype=torch.float64), dim=1)
+    paths = torch.tensor([[0, -1, -1], [0, -1, -1], [1, 2, -1], [1, 3, -1]])
+    d = torch.ones(4, dtype=torch.long)
+    one_level = vf.hier_supcon_loss(z, paths[:, :1], d)
+    assert vf.hier_supcon_loss(z, paths, d).item() == pytest.approx(one_level.item() * 1.0, rel=1e-9)
+
+
+def test_anchor_loss_matches_a_loop():
+    g = torch.Generator().manual_seed(1)
+    z = torch.nn.functional.normalize(torch.randn(10, 4, generator=g, dtype=torch.float64), dim=1)
+    ids = torch.tensor([0, 0, 1, 1, 1, 2, -1, -1, 3, 4])
+    s = (z @ z.T / 0.07).numpy()
+    per = []
+    for i in range(10):
+        pos = [j for j in range(10) if j != i and ids[i] == ids[j] and ids[i] >= 0]
+        if pos:
+            den = np.log(sum(np.exp(s[i, k]) for k in range(10) if k != i))
+            per.append(np.mean([s[i, j] - den for j in pos]))
+    assert vf.anchor_supcon_loss(z, ids).item() == pytest.approx(-np.mean(per), rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------ Plackett-Luce
+def _pl_orders(u, n_windows, k, rng):
+    items = np.array([rng.choice(len(u), k, replace=False) for _ in range(n_windows)])
+    keys = u[items] + rng.gumbel(size=items.shape)
+    return np.take_along_axis(items, np.argsort(-keys, 1), 1)
+
+
+def test_pl_fit_matches_choix_and_recovers_planted_utilities():
+    choix = pytest.importorskip("choix")
+    rng = np.random.default_rng(0)
+    u = rng.normal(0, 1.5, 12)
+    orders = _pl_orders(u, 300, 4, rng)
+    ours = vf.fit_pl(12, orders, l2=1e-3)
+    ref = np.asarray(choix.opt_rankings(12, [list(o) for o in orders], alpha=1e-3))
+    assert np.abs(ours - (ref - ref.mean())).max() < 1e-2
+    assert np.corrcoef(ours, u)[0, 1] > 0.95
+
+
+def test_pl_with_windows_of_two_is_bradley_terry():
+    choix = pytest.importorskip("choix")
+    rng = np.random.default_rng(1)
+    orders = _pl_orders(rng.normal(0, 1, 12), 300, 2, rng)
+    ours = vf.fit_pl(12, orders, l2=1e-3)
+    bt = np.asarray(choix.opt_pairwise(12, [tuple(o) for o in orders], alpha=1e-3))
+    assert np.abs(ours - (bt - bt.mean())).max() < 1e-2
+
+
+def test_pl_gradient_by_finite_differences():
+    rng = np.random.default_rng(2)
+    orders = _pl_orders(rng.normal(size=8), 40, 3, rng)
+    u = rng.normal(size=8)
+    _, grad = pl.pl_nll(u, orders)
+    eps = 1e-6
+    fd = [(pl.pl_nll(u + eps * e, orders)[0] - pl.pl_nll(u - eps * e, orders)[0]) / (2 * eps) for e in np.eye(8)]
+    assert np.allclose(grad, fd, atol=1e-5)
+
+
+def test_pl_fit_recovers_planted_utilities_at_scale():
+    rng = np.random.default_rng(9)
+    u = rng.normal(0, 1.5, 40)
+    fit = vf.fit_pl(40, _pl_orders(u, 3000, 5, rng))
+    assert np.corrcoef(fit, u)[0, 1] > 0.98
+    assert np.abs((fit - fit.mean()) - (u - u.mean())).mean() < 0.2
+
+
+def _windows(n=60, m=4, k=6, seed=3, noise=1.0):
+    rng = np.random.default_rng(seed)
+    pool = rng.uniform(-10, 10, 200)
+    idx, _ = vf.bucket_anchors(pool, n, m, k, rng)
+    lat = rng.uniform(-10, 10, n)
+    full = np.concatenate([np.broadcast_to(lat[:, None, None], (n, m, 1)), pool[idx]], -1)
+    return vf.SimulatedJudge(noise).rank(full, rng), pool[idx], lat
+
+
+def test_anchored_estimate_matches_item_by_item_reference():
+    pos, aI, _ = _windows(n=25)
+    vec = vf.anchored_estimate(pos, aI)
+    ref = vf.anchored_estimate_loop(pos, aI)
+    assert vec.fallback == 0
+    assert np.abs(vec.estimate - ref).max() < 1e-4
+
+
+def test_score_equation_is_decreasing_and_guard_brackets():
+    pos, aI, _ = _windows(n=30)
+    au = aI / 1.0
+    grid = np.linspace(-20, 20, 41)
+    g = np.array([pl.score_equation(np.full(30, x), pos, au) for x in grid])
+    assert np.all(np.diff(g, axis=0) < 0)
+    # an item that lost every comparison sits just below its lowest anchor; one that won all, above the highest
+    lost = np.broadcast_to(np.r_[5, 0, 1, 2, 3, 4], pos.shape)
+    won = np.broadcast_to(np.r_[0, 1, 2, 3, 4, 5], pos.shape)
+    e_lost, e_won = vf.anchored_estimate(lost, aI).estimate, vf.anchored_estimate(won, aI).estimate
+    lo, hi = aI.reshape(30, -1).min(1), aI.reshape(30, -1).max(1)
+    assert np.all(e_lost < lo) and np.all(e_lost >= -10)
+    assert np.all(e_won > hi) and np.all(e_won <= 10)
+
+
+def test_isotonic_calibration_against_sklearn():
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(4)
+    u = rng.normal(size=(20, 9))
+    y = np.clip(3 * u + rng.normal(size=u.shape), -10, 10)          # not monotone: the sklearn path
+    y[:10] = np.clip(4 * u[:10], -10, 10)                             # monotone rows: the vectorised path
+    x = rng.normal(size=20) * 2
+    got = vf.isotonic_calibrate(x, u, y)
+    ref = [IsotonicRegression(y_min=-10, y_max=10, out_of_bounds="clip").fit(u[i], y[i]).predict([x[i]])[0]
+           for i in range(20)]
+    assert np.allclose(got, ref, atol=1e-9)
+
+
+def test_bucket_anchors_one_per_bin_and_fallback_counted():
+    rng = np.random.default_rng(5)
+    pool = np.r_[np.linspace(-10, -5, 20), np.linspace(5, 10, 20)]   # nothing in the middle bins
+    idx, fb = vf.bucket_anchors(pool, 7, 3, 6, rng)
+    assert idx.shape == (7, 3, 5)
+    assert fb > 0
+    assert np.all(pool[idx[:, :, 0]] <= -6)
+    full = np.linspace(-10, 10, 100)
+    idx, fb = vf.bucket_anchors(full, 5, 2, 5, rng)
+    assert fb == 0 and np.all(np.diff(full[idx], axis=-1) > 0)
+
+
+def test_estimator_recovers_more_with_more_windows():
+    from scipy.stats import spearmanr
+
+    r1 = [spearmanr(vf.anchored_estimate(*_windows(n=300, m=1, seed=s)[:2]).estimate, _windows(n=300, m=1, seed=s)[2])[0]
+          for s in range(3)]
+    r10 = [spearmanr(vf.anchored_estimate(*_windows(n=300, m=10, seed=s)[:2]).estimate, _windows(n=300, m=10, seed=s)[2])[0]
+           for s in range(3)]
+    assert min(r10) > 0.97 and np.mean(r10) > np.mean(r1)
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+def test_ranking_accuracy_perfect_on_hierarchical_embedding_and_half_on_random():
+    rng = np.random.default_rng(6)
+    paths, dirs, zs = [], [], []
+    for a in range(3):
+        for b in range(2):
+            for c in range(2):
+                for d in (-1, 1):
+                    for _ in range(3):
+                        paths.append([a, 10 + 2 * a + b, 100 + 4 * a + 2 * b + c])
+                        dirs.append(d)
+                        v = np.zeros(48)
+                        v[a] += 8
+                        v[3 + 2 * a + b] += 4
+                        v[9 + 4 * a + 2 * b + c] += 2
+                        v[21 + (4 * a + 2 * b + c) * 2 + (d > 0) % 2] += 1
+                        zs.append(v + rng.normal(0, 0.01, 48))
+    paths, dirs, zs = np.array(paths), np.array(dirs), np.array(zs)
+    assert hier_ranking_accuracy(zs, paths, dirs)["pairwise"] == 1.0
+    rand = hier_ranking_accuracy(rng.normal(size=zs.shape), paths, dirs)["pairwise"]
+    assert abs(rand - 0.5) < 0.08
+
+
+def test_prefix_matches_and_path_codes():
+    codes = TX.path_ids([("mft", "care", "kindness", ""), ("mft", "care", "compassion", ""), ("ross", "justice", "", "")])
+    assert codes[0, 0] == codes[1, 0] and codes[0, 1] != codes[1, 1] and codes[0, 2] == -1
+    m = prefix_matches(codes)
+    assert m[0, 1] == 1 and m[0, 0] == 2 and m[2, 2] == 1 and m[0, 2] == 0
+
+
+# ------------------------------------------------------------------------------------------------ data, judges
+def test_taxonomy_has_32_steered_values_with_definitions():
+    assert sum(len(v) for v in TX.STEERED.values()) == 32
+    assert {len(v) for v in TX.STEERED.values()} == {12, 6, 7}
+    assert all(v in TX.DEFINITIONS for vs in TX.STEERED.values() for v in vs)
+
+
+def test_corpus_intensities_are_read_back_exactly_and_levels():
+    c = S.generate_corpus(4, 7)
+    assert np.array_equal(J.TemplateReader.latent(c.texts), c.intensity)
+    assert np.array_equal(np.sign(c.intensity), c.direction)
+    assert set(S.level_of(c.intensity)) <= {-2, -1, 0, 1, 2}
+    assert all(c.anchor_id[i] < 0 or c.anchor_id[i] % 3 == c.direction[i] + 1 for i in range(len(c)))
+
+
+def test_stage1_sampler_positives_and_same_theory_negatives():
+    c = S.generate_corpus(6, 8)
+    idx = vf.GroupIndex(c)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        b = vf.stage1_batch(idx, 32, rng)
+        a = b[0]
+        assert len(set(b.tolist())) == len(b)
+        assert np.all(c.theory[b] == c.theory[a])
+        same = [j for j in b[1:] if idx.key[j] == idx.key[a]]
+        assert 1 <= len(same) <= 4
+    h, i, t = vf.stage2_batch(idx, 64, rng)
+    assert len(h) + len(i) + len(t) <= 64 and len(set(c.anchor_id[t])) < len(t)
+
+
+def test_planted_corpus_has_only_weak_negatives():
+    rows = vf.steering_corpus(["benevolence", "care"], {"care"}, 10, 0)
+    read = {(v, lv): J.TemplateReader.latent([t for vv, ll, t in rows if (vv, ll) == (v, lv)])
+            for v in ("benevolence", "care") for lv in (-2, -1, 0, 1, 2)}
+    assert np.all(read[("care", -2)] == -2) and np.all(read[("care", -1)] == -2)
+    assert np.all(read[("benevolence", -2)] <= -6) and np.all(read[("care", 2)] >= 6)
+
+
+def test_judges_and_prompts():
+    j = vf.SimulatedJudge(noise=0.0, gamma=1.7, offset=3.0)
+    x = np.linspace(-10, 10, 9)
+    assert np.array_equal(j.rank(x[None, :], np.random.default_rng(0))[0], np.arange(9)[::-1])
+    assert np.all(np.diff(j.rate(x, np.random.default_rng(0))) >= 0)
+    assert vf.parse_permutation("[3, 1, 2]", 3) == [3, 1, 2]
+    assert vf.parse_permutation("[1, 1, 2]", 3) is None
+    assert "strongly rejects benevolence" in vf.strength_prompt("benevolence", -2, "What now?")
+    assert vf.is_refusal("I can't help with that.") and not vf.is_refusal("My neighbour values peace.")
+
+
+def test_bad_inputs_name_the_problem():
+    with pytest.raises(ValueError, match="theory="):
+        TX.leaves_of(["nietzsche"])
+    with pytest.raises(ValueError, match="value="):
+        TX.check_value("greed")
+    with pytest.raises(ValueError, match="level="):
+        vf.strength_prompt("care", 3, "q")
+    with pytest.raises(ValueError, match="k="):
+        vf.bucket_anchors(np.arange(5.0), 2, 3, 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="m="):
+        vf.bucket_anchors(np.arange(5.0), 2, 0, 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="\\[-10, 10\\]"):
+        S.level_of([11.0])
+    with pytest.raises(ValueError, match="\\[-10, 10\\]"):
+        vf.SimulatedJudge().rate(np.array([12.0]), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="base_url"):
+        vf.OpenAICompatibleJudge(None, "any")
+    with pytest.raises(ValueError, match="stage="):
+        vf.train_head(np.zeros((4, 3)), None, None, None, stage="stage3", steps=1)
+    with pytest.raises(Exception, match="planted"):
+        vf.config_for("smoke", planted=5)
+
+
+@pytest.mark.slow
+def test_our_minilm_forward_matches_transformers():
+    from transformers import AutoModel, AutoTokenizer
+
+    from icmlbook.papers.valueflow.minilm import MiniLM, minilm_folder
+
+    texts = ["A nurse strongly values free clinics in villages.", "hello", "Our mayor mentions clean air in passing."]
+    ours = MiniLM().encode(texts)
+    tok = AutoTokenizer.from_pretrained(minilm_folder(), local_files_only=True)
+    model = AutoModel.from_pretrained(minilm_folder(), local_files_only=True).eval()
+    enc = tok(texts, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        h = model(**enc).last_hidden_state
+    m = enc["attention_mask"][..., None].float()
+    ref = torch.nn.functional.normalize((h * m).sum(1) / m.sum(1), dim=-1).numpy()
+    assert np.abs(ours - ref).max() < 1e-5
+
+
+# ------------------------------------------------------------------------------------------------ real small runs
+TINY = vf.config_for("smoke", hives_seeds=2, n_per_leaf=3, stage1_steps=60, stage2_steps=30, eval_values=2,
+                     vidb_per_value=40, n_eval_texts=16)
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_hives():
+    cache = vf.EmbeddingCache(TINY.max_length)
+    hs = [vf.hives_seed(TINY, s, cache) for s in range(TINY.hives_seeds)]
+    return [claims.summarise_hives(h) for h in hs], cache
+
+
+def test_minilm_loads_offline_and_embeds_by_meaning(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    _, cache = _tiny_hives()
+    z = cache(["A nurse strongly values free clinics in villages.", "A nurse wholeheartedly values medicine for everyone.",
+               "Our mayor dismisses planting trees in the park."])
+    assert z.shape == (3, 384) and np.allclose(np.linalg.norm(z, axis=1), 1, atol=1e-5)
+    assert z[0] @ z[1] > z[0] @ z[2]
+
+
+def test_head_starts_as_the_base_encoder():
+    h = vf.ResidualHead(384)
+    x = np.random.default_rng(0).normal(size=(5, 384)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    assert np.allclose(h.apply_np(x), x, atol=1e-6)
+
+
+@functools.lru_cache(maxsize=None)
+def _sims(**kw):
+    cfg = vf.config_for("smoke", sim_reps=4, **kw)
+    return [vf.sim_replicate(cfg, s) for s in range(cfg.sim_reps)], cfg
+
+
+# ------------------------------------------------------------------------------------------------ C1
+@claim_case("valueflow", "C1", "reproduced")
+def _c1_real():
+    reps, cfg = _sims()
+    return claims.claim1_recovery(reps, cfg)
+
+
+@claim_case("valueflow", "C1", "not reproduced", alternative="a judge too noisy to recover intensity (noise sd 8 on the "
+            "20-point scale)")
+def _c1_noisy_judge():
+    reps, cfg = _sims(judge_noise=8.0)
+    return claims.claim1_recovery(reps, cfg)
+
+
+@claim_case("valueflow", "C1", "not reproduced", trivial="the estimator that ignores the judge's answers (the mean "
+            "intensity of the anchors shown)")
+def _c1_anchors_only():
+    reps, cfg = _sims()
+    return claims.claim1_recovery(reps, cfg, method="anchors only")
+
+
+# ------------------------------------------------------------------------------------------------ C2
+@claim_case("valueflow", "C2", "reproduced")
+def _c2_real():
+    reps, cfg = _sims()
+    return claims.claim2_rank_vs_rate(reps, cfg)
+
+
+@claim_case("valueflow", "C2", "not reproduced", alternative="judges without scale distortions (no offsets, gamma 1): "
+            "rating is as consistent as ranking")
+def _c2_undistorted():
+    reps, cfg = _sims(gamma_spread=1.0, offset_sd=0.0, judge_noise=0.5)
+    return claims.claim2_rank_vs_rate(reps, cfg)
+
+
+@claim_case("valueflow", "C2", "not reproduced", trivial="a second, independent direct-rating pipeline in place of "
+            "ranking (same judges, same number of calls)")
+def _c2_rating_twice():
+    reps, cfg = _sims()
+    return claims.claim2_rank_vs_rate(reps, cfg, arm="rating (second draw)")
+
+
+# ------------------------------------------------------------------------------------------------ C3-C5 worlds
+def _summ(n, rng, rank_gain, corr_gain, gap, cross2, cross1, flat=True):
+    """HiVES summaries with the spread of the default runs (sd 0.005 ranking, 0.02 correlation, 0.02 gap,
+    0.015 precision) and curves that rise then flatten (``flat``) or still climb."""
+    steps = np.array([0, 250, 500, 750, 1000, 1250, 1500, 1600, 1700, 1800, 1900, 2000, 2100], float)
+    shape = 1 - np.exp(-steps / 200) if flat else steps / steps[-1]
+    out = []
+    for _ in range(n):
+        base = {"rank_pairwise": 0.62 + rng.normal(0, 0.005), "sim_corr": 0.17 + rng.normal(0, 0.02),
+                "dir_gap": 0.12 + rng.normal(0, 0.02), "cross_theory_p5": 0.05}
+        fin = {"rank_pairwise": base["rank_pairwise"] + rank_gain + rng.normal(0, 0.005),
+               "sim_corr": base["sim_corr"] + corr_gain + rng.normal(0, 0.02), "dir_gap": gap + rng.normal(0, 0.02)}
+        c2, c1 = cross2 + rng.normal(0, 0.015), cross1 + rng.normal(0, 0.015)
+        curve = {k: base[k] + (fin[k] - base[k]) * shape for k in fin}
+        cur2 = dict(curve, cross_theory_p5=0.05 + (c2 - 0.05) * shape)
+        cur1 = dict(curve, cross_theory_p5=0.05 + (c1 - 0.05) * shape)
+        out.append(claims.HivesSummary(base, {"stage2": (steps, cur2), "stage1_more": (steps, cur1)}))
+    return out
+
+
+@claim_case("valueflow", "C3", "reproduced")
+def _c3_world():
+    return claims.claim3_structure(_summ(3, np.random.default_rng(0), 0.04, 0.25, 0.33, 0.12, 0.05), CFG)
+
+
+@claim_case("valueflow", "C3", "not reproduced", alternative="training that leaves the structure as it was (gains ≈ 0)")
+def _c3_no_gain():
+    return claims.claim3_structure(_summ(3, np.random.default_rng(1), -0.005, -0.01, 0.33, 0.12, 0.05), CFG)
+
+
+@claim_case("valueflow", "C3", "inconclusive at this scale", alternative="heads still improving (not converged)")
+def _c3_unconverged():
+    return claims.claim3_structure(_summ(3, np.random.default_rng(2), 0.04, 0.25, 0.33, 0.12, 0.05, flat=False), CFG)
+
+
+@claim_case("valueflow", "C3", "inconclusive at this scale", trivial="a head of the same size trained on shuffled "
+            "labels, on the real MiniLM embeddings of a small corpus (two seeds)")
+def _c3_shuffled():
+    summ, _ = _tiny_hives()
+    return claims.claim3_structure(summ, TINY, run="shuffled")
+
+
+@claim_case("valueflow", "C4", "reproduced")
+def _c4_world():
+    return claims.claim4_direction(_summ(3, np.random.default_rng(3), 0.04, 0.25, 0.34, 0.12, 0.05), CFG)
+
+
+@claim_case("valueflow", "C4", "not reproduced", alternative="a head that separates directions no more than the base "
+            "encoder (gap 0.12)")
+def _c4_weak():
+    return claims.claim4_direction(_summ(3, np.random.default_rng(4), 0.04, 0.25, 0.12, 0.12, 0.05), CFG)
+
+
+@claim_case("valueflow", "C4", "not reproduced", trivial="the untuned MiniLM encoder on the held-out texts of a small "
+            "corpus (two seeds)")
+def _c4_untuned():
+    summ, _ = _tiny_hives()
+    return claims.claim4_direction(summ, TINY, run=None)
+
+
+@claim_case("valueflow", "C5", "reproduced")
+def _c5_world():
+    return claims.claim5_cross_theory(_summ(3, np.random.default_rng(5), 0.04, 0.25, 0.33, 0.14, 0.05), CFG)
+
+
+@claim_case("valueflow", "C5", "not reproduced", alternative="an anchor stage that does not align theories (no gain)")
+def _c5_none():
+    return claims.claim5_cross_theory(_summ(3, np.random.default_rng(6), 0.04, 0.25, 0.33, 0.05, 0.05), CFG)
+
+
+@claim_case("valueflow", "C5", "inconclusive at this scale", trivial="stage 2 without its theory-anchor term, on "
+            "the real MiniLM embeddings of a small corpus (two seeds)")
+def _c5_no_theory():
+    summ, _ = _tiny_hives()
+    return claims.claim5_cross_theory(summ, TINY, run="stage2_no_theory")
+
+
+# ------------------------------------------------------------------------------------------------ C6
+def _bins_world(means, sd=2.5, n=60, seed=7):
+    rng = np.random.default_rng(seed)
+    level = np.repeat([-2, -1, 1, 2], n)
+    return level, np.concatenate([m + rng.normal(0, sd, n) for m in means])
+
+
+@claim_case("valueflow", "C6", "reproduced")
+def _c6_world():
+    return claims.claim6_monotone(*_bins_world([-6.5, -3.5, 3.0, 6.0]), CFG)
+
+
+@claim_case("valueflow", "C6", "not reproduced", alternative="an evaluator that sees only the direction (−2 and −1 "
+            "bins at the same mean)")
+def _c6_direction_only():
+    return claims.claim6_monotone(*_bins_world([-5.0, -5.0, 5.0, 5.0]), CFG)
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_evaluator():
+    _, cache = _tiny_hives()
+    return vf.evaluator_study(TINY, 0, cache, {})
+
+
+@claim_case("valueflow", "C6", "inconclusive at this scale", trivial="the keyword judge (reads only the support/oppose "
+            "verb) through the anchored estimator, on real held-out texts of two values")
+def _c6_keyword():
+    es = _tiny_evaluator()
+    return claims.claim6_monotone(es.level, es.keyword, TINY, judge="keyword judge")
+
+
+# ------------------------------------------------------------------------------------------------ C8
+def _steer_world(planted_asym, seed=8, n=16, sd=2.5):
+    rng = np.random.default_rng(seed)
+    values, planted = ["benevolence", "care", "fidelity", "civil rights"], ["care", "fidelity"]
+    scores = {}
+    for v in values:
+        muted = planted_asym and v in planted
+        for lv, mu in ((-2, -2.0 if muted else -7.0), (-1, -2.0 if muted else -3.5), (0, 0.0), (1, 3.5), (2, 7.0)):
+            scores[(v, lv)] = mu + rng.normal(0, sd, n)
+    return scores, values, planted
+
+
+@claim_case("valueflow", "C8", "reproduced")
+def _c8_world():
+    return claims.claim8_planted(*_steer_world(True), CFG)
+
+
+@claim_case("valueflow", "C8", "not reproduced", alternative="a protocol that misses the plant (every value symmetric)")
+def _c8_missed():
+    return claims.claim8_planted(*_steer_world(False), CFG)
+
+
+@claim_case("valueflow", "C8", "not reproduced", trivial="the direction-only keyword scorer on the real planted "
+            "corpus texts of every level")
+def _c8_keyword():
+    values, planted = ["benevolence", "care"], {"care"}
+    rows = vf.steering_corpus(values, planted, 16, 0)
+    kj = J.KeywordJudge()
+    scores = {(v, lv): 10.0 * kj.scores([t for vv, ll, t in rows if (vv, ll) == (v, lv)])
+              for v in values for lv in (-2, -1, 0, 1, 2)}
+    return claims.claim8_planted(scores, values, planted, CFG, scorer="keyword scorer")
+
+
+def test_claim_rules_refuse_moved_thresholds():
+    with pytest.raises(ValueError, match="fixed"):
+        claims.claim6_monotone(*_bins_world([-6, -3, 3, 6]), vf.config_for("default", bin_step_min=0.1))
