@@ -23,11 +23,11 @@ Modules: :mod:`.config`, :mod:`.taxonomy`, :mod:`.synthetic`, :mod:`.losses`, :m
 :mod:`.metrics`, :mod:`.pl`, :mod:`.judges`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
 """
 
-from . import claims, taxonomy
+from . import claims, plots, taxonomy
 from .config import PRESETS, ValueflowConfig, config_for
 from .experiments import (EvaluatorStudy, HivesSeed, SimReplicate, SteeringStudy, ValueEvaluator, build_vidb,
                           evaluator_study, hives_seed, keyword_scores, score_texts, sim_replicate, steered_order,
-                          steering_study, value_evaluator)
+                          steering_study, value_evaluator, text_studies, playground, sim_study)
 from .hives import STAGES, EmbeddingCache, HeadRun, ResidualHead, evaluate_embeddings, load_minilm, train_head
 from .judges import (KeywordJudge, OpenAICompatibleJudge, ProjectionJudge, SimulatedJudge, TemplateReader,
                      judge_panel, parse_permutation, positions_from_scores)
@@ -52,5 +52,5 @@ __all__ = [
     "steer", "delta_table", "asymmetry",
     "HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator", "value_evaluator",
     "EvaluatorStudy", "evaluator_study", "SteeringStudy", "steering_study", "steered_order", "score_texts",
-    "keyword_scores",
+    "keyword_scores", "text_studies", "playground", "sim_study", "plots",
 ]

@@ -20,7 +20,7 @@ from .taxonomy import STEERED, leaves_of
 
 __all__ = ["HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator",
            "value_evaluator", "EvaluatorStudy", "evaluator_study", "SteeringStudy", "steering_study",
-           "steered_order", "score_texts", "keyword_scores"]
+           "steered_order", "score_texts", "keyword_scores", "text_studies", "playground", "sim_study"]
 
 TRAIN_SUBJECTS = tuple(range(9))
 
@@ -296,3 +296,30 @@ def steering_study(cfg: ValueflowConfig, seed: int, cache: EmbeddingCache, evalu
     return SteeringStudy(values, planted, texts, scores, minilm, keyword, delta_table(scores),
                          {v: asymmetry(scores, v) for v in values}, {v: asymmetry(minilm, v) for v in values},
                          {v: asymmetry(keyword, v) for v in values}, lm.loss, refusals, lm.backend)
+
+
+# ------------------------------------------------------------------------------------------------ chapter drivers
+def text_studies(cfg: ValueflowConfig, seed: int) -> tuple[EvaluatorStudy, SteeringStudy]:
+    """The evaluator study (claim 6) and the steering study (claim 8), sharing one MiniLM cache and databases."""
+    cache = EmbeddingCache(cfg.max_length)
+    evaluators: dict = {}
+    es = evaluator_study(cfg, seed, cache, evaluators)
+    return es, steering_study(cfg, seed, cache, evaluators)
+
+
+def playground(k: int, m: int, noise: float, gamma_spread: float, temperature: float, seed: int = 0,
+               n: int = 300, vidb_items: int = 150) -> tuple:
+    """One quick simulation for the live playground: (latent, anchored estimate, direct rating of the same judge)."""
+    rng = np.random.default_rng([seed, 97])
+    panel = judge_panel(3, rng, noise, gamma_spread, 2.0)
+    pool_latent = rng.uniform(-10, 10, vidb_items)
+    pool_I = build_vidb(pool_latent, panel, 8, rng)
+    q = rng.uniform(-10, 10, n)
+    judge = judge_panel(1, rng, noise, gamma_spread, 2.0)[0]
+    pos, aI, _ = _windows(judge, q, pool_latent, pool_I, m, k, rng)
+    return q, pl.anchored_estimate(pos, aI, temperature).estimate, judge.rate(np.repeat(q[:, None], m, 1), rng).mean(1)
+
+
+def sim_study(cfg: ValueflowConfig, seed: int) -> list[SimReplicate]:
+    """``cfg.sim_reps`` independent simulation replicates (seeds 1000 * seed + i)."""
+    return [sim_replicate(cfg, 1000 * seed + i) for i in progress(range(cfg.sim_reps), desc="simulation replicates")]

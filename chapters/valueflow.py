@@ -1,0 +1,516 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="VALUEFLOW: value extraction, evaluation and steering")
+
+
+@app.cell
+def _():
+    import marimo as mo
+    import numpy as np
+
+    from icmlbook.papers import valueflow as vf
+    from icmlbook.papers.valueflow import claims as vc
+    from icmlbook.papers.valueflow import plots
+    from icmlbook.runtime import ClaimsLedger, open_chapter, show_plotly
+    return ClaimsLedger, mo, np, open_chapter, plots, show_plotly, vc, vf
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    # VALUEFLOW: value extraction, intensity by ranking, and steering
+
+    Aligning a language model with human *values*, not only with surface preferences, needs three tools: a
+    way to tell which value a text expresses, a way to measure *how strongly* it expresses it, and a way to
+    steer a model towards a value profile. Kim et al. [@kim2026valueflow] build all three. **HiVES** is a
+    text-embedding space trained so that its geometry follows the hierarchies of four value theories;
+    **VIDB** is a database of value-laden texts whose intensities come from many small rankings by LLM
+    judges, aggregated with a Plackett–Luce model; an **anchored evaluator** scores a new text by ranking it
+    among database texts of known intensity; and a steering study asks ten LLMs to express values at graded
+    strengths.
+
+    We rebuild every part that can run offline on a CPU: the contrastive losses and samplers on the real
+    MiniLM sentence encoder, the Plackett–Luce database and the anchored estimator with simulated and
+    MiniLM-based judges, and the steering protocol on a small language model trained from scratch with a
+    *planted* asymmetry. No LLM runs here: the paper's LLM results are quoted as the paper's. Every verdict
+    below is computed by this run.
+    """)
+    return
+
+
+@app.cell
+def findings(ledger, run):
+    run.findings(ledger)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## The paper at a glance
+
+    | | |
+    |---|---|
+    | **Paper** | *VALUEFLOW: Toward Pluralistic and Steerable Value-based Alignment in Large Language Models* |
+    | **Authors** | Woojin Kim, Sieun Hyeon, Jusang Oh, Jaeyoung Do |
+    | **Venue** | ICML 2026 |
+    | **arXiv** | [2602.03160](https://arxiv.org/abs/2602.03160) |
+    | **Code** | [github.com/AIDASLab/VALUEFLOW](https://github.com/AIDASLab/VALUEFLOW) (MIT; read, then re-written) |
+
+    We could read the abstract and the start of the introduction; the losses, samplers and the evaluator come
+    from the official code, the headline numbers from the project page. The abstract's results and the ledger
+    rows that answer them:
+
+    - a hierarchical value embedding space that follows four theories, encodes polarity and aligns concepts
+      across theories: **C3**, **C4**, **C5**;
+    - intensity measured by ranking against a calibrated database, more consistent than rating: **C1**,
+      **C2**, **C6**, and **P1** (agreement with humans, quoted);
+    - steering ten LLMs shows asymmetric, value-specific steerability and composition laws: **C7** (quoted, not
+      testable here) and **C8** (our validation of the measurement protocol on a small model);
+    - value profiles improve demographic alignment on OpinionQA: **P3** (quoted).
+    """)
+    return
+
+
+@app.cell
+def parameters():
+    profile = "default"
+    seed = 0
+    return profile, seed
+
+
+@app.cell
+def _(open_chapter, profile, seed):
+    run, cfg = open_chapter("valueflow", profile, seed)
+    return cfg, run
+
+
+@app.cell
+def _(cfg, mo, run):
+    mo.md(f"""
+    {run.computed_with()}: {cfg.hives_seeds} HiVES replicate(s) of {cfg.n_per_leaf} texts per leaf (48 leaves),
+    heads trained {cfg.stage1_steps} + {cfg.stage2_steps} updates of {cfg.hives_batch} texts; {cfg.sim_reps}
+    simulation replicate(s) with a database of {cfg.vidb_items} items and {cfg.n_query} new items, k ∈
+    {{{', '.join(map(str, cfg.k_grid))}}}, m ∈ {{{', '.join(map(str, cfg.m_grid))}}}; the evaluator on
+    {cfg.eval_values} value(s) with {cfg.vidb_per_value} database texts each; a small GPT of {cfg.lm_layers} layer(s),
+    width {cfg.lm_width}, trained {cfg.lm_steps} updates on {cfg.lm_values} values ({cfg.planted} planted), steered
+    with {cfg.n_gen} generations per value and level.
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## Method
+
+    ### Four value theories as hierarchies
+
+    Every text carries a root-to-leaf path $(h_1,h_2,h_3)$ in one theory (padded where a branch is shallower)
+    and a direction $d\in\{-1,0,+1\}$ (opposes, neutral, supports). The theories are Schwartz's basic human
+    values, Moral Foundations Theory, Ross's prima facie duties and Vasak's three generations of rights. The
+    paper steers 32 values: 12 Schwartz values, 6 foundations, 7 duties and 7 rights categories.
+    """)
+    return
+
+
+@app.cell
+def _(plots, show_plotly):
+    show_plotly(plots.hierarchy_figure())
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    *Figure: the four hierarchies as we encode them (definitions in our own words; a few two-parent values
+    keep one parent).*
+
+    ### HiVES: a hierarchical contrastive loss
+
+    With unit embeddings $z_i$, temperature $\tau$ and a direction penalty $\lambda_{dir}$, the logits of a batch
+    are $s_{ij}=z_i^\top z_j/\tau-\max_k z_i^\top z_k/\tau-\lambda_{dir}[d_i\neq d_j]$ ($s_{ii}=-\infty$), and
+    $\log p_{ij}=s_{ij}-\log\sum_{k\ne i}e^{s_{ik}}$. At level $\ell$ the positives of $i$ share its path up to
+    $\ell$ and its direction (a padded level never matches). The level loss
+
+    $$
+    \mathcal L_\ell=-\frac{\tau}{\tau_b}\,\frac{1}{|\{i:P_\ell(i)\neq\emptyset\}|}\sum_{i}\frac{1}{|P_\ell(i)|}\sum_{j\in P_\ell(i)}\log p_{ij}
+    $$
+
+    is raised to the largest loss of the levels above it (the hierarchy constraint), weighted by
+    $w_\ell=2^{1/\ell}$ and averaged. Stage 2 adds two supervised InfoNCE terms at $\tau=0.07$: texts that are
+    the same concrete value instance, and texts that express one concept in different theories.
+
+    ### VIDB and the anchored evaluator
+
+    A judge orders windows of $k$ texts from "most strongly supports" to "most strongly opposes". Under
+    Plackett–Luce with utilities $u$, an order $\pi$ has probability
+    $\prod_j e^{u_{\pi_j}}/\sum_{l\ge j}e^{u_{\pi_l}}$. The database fits all utilities of a value's texts by
+    maximum likelihood and maps them to $[-10,10]$. A **new** text $r$ is ranked $m$ times among $k-1$
+    database anchors, one from each of $k-1$ equal-width intensity bins; with the anchors' utilities fixed at
+    $u_a=I_a/s$, its utility solves the monotone score equation
+
+    $$
+    g(u)=\sum_{w,j:\ r\in R^w_j}\Big([\pi^w_j=r]-\frac{e^{u}}{e^{u}+\sum_{a\in R^w_j\setminus r}e^{u_a}}\Big)-\lambda u=0,
+    $$
+
+    found by bisection, then mapped to the intensity scale by an isotonic fit on the anchors and kept inside the
+    range of anchors it beat and lost to (the window guard).
+
+    ### Steering
+
+    A value and a level $\ell\in\{-2,-1,+1,+2\}$ are put in the prompt; the steering effect is
+    $\Delta_{c,\ell}=\bar I_{c,\ell}-\bar I_{c,0}$, the mean evaluated intensity against the unsteered default.
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## Experiments
+
+    ### What we run instead of the paper's models
+
+    - **Texts.** A seeded generator writes sentences "*subject* *strength word* *verb* *situation*" for every
+      leaf of the four theories: the situation names a value (two per leaf, plus eight cross-theory concepts
+      worded differently in each theory), the verb supports or opposes it, and the strength word fixes a
+      **known latent intensity** (slightly 2, somewhat 4, clearly 6, strongly 8, wholeheartedly 10, signed by the
+      verb; neutral mentions are 0). Held-out texts use subjects never seen in training.
+    - **Encoder.** MiniLM (all-MiniLM-L6-v2, shipped in a PyPI wheel) embeds each text once; HiVES trains a
+      residual linear head $z=\mathrm{norm}(x+Ax)$, $A_0=0$, on those cached embeddings (the paper fine-tunes
+      the whole encoder).
+    - **Judges.** A *simulated judge* (a statistical simulator: latent intensity through a judge-specific monotone
+      distortion, plus noise) builds the database and tests the estimator; the *MiniLM projection judge* (a real
+      model: ridge direction on MiniLM embeddings) evaluates held-out texts; the *keyword judge* (reads only the
+      verb) is the trivial comparator. None of them is an LLM.
+    - **Generator.** A small GPT trained from scratch on texts prefixed by control tokens for the value and the
+      level; for some values, the negative-level training texts are only weakly negative.
+    """)
+    return
+
+
+@app.cell
+def _(cfg, run, vf):
+    hives = run.cached_many([("valueflow-hives", vf.hives_seed, cfg, 1000 * run.seed + _i)
+                             for _i in range(cfg.hives_seeds)])
+    summaries = [vf.claims.summarise_hives(_h) for _h in hives]
+    return hives, summaries
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### HiVES: does the embedding space follow the hierarchy? (claims 3, 4, 5)
+    """)
+    return
+
+
+@app.cell
+def _(hives, plots, show_plotly):
+    show_plotly(plots.embedding_figure(hives[0]))
+    return
+
+
+@app.cell
+def _(plots, summaries):
+    plots.hives_metrics_figure(summaries)
+    return
+
+
+@app.cell
+def _(cfg, mo, summaries, vc):
+    check3 = vc.claim3_structure(summaries, cfg)
+    check4 = vc.claim4_direction(summaries, cfg)
+    check5 = vc.claim5_cross_theory(summaries, cfg)
+    _flat = sum(_s.final("flat", "rank_pairwise") for _s in summaries) / len(summaries)
+    _shuf = sum(_s.final("shuffled", "rank_pairwise") for _s in summaries) / len(summaries)
+    mo.md(f"""
+    *Figures: held-out embeddings of the first replicate on their two main axes, before and after training
+    (filled: supports, open: opposes); held-out metrics per training objective (bars: means, dots: replicates).
+    Flat SupCon on leaf labels reaches ranking accuracy {_flat:.3f}; a head trained on shuffled labels {_shuf:.3f}.*
+
+    {check3.sentence("Claim 3")}
+
+    {check4.sentence("Claim 4")}
+
+    {check5.sentence("Claim 5")}
+    """)
+    return check3, check4, check5
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### The estimator recovers intensity (claim 1)
+
+    Each replicate draws a database of items with uniform latent intensities, builds VIDB from pairwise windows
+    judged by a panel of distorted simulated judges, and scores new items with one more judge. Baselines use the
+    same windows: Bradley–Terry on the windows cut into pairs, the mean rank (midpoint of the neighbouring
+    anchors), and the judge's direct rating averaged over the same number of prompts.
+    """)
+    return
+
+
+@app.cell
+def _(cfg, run, vf):
+    sims = run.cached("valueflow-sims", vf.sim_study, cfg, run.seed)
+    return (sims,)
+
+
+@app.cell
+def _(cfg, plots, sims):
+    plots.recovery_figure(sims, cfg)
+    return
+
+
+@app.cell
+def _(cfg, mo, np, sims, vc):
+    check1 = vc.claim1_recovery(sims, cfg)
+    _t = {t: np.mean([r.temp[t][1] for r in sims]) for t in sims[0].temp}
+    _d = {m: np.mean([r.mae[m][(cfg.k_main, cfg.m_main)] for r in sims]) for m in sims[0].mae}
+    mo.md(f"""
+    *Figure: Spearman correlation (left) and mean absolute error (right) of each estimator with the latent
+    intensity, against the number of windows m (solid: k = {cfg.k_grid[0]}; dashed: k = {cfg.k_grid[-1]}).*
+
+    The database's own error is {np.mean([r.vidb_mae for r in sims]):.2f} intensity points (Spearman
+    {np.mean([r.vidb_rho for r in sims]):.3f}); the anchored estimate cannot be more accurate than its anchors.
+    At (k, m) = ({cfg.k_main}, {cfg.m_main}) the mean absolute errors are
+    {', '.join(f'{k} {v:.2f}' for k, v in _d.items())}: the direct rating of an undistorted judge is as accurate,
+    and its advantage goes once judges disagree (claim 2). Temperature ablation (anchor utilities $I_a/s$): MAE
+    {', '.join(f's = {t:g}: {v:.2f}' for t, v in _t.items())}.
+
+    {check1.sentence("Claim 1")}
+    """)
+    return (check1,)
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### Ranking against rating under judge distortions (claim 2)
+
+    Several simulated judges each see the latent intensity through their own monotone distortion and offset. Each
+    scores every new item twice: by a direct rating on the 21-point scale (averaged over m prompts) and by the
+    anchored estimator (m windows against the database). We compare the variance of an item's score across
+    judges and the share of items whose sign the judges do not agree on.
+    """)
+    return
+
+
+@app.cell
+def _(plots, sims):
+    plots.rank_rate_figure(sims)
+    return
+
+
+@app.cell
+def _(cfg, mo, sims, vc):
+    check2 = vc.claim2_rank_vs_rate(sims, cfg)
+    mo.md(f"""
+    *Figure: scores of the same items by every judge (one colour per judge) by rating (left) and by ranking
+    (middle); right: across-judge variance and sign-flip rate, means over {len(sims)} replicate(s).*
+
+    {check2.sentence("Claim 2")}
+    """)
+    return (check2,)
+
+
+@app.cell
+def _(cfg, run, vf):
+    text_eval, steering = run.cached("valueflow-texts", vf.text_studies, cfg, run.seed)
+    return steering, text_eval
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### Is the evaluator monotone in intensity? (claim 6)
+
+    Held-out texts of known level (subjects the database never saw) are scored by the anchored evaluator with
+    the MiniLM projection judge, and with the keyword judge for comparison.
+    """)
+    return
+
+
+@app.cell
+def _(plots, text_eval):
+    plots.monotone_figure(text_eval)
+    return
+
+
+@app.cell
+def _(cfg, mo, text_eval, vc):
+    check6 = vc.claim6_monotone(text_eval.level, text_eval.score, cfg)
+    _kw = vc.claim6_monotone(text_eval.level, text_eval.keyword, cfg, judge="keyword judge")
+    mo.md(f"""
+    *Figure: anchored scores of held-out texts by their true level ({len(text_eval.values)} value(s)); boxes:
+    quartiles, line: means.*
+
+    {check6.sentence("Claim 6")}
+
+    The same rule on the keyword judge's scores: {_kw.verdict} ({_kw.measured}).
+    """)
+    return (check6,)
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### Steering a small language model with a planted asymmetry (claim 8)
+
+    The small GPT is asked for every value at every level. For the planted values, its training texts at levels
+    −1 and −2 were only weakly negative, so a working protocol must find $\Delta(-2)$ muted for exactly those
+    values. Its texts are scored by the anchored evaluator with a **template reader plus a simulated judge**
+    (the reader recovers the intensity a text states in our grammar; the simulated judge adds a judge's noise
+    and distortion) and, for comparison, with the MiniLM projection judge and the keyword scorer.
+    """)
+    return
+
+
+@app.cell
+def _(plots, steering):
+    plots.steering_figure(steering)
+    return
+
+
+@app.cell
+def _(cfg, mo, steering, vc):
+    check8 = vc.claim8_planted(steering.scores, steering.values, steering.planted, cfg)
+    _mini = vc.claim8_planted(steering.minilm, steering.values, steering.planted, cfg, scorer="MiniLM projection judge")
+    _kw = vc.claim8_planted(steering.keyword, steering.values, steering.planted, cfg, scorer="keyword scorer")
+    mo.md(f"""
+    *Figure: left, Δ against the requested level per value (red: planted); right, the asymmetry
+    a = Δ(+2) + Δ(−2) with 95 % intervals. Final training loss {steering.loss[-1]:.3f} nats per token;
+    {steering.refusals} refusal(s) detected (the small model has never seen one).*
+
+    {check8.sentence("Claim 8")}
+
+    With the MiniLM projection judge instead: {_mini.verdict}; with the keyword scorer: {_kw.verdict}.
+    """)
+    return (check8,)
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## Live playground
+
+    Move the window size k, the number of windows m, the judges' noise and scale distortion, and the anchor
+    temperature s; the figure re-runs one simulation of the anchored estimator against the same judge's direct
+    rating. Below it, pick a value and a level to read what the small model wrote and how it was scored.
+    """)
+    return
+
+
+@app.cell
+def _(mo, steering):
+    k_pick = mo.ui.slider(2, 10, value=6, label="window size k")
+    m_pick = mo.ui.slider(1, 20, value=3, label="windows m")
+    noise_pick = mo.ui.slider(0.5, 6.0, step=0.5, value=1.5, label="judge noise")
+    gamma_pick = mo.ui.slider(1.0, 3.0, step=0.25, value=2.0, label="distortion spread")
+    temp_pick = mo.ui.slider(0.25, 4.0, step=0.25, value=1.0, label="temperature s")
+    value_pick = mo.ui.dropdown(options=steering.values, value=steering.values[0], label="value")
+    level_pick = mo.ui.dropdown(options={f"{_l:+d}": _l for _l in (-2, -1, 0, 1, 2)}, value="+2", label="level")
+    mo.vstack([mo.hstack([k_pick, m_pick, noise_pick]), mo.hstack([gamma_pick, temp_pick]),
+               mo.hstack([value_pick, level_pick])])
+    return gamma_pick, k_pick, level_pick, m_pick, noise_pick, temp_pick, value_pick
+
+
+@app.cell
+def _(gamma_pick, k_pick, m_pick, noise_pick, plots, run, temp_pick, vf):
+    _q, _est, _rate = vf.playground(k_pick.value, m_pick.value, noise_pick.value, gamma_pick.value, temp_pick.value,
+                                    run.seed)
+    plots.playground_figure(_q, _est, _rate, k_pick.value, m_pick.value, noise_pick.value, temp_pick.value)
+    return
+
+
+@app.cell
+def _(level_pick, mo, steering, value_pick):
+    _key = (value_pick.value, level_pick.value)
+    _rows = "\n".join(f"| {_t} | {_s:+.1f} |" for _t, _s in
+                      zip(steering.texts[_key][:8], steering.scores[_key][:8]))
+    mo.md(f"""
+    *The small model asked for {value_pick.value} at level {level_pick.value:+d} (first eight generations and
+    their anchored scores):*
+
+    | generation | score |
+    |---|---|
+    {_rows}
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## Claims ledger
+
+    Each row is decided by the rule shown, applied to this run's numbers; under each rule, the alternative it
+    rejects. The paper's column quotes the project page where we read it, "not reached" otherwise.
+    """)
+    return
+
+
+@app.cell
+def _(ClaimsLedger, check1, check2, check3, check4, check5, check6, check8, run):
+    ledger = ClaimsLedger("valueflow", run.profile)
+    ledger.add_checks(check1, check2, check3, check4, check5, check6, check8)
+    ledger.add_not_testable()
+    ledger
+    return (ledger,)
+
+
+@app.cell
+def _(cfg, mo):
+    mo.md(rf"""
+    ## How this chapter differs from the paper
+
+    - **Encoder.** The paper fine-tunes Qwen3-Embedding-0.6B for 450K + 50K steps. We keep MiniLM frozen and
+      train a 384 × 384 residual head on its cached embeddings for {cfg.stage1_steps} + {cfg.stage2_steps}
+      updates; the baseline "untuned MiniLM" is the head at initialisation, exactly. UniVar is not compared.
+    - **Texts.** The paper's VIDB holds about 10K human-written texts per value from five corpora; ours are
+      templated sentences with a known intensity, so the ground truth is exact and the language is narrow.
+    - **Judges.** The paper's judges are LLMs; ours are a statistical simulator (claims 1, 2), a MiniLM
+      projection judge (claim 6) and a template reader with simulated judge noise (claim 8). Nothing here is
+      evidence about LLM judges; the paper's 85.3 % human agreement and its variance and sign-flip numbers are
+      quoted, never compared.
+    - **Generator.** The paper steers ten LLMs with persona prompts; we train a small GPT on control tokens.
+      The prompt builders (strength cue, user texts, value profile) are implemented for a reader's own model but
+      not run. The composition study and OpinionQA profiling are not run (C7, P3).
+    - **Reconstructions.** The database normalisation (neutral texts at 0, each side scaled so its 1st / 99th
+      percentile is ∓10 / ±10), the value-vector orthogonality metric, the cross-theory retrieval metric and the
+      decision thresholds (fixed in the config before the run) are ours.
+    - **Convergence.** Rules comparing trained heads first pass a plateau test: training 50 % longer moves the
+      compared metric by less than a third of the rule's margin, read back along the held-out curves.
+    - **Scale.** At the smoke profile one HiVES replicate and two simulation replicates give no interval, so
+      those rows are inconclusive by design.
+    """)
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ## References
+
+    - W. Kim, S. Hyeon, J. Oh, J. Do. *VALUEFLOW: Toward Pluralistic and Steerable Value-based Alignment in Large Language Models.* ICML 2026, arXiv:2602.03160 [@kim2026valueflow].
+    - S. H. Schwartz et al. *Refining the theory of basic individual values.* Journal of Personality and Social Psychology, 2012 [@schwartz2012refining].
+    - J. Graham et al. *Moral Foundations Theory: the pragmatic validity of moral pluralism.* Advances in Experimental Social Psychology, 2013 [@graham2013mft].
+    - R. L. Plackett. *The analysis of permutations.* Applied Statistics, 1975 [@plackett1975permutations].
+    - P. Khosla et al. *Supervised Contrastive Learning.* NeurIPS 2020 [@khosla2020supcon].
+    - N. Reimers, I. Gurevych. *Sentence-BERT.* EMNLP 2019 [@reimers2019sbert].
+    """)
+    return
+
+
+@app.cell
+def _(ledger, run):
+    run.finish(ledger)
+    run.provenance()
+    return
+
+
+if __name__ == "__main__":
+    app.run()
