@@ -363,8 +363,10 @@ def _(mo):
     The small GPT is asked for every value at every level. For the planted values, its training texts at levels
     −1 and −2 were only weakly negative, so a working protocol must find $\Delta(-2)$ muted for exactly those
     values. Its texts are scored by the anchored evaluator with a **template reader plus a simulated judge**
-    (the reader recovers the intensity a text states in our grammar; the simulated judge adds a judge's noise
-    and distortion) and, for comparison, with the MiniLM projection judge and the keyword scorer.
+    (the reader recovers the intensity a text states in our grammar; the simulated judge adds a judge's noise,
+    without a scale distortion: a distorted judge makes the anchored scores regress unevenly on the two sides,
+    which would add an asymmetry of the judge's own to the generator's) and, for comparison, with the MiniLM
+    projection judge and the keyword scorer.
     """)
     return
 

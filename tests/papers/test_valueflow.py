@@ -350,7 +350,7 @@ def test_head_starts_as_the_base_encoder():
 
 @functools.lru_cache(maxsize=None)
 def _sims(**kw):
-    cfg = vf.config_for("smoke", sim_reps=4, **kw)
+    cfg = vf.config_for("smoke", sim_reps=6, n_query=250, **kw)
     return [vf.sim_replicate(cfg, s) for s in range(cfg.sim_reps)], cfg
 
 
@@ -449,7 +449,7 @@ def _c4_weak():
     return claims.claim4_direction(_summ(3, np.random.default_rng(4), 0.04, 0.25, 0.12, 0.12, 0.05), CFG)
 
 
-@claim_case("valueflow", "C4", "not reproduced", trivial="the untuned MiniLM encoder on the held-out texts of a small "
+@claim_case("valueflow", "C4", "inconclusive at this scale", trivial="the untuned MiniLM encoder on the held-out texts of a small "
             "corpus (two seeds)")
 def _c4_untuned():
     summ, _ = _tiny_hives()
@@ -474,7 +474,7 @@ def _c5_no_theory():
 
 
 # ------------------------------------------------------------------------------------------------ C6
-def _bins_world(means, sd=2.5, n=60, seed=7):
+def _bins_world(means, sd=2.0, n=200, seed=7):
     rng = np.random.default_rng(seed)
     level = np.repeat([-2, -1, 1, 2], n)
     return level, np.concatenate([m + rng.normal(0, sd, n) for m in means])
@@ -505,7 +505,7 @@ def _c6_keyword():
 
 
 # ------------------------------------------------------------------------------------------------ C8
-def _steer_world(planted_asym, seed=8, n=16, sd=2.5):
+def _steer_world(planted_asym, seed=8, n=64, sd=2.0):
     rng = np.random.default_rng(seed)
     values, planted = ["benevolence", "care", "fidelity", "civil rights"], ["care", "fidelity"]
     scores = {}

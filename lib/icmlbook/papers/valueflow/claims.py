@@ -168,8 +168,7 @@ def claim2_rank_vs_rate(reps, cfg: ValueflowConfig, arm: str = "ranking") -> Cla
 @dataclasses.dataclass
 class HivesSummary:
     """One HiVES replicate as the rules read it: the base encoder's held-out metrics, and each run's logged
-    curve (``steps`` from the start of training, ``metrics`` name -> values) including stage 1 for runs
-    continued from it."""
+    held-out curve (``steps`` from the start of that run, ``metrics`` name -> values)."""
 
     base: dict
     curves: dict
@@ -179,23 +178,19 @@ class HivesSummary:
 
 
 def summarise_hives(hs) -> HivesSummary:
-    """The :class:`HivesSummary` of an :class:`.experiments.HivesSeed` (continued runs get stage 1 prepended)."""
-    s1 = hs.runs["stage1"]
+    """The :class:`HivesSummary` of an :class:`.experiments.HivesSeed`. A run continued from stage 1 keeps its own
+    curve (step 0 = the end of stage 1), so its plateau test asks whether *that stage* trained 50 % longer would
+    still move the metric, not whether switching objectives moved it."""
     curves = {}
     for name, run in hs.runs.items():
-        steps = np.array(run.steps, dtype=float)
-        mets = {k: np.array([c[k] for c in run.curve]) for k in run.curve[0]}
-        if name in ("stage2", "stage1_more", "stage2_no_theory"):
-            steps = np.concatenate([np.array(s1.steps[:-1], float), steps + s1.steps[-1]])
-            mets = {k: np.concatenate([np.array([c[k] for c in s1.curve[:-1]]), v]) for k, v in mets.items()}
-        curves[name] = (steps, mets)
+        curves[name] = (np.array(run.steps, dtype=float), {k: np.array([c[k] for c in run.curve]) for k in run.curve[0]})
     return HivesSummary(dict(hs.base), curves)
 
 
 def _plateau(summaries, run: str, metric: str, margin: float):
     steps = summaries[0].curves[run][0]
     values = np.array([s.curves[run][1][metric] for s in summaries])
-    return plateau_from_curve(steps, values, margin, PLATEAU, name=f"{run} ({metric})", window=1)
+    return plateau_from_curve(steps, values, margin, PLATEAU, name=f"{run} ({metric})", window=2)
 
 
 @claim_rule(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...runtime.profiles import Float, Grid, Int, IntGrid, OneOf, PositiveFloat, ProfileConfig, profile_config
+from ...runtime.profiles import Float, Int, IntGrid, OneOf, PositiveFloat, ProfileConfig, profile_config
 
 __all__ = ["PRESETS", "ValueflowConfig", "config_for", "THRESHOLD_FIELDS"]
 
@@ -51,8 +51,8 @@ class ValueflowConfig(ProfileConfig):
     # ---- HiVES ----
     hives_seeds: Int(ge=1) = 3
     n_per_leaf: Int(ge=2) = 20
-    stage1_steps: Int(ge=2) = 1500
-    stage2_steps: Int(ge=2) = 600
+    stage1_steps: Int(ge=2) = 600
+    stage2_steps: Int(ge=2) = 300
     hives_batch: Int(ge=8) = 32
     hives_lr: PositiveFloat = 1e-3
     tau: PositiveFloat = 0.1
@@ -89,7 +89,7 @@ class ValueflowConfig(ProfileConfig):
     lm_lr: PositiveFloat = 3e-3
     lm_layers: Int(ge=1) = 2
     lm_width: Int(ge=16) = 64
-    n_gen: Int(ge=2) = 24
+    n_gen: Int(ge=2) = 64
     device: OneOf("auto", "cpu", "cuda") = "cpu"
     # ---- thresholds ----
     ci_level: Float(gt=0, lt=1) = 0.95
@@ -127,8 +127,8 @@ PRESETS: dict[str, ValueflowConfig] = {
     ),
     "default": ValueflowConfig(),
     "full": ValueflowConfig(
-        hives_seeds=5, n_per_leaf=60, stage1_steps=6000, stage2_steps=2000, sim_reps=20, vidb_items=500,
-        n_query=1000, lm_values=16, planted=8, lm_texts=100, lm_steps=6000, lm_layers=4, lm_width=128, n_gen=40,
+        hives_seeds=5, n_per_leaf=60, stage1_steps=3000, stage2_steps=1500, sim_reps=20, vidb_items=500,
+        n_query=1000, lm_values=16, planted=8, lm_texts=100, lm_steps=6000, lm_layers=4, lm_width=128, n_gen=128,
         device="auto",
     ),
 }

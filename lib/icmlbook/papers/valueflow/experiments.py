@@ -13,7 +13,7 @@ from ...runtime import progress
 from . import pl
 from .config import ValueflowConfig
 from .hives import EmbeddingCache, HeadRun, train_head
-from .judges import KeywordJudge, ProjectionJudge, TemplateReader, judge_panel
+from .judges import KeywordJudge, ProjectionJudge, SimulatedJudge, TemplateReader, judge_panel
 from .steering import asymmetry, delta_table, steer, steering_corpus, train_steering_lm
 from .synthetic import generate_corpus, level_of
 from .taxonomy import STEERED, leaves_of
@@ -283,7 +283,10 @@ def steering_study(cfg: ValueflowConfig, seed: int, cache: EmbeddingCache, evalu
     texts = steer(lm, values, cfg.n_gen, seed)
     scores, minilm, keyword = {}, {}, {}
     kj = KeywordJudge()
-    judge = judge_panel(1, rng, cfg.judge_noise, cfg.gamma_spread, cfg.offset_sd)[0]
+    # an undistorted judge (noise only): a judge's scale distortion makes the anchored scores regress unevenly
+    # on the two sides (about +1 point of asymmetry in development runs), which claim 2 studies; here the
+    # asymmetry measured should be the generator's
+    judge = SimulatedJudge(cfg.judge_noise)
     for v in values:
         ev = evaluators[v] if v in evaluators else evaluators.setdefault(v, value_evaluator(cfg, v, seed, cache))
         for level in (-2, -1, 0, 1, 2):

@@ -151,7 +151,7 @@ def steered_of(theories=None) -> list[tuple[str, str]]:
     return [(t, v) for t in theories for v in STEERED[t]]
 
 
-def path_ids(paths) -> "np.ndarray":
+def path_ids(paths):
     """(n, 3) integer codes of label paths: the same prefix gets the same code at every level; :data:`PAD`
     gets -1 (the sentinel that never matches, :mod:`.losses`). Theory is folded into level 1."""
     import numpy as np
