@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 __all__ = ["pl_nll", "fit_pl", "normalise_ratings", "bucket_anchors", "AnchoredScores", "anchored_estimate",
-           "anchored_estimate_loop", "score_equation", "isotonic_calibrate", "window_guard", "mean_rank_estimate",
+           "anchored_estimate_loop", "score_equation", "stage_terms", "isotonic_calibrate", "window_guard", "mean_rank_estimate",
            "bradley_terry_estimate", "orders_from_positions"]
 
 L2 = 1e-3
@@ -101,20 +101,27 @@ def bucket_anchors(pool: np.ndarray, n_items: int, m: int, k: int, rng: np.rando
     return out, fallback
 
 
-def score_equation(u, pos: np.ndarray, anchor_u: np.ndarray, l2: float = L2) -> np.ndarray:
-    """g(u) of each item: ``u`` (n,) trial utilities, ``pos`` (n, m, k) positions (slot 0 = the item),
-    ``anchor_u`` (n, m, k - 1) anchor utilities. Decreasing in u."""
-    u = np.asarray(u, dtype=float)
+def stage_terms(pos: np.ndarray, anchor_u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What g(u) needs and does not depend on u: for each item, window and stage j, whether the item is still
+    unplaced (``flag``), whether it is placed at j (``win``), and log of the sum of exp(u_a) over the anchors
+    still unplaced (``logS``; -inf when none). Shapes (n, m, k)."""
     k = pos.shape[-1]
     stages = np.arange(k)
     p_r = pos[..., 0][..., None]                                             # (n, m, 1)
     unplaced = pos[..., 1:, None] >= stages                                  # (n, m, k-1, k)
-    logS = np.where(unplaced, anchor_u[..., None], -np.inf)
-    logS = np.logaddexp.reduce(logS, axis=2)                                 # (n, m, k)
-    flag = p_r >= stages
-    win = p_r == stages
+    logS = np.logaddexp.reduce(np.where(unplaced, anchor_u[..., None], -np.inf), axis=2)
+    return p_r >= stages, (p_r == stages).astype(float), logS
+
+
+def _g(u, flag, win, logS, l2):
     prob = 1.0 / (1.0 + np.exp(np.clip(logS - u[:, None, None], -700, 700)))
     return np.where(flag, win - prob, 0.0).sum((1, 2)) - l2 * u
+
+
+def score_equation(u, pos: np.ndarray, anchor_u: np.ndarray, l2: float = L2) -> np.ndarray:
+    """g(u) of each item: ``u`` (n,) trial utilities, ``pos`` (n, m, k) positions (slot 0 = the item),
+    ``anchor_u`` (n, m, k - 1) anchor utilities. Decreasing in u."""
+    return _g(np.asarray(u, dtype=float), *stage_terms(pos, anchor_u), l2)
 
 
 @dataclasses.dataclass
@@ -180,21 +187,22 @@ def anchored_estimate(pos: np.ndarray, anchor_I: np.ndarray, temperature: float 
         raise ValueError(f"temperature={temperature!r} is not allowed; it must be > 0")
     au = np.clip(anchor_I, -10, 10) / temperature
     n = pos.shape[0]
+    terms = stage_terms(pos, au)
     lo, hi = np.full(n, -bracket), np.full(n, bracket)
-    g_lo, g_hi = score_equation(lo, pos, au, l2), score_equation(hi, pos, au, l2)
+    g_lo, g_hi = _g(lo, *terms, l2), _g(hi, *terms, l2)
     ok = (g_lo > 0) & (g_hi < 0)
     for _ in range(max_iter):
         mid = 0.5 * (lo + hi)
-        g = score_equation(mid, pos, au, l2)
+        g = _g(mid, *terms, l2)
         lo, hi = np.where(g > 0, mid, lo), np.where(g > 0, hi, mid)
         if np.max(hi - lo) < tol:
             break
     u = 0.5 * (lo + hi)
     if not ok.all():
         v = np.zeros(int((~ok).sum()))
-        p, a = pos[~ok], au[~ok]
+        sub = tuple(t[~ok] for t in terms)
         for _ in range(ascent_steps):
-            v = np.clip(v + lr * score_equation(v, p, a, l2), -bracket, bracket)
+            v = np.clip(v + lr * _g(v, *sub, l2), -bracket, bracket)
         u[~ok] = v
     beat = (pos[..., :1] < pos[..., 1:])
     wins, losses = beat.sum((1, 2)), (~beat).sum((1, 2))
