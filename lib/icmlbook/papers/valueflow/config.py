@@ -1,10 +1,16 @@
 """Sizes of the VALUEFLOW chapter (Kim et al., ICML 2026, arXiv 2602.03160), per profile, and the claims'
 decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose thresholds differ).
 
-Budgets (2 CPU cores; measured on a shared machine, see the chapter's commit messages). ``smoke``: one seed of
-everything and one HiVES corpus of 4 texts per leaf, so the seed-interval rows are *inconclusive* by design;
-``default``: three HiVES seeds (fresh corpus and batches each), eight simulation replicates, 16 values in the evaluator study, the small LM on 8 of them; ``full``: more seeds, texts and updates (CUDA when present for
-the small LM).
+Budgets (2 CPU cores; the machine was shared by up to eight jobs, load 8-15, so wall times are inflated).
+``smoke``: one HiVES seed of 5 texts per leaf, two simulation replicates, two values in the evaluator and the
+small LM, so the seed-interval rows are *inconclusive* by design; one papermill execution took 83 s of wall time
+and 23 s of CPU time at load ~12. ``default``: three HiVES seeds (fresh corpus and batches each; heads 600 + 300
+updates, the held-out curves flat after about 250 in a development run), eight simulation replicates, 16 values
+in the evaluator study, the small LM on 8 of them with 64 generations per value and level. Measured by parts at
+load ~11: the simulations 30 s wall, the evaluator on 8 values 27-50 s wall, the small LM with its steering run
+230-270 s wall, one HiVES seed at the former 1500 + 600 updates about 290 s wall (now 2.3 times fewer updates);
+estimated at 5-8 minutes on 2 quiet cores, not measured as a whole (the machine was never quiet). ``full``: more
+seeds, texts and updates (CUDA when present for the small LM).
 """
 
 from __future__ import annotations
