@@ -480,7 +480,11 @@ def _(cfg, mo):
       quoted, never compared.
     - **Generator.** The paper steers ten LLMs with persona prompts; we train a small GPT on control tokens.
       The prompt builders (strength cue, user texts, value profile) are implemented for a reader's own model but
-      not run. The composition study and OpinionQA profiling are not run (C7, P3).
+      not run. The composition study and OpinionQA profiling are not run (C7, P3), and the library has no
+      composition-slope or profiling code yet.
+    - **Baselines and backends left out.** TrueSkill (its package is not installed here) is not among the
+      estimator baselines; the endpoint judge is implemented but never called, and there is no endpoint or
+      local-weights generator yet.
     - **Reconstructions.** The database normalisation (neutral texts at 0, each side scaled so its 1st / 99th
       percentile is ∓10 / ±10), the value-vector orthogonality metric, the cross-theory retrieval metric and the
       decision thresholds (fixed in the config before the run) are ours.
