@@ -190,7 +190,7 @@ def summarise_hives(hs) -> HivesSummary:
 def _plateau(summaries, run: str, metric: str, margin: float):
     steps = summaries[0].curves[run][0]
     values = np.array([s.curves[run][1][metric] for s in summaries])
-    return plateau_from_curve(steps, values, margin, PLATEAU, name=f"{run} ({metric})", window=2)
+    return plateau_from_curve(steps, values, margin, PLATEAU, name=f"{run} ({metric})", window=3 if len(steps) >= 7 else 2)
 
 
 @claim_rule(

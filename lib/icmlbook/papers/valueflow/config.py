@@ -4,11 +4,13 @@ decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose
 Budgets (2 CPU cores; the machine was shared by up to eight jobs, load 8-15, so wall times are inflated).
 ``smoke``: one HiVES seed of 5 texts per leaf, two simulation replicates, two values in the evaluator and the
 small LM, so the seed-interval rows are *inconclusive* by design; one papermill execution took 83 s of wall time
-and 23 s of CPU time at load ~12. ``default``: three HiVES seeds (fresh corpus and batches each; heads 600 + 300
-updates, the held-out curves flat after about 250 in a development run), eight simulation replicates, 16 values
-in the evaluator study, the small LM on 8 of them with 64 generations per value and level. Measured by parts at
-load ~11: the simulations 30 s wall, the evaluator on 8 values 27-50 s wall, the small LM with its steering run
-230-270 s wall, one HiVES seed at the former 1500 + 600 updates about 290 s wall (now 2.3 times fewer updates);
+and 23 s of CPU time at load ~12. ``default``: three HiVES seeds (fresh corpus of 30 texts per leaf and batches each; heads 600 + 450 updates,
+held-out metrics on up to 512 anchors logged 8 times per stage), eight simulation replicates, 16 values in the
+evaluator study, the small LM on 8 of them with 64 generations per value and level. Measured by parts at load
+~9-12: two HiVES seeds at 600 + 300 updates 38 s of CPU time (247 s wall); the simulations 30 s wall; the evaluator
+on 8 values 27-50 s wall; the small LM with its steering run 230-270 s wall. In that development run (two seeds)
+the stage-1 and stage-2 heads passed the plateau test on ranking accuracy, similarity correlation and the
+direction gap; cross-theory precision of stage 2 missed it by 0.002 (hence 450 stage-2 updates). Whole chapter
 estimated at 5-8 minutes on 2 quiet cores, not measured as a whole (the machine was never quiet). ``full``: more
 seeds, texts and updates (CUDA when present for the small LM).
 """
@@ -34,7 +36,8 @@ class ValueflowConfig(ProfileConfig):
     HiVES (:mod:`.hives`)
         hives_seeds: independent replicates (fresh corpus draw and batches); n_per_leaf: texts per leaf of the
         48 leaves (subjects 0-8 train, 9-11 held out); stage1_steps, stage2_steps, hives_batch, hives_lr, tau,
-        lam_dir, lam_indiv, lam_theory; n_evals: held-out evaluations along each run; max_length: MiniLM tokens.
+        lam_dir, lam_indiv, lam_theory; n_evals: held-out evaluations along each run; eval_anchors: anchors of the ranking accuracy
+        (the paper's evaluator: up to 512); max_length: MiniLM tokens.
     Database and estimator (:mod:`.pl`, :mod:`.judges`)
         sim_reps: independent simulation replicates; vidb_items, vidb_windows (pairwise windows per item, k = 2),
         n_panel: simulated judges building the database; n_query: new items scored; k_grid, m_grid: the
@@ -56,16 +59,17 @@ class ValueflowConfig(ProfileConfig):
 
     # ---- HiVES ----
     hives_seeds: Int(ge=1) = 3
-    n_per_leaf: Int(ge=2) = 20
+    n_per_leaf: Int(ge=2) = 30
     stage1_steps: Int(ge=2) = 600
-    stage2_steps: Int(ge=2) = 300
+    stage2_steps: Int(ge=2) = 450
     hives_batch: Int(ge=8) = 32
     hives_lr: PositiveFloat = 1e-3
     tau: PositiveFloat = 0.1
     lam_dir: Float(ge=0) = 1.0
     lam_indiv: Float(ge=0) = 0.5
     lam_theory: Float(ge=0) = 1.0
-    n_evals: Int(ge=3) = 6
+    n_evals: Int(ge=3) = 8
+    eval_anchors: Int(ge=8) = 512
     max_length: Int(ge=8) = 48
     # ---- database and estimator ----
     sim_reps: Int(ge=1) = 8
@@ -127,7 +131,7 @@ class ValueflowConfig(ProfileConfig):
 
 PRESETS: dict[str, ValueflowConfig] = {
     "smoke": ValueflowConfig(
-        hives_seeds=1, n_per_leaf=5, stage1_steps=100, stage2_steps=40, n_evals=3, sim_reps=2, vidb_items=120,
+        hives_seeds=1, n_per_leaf=5, stage1_steps=100, stage2_steps=40, n_evals=3, eval_anchors=128, sim_reps=2, vidb_items=120,
         vidb_windows=6, n_query=150, m_grid=(1, 3, 10), eval_values=2, vidb_per_value=80, n_eval_texts=12,
         lm_values=2, planted=1, lm_texts=20, lm_steps=150, lm_width=32, n_gen=10,
     ),

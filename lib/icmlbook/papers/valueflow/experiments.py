@@ -61,7 +61,7 @@ def hives_seed(cfg: ValueflowConfig, seed: int, cache: EmbeddingCache | None = N
     x = cache(corpus.texts, desc="MiniLM embeddings (HiVES corpus)")
     xtr, xev = x[is_tr], x[~is_tr]
     kw = dict(batch=cfg.hives_batch, lr=cfg.hives_lr, tau=cfg.tau, lam_dir=cfg.lam_dir, lam_indiv=cfg.lam_indiv,
-              lam_theory=cfg.lam_theory, n_evals=cfg.n_evals)
+              lam_theory=cfg.lam_theory, n_evals=cfg.n_evals, n_anchors=cfg.eval_anchors)
     runs: dict[str, HeadRun] = {}
     runs["stage1"] = train_head(xtr, ctr, xev, cev, stage="stage1", steps=cfg.stage1_steps, seed=seed, **kw)
     runs["stage2"] = train_head(xtr, ctr, xev, cev, stage="stage2", steps=cfg.stage2_steps, seed=seed + 1,
