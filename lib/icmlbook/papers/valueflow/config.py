@@ -3,8 +3,8 @@ decision thresholds (fixed before the run; :mod:`.claims` refuses a config whose
 
 Budgets (2 CPU cores; the machine was shared by up to eight jobs, load 8-15, so wall times are inflated).
 ``smoke``: one HiVES seed of 5 texts per leaf, two simulation replicates, two values in the evaluator and the
-small LM, so the seed-interval rows are *inconclusive* by design; one papermill execution took 83 s of wall time
-and 23 s of CPU time at load ~12. ``default``: three HiVES seeds (fresh corpus of 30 texts per leaf and batches each; heads 600 + 450 updates,
+small LM, so the seed-interval rows are *inconclusive* by design; one papermill execution took 44 s of wall time
+and 24 s of CPU time at load ~4 (83 s wall at load ~12). ``default``: three HiVES seeds (fresh corpus of 30 texts per leaf and batches each; heads 600 + 450 updates,
 held-out metrics on up to 512 anchors logged 8 times per stage), eight simulation replicates, 16 values in the
 evaluator study, the small LM on 8 of them with 64 generations per value and level. Measured by parts at load
 ~9-12: two HiVES seeds at 600 + 300 updates 38 s of CPU time (247 s wall); the simulations 30 s wall; the evaluator
