@@ -10,8 +10,9 @@ evaluator study, the small LM on 8 of them with 64 generations per value and lev
 ~9-12: two HiVES seeds at 600 + 300 updates 38 s of CPU time (247 s wall); the simulations 30 s wall; the evaluator
 on 8 values 27-50 s wall; the small LM with its steering run 230-270 s wall. In that development run (two seeds)
 the stage-1 and stage-2 heads passed the plateau test on ranking accuracy, similarity correlation and the
-direction gap; cross-theory precision of stage 2 missed it by 0.002 (hence 450 stage-2 updates). Whole chapter
-estimated at 5-8 minutes on 2 quiet cores, not measured as a whole (the machine was never quiet). ``full``: more
+direction gap; cross-theory precision of stage 2 missed it by 0.002 (hence 450 stage-2 updates). The whole
+chapter at ``default`` (papermill, one thread) then took 209 s of wall time and 136 s of CPU time at load 2-4
+(seed 0: 5 reproduced, 2 inconclusive, 3 not testable). ``full``: more
 seeds, texts and updates (CUDA when present for the small LM).
 """
 
