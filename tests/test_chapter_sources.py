@@ -114,3 +114,26 @@ def _(gk, profile, seed, seed_everything, start_run):
     moved = good.read_text().replace("def findings(ledger, run):", "def _(ledger, run):")
     (tmp_path / "grokking.py").write_text(moved)
     assert any("findings" in p for p in problems(tmp_path / "grokking.py"))
+
+
+# -- issue 27 §3: a rule's intervals come from icmlbook.runtime.stats -------------------------------------------
+CLAIMS_FILES = sorted((ROOT / "lib" / "icmlbook" / "papers").glob("*/claims.py"))
+#: what computes an interval by hand: a quantile function of a distribution, or percentiles of replicates
+INLINE_INTERVAL = (".ppf(", "np.percentile(")
+
+
+def inline_intervals(source: str) -> list[str]:
+    return [f"line {i}: {line.strip()}" for i, line in enumerate(source.splitlines(), 1)
+            if any(p in line for p in INLINE_INTERVAL) and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("path", CLAIMS_FILES, ids=lambda p: p.parent.name)
+def test_claims_take_their_intervals_from_runtime_stats(path):
+    assert inline_intervals(path.read_text()) == [], (
+        f"{path.parent.name}/claims.py computes an interval inline; use icmlbook.runtime.stats "
+        "(mean_t_interval, effect_bound, percentile_interval, unit_bootstrap, normal_interval, welch_interval, ...)")
+
+
+def test_the_interval_check_can_fail():
+    assert inline_intervals("    lo, hi = np.percentile(boots, [2.5, 97.5])\n    z = norm.ppf(0.975)")
+    assert not inline_intervals("    # np.percentile( in a comment\n    lo, hi, _ = percentile_interval(b)")

@@ -343,3 +343,26 @@ def test_decide_within_refuses_a_bad_window_and_nan_is_inconclusive():
         decide_within(0, 1, 0.5, 0.5)
     with pytest.raises(ValueError, match="window"):
         decide_within(0, 1, -np.inf, 0.5)
+
+
+def test_welch_interval_matches_scipy():
+    """Welch's interval against scipy's own (ttest_ind, equal_var=False)."""
+    from scipy import stats as sps
+
+    from icmlbook.runtime.stats import welch_interval
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0, 1, 9), rng.normal(0.7, 2.5, 14)
+    d, lo, hi = welch_interval(a, b, 0.9)
+    ref = sps.ttest_ind(b, a, equal_var=False).confidence_interval(0.9)
+    assert d == pytest.approx(b.mean() - a.mean())
+    assert (lo, hi) == pytest.approx((ref.low, ref.high), rel=1e-12)
+    assert np.isnan(welch_interval([1.0], b)[1])
+
+
+def test_normal_interval_closed_form():
+    from icmlbook.runtime.stats import normal_interval
+
+    lo, hi = normal_interval(2.0, 0.5, 0.95)
+    assert (lo, hi) == pytest.approx((2.0 - 1.959963984540054 * 0.5, 2.0 + 1.959963984540054 * 0.5), rel=1e-12)
+    assert all(np.isnan(normal_interval(1.0, float("nan"))))

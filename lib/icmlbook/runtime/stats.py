@@ -471,3 +471,37 @@ def decide_within(lo: float, hi: float, low: float, high: float) -> WindowDecisi
         passed = None
     return WindowDecision(passed, None if passed is not None else "interval spans both", float(lo), float(hi),
                           float(low), float(high))
+
+
+# ================================================================================================ normal, Welch
+# (session 8, issue 27 §3: the intervals the new chapters computed inline)
+__all__ += ["normal_interval", "welch_interval"]
+
+
+def normal_interval(estimate: float, se: float, level: float = 0.95) -> tuple[float, float]:
+    """The two-sided normal (Wald) interval ``estimate ± z·se`` at ``level``, ``z`` the ``(1 + level) / 2``
+    quantile of the standard normal: for an estimate with a known or bootstrapped standard error. A non-finite or
+    negative ``se`` gives NaN ends (a rule then reads the interval as spanning both)."""
+    level = _level(level)
+    if not (np.isfinite(se) and se >= 0 and np.isfinite(estimate)):
+        return float("nan"), float("nan")
+    half = float(stats.norm.ppf(0.5 + level / 2)) * float(se)
+    return float(estimate) - half, float(estimate) + half
+
+
+def welch_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of ``b`` minus mean of ``a`` (two independent samples, unequal variances) with its two-sided Welch
+    t-interval at ``level`` (Welch-Satterthwaite degrees of freedom): ``(difference, lo, hi)``. Fewer than two
+    values in either sample gives NaN ends; two constant samples give a zero-width interval."""
+    level = _level(level)
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    d = float(b.mean() - a.mean()) if a.size and b.size else float("nan")
+    if a.size < 2 or b.size < 2:
+        return d, float("nan"), float("nan")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = float(np.sqrt(va + vb))
+    if se == 0:
+        return d, d, d
+    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return d, d - half, d + half

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import effect_bound, ols_slope_interval
+from ...runtime.stats import effect_bound, ols_slope_interval, percentile_interval
 from ...training import Convergence, PlateauTest, convergence_guard, plateau_check, plateau_from_curve
 from . import analysis as an
 from .config import DnaHNetConfig
@@ -31,8 +31,8 @@ def paired_window_gap(arms: dict, worse: str, better: str, n_boot: int, seed: in
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, d.shape[1], size=(n_boot, d.shape[1]))
     boots = d[:, idx].mean(axis=(0, 2))
-    lo, hi = np.percentile(boots, [2.5, 97.5])
-    return float(d.mean()), float(lo), float(hi)
+    lo, hi, _ = percentile_interval(boots, 0.95, nonfinite="propagate")
+    return float(d.mean()), lo, hi
 
 
 KMER_REASON = ("dnaHNet-mini's held-out bpn is not below the best k-mer Markov chain's: at this budget the models have "
@@ -457,7 +457,7 @@ def claim6c(analyses, cfg: DnaHNetConfig, seed: int = 0) -> ClaimCheck:
         for _ in range(cfg.n_boot):
             o, p = an.phase_contrast(t[rng.integers(0, len(t), len(t))])
             boots.append(o - p)
-        lo, hi = np.percentile(boots, [2.5, 97.5])
+        lo, hi, _ = percentile_interval(boots, 0.95, nonfinite="propagate")
         ok = ok and bool(lo > 0)
         vals[k] = {"observed": obs, "predicted": pred, "lo": float(lo), "hi": float(hi)}
         texts.append(f"{'di' if k == 2 else 'tri'}nucleotide prediction {pred:.2f}: difference {obs - pred:+.2f} "

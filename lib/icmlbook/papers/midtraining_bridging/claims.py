@@ -22,10 +22,9 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as sps
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import decide_interval, mean_t_interval
+from ...runtime.stats import decide_interval, mean_t_interval, normal_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from . import data as D
 from .analysis import Study, mixed_slope, pearson
@@ -131,8 +130,7 @@ def claim1_distant_domains(sims: Sequence[SimilarityResult], cfg: MidtrainConfig
     for tgt in ("code_sft", "math_sft"):
         boot = np.mean([s.boot_dist("general", tgt) - s.boot_dist("general", "general_sft") for s in sims], 0)
         diff = point[tgt] - point["general_sft"]
-        half = float(sps.norm.ppf(0.5 + _T["ci_level"] / 2) * np.std(boot, ddof=1))
-        lo, hi = diff - half, diff + half
+        lo, hi = normal_interval(diff, float(np.std(boot, ddof=1)), _T["ci_level"])
         parts[f"{tgt} - general_sft"] = decide_interval(lo, hi, _G1)
         values[tgt] = (diff, float(lo), float(hi))
     order = " > ".join(sorted(D.TARGETS, key=lambda t: -point[t]))

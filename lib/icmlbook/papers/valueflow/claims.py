@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import decide_interval, decide_within, finite_values, mean_t_interval
+from ...runtime.stats import decide_interval, decide_within, finite_values, mean_t_interval, normal_interval, welch_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, ValueflowConfig
 
@@ -274,13 +274,7 @@ def claim5_cross_theory(summaries: Sequence[HivesSummary], cfg: ValueflowConfig,
 
 # ------------------------------------------------------------------------------------------------ C6
 def _welch(a, b) -> tuple[float, float, float]:
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    d = b.mean() - a.mean()
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    se = np.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)) if se > 0 else 1.0
-    half = float(sps.t.ppf(0.5 + _T["ci_level"] / 2, df)) * se
-    return float(d), float(d - half), float(d + half)
+    return welch_interval(a, b, _T["ci_level"])
 
 
 @claim_rule(
@@ -327,12 +321,11 @@ def claim8_planted(scores: dict, values, planted, cfg: ValueflowConfig, scorer: 
     check_thresholds(cfg)
     from .steering import asymmetry
 
-    z = float(sps.norm.ppf(0.5 + _T["ci_level"] / 2))
     a_min = _T["asym_min"]
     parts = []
     for v in values:
         a, se = asymmetry(scores, v)
-        lo, hi = a - z * se, a + z * se
+        lo, hi = normal_interval(a, se, _T["ci_level"])
         if v in planted:
             dec = decide_interval(lo, hi, a_min).passed
         else:
