@@ -14,8 +14,8 @@ def _():
     from icmlbook.papers import midtraining_bridging as mb
     from icmlbook.papers.midtraining_bridging import claims, plots
     from icmlbook.papers.midtraining_bridging.analysis import Study
-    from icmlbook.runtime import ClaimsLedger, open_chapter
-    return ClaimsLedger, Study, claims, html, mb, mo, np, open_chapter, plots
+    from icmlbook.runtime import ClaimsLedger, open_chapter, show_plotly
+    return ClaimsLedger, Study, claims, html, mb, mo, np, open_chapter, plots, show_plotly
 
 
 @app.cell
@@ -357,8 +357,8 @@ def _(mo):
 
 
 @app.cell
-def _(plots, study):
-    plots.grid_figure(study)
+def _(plots, show_plotly, study):
+    show_plotly(plots.grid_figure(study))
     return
 
 

@@ -290,12 +290,6 @@ def _(mo):
 
 
 @app.cell
-def _(plots, reps):
-    plots.calls_figure(reps)
-    return
-
-
-@app.cell
 def _(cfg, mo, om, run):
     _scan = om.structure_scan(cfg, run.seed)
     _lines = "\n".join(
@@ -309,6 +303,12 @@ def _(cfg, mo, om, run):
     |---|---|---|---|---|---|
     {_lines}
     """)
+    return
+
+
+@app.cell
+def _(plots, reps):
+    plots.calls_figure(reps)
     return
 
 
