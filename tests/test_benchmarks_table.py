@@ -89,3 +89,14 @@ def test_the_committed_table_reads_back():
     if rows:
         projections = [table.project_book(rows, planned_slugs(), p) for p in ("default", "smoke")]
         assert table.TABLE_MD.read_text() == table.render_markdown(rows, projections)
+
+
+def test_verdict_counts_of_a_record():
+    """The bench row's ledger counts, in the order of VERDICTS, from a run record's claims."""
+    from icmlbook.runtime.claims import VERDICTS
+    from tests.benchmarks.__main__ import verdict_counts
+
+    rec = {"claims": [{"verdict": VERDICTS[0]}, {"verdict": VERDICTS[2]}, {"verdict": VERDICTS[2]},
+                      {"verdict": VERDICTS[3]}]}
+    assert verdict_counts(rec) == "1/0/2/1"
+    assert verdict_counts({"status": "failed"}) is None

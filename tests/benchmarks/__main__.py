@@ -128,6 +128,7 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> li
                          "commit": rec.get("commit") or git_commit(ROOT), "load_avg": load.mean, "load_max": load.max,
                          "threads": threads, "cores": os.cpu_count(),
                          "longest_silence_seconds": (rec.get("longest_silence") or {}).get("seconds"),
+                         "verdicts": verdict_counts(rec),
                          "kernel_seconds": rec.get("kernel_seconds"),
                          "peak_memory_mb": rec.get("peak_memory_mb"), "rc": proc.returncode,
                          "rerun_seconds": round(rerun, 2), "rerun_reused": reused, "rerun_target_met": reused and rerun <= 5})
@@ -136,6 +137,17 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> li
                   f"{(rec.get('longest_silence') or {}).get('seconds')} s; peak {rec.get('peak_memory_mb')} MiB; unchanged re-run "
                   f"{rerun:.1f} s ({'reused' if reused else 'NOT reused'}, target <= 5 s)", flush=True)
     return rows
+
+
+def verdict_counts(record: dict) -> str | None:
+    """The run's ledger as "R/NR/I/NT" (reproduced / not reproduced / inconclusive at this scale / not testable
+    at this profile), None for a run with no claims (a failed one)."""
+    from icmlbook.runtime.claims import VERDICTS
+
+    claims = record.get("claims") or []
+    if not claims:
+        return None
+    return "/".join(str(sum(c.get("verdict") == v for c in claims)) for v in VERDICTS)
 
 
 EXECUTIONS_PER_CHAPTER = 2   # the test command: the papermill smoke run and the marimo run

@@ -28,8 +28,9 @@ TABLE_MD = HERE / "chapters_measured.md"
 FIELDS = ("chapter", "profile", "wall_seconds", "cpu_seconds", "status", "date", "commit", "load_avg", "load_max",
           "threads", "cores")
 #: fields a row may lack (older rows): the longest stretch without progress in the run (the executor's watchdog
-#: stops a chapter after --stall-timeout seconds of it, 600 by default)
-OPTIONAL = ("longest_silence_seconds",)
+#: stops a chapter after --stall-timeout seconds of it, 600 by default), and the run's verdict counts
+#: ("R/NR/I/NT": reproduced / not reproduced / inconclusive / not testable), the ledger a default run gave
+OPTIONAL = ("longest_silence_seconds", "verdicts")
 #: wall-time budget of one chapter execution per profile, on 2 cores (README)
 BUDGETS = {"smoke": 90.0, "default": 600.0}
 #: what the book at nineteen chapters should take (issue 27 §5), make book on 2 cores
