@@ -366,3 +366,13 @@ def test_normal_interval_closed_form():
     lo, hi = normal_interval(2.0, 0.5, 0.95)
     assert (lo, hi) == pytest.approx((2.0 - 1.959963984540054 * 0.5, 2.0 + 1.959963984540054 * 0.5), rel=1e-12)
     assert all(np.isnan(normal_interval(1.0, float("nan"))))
+
+
+def test_refuse_changed_thresholds_names_the_field():
+    from types import SimpleNamespace
+
+    from icmlbook.runtime.claims import refuse_changed_thresholds
+
+    refuse_changed_thresholds(SimpleNamespace(a=0.1, b=2), {"a": 0.1, "b": 2})
+    with pytest.raises(ValueError, match=r"b=3 is not allowed here.*\(b=2\)"):
+        refuse_changed_thresholds(SimpleNamespace(a=0.1, b=3), {"a": 0.1, "b": 2})

@@ -547,3 +547,13 @@ def case_problems(rule: ClaimRule, require_trivial: bool = True) -> list[str]:
             if out.verdict != expected:
                 problems.append(f"{c.name}: expected {expected!r}, the rule said {out.verdict!r} ({out.measured})")
     return problems
+
+
+def refuse_changed_thresholds(cfg: Any, declared: dict[str, float]) -> None:
+    """Rule 5 of the claims contract in code: a chapter's decision thresholds are fixed before the run (its rule
+    texts are written from them). Raise a ValueError naming the first field of ``cfg`` whose value differs from
+    the ``declared`` one."""
+    for name, value in declared.items():
+        if getattr(cfg, name) != value:
+            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
+                             f"before the run ({name}={value!r})")

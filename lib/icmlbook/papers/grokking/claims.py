@@ -29,7 +29,7 @@ import dataclasses
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import MeanInterval, decide_interval, decide_within, mean_t_interval
 from ...training import Convergence, PlateauTest, convergence_guard, plateau_check
 from .config import GrokkingConfig
@@ -66,10 +66,7 @@ _PCT = f"{100 * _T['ci_level']:g}%"
 def check_thresholds(cfg: GrokkingConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones (they are fixed before
     the run; the rule texts on the page are written from them)."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are "
-                             f"fixed before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 # --------------------------------------------------------------------------------------------

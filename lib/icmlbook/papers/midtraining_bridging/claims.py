@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import decide_interval, mean_t_interval, normal_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from . import data as D
@@ -45,10 +45,7 @@ _PLATEAU = (f"every compared SFT run passes the plateau test first (training {10
 
 def check_thresholds(cfg: MidtrainConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 def interval(values) -> tuple[float, float, float, int]:

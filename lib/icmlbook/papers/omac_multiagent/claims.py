@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import IntervalDecision, decide_interval, decide_within, mean_t_interval
 from .config import THRESHOLD_FIELDS, OmacConfig
 from .experiments import ABLATION_DIMS, Replicate
@@ -37,10 +37,7 @@ _PCT = f"{100 * _T['ci_level']:g}%"
 
 def check_thresholds(cfg: OmacConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 def interval(values) -> tuple[float, float, float, int]:

@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import IntervalDecision, decide_interval, mean_t_interval
 from ...training import Convergence, PlateauTest, plateau_check, plateau_from_curve
 from .config import THRESHOLD_FIELDS, SkillConfig
@@ -51,10 +51,7 @@ _ON = f"on bases that do each known operation alone above {_T['gate_single']:g} 
 def check_thresholds(cfg: SkillConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones (fixed before the run; the rule
     texts are written from them)."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 # ------------------------------------------------------------------------------------------------ helpers

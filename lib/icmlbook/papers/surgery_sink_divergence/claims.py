@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as sps
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import IntervalDecision, decide_interval, mean_t_interval
 from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, SurgeryConfig
@@ -46,10 +46,7 @@ _PLATEAU = (f"each compared model passes the plateau test first (training {100 *
 
 def check_thresholds(cfg: SurgeryConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 # ----------------------------------------------------------------------------------------------- helpers

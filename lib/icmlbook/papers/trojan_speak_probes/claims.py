@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import decide_interval, finite_values, mean_t_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, TrojanProbesConfig
@@ -73,10 +73,7 @@ PLATEAU = PlateauTest(extend=0.5, share=1.0 / 3.0)
 
 def check_thresholds(cfg: TrojanProbesConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 # -------------------------------------------------------------------------------------------- helpers

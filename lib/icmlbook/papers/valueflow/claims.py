@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as sps
 
-from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
+from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import decide_interval, decide_within, finite_values, mean_t_interval, normal_interval, welch_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, ValueflowConfig
@@ -40,10 +40,7 @@ PLATEAU = PlateauTest(extend=_T["plateau_extend"], share=_T["plateau_share"])
 
 def check_thresholds(cfg: ValueflowConfig) -> None:
     """Refuse a config whose decision thresholds differ from the declared ones."""
-    for name, value in _T.items():
-        if getattr(cfg, name) != value:
-            raise ValueError(f"{name}={getattr(cfg, name)!r} is not allowed here; the claims' thresholds are fixed "
-                             f"before the run ({name}={value!r})")
+    refuse_changed_thresholds(cfg, _T)
 
 
 @dataclasses.dataclass(frozen=True)
