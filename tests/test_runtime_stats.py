@@ -376,3 +376,13 @@ def test_refuse_changed_thresholds_names_the_field():
     refuse_changed_thresholds(SimpleNamespace(a=0.1, b=2), {"a": 0.1, "b": 2})
     with pytest.raises(ValueError, match=r"b=3 is not allowed here.*\(b=2\)"):
         refuse_changed_thresholds(SimpleNamespace(a=0.1, b=3), {"a": 0.1, "b": 2})
+
+
+def test_t_interval_or_unbounded():
+    from icmlbook.runtime.stats import t_interval_or_unbounded
+
+    m, lo, hi, n = t_interval_or_unbounded([1.0, 2.0, 4.0], 0.9)
+    ref = stats.t.interval(0.9, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
+    assert (m, n) == (pytest.approx(7 / 3), 3) and (lo, hi) == pytest.approx(ref, rel=1e-12)
+    assert t_interval_or_unbounded([5.0])[1:] == (float("-inf"), float("inf"), 1)
+    assert np.isnan(t_interval_or_unbounded([1.0, float("nan")])[0])

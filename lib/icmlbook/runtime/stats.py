@@ -505,3 +505,16 @@ def welch_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) 
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
     half = float(stats.t.ppf(0.5 + level / 2, df)) * se
     return d, d - half, d + half
+
+
+__all__ += ["t_interval_or_unbounded"]
+
+
+def t_interval_or_unbounded(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float, int]:
+    """``(mean, lo, hi, n)`` of :func:`mean_t_interval` for a rule's measured text, never raising: no value or a
+    non-finite one gives ``(nan, -inf, inf, n)`` (an interval that decides nothing), one value ``(v, -inf, inf, 1)``."""
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0 or not np.all(np.isfinite(v)):
+        return float("nan"), float("-inf"), float("inf"), int(v.size)
+    ci = mean_t_interval(v, level)
+    return ci.mean, ci.lo, ci.hi, ci.n

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
-from ...runtime.stats import IntervalDecision, decide_interval, mean_t_interval
+from ...runtime.stats import IntervalDecision, decide_interval, t_interval_or_unbounded
 from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, SurgeryConfig
 from .experiments import Study, Timing
@@ -52,11 +52,7 @@ def check_thresholds(cfg: SurgeryConfig) -> None:
 # ----------------------------------------------------------------------------------------------- helpers
 def interval(values) -> tuple[float, float, float, int]:
     """(mean, lo, hi, n) of the two-sided t-interval at the declared level ((-inf, inf) below two values)."""
-    v = np.asarray(values, dtype=float).ravel()
-    if v.size == 0 or not np.all(np.isfinite(v)):
-        return float("nan"), float("-inf"), float("inf"), int(v.size)
-    ci = mean_t_interval(v, _T["ci_level"])
-    return ci.mean, ci.lo, ci.hi, ci.n
+    return t_interval_or_unbounded(values, _T["ci_level"])
 
 
 def _fmt(mean, lo, hi, n, f="+.3f") -> str:
