@@ -89,7 +89,24 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> list[dict]:
+def _run_limited(cmd: list[str], env: dict, timeout: float | None) -> tuple[int | None, str]:
+    """Run ``cmd`` in its own process group; past ``timeout`` seconds kill the whole group (the pipeline, papermill
+    and the kernel) and return (None, output so far)."""
+    import signal
+
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return None, out
+
+
+def chapter_times(profiles: list[str], only: str | None, threads: int = 1,
+                  timeout: float | None = None) -> list[dict]:
     sys.path.insert(0, str(ROOT / "lib"))
     from icmlbook.pipeline.site import available_chapters
     from icmlbook.runtime.records import git_commit
@@ -110,12 +127,15 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> li
                 date = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
                 cpu0, t0 = _children_cpu(), time.perf_counter()
                 with LoadSampler() as load:
-                    proc = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
-                                           "--chapters", slug, "--force", "--jobs", "1", "--threads", str(threads)],
-                                          cwd=ROOT, env=env, capture_output=True, text=True)
+                    rc, _ = _run_limited([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
+                                          "--chapters", slug, "--force", "--jobs", "1", "--threads", str(threads)],
+                                         env, timeout)
                 wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
                 rec_file = book / "chapters" / f"{slug}.record.json"
-                rec = json.loads(rec_file.read_text()) if rec_file.exists() else {}
+                rec = json.loads(rec_file.read_text()) if rec_file.exists() and rc is not None else {}
+                if rc is None:  # stopped at --timeout: the wall time is a lower bound, the CPU time of the killed
+                    rec = {"status": "timeout"}  # group is not collected (it was never waited for by this process)
+                    cpu = None
                 # re-running the unchanged chapter: the executor reuses its execution (target <= 5 s)
                 t1 = time.perf_counter()
                 again = subprocess.run([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
@@ -124,15 +144,16 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1) -> li
                 rerun = time.perf_counter() - t1
                 reused = f"{slug}: cached" in again.stdout
             rows.append({"chapter": slug, "profile": profile, "status": rec.get("status", "failed"),
-                         "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "date": date,
+                         "wall_seconds": round(wall, 1), "cpu_seconds": None if cpu is None else round(cpu, 1), "date": date,
                          "commit": rec.get("commit") or git_commit(ROOT), "load_avg": load.mean, "load_max": load.max,
                          "threads": threads, "cores": os.cpu_count(),
+                         **({"timeout_seconds": timeout} if rc is None else {}),
                          "longest_silence_seconds": (rec.get("longest_silence") or {}).get("seconds"),
                          "verdicts": verdict_counts(rec),
                          "kernel_seconds": rec.get("kernel_seconds"),
-                         "peak_memory_mb": rec.get("peak_memory_mb"), "rc": proc.returncode,
+                         "peak_memory_mb": rec.get("peak_memory_mb"), "rc": rc,
                          "rerun_seconds": round(rerun, 2), "rerun_reused": reused, "rerun_target_met": reused and rerun <= 5})
-            print(f"{slug:24s} profile={profile:8s} {rows[-1]['status']:7s} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+            print(f"{slug:24s} profile={profile:8s} {rows[-1]['status']:7s} wall {wall:7.1f} s  CPU {rows[-1]['cpu_seconds']} s  "
                   f"load {load.mean:.1f} (max {load.max:.1f}); longest silence "
                   f"{(rec.get('longest_silence') or {}).get('seconds')} s; peak {rec.get('peak_memory_mb')} MiB; unchanged re-run "
                   f"{rerun:.1f} s ({'reused' if reused else 'NOT reused'}, target <= 5 s)", flush=True)
@@ -223,14 +244,23 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per chapter (default 1: make book runs two chapters at a time on 2 cores)")
     parser.add_argument("--no-kernels", action="store_true", help="skip the kernel benchmarks")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="stop a chapter execution after this many seconds (its row: status 'timeout', the wall "
+                             "time a lower bound); default: no limit")
     args = parser.parse_args()
     results = {"kernels": [] if args.no_kernels else kernel_benchmarks(args.only)}
     if args.chapters:
         from icmlbook.pipeline.site import planned_slugs
 
-        rows = chapter_times(args.profiles.split(","), args.only, args.threads)
+        rows = chapter_times(args.profiles.split(","), args.only, args.threads, args.timeout)
         results["chapters"] = rows
-        table, projections = write_table(rows, planned_slugs())
+        import fcntl
+
+        # two bench runs side by side (as make book runs two chapters) merge into the same table one at a time
+        (ROOT / "build").mkdir(exist_ok=True)
+        with open(ROOT / "build" / ".bench-table.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            table, projections = write_table(rows, planned_slugs())
         results["book_projection"] = projections
         print_book_projection(projections)
         print(f"measured table: {len(table)} row(s) in tests/benchmarks/chapters_measured.json (.md)")
