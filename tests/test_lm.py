@@ -368,3 +368,50 @@ def test_gpt_on_cuda_matches_the_cpu():
     torch.testing.assert_close(gpu(xc).cpu(), cpu, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(gpu(xc, attn="explicit").cpu(), cpu, rtol=1e-4, atol=1e-5)
     assert torch.equal(lm.generate(gpu, xc[:, :3], 6).cpu(), lm.generate(gpu, xc[:, :3], 6, use_cache=False).cpu())
+
+
+# -- the OpenAI-compatible chat client, against a local stub server (a test fixture, never a result) -----------
+def test_chat_endpoint_request_and_answer_against_a_local_stub():
+    from icmlbook.lm import ChatEndpoint
+    from tests.stub_endpoint import stub_server
+
+    with stub_server(lambda body: "echo: " + body["messages"][-1]["content"]) as (url, seen):
+        ep = ChatEndpoint(url + "/", "tiny", api_key="k", temperature=0.3, max_tokens=7)
+        assert ep.complete("hello", system="be brief") == "echo: hello"
+        assert ep.complete(messages=[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                                     {"role": "user", "content": "c"}]) == "echo: c"
+    assert ep.calls == 2 and ep.backend == f"tiny at {url}"
+    first = seen[0]
+    assert first["_path"] == "/v1/chat/completions" and first["_auth"] == "Bearer k"
+    assert first["model"] == "tiny" and first["temperature"] == 0.3 and first["max_tokens"] == 7
+    assert first["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
+    assert len(seen[1]["messages"]) == 3
+
+
+def test_chat_endpoint_errors_name_the_problem():
+    from icmlbook.lm import ChatEndpoint, EndpointError
+    from tests.stub_endpoint import stub_server
+
+    with pytest.raises(ValueError, match="base_url is required"):
+        ChatEndpoint(None, "m")
+    with pytest.raises(ValueError, match="http:// or https://"):
+        ChatEndpoint("localhost:8000/v1", "m")
+    with pytest.raises(ValueError, match="model is required"):
+        ChatEndpoint("http://localhost:1/v1", "")
+    with pytest.raises(ValueError, match="exactly one of prompt"):
+        ChatEndpoint("http://localhost:1/v1", "m").complete()
+    with pytest.raises(ValueError, match=r"messages\[0\]"):
+        ChatEndpoint("http://localhost:1/v1", "m").complete(messages=[{"role": "robot", "content": "x"}])
+    answers = iter([(503, '{"error": "overloaded"}'), (200, '{"no": "choices"}'),
+                    (200, '{"choices": [{"message": {"content": null}}]}')])
+    with stub_server(lambda body: next(answers)) as (url, _):
+        ep = ChatEndpoint(url, "m")
+        with pytest.raises(EndpointError, match="HTTP 503.*overloaded"):
+            ep.complete("x")
+        with pytest.raises(EndpointError, match="not answer as an OpenAI-compatible"):
+            ep.complete("x")
+        with pytest.raises(EndpointError, match="NoneType, not text"):
+            ep.complete("x")
+    assert ep.calls == 0
+    with pytest.raises(EndpointError, match="could not reach"):   # the stub is shut down: nothing listens there
+        ChatEndpoint(url, "m", timeout=2).complete("x")

@@ -1092,46 +1092,25 @@ def test_generated_suite_checks_pin_the_generator():
 
 # -- the pluggable LLM predictor, against a local stub server (a test fixture, never a result) -----------
 def test_llm_predictor_against_a_local_stub(tmp_path):
-    import http.server
-    import threading
-
     from icmlbook.papers.drpbench_data_races.llm import AnswerError, LLMRacePredictor, ReplayPredictor, parse_answer
+    from tests.stub_endpoint import stub_server
 
     answers = ["I think there is a race.",                                         # no JSON: a failure
                '```json\n{"races": [{"shared_variable": "x", "lineA": "3", "lineB": 4}]}\n```',  # bad type
                '```json\n{"races": [{"shared_variable": "*y", "lineA": 24, "lineB": 11}]}\n```']
-    seen = []
-
-    class Stub(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append(body)
-            out = json.dumps({"choices": [{"message": {"content": answers[min(len(seen) - 1, 2)]}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(out)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", 0), Stub)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with stub_server(lambda body: answers[min(len(seen) - 1, 2)]) as (url, seen):
         prog = [p for p in load_benchmark() if p.name == "goblint-regression/02-base_24-malloc_races.c"][0]
         cache = tmp_path / "answers.jsonl"
-        llm = LLMRacePredictor(f"http://127.0.0.1:{server.server_port}/v1", "stub", cache_path=cache)
+        llm = LLMRacePredictor(url, "stub", cache_path=cache)
         races = llm.predict(prog)
         assert [r.key() for r in races] == [((11,), (24,))] and llm.failures == 2
-        assert seen[0]["messages"][1]["content"].startswith("1: #include")
+        assert seen[0]["messages"][0]["role"] == "system" and seen[0]["messages"][1]["content"].startswith("1: #include")
         assert line_counts(races, prog.races).tp == 1
-        again = LLMRacePredictor(f"http://127.0.0.1:{server.server_port}/v1", "stub", cache_path=cache)
+        again = LLMRacePredictor(url, "stub", cache_path=cache)
         assert [r.key() for r in again.predict(prog)] == [((11,), (24,))] and len(seen) == 3   # from the cache
-        never = LLMRacePredictor(f"http://127.0.0.1:{server.server_port}/v1", "stub-2", max_retries=0)
+        never = LLMRacePredictor(url, "stub-2", max_retries=0)
         answers[2] = "no idea"
         assert never.predict(prog) == [] and never.parse_failures == [prog.name]
-    finally:
-        server.shutdown()
     replay = tmp_path / "replay.jsonl"
     replay.write_text(json.dumps({"program": prog.name, "races": [{"shared_variable": "*y", "lineA": 11, "lineB": 24}]}) + "\n")
     assert line_counts(ReplayPredictor(replay).predict(prog), prog.races).tp == 1

@@ -1,11 +1,13 @@
 """The small-language-model lab shared by the language-model chapters: tokenisers, a small GPT with hook sites
 and two attention paths, KV-cache decoding, a mixture sampler with exact token accounting, offline corpora, a
-throughput calibration, and an opt-in adapter for a reader's local Hugging Face model. Training goes through
+throughput calibration, an opt-in adapter for a reader's local Hugging Face model, and one client for a reader's
+OpenAI-compatible chat endpoint (off by default, never called by the book). Training goes through
 :mod:`icmlbook.training`."""
 
 from .calibration import STANDARD_SIZES, Throughput, calibrate, measure_throughput
 from .corpora import STDLIB_MODULES, MarkovSource, StdlibCorpus, stdlib_corpus
 from .decode import generate, generate_texts
+from .endpoint import ChatEndpoint, EndpointError, chat_messages
 from .hf import HFCausalLM, load_local_causal_lm
 from .hooks import SITE_KINDS, HookSites
 from .mixture import MixtureSampler, constant_weights, switch_weights
@@ -21,4 +23,5 @@ __all__ = [
     "STDLIB_MODULES", "StdlibCorpus", "stdlib_corpus", "MarkovSource",
     "STANDARD_SIZES", "Throughput", "calibrate", "measure_throughput",
     "HFCausalLM", "load_local_causal_lm",
+    "ChatEndpoint", "EndpointError", "chat_messages",
 ]

@@ -16,9 +16,10 @@ import dataclasses
 import hashlib
 import json
 import re
-import urllib.request
 from pathlib import Path
 from typing import Sequence
+
+from icmlbook.lm.endpoint import ChatEndpoint
 
 from .data import Program, Race, race_from_dict
 
@@ -83,6 +84,8 @@ class LLMRacePredictor:
     sample: int = 0
 
     def __post_init__(self):
+        self._endpoint = ChatEndpoint(self.base_url, self.model, api_key=self.api_key, temperature=self.temperature,
+                                      timeout=self.timeout)
         self.name = f"LLM: {self.model}"
         self.failures = 0          # answers that did not validate (each retry counts)
         self.parse_failures: list[str] = []   # programs whose answers never validated
@@ -97,15 +100,7 @@ class LLMRacePredictor:
         return f"{self.model}:{h}:{self.sample}"
 
     def _ask(self, prompt: str) -> str:
-        body = json.dumps({"model": self.model, "temperature": self.temperature,
-                           "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                                        {"role": "user", "content": prompt}]}).encode()
-        req = urllib.request.Request(self.base_url.rstrip("/") + "/chat/completions", data=body, method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})})
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-            payload = json.loads(resp.read().decode())
-        return payload["choices"][0]["message"]["content"]
+        return self._endpoint.complete(prompt, system=SYSTEM_PROMPT)
 
     def predict(self, program: Program) -> list[Race]:
         prompt = numbered(program)
