@@ -6,11 +6,18 @@ before the run; :mod:`.claims` refuses a config whose thresholds differ from the
 
 Budgets (2 CPU cores). ``smoke`` (one replicate, a 2-layer width-32 GPT): 16.7 s of kernel time and 26.5 s of wall
 time for the papermill execution at a load average near 5 on the 2 shared cores (about 25 s of CPU time per
-execution); its verdicts are all undecided by design (one replicate). ``default`` (four replicates, each about
-205 s of CPU time measured for two of them at commit-time sizes on a load near 4, one thread each; the notebook
-runs them as two parallel workers): estimated at about 7-8 minutes of wall time on 2 quiet cores (2 x 205 s plus
-about 25 s for imports, analysis and figures); not measured as a whole chapter (the machine was shared). Under
-load the same replicate took 320-330 s of CPU time. ``full`` is the larger model and more seeds, meant for a GPU.
+execution); its verdicts are all undecided by design (one replicate). ``default``: four replicates; the dose
+response at three poison ratios (0, 0.1, 0.2) and, on the first three replicates, the sign ablations, baselines and
+lambda sweep at p = 0.1. Measured by ``make bench --chapters`` (one thread, as ``make book`` runs a chapter) at the
+earlier sizes (p in {0, 0.05, 0.1, 0.2}, the ablation block on all four replicates: 60 fine-tuning runs of 700
+updates): 710 s of wall time, 707 s of CPU time at load 1.7, over the 600 s budget of a default. A fine-tuning run
+is about 80 % of the time (Surgery's runs about 1.8 times an SFT run: the penalty's second forward pass with
+explicit attention), alignment about 6 % per replicate. The present sizes run 45 fine-tuning runs (8 fewer on the
+dose grid, 7 fewer in the ablation block): projected about 540 s; what they cost the rules: the dose slope (C3) is
+fitted on three ratios instead of four, and the ablation, baseline and lambda rows (C1's ablation part, C7, C9)
+have three replicates instead of four, so their t-intervals are wider (t quantile 4.30 instead of 3.18) and the
+rows are more often inconclusive at this scale. ``full`` (a larger model, five ratios and five replicates for
+every part) is meant for a GPU.
 """
 
 from __future__ import annotations
@@ -86,7 +93,7 @@ class SurgeryConfig(ProfileConfig):
     align_warmup: Int(ge=0) = 100
     # ---- fine-tuning ----
     n_ft: Int(ge=10) = 1000
-    p_grid: Grid(ge=0, le=1, min_len=2) = (0.0, 0.05, 0.1, 0.2)
+    p_grid: Grid(ge=0, le=1, min_len=2) = (0.0, 0.1, 0.2)
     p_main: Float(gt=0, le=1) = 0.1
     epochs: Int(ge=1) = 14
     ft_batch: Int(ge=1) = 20
@@ -105,7 +112,7 @@ class SurgeryConfig(ProfileConfig):
     l2_mu: PositiveFloat = 1.0
     # ---- replicates and measurements ----
     n_seeds: Int(ge=1) = 4
-    ablation_seeds: Int(ge=1) = 4
+    ablation_seeds: Int(ge=1) = 3
     n_boot: Int(ge=10) = 1000
     timing_steps: Int(ge=2) = 30
     timing_repeats: Int(ge=2) = 8
