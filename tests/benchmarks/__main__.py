@@ -3,7 +3,8 @@
 Kernel benchmarks come from ``tests/benchmarks/bench_<slug>.py``; ``--chapters`` also times every chapter's
 full execution through the pipeline as ``make book`` runs it (forced, a fresh artefact cache, one thread:
 ``make book`` runs two chapters at a time on 2 cores) in the given profiles: wall and CPU seconds, status,
-commit, and the machine's load average during the run. The rows are merged into the committed table
+commit, and the machine's load average during the run (each run's record is kept in
+``build/bench-records/<slug>.<profile>.record.json``). The rows are merged into the committed table
 ``tests/benchmarks/chapters_measured.json`` (a run of one chapter replaces that chapter's rows) and rendered in
 ``chapters_measured.md`` with the projection of ``make book`` at the book's planned chapters (``table.py``). It
 also names every chapter over its profile's budget and projects the test command's time. Results are printed
@@ -133,6 +134,10 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1,
                 wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
                 rec_file = book / "chapters" / f"{slug}.record.json"
                 rec = json.loads(rec_file.read_text()) if rec_file.exists() and rc is not None else {}
+                if rec:  # the run record (its claims: measured values, intervals, guard readings) outlives the tmp dir
+                    keep = ROOT / "build" / "bench-records" / f"{slug}.{profile}.record.json"
+                    keep.parent.mkdir(parents=True, exist_ok=True)
+                    keep.write_text(rec_file.read_text())
                 if rc is None:  # stopped at --timeout: the wall time is a lower bound, the CPU time of the killed
                     rec = {"status": "timeout"}  # group is not collected (it was never waited for by this process)
                     cpu = None
