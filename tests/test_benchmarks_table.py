@@ -69,10 +69,10 @@ def test_the_table_files_are_written_and_merged(tmp_path):
     assert stored == rows and [(r["chapter"], r["wall_seconds"], r["commit"]) for r in stored] == [
         ("a", 600.0, "abc123"), ("b", 200.0, "new")]                       # b's row replaced, a's kept
     text = md.read_text()
-    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |  |" in text
+    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok |  | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |  |" in text
     assert stored[0]["longest_silence_seconds"] is None                  # an optional field, absent here
     table.write_table([dict(row("c"), longest_silence_seconds=432.1)], PLAN, js, md)
-    assert "| c | default | 100.0 s | 90.0 s | ok | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 | 432 s (7.2 min) |" \
+    assert "| c | default | 100.0 s | 90.0 s | ok |  | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 | 432 s (7.2 min) |" \
         in md.read_text()
     assert "5.5" not in text                                               # the old row of b is gone
     # the projection at four chapters: a=600, b=200, c and d at the mean 400: [600] [200] -> [600] [600] -> 1000
@@ -100,3 +100,15 @@ def test_verdict_counts_of_a_record():
                       {"verdict": VERDICTS[3]}]}
     assert verdict_counts(rec) == "1/0/2/1"
     assert verdict_counts({"status": "failed"}) is None
+
+
+def test_over_budget_is_judged_on_cpu_time_and_on_wall_time_only_when_the_machine_was_not_busier_than_make_book():
+    base = {"chapter": "c", "profile": "default", "status": "ok", "cores": 2}
+    assert not table.row_over_budget({**base, "wall_seconds": 900.0, "cpu_seconds": 500.0, "load_avg": 5.0})
+    assert table.row_over_budget({**base, "wall_seconds": 900.0, "cpu_seconds": 500.0, "load_avg": 2.0})
+    assert table.row_over_budget({**base, "wall_seconds": 700.0, "cpu_seconds": 650.0, "load_avg": 6.0})
+    assert not table.row_over_budget({**base, "wall_seconds": 590.0, "cpu_seconds": 580.0, "load_avg": 1.0})
+    assert table.row_over_budget({**base, "status": "timeout", "wall_seconds": 100.0, "cpu_seconds": None,
+                                  "load_avg": 1.0})
+    assert not table.row_over_budget({**base, "profile": "full", "wall_seconds": 1e5, "cpu_seconds": 1e5,
+                                      "load_avg": 1.0})
