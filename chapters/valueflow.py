@@ -248,7 +248,21 @@ def _(mo):
     Each replicate draws a database of items with uniform latent intensities, builds VIDB from pairwise windows
     judged by a panel of distorted simulated judges, and scores new items with one more judge. Baselines use the
     same windows: Bradley–Terry on the windows cut into pairs, the mean rank (midpoint of the neighbouring
-    anchors), and the judge's direct rating averaged over the same number of prompts.
+    anchors), **TrueSkill** and the judge's direct rating averaged over the same number of prompts.
+
+    TrueSkill [@herbrich2006trueskill] keeps a Gaussian belief $\mathcal N(\mu,\sigma^2)$ about the item's
+    intensity and updates it after each game. For a game won against an anchor of intensity $I_a$ (its skill
+    fixed, never updated), with performance noise $\beta$, $c^2=2\beta^2+\sigma^2$ and $t=(\mu-I_a)/c$,
+
+    $$
+    \mu\leftarrow\mu+\frac{\sigma^2}{c}\,v(t),\qquad \sigma^2\leftarrow\sigma^2\Big(1-\frac{\sigma^2}{c^2}\,w(t)\Big),
+    \qquad v(t)=\frac{\phi(t)}{\Phi(t)},\quad w(t)=v(t)\,(v(t)+t),
+    $$
+
+    the mean and variance of the truncated-normal posterior (a lost game mirrors the signs). Our implementation
+    cuts each ranked window into its $k-1$ item-against-anchor games and applies them one after another
+    (sequential pairwise updates, not TrueSkill's factor-graph update of a ranked list), starting from
+    $\mathcal N(0, 10^2/3)$ with $\beta=\sigma_0/2$, TrueSkill's own convention; the estimate is $\mu$.
     """)
     return
 
@@ -266,7 +280,7 @@ def _(cfg, plots, sims):
 
 
 @app.cell
-def _(cfg, mo, np, sims, vc):
+def _(cfg, mo, np, plots, sims, vc):
     check1 = vc.claim1_recovery(sims, cfg)
     _t = {t: np.mean([r.temp[t][1] for r in sims]) for t in sims[0].temp}
     _d = {m: np.mean([r.mae[m][(cfg.k_main, cfg.m_main)] for r in sims]) for m in sims[0].mae}
@@ -277,9 +291,14 @@ def _(cfg, mo, np, sims, vc):
     The database's own error is {np.mean([r.vidb_mae for r in sims]):.2f} intensity points (Spearman
     {np.mean([r.vidb_rho for r in sims]):.3f}); the anchored estimate cannot be more accurate than its anchors.
     At (k, m) = ({cfg.k_main}, {cfg.m_main}) the mean absolute errors are
-    {', '.join(f'{k} {v:.2f}' for k, v in _d.items())}: the direct rating of an undistorted judge is as accurate,
-    and its advantage goes once judges disagree (claim 2). Temperature ablation (anchor utilities $I_a/s$): MAE
-    {', '.join(f's = {t:g}: {v:.2f}' for t, v in _t.items())}.
+    {', '.join(f'{k} {v:.2f}' for k, v in _d.items())}; the direct rating is scored by this one judge, whose
+    scale distortion it carries and the ranking estimators do not (claim 2 compares across judges). Temperature
+    ablation (anchor utilities $I_a/s$): MAE {', '.join(f's = {t:g}: {v:.2f}' for t, v in _t.items())}.
+
+    *Table: every estimator on the same windows at k = {cfg.k_main} (means over {len(sims)} replicate(s), range
+    in brackets).*
+
+    {plots.baseline_table(sims, cfg)}
 
     {check1.sentence("Claim 1")}
     """)
@@ -482,9 +501,10 @@ def _(cfg, mo):
       The prompt builders (strength cue, user texts, value profile) are implemented for a reader's own model but
       not run. The composition study and OpinionQA profiling are not run (C7, P3), and the library has no
       composition-slope or profiling code yet.
-    - **Baselines and backends left out.** TrueSkill (its package is not installed here) is not among the
-      estimator baselines; the endpoint judge is implemented but never called, and there is no endpoint or
-      local-weights generator yet.
+    - **Baselines and backends.** TrueSkill is our own implementation with sequential pairwise updates against
+      fixed anchors (not the factor-graph update of a ranked list, and not the `trueskill` package); the full
+      Plackett–Luce refit that includes the new item is not run as a baseline. The endpoint judge is implemented
+      but never called, and there is no endpoint or local-weights generator yet.
     - **Reconstructions.** The database normalisation (neutral texts at 0, each side scaled so its 1st / 99th
       percentile is ∓10 / ±10), the value-vector orthogonality metric, the cross-theory retrieval metric and the
       decision thresholds (fixed in the config before the run) are ours.
@@ -505,6 +525,7 @@ def _(mo):
     - S. H. Schwartz et al. *Refining the theory of basic individual values.* Journal of Personality and Social Psychology, 2012 [@schwartz2012refining].
     - J. Graham et al. *Moral Foundations Theory: the pragmatic validity of moral pluralism.* Advances in Experimental Social Psychology, 2013 [@graham2013mft].
     - R. L. Plackett. *The analysis of permutations.* Applied Statistics, 1975 [@plackett1975permutations].
+    - R. Herbrich, T. Minka, T. Graepel. *TrueSkill™: a Bayesian skill rating system.* NeurIPS 2006 [@herbrich2006trueskill].
     - P. Khosla et al. *Supervised Contrastive Learning.* NeurIPS 2020 [@khosla2020supcon].
     - N. Reimers, I. Gurevych. *Sentence-BERT.* EMNLP 2019 [@reimers2019sbert].
     """)

