@@ -354,6 +354,52 @@ def test_judges_and_prompts():
     assert vf.is_refusal("I can't help with that.") and not vf.is_refusal("My neighbour values peace.")
 
 
+def _composition_world(dominance: bool, seed=0, n=400):
+    """Single-value scores of two values and pair scores on the full 4 x 4 grid of target levels; effects per
+    level (+2: 7, +1: 3.5, -1: -3.5, -2: -7); with ``dominance`` the negative-level value of a conflicting pair
+    achieves nothing."""
+    rng = np.random.default_rng(seed)
+    eff = {2: 7.0, 1: 3.5, -1: -3.5, -2: -7.0}
+    base = {"benevolence": 1.0, "hedonism": -0.5}
+    single = {(v, lv): base[v] + (eff[lv] if lv else 0.0) + rng.normal(0, 2, n) for v in base for lv in (-2, -1, 0, 1, 2)}
+    pair = {}
+    for l1 in eff:
+        for l2 in eff:
+            e1, e2 = eff[l1], eff[l2]
+            if dominance and np.sign(l1) != np.sign(l2):
+                e1, e2 = (e1, 0.0) if l1 > 0 else (0.0, e2)
+            pair[(l1, l2)] = (base["benevolence"] + e1 + rng.normal(0, 2, n), base["hedonism"] + e2 + rng.normal(0, 2, n))
+    return pair, single
+
+
+def test_composition_slopes_additive_and_dominant_worlds():
+    pair, single = _composition_world(False)
+    fit = vf.composition_slopes(pair, single, ("benevolence", "hedonism"))
+    assert fit.targets.shape == (16, 2)
+    # independent computation of the slope of value 1: achieved and predicted effects from the raw scores, lstsq
+    b0 = np.mean(single[("benevolence", 0)])
+    a = np.array([np.mean(pair[t][0]) - b0 for t in sorted(pair)])
+    p = np.array([np.mean(single[("benevolence", t[0])]) - b0 for t in sorted(pair)])
+    assert fit.slope[0] == pytest.approx(np.linalg.lstsq(p[:, None], a, rcond=None)[0][0], rel=1e-12)
+    assert np.all(np.abs(fit.slope - 1) < 4 * fit.se + 0.02)
+    assert abs(fit.slope_conflict_anchor - 1) < 0.05 and abs(fit.slope_conflict_other - 1) < 0.05
+    dom = vf.composition_slopes(*_composition_world(True, seed=1), ("benevolence", "hedonism"))
+    assert abs(dom.slope_conflict_anchor - 1) < 0.05 and abs(dom.slope_conflict_other) < 0.05
+    assert np.all(np.abs(dom.slope_similar - 1) < 0.05)
+    with pytest.raises(ValueError, match="single_scores has no"):
+        vf.composition_slopes(pair, {k: v for k, v in single.items() if k != ("hedonism", -1)}, ("benevolence", "hedonism"))
+
+
+def test_profile_prompt_lists_every_target_and_refuses_bad_ones():
+    p = vf.profile_prompt({"benevolence": 2, "hedonism": -1}, "What should I do this weekend?")
+    assert "strongly values benevolence" in p and "slightly rejects hedonism" in p
+    assert p.endswith("What should I do this weekend?")
+    with pytest.raises(ValueError, match="level="):
+        vf.profile_prompt({"benevolence": 0}, "q")
+    with pytest.raises(ValueError, match="value="):
+        vf.profile_prompt({"greed": 1}, "q")
+
+
 def test_bad_inputs_name_the_problem():
     with pytest.raises(ValueError, match="theory="):
         TX.leaves_of(["nietzsche"])

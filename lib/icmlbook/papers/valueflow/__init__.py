@@ -9,7 +9,8 @@ What is reproduced
     level weights and a padding sentinel; the anchor InfoNCE) and samplers (:mod:`.losses`, :mod:`.samplers`);
     the HiVES metrics (:mod:`.metrics`); the full Plackett-Luce database fit and the anchored single-item
     estimator with bucket sampling, bisection, isotonic calibration and the window guard (:mod:`.pl`); the
-    steering prompts, Δ tables and refusal detection (:mod:`.steering`); TrueSkill as a further intensity baseline
+    steering prompts (strength cue, user texts, multi-value profile), Δ tables, refusal detection and composition
+    slopes (:mod:`.steering`); TrueSkill as a further intensity baseline
     (:mod:`.trueskill`, our own implementation, sequential pairwise games against fixed anchors).
 
 What is a substitution or our reconstruction
@@ -36,8 +37,8 @@ from .losses import anchor_supcon_loss, hier_supcon_loss, level_weights
 from .pl import (anchored_estimate, anchored_estimate_loop, bradley_terry_estimate, bucket_anchors, fit_pl,
                  isotonic_calibrate, mean_rank_estimate, normalise_ratings, pl_nll, score_equation, window_guard)
 from .samplers import GroupIndex, stage1_batch, stage2_batch
-from .steering import (asymmetry, delta_table, is_refusal, profile_prompt, steer, steering_corpus, strength_prompt,
-                       train_steering_lm, user_text_prompt)
+from .steering import (CompositionFit, asymmetry, composition_slopes, delta_table, is_refusal, profile_prompt, steer,
+                       steering_corpus, strength_prompt, train_steering_lm, user_text_prompt)
 from .synthetic import Corpus, generate_corpus, level_of
 from .trueskill import TrueSkillScores, rate_1vs1, trueskill_estimate, v_win, w_win
 
@@ -52,7 +53,7 @@ __all__ = [
     "SimulatedJudge", "judge_panel", "ProjectionJudge", "KeywordJudge", "TemplateReader", "OpenAICompatibleJudge",
     "parse_permutation", "positions_from_scores",
     "strength_prompt", "user_text_prompt", "profile_prompt", "is_refusal", "steering_corpus", "train_steering_lm",
-    "steer", "delta_table", "asymmetry",
+    "steer", "delta_table", "asymmetry", "CompositionFit", "composition_slopes",
     "HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator", "value_evaluator",
     "EvaluatorStudy", "evaluator_study", "SteeringStudy", "steering_study", "steered_order", "score_texts",
     "keyword_scores", "text_studies", "playground", "sim_study", "plots",

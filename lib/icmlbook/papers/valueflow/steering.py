@@ -3,7 +3,8 @@ table, refusal detection and the planted-asymmetry corpus (VALUEFLOW's steering 
 
 The paper prompts 10 LLMs to express a value at levels {-2, -1, +1, +2} and scores the answers with its
 evaluator; :func:`strength_prompt`, :func:`user_text_prompt` and :func:`profile_prompt` build prompts of the
-three kinds for a reader's own generator (the book calls none). Offline, :func:`train_steering_lm` trains a GPT of
+three kinds for a reader's own generator (the book calls none); :func:`composition_slopes` reads a multi-value
+steering run (achieved effects of each value of a pair against what additivity predicts). Offline, :func:`train_steering_lm` trains a GPT of
 :mod:`icmlbook.lm` on texts prefixed by control tokens ``<v:value> <l:level>``; a **planted asymmetry** makes
 the negative-level training texts of some values weak (only "slightly" opposing), so a working measurement
 protocol must find a muted negative steering effect for exactly those values. That validates the pipeline; it
@@ -24,7 +25,8 @@ from .synthetic import MODIFIERS, generate_corpus, level_of
 from .taxonomy import DEFINITIONS
 
 __all__ = ["LEVEL_WORDS", "strength_prompt", "user_text_prompt", "profile_prompt", "is_refusal", "steering_corpus",
-           "SteeringLM", "train_steering_lm", "steer", "delta_table", "asymmetry", "control_prefix"]
+           "SteeringLM", "train_steering_lm", "steer", "delta_table", "asymmetry", "control_prefix",
+           "CompositionFit", "composition_slopes"]
 
 LEVEL_WORDS = {2: "strongly values", 1: "slightly values", -1: "slightly rejects", -2: "strongly rejects"}
 _REFUSAL = re.compile(r"\b(I can(?:no|')t|I won't|I am unable|as an AI|I'm not able)\b", re.IGNORECASE)
@@ -47,7 +49,15 @@ def user_text_prompt(examples, query: str) -> str:
 
 
 def profile_prompt(targets: dict, query: str) -> str:
-    """Multi-value profile prompt: one line per (value, level)."""
+    """Multi-value profile prompt (the paper's multi-value steering): one bullet per (value, level), each the
+    value's definition with its strength cue, then the query. ``targets`` maps value -> level in {-2, -1, 1, 2}."""
+    if not targets:
+        raise ValueError("targets is empty: give at least one value -> level")
+    for v, lv in targets.items():
+        if v not in DEFINITIONS:
+            raise ValueError(f"value={v!r} is not a steered value of the four theories")
+        if lv not in LEVEL_WORDS:
+            raise ValueError(f"level={lv!r} for {v!r} is not allowed; allowed values: -2, -1, 1, 2")
     lines = "\n".join(f"- {LEVEL_WORDS[lv]} {v}: {DEFINITIONS[v]}" for v, lv in targets.items())
     return f"Your value profile:\n{lines}\nAnswer in at most 100 words.\n{query}"
 
@@ -164,3 +174,73 @@ def asymmetry(scores: dict, value: str, level: int = 2) -> tuple[float, float]:
     a = p.mean() + n.mean() - 2 * z.mean()
     se = np.sqrt(p.var(ddof=1) / p.size + n.var(ddof=1) / n.size + 4 * z.var(ddof=1) / z.size)
     return float(a), float(se)
+
+
+@dataclasses.dataclass
+class CompositionFit:
+    """Composition slopes of one value pair (see :func:`composition_slopes`). ``targets`` (T, 2) the requested
+    levels; ``achieved`` (T, 2) the steering effects measured under the profile; ``predicted`` (T, 2) what
+    additivity predicts (each value's single-value effect at its level); ``slope``/``se`` per value over all
+    targets; ``slope_similar``/``slope_conflict`` per value over the targets whose two levels have the same /
+    opposite signs (NaN where there are none); in a conflicting target, the value with the positive level is the
+    strong anchor."""
+
+    pair: tuple
+    targets: np.ndarray
+    achieved: np.ndarray
+    predicted: np.ndarray
+    slope: np.ndarray
+    se: np.ndarray
+    slope_similar: np.ndarray
+    slope_conflict: np.ndarray
+    slope_conflict_anchor: float
+    slope_conflict_other: float
+
+
+def _slope(x, y) -> tuple[float, float]:
+    """Least-squares slope through the origin of y on x and its standard error (NaN when undefined)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    sxx = float(x @ x)
+    if x.size == 0 or sxx == 0:
+        return float("nan"), float("nan")
+    b = float(x @ y) / sxx
+    se = float(np.sqrt(((y - b * x) ** 2).sum() / (x.size - 1) / sxx)) if x.size > 1 else float("nan")
+    return b, se
+
+
+def composition_slopes(pair_scores: dict, single_scores: dict, pair: tuple) -> CompositionFit:
+    """Composition slopes of multi-value steering (VALUEFLOW's composition study; our reconstruction of "the
+    slope shows additivity"). ``single_scores[(value, level)]``: evaluator scores of single-value steering, level 0
+    the unsteered default; ``pair_scores[(l1, l2)] = (scores of value 1, scores of value 2)`` under the profile
+    asking value 1 at l1 and value 2 at l2. The achieved effect of a value is its mean score under the profile
+    minus its default mean; additivity predicts its single-value effect at the same level. Each value's slope is
+    the least-squares slope (through the origin) of achieved on predicted effects: 1 when composing leaves every
+    effect as it was, below 1 when it attenuates; in conflicting targets (levels of opposite signs), strong-anchor
+    dominance is a slope near 1 for the positive-level value and near 0 for the other."""
+    c1, c2 = pair
+    base = [np.mean(single_scores[(c, 0)]) for c in pair]
+    single = {(c, lv): np.mean(single_scores[(c, lv)]) - b for c, b in zip(pair, base) for lv in LEVEL_WORDS
+              if (c, lv) in single_scores}
+    targets, ach, pred = [], [], []
+    for (l1, l2), (s1, s2) in sorted(pair_scores.items()):
+        for c, lv in ((c1, l1), (c2, l2)):
+            if (c, lv) not in single:
+                raise ValueError(f"single_scores has no ({c!r}, {lv}) to predict the additive effect")
+        targets.append((l1, l2))
+        ach.append((np.mean(s1) - base[0], np.mean(s2) - base[1]))
+        pred.append((single[(c1, l1)], single[(c2, l2)]))
+    if not targets:
+        raise ValueError("pair_scores is empty")
+    T, A, P = np.array(targets), np.array(ach), np.array(pred)
+    fits = [_slope(P[:, j], A[:, j]) for j in range(2)]
+    same = np.sign(T[:, 0]) == np.sign(T[:, 1])
+    sim = np.array([_slope(P[same, j], A[same, j])[0] for j in range(2)])
+    con = np.array([_slope(P[~same, j], A[~same, j])[0] for j in range(2)])
+    # pooled over conflicting targets: the value asked at a positive level (the anchor) and the other one
+    anchor_j = (T[~same, 1] > 0).astype(int)
+    rows = np.arange(anchor_j.size)
+    P_c, A_c = P[~same], A[~same]
+    anchor = _slope(P_c[rows, anchor_j], A_c[rows, anchor_j])[0]
+    other = _slope(P_c[rows, 1 - anchor_j], A_c[rows, 1 - anchor_j])[0]
+    return CompositionFit(tuple(pair), T, A, P, np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
+                          sim, con, anchor, other)
