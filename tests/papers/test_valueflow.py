@@ -400,6 +400,102 @@ def test_profile_prompt_lists_every_target_and_refuses_bad_ones():
         vf.profile_prompt({"greed": 1}, "q")
 
 
+# ------------------------------------------------------------------------------------------------ off-by-default backends
+def _stub_reply(body):
+    """The stub server's answers (a test fixture, never a result): judge prompts get the true order of the
+    numbered texts read by the template reader (or, when asked about "care", a non-permutation); strength prompts
+    get a template sentence at the requested level; a strongly-rejecting prompt for hedonism a refusal; profile
+    prompts one sentence per listed value."""
+    import re
+
+    prompt = body["messages"][-1]["content"]
+    if prompt.startswith("Value:"):
+        if prompt.startswith("Value: care"):
+            return "[1, 1, 2]"
+        texts = re.findall(r"^\d+\. (.*)$", prompt, flags=re.M)
+        order = np.argsort(-J.TemplateReader.latent(texts), kind="stable") + 1
+        return str(order.tolist())
+    words = {"strongly values": "strongly values", "slightly values": "slightly values",
+             "slightly rejects": "slightly dismisses", "strongly rejects": "strongly dismisses"}
+    found = re.findall(r"(strongly values|slightly values|slightly rejects|strongly rejects) (\w+)", prompt)
+    if ("strongly rejects", "hedonism") in found:
+        return "I can't help with that."
+    if not found:
+        return "My neighbour mentions clean air in passing."
+    return " ".join(f"My neighbour {words[w]} {v}." for w, v in found)
+
+
+def test_endpoint_judge_and_generator_go_through_the_shared_client_to_the_stub():
+    from icmlbook.lm import ChatEndpoint
+    from tests.stub_endpoint import stub_server
+
+    with stub_server(_stub_reply) as (url, seen):
+        judge = vf.OpenAICompatibleJudge(url, "stub-judge", api_key="k")
+        assert isinstance(judge.endpoint, ChatEndpoint) and "stub-judge" in judge.backend
+        c = S.generate_corpus(12, 3, values=["benevolence"], neutral_share=0.0)
+        windows = [c.texts[i:i + 4] for i in range(0, 12, 4)]
+        kept, pos = judge.rank("benevolence", TX.DEFINITIONS["benevolence"], windows)
+        assert kept == [0, 1, 2] and judge.invalid == 0
+        for w, p in zip(windows, pos):          # positions agree with the true intensities' order
+            assert np.array_equal(p, J.positions_from_scores(J.TemplateReader.latent(w) + 1e-9 * np.arange(4)[::-1]))
+        kept, _ = judge.rank("care", TX.DEFINITIONS["care"], windows[:2])
+        assert kept == [] and judge.invalid == 2
+        assert seen[0]["model"] == "stub-judge" and seen[0]["temperature"] == 0 and seen[0]["_auth"] == "Bearer k"
+
+        gen = vf.OpenAICompatibleGenerator(url, "stub-gen", temperature=0.7)
+        texts, refusals = vf.steering_texts(gen, ["benevolence", "hedonism"], ["What now?", "And then?"])
+        assert refusals[("hedonism", -2)] == 2 and texts[("hedonism", -2)] == []
+        assert sum(refusals.values()) == 2
+        assert np.all(J.TemplateReader.latent(texts[("benevolence", 2)]) == 8)
+        assert np.all(J.TemplateReader.latent(texts[("benevolence", -1)]) == -2)
+        assert np.all(J.TemplateReader.latent(texts[("benevolence", 0)]) == 0)
+        comp, ref = vf.composition_texts(gen, ("benevolence", "care"), ["Why?"])
+        assert len(comp) == 16 and sum(ref.values()) == 0
+        assert "strongly values benevolence" in comp[(2, -1)][0] and "slightly dismisses care" in comp[(2, -1)][0]
+        assert seen[-1]["model"] == "stub-gen" and seen[-1]["temperature"] == 0.7
+        with pytest.raises(ValueError, match="k >= 2"):
+            judge.rank("care", "x", [["only one text"]])
+    with pytest.raises(ValueError, match="base_url"):
+        vf.OpenAICompatibleGenerator(None, "m")
+    with pytest.raises(ValueError, match="pair="):
+        vf.composition_texts(None, ("care", "care"), ["q"])
+
+
+def test_local_transformers_generator_on_a_tiny_random_model(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    words = ["<unk>", "<eos>", "you", "are", "a", "person", "who", "strongly", "values", "care", "rejects", "what",
+             "now", "answer", "in", "at", "most", "100", "words", "the", "kind", "of"]
+    tk = tokenizers.Tokenizer(tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tk.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tk.decoder = tokenizers.decoders.WordPiece(prefix="##")
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>",
+                                                pad_token="<eos>")
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=len(words), n_embd=32, n_layer=2,
+                                                                 n_head=4, n_positions=128))
+    model.save_pretrained(tmp_path / "tiny")
+    fast.save_pretrained(tmp_path / "tiny")
+    gen = vf.LocalTransformersGenerator(tmp_path / "tiny", max_new_tokens=6)
+    assert "tiny" in gen.backend
+    prompt = "you are a person who strongly values care what now"
+    out = gen.generate([prompt, prompt + " answer"])
+    # independent greedy decoding with the transformers model itself
+    ids = torch.tensor([fast.encode(prompt)])
+    with torch.no_grad():
+        for _ in range(6):
+            nxt = model.eval()(ids).logits[0, -1].argmax()
+            if int(nxt) == fast.eos_token_id:
+                break
+            ids = torch.cat([ids, nxt.view(1, 1)], 1)
+    assert out[0] == fast.decode(ids[0, len(fast.encode(prompt)):].tolist())
+    assert len(out) == 2 and all(isinstance(t, str) for t in out)
+    with pytest.raises(ValueError, match="max_new_tokens"):
+        vf.LocalTransformersGenerator(tmp_path / "tiny", max_new_tokens=0)
+    with pytest.raises(FileNotFoundError, match="never downloads"):
+        vf.LocalTransformersGenerator(tmp_path / "absent")
+
+
 def test_bad_inputs_name_the_problem():
     with pytest.raises(ValueError, match="theory="):
         TX.leaves_of(["nietzsche"])

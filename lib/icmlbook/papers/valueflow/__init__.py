@@ -18,11 +18,12 @@ What is a substitution or our reconstruction
     embeddings, not a fine-tuned Qwen3-Embedding-0.6B), the texts (:mod:`.synthetic`: templated, with a known
     latent intensity; the four theories in our words, :mod:`.taxonomy`), the judges (:mod:`.judges`: a
     statistical simulator, a MiniLM projection judge, a template reader; never an LLM), the generator (a small
-    GPT trained from scratch with a planted asymmetry), the database normalisation and the value-vector
+    GPT trained from scratch with a planted asymmetry; an endpoint or local-weights generator of the reader's,
+    :mod:`.generators`, is off by default and never run by the book), the database normalisation and the value-vector
     orthogonality metric (reconstructions).
 
 Modules: :mod:`.config`, :mod:`.taxonomy`, :mod:`.synthetic`, :mod:`.losses`, :mod:`.samplers`, :mod:`.hives`,
-:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
+:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.generators`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
 """
 
 from . import claims, plots, taxonomy
@@ -30,6 +31,7 @@ from .config import PRESETS, ValueflowConfig, config_for
 from .experiments import (EvaluatorStudy, HivesSeed, SimReplicate, SteeringStudy, ValueEvaluator, build_vidb,
                           evaluator_study, hives_seed, keyword_scores, score_texts, sim_replicate, steered_order,
                           steering_study, value_evaluator, text_studies, playground, sim_study)
+from .generators import LocalTransformersGenerator, OpenAICompatibleGenerator, composition_texts, steering_texts
 from .hives import STAGES, EmbeddingCache, HeadRun, ResidualHead, evaluate_embeddings, load_minilm, train_head
 from .judges import (KeywordJudge, OpenAICompatibleJudge, ProjectionJudge, SimulatedJudge, TemplateReader,
                      judge_panel, parse_permutation, positions_from_scores)
@@ -52,6 +54,7 @@ __all__ = [
     "TrueSkillScores", "rate_1vs1", "trueskill_estimate", "v_win", "w_win",
     "SimulatedJudge", "judge_panel", "ProjectionJudge", "KeywordJudge", "TemplateReader", "OpenAICompatibleJudge",
     "parse_permutation", "positions_from_scores",
+    "OpenAICompatibleGenerator", "LocalTransformersGenerator", "steering_texts", "composition_texts",
     "strength_prompt", "user_text_prompt", "profile_prompt", "is_refusal", "steering_corpus", "train_steering_lm",
     "steer", "delta_table", "asymmetry", "CompositionFit", "composition_slopes",
     "HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator", "value_evaluator",

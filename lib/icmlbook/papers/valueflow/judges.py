@@ -9,7 +9,8 @@
   texts by the projection of their MiniLM embedding on a per-value direction fitted by ridge regression on the
   database's ratings (never called an LLM judge).
 - :class:`KeywordJudge` reads only the support/oppose verb of a text (the direction-only trivial judge).
-- :class:`OpenAICompatibleJudge`: off by default; needs the reader's own endpoint and is never run by the book.
+- :class:`OpenAICompatibleJudge`: off by default; needs the reader's own endpoint (through :class:`icmlbook.lm.ChatEndpoint`)
+  and is never run by the book.
 """
 
 from __future__ import annotations
@@ -169,16 +170,19 @@ def parse_permutation(answer, k: int) -> list[int] | None:
 
 
 class OpenAICompatibleJudge:
-    """An LLM judge behind an OpenAI-compatible endpoint (off by default: the book never calls one). Asks for
-    the order of ``k`` numbered texts from most supporting to most opposing the value; answers that are not a
-    permutation are dropped and counted in ``invalid``."""
+    """An LLM judge behind an OpenAI-compatible endpoint (off by default: the book never calls one), through the
+    book's one client :class:`icmlbook.lm.ChatEndpoint`. Asks for the order of ``k`` numbered texts from most
+    supporting to most opposing the value; answers that are not a permutation are dropped and counted in
+    ``invalid``."""
 
-    def __init__(self, base_url: str | None, model: str, api_key: str = "none", timeout: float = 60.0):
+    def __init__(self, base_url: str | None, model: str, api_key: str | None = None, timeout: float = 60.0):
+        from ...lm import ChatEndpoint
+
         if not base_url:
             raise ValueError("base_url is required for the endpoint judge (the book ships no endpoint; give your own)")
-        self.base_url, self.model, self.api_key, self.timeout = base_url.rstrip("/"), model, api_key, timeout
+        self.endpoint = ChatEndpoint(base_url, model, api_key=api_key, temperature=0.0, timeout=timeout)
         self.invalid = 0
-        self.backend = f"endpoint judge ({model} at {self.base_url})"
+        self.backend = f"endpoint judge ({self.endpoint.backend})"
 
     def prompt(self, value: str, definition: str, texts) -> str:
         lines = "\n".join(f"{i + 1}. {t}" for i, t in enumerate(texts))
@@ -186,16 +190,25 @@ class OpenAICompatibleJudge:
                 f"value to the one that most strongly opposes it. Answer with a list of numbers only.\n{lines}")
 
     def rank_texts(self, value: str, definition: str, texts) -> list[int] | None:
-        import json
-        import urllib.request
-
-        body = json.dumps({"model": self.model, "temperature": 0, "messages": [
-            {"role": "user", "content": self.prompt(value, definition, texts)}]}).encode()
-        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=body, headers={
-            "Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"})
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-            answer = json.loads(resp.read())["choices"][0]["message"]["content"]
-        perm = parse_permutation(answer, len(texts))
+        """The judge's order (1-based text numbers, most supporting first), or None (dropped, counted)."""
+        perm = parse_permutation(self.endpoint.complete(self.prompt(value, definition, texts)), len(texts))
         if perm is None:
             self.invalid += 1
         return perm
+
+    def rank(self, value: str, definition: str, windows) -> tuple[list[int], np.ndarray]:
+        """Positions (0 = most supporting) of every window of texts that got a valid answer, the book's ranking
+        interface; returns (indices of the windows kept, positions (kept, k)). Dropped windows are counted in
+        ``invalid``."""
+        if not len(windows) or len({len(t) for t in windows}) != 1 or len(windows[0]) < 2:
+            raise ValueError(f"windows must be a non-empty list of windows of equal size k >= 2 texts; got sizes "
+                             f"{[len(t) for t in windows]}")
+        kept, rows = [], []
+        for w, texts in enumerate(windows):
+            perm = self.rank_texts(value, definition, texts)
+            if perm is not None:
+                pos = np.empty(len(texts), dtype=np.int64)
+                pos[np.asarray(perm, dtype=np.int64) - 1] = np.arange(len(texts))
+                kept.append(w)
+                rows.append(pos)
+        return kept, np.array(rows, dtype=np.int64).reshape(len(rows), len(windows[0]))
