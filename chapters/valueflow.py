@@ -298,7 +298,7 @@ def _(cfg, mo, np, plots, sims, vc):
     *Table: every estimator on the same windows at k = {cfg.k_main} (means over {len(sims)} replicate(s), range
     in brackets).*
 
-    {plots.baseline_table(sims, cfg)}
+    {plots.baseline_table(sims, cfg).replace(chr(10), chr(10) + "    ")}
 
     {check1.sentence("Claim 1")}
     """)
@@ -325,11 +325,25 @@ def _(plots, sims):
 
 
 @app.cell
-def _(cfg, mo, sims, vc):
+def _(cfg, mo, np, sims, vc, vf):
     check2 = vc.claim2_rank_vs_rate(sims, cfg)
+    _z = vf.experiments.ZSCORED
+    _zcheck = vc.claim2_rank_vs_rate(sims, cfg, arm=_z)
+    _ab = vc.claim2_rank_vs_rate(sims, cfg, arm=vf.experiments.ABSTAIN)
+    _zsay = (": this simulation does not separate ranking from rating with batch normalisation, and what ranking "
+             "adds here is scoring one item at a time." if _zcheck.passed else ".")
     mo.md(f"""
     *Figure: scores of the same items by every judge (one colour per judge) by rating (left) and by ranking
     (middle); right: across-judge variance and sign-flip rate, means over {len(sims)} replicate(s).*
+
+    Agreement between judges alone can be bought without information: a scorer that says 0 for every item
+    has no variance and no sign flips. The rule therefore also asks that ranking's error against the latent
+    intensity be lower than rating's; on the abstaining scorer it gives *{_ab.verdict}*. A rating pipeline that
+    z-scores each judge's ratings over the whole batch (which needs every judge to rate the same batch, centred
+    on the neutral point as ours is by design) reaches across-judge variance
+    {np.mean([r.var[_z] for r in sims]):.2f} and mean absolute error {np.mean([r.err[_z] for r in sims]):.2f}
+    (ranking: {np.mean([r.var["ranking"] for r in sims]):.2f} and {np.mean([r.err["ranking"] for r in sims]):.2f});
+    the same rule on that arm gives *{_zcheck.verdict}*{_zsay}
 
     {check2.sentence("Claim 2")}
     """)
@@ -411,6 +425,35 @@ def _(cfg, mo, steering, vc):
     With the MiniLM projection judge instead: {_mini.verdict}; with the keyword scorer: {_kw.verdict}.
     """)
     return (check8,)
+
+
+@app.cell
+def _(mo, vf):
+    _prompt = vf.profile_prompt({"benevolence": 2, "hedonism": -2}, "How would you spend a free Saturday?")
+    _prompt = _prompt.replace(chr(10), chr(10) + "    ")              # keep mo.md's common indentation
+    mo.md(rf"""
+    ### Multi-value steering and composition slopes (claim 7: not run here)
+
+    The paper also asks a model for several values at once, as a *value profile*, one bullet per value and
+    level; the profile that the library builds for benevolence at +2 and hedonism at −2 reads
+
+    ```text
+    {_prompt}
+    ```
+
+    For a pair $(c_1,c_2)$ asked at levels $(\ell_1,\ell_2)$, the effect achieved on each value,
+    $\Delta_{{c_i}}(\ell_1,\ell_2)=\bar I_{{c_i}}(\ell_1,\ell_2)-\bar I_{{c_i,0}}$, is set against what additivity
+    predicts, that value's single-value effect $\Delta_{{c_i,\ell_i}}$. The **composition slope** of $c_i$ is the
+    least-squares slope (through the origin) of achieved on predicted effects over the 16 targets: 1 when
+    composing leaves each effect as it was, below 1 when it attenuates. In conflicting targets (levels of
+    opposite signs), the paper's strong-anchor dominance is a slope near 1 for the value asked at a positive
+    level and near 0 for the other (our reading of "the slope shows additivity"; `composition_slopes` in the
+    library). Our small model was trained on one value per text, so a profile is outside what it has seen:
+    the composition study needs an instruction-following model. The library has two generators for a
+    reader's own model, both off by default and never run by this book: one behind an OpenAI-compatible
+    endpoint and one for a causal LM saved in a local folder.
+    """)
+    return
 
 
 @app.cell
@@ -498,13 +541,16 @@ def _(cfg, mo):
       evidence about LLM judges; the paper's 85.3 % human agreement and its variance and sign-flip numbers are
       quoted, never compared.
     - **Generator.** The paper steers ten LLMs with persona prompts; we train a small GPT on control tokens.
-      The prompt builders (strength cue, user texts, value profile) are implemented for a reader's own model but
-      not run. The composition study and OpinionQA profiling are not run (C7, P3), and the library has no
-      composition-slope or profiling code yet.
+      The prompt builders (strength cue, user texts, value profile), the composition slopes and two generators
+      for a reader's own model (an OpenAI-compatible endpoint, a local causal LM) are implemented but not run:
+      the composition study (C7) needs such a model.
+    - **OpinionQA.** The profiling study (P3) needs the OpinionQA survey data, which is not available offline
+      here (the book ships no copy and fetches nothing at run time), and LLMs; the library does not implement
+      the profile-construction formulas of that study.
     - **Baselines and backends.** TrueSkill is our own implementation with sequential pairwise updates against
       fixed anchors (not the factor-graph update of a ranked list, and not the `trueskill` package); the full
       Plackett–Luce refit that includes the new item is not run as a baseline. The endpoint judge is implemented
-      but never called, and there is no endpoint or local-weights generator yet.
+      but never called.
     - **Reconstructions.** The database normalisation (neutral texts at 0, each side scaled so its 1st / 99th
       percentile is ∓10 / ±10), the value-vector orthogonality metric, the cross-theory retrieval metric and the
       decision thresholds (fixed in the config before the run) are ours.

@@ -613,6 +613,13 @@ def _c2_rating_twice():
     return claims.claim2_rank_vs_rate(reps, cfg, arm="rating (second draw)")
 
 
+@claim_case("valueflow", "C2", "not reproduced", trivial="an abstaining scorer (every judge says 0 for every item: "
+            "no variance, no sign flips, no information)")
+def _c2_abstain():
+    reps, cfg = _sims()
+    return claims.claim2_rank_vs_rate(reps, cfg, arm=vf.experiments.ABSTAIN)
+
+
 # ------------------------------------------------------------------------------------------------ C3-C5 worlds
 def _summ(n, rng, rank_gain, corr_gain, gap, cross2, cross1, flat=True):
     """HiVES summaries with the spread of the default runs (sd 0.005 ranking, 0.02 correlation, 0.02 gap,

@@ -140,10 +140,13 @@ def claim1_recovery(reps, cfg: ValueflowConfig, method: str = "anchored PL") -> 
               "with simulated judges).",
     rule=f"{_PCT} t intervals over simulation replicates, judges with random monotone distortions, offsets and "
          f"noise, equal judge calls (m windows against m ratings averaged): the ratio of across-judge variances "
-         f"(ranking / rating) has its upper end < {_T['var_ratio_max']:g}, and the drop in the sign-flip rate "
-         f"(rating − ranking) its lower end > {_T['flip_gain_min']:g}; against when an interval lies wholly on the "
-         "far side",
-    rejects="a second rating pipeline in place of ranking (variance ratio ≈ 1, no drop in sign flips)",
+         f"(ranking / rating) has its upper end < {_T['var_ratio_max']:g}, the drop in the sign-flip rate "
+         f"(rating − ranking) its lower end > {_T['flip_gain_min']:g}, and the drop in mean absolute error against "
+         f"the latent intensity (rating − ranking, consistency must not be bought with accuracy) its lower end > "
+         f"{_T['err_gain_min']:g}; against when an interval lies wholly on the far side",
+    rejects="a second rating pipeline in place of ranking (variance ratio ≈ 1, no drop in sign flips); an "
+            "abstaining scorer that says 0 for every item (no variance and no sign flips, but no information: its "
+            "error is larger than rating's)",
     paper=f"{_PAGE} mean variance 12.6 → 2.1, sign-flip rate 48 % → 29 % (LLM judges; not compared)",
 )
 def claim2_rank_vs_rate(reps, cfg: ValueflowConfig, arm: str = "ranking") -> ClaimCheck:
@@ -153,12 +156,15 @@ def claim2_rank_vs_rate(reps, cfg: ValueflowConfig, arm: str = "ranking") -> Cla
         raise ValueError("reps is empty: the rule needs at least one replicate")
     ratio = [r.var[arm] / r.var["rating"] for r in reps]
     drop = [r.flip["rating"] - r.flip[arm] for r in reps]
+    err = [r.err["rating"] - r.err[arm] for r in reps]
     parts = [_t_part("variance ratio", ratio, _T["var_ratio_max"], side="upper"),
-             _t_part("sign-flip drop", drop, _T["flip_gain_min"])]
+             _t_part("sign-flip drop", drop, _T["flip_gain_min"]),
+             _t_part("error drop", err, _T["err_gain_min"], fmt=".2f")]
     extra = (f"{arm}: variance {np.mean([r.var[arm] for r in reps]):.2f} vs rating "
              f"{np.mean([r.var['rating'] for r in reps]):.2f}; sign flips {np.mean([r.flip[arm] for r in reps]):.0%} "
-             f"vs {np.mean([r.flip['rating'] for r in reps]):.0%}")
-    return _combine(parts, {"ratio": np.array(ratio), "drop": np.array(drop)}, extra)
+             f"vs {np.mean([r.flip['rating'] for r in reps]):.0%}; mean absolute error "
+             f"{np.mean([r.err[arm] for r in reps]):.2f} vs {np.mean([r.err['rating'] for r in reps]):.2f}")
+    return _combine(parts, {"ratio": np.array(ratio), "drop": np.array(drop), "err_drop": np.array(err)}, extra)
 
 
 # ------------------------------------------------------------------------------------------------ HiVES rows

@@ -25,7 +25,7 @@ from ...runtime.profiles import Float, Int, IntGrid, OneOf, PositiveFloat, Profi
 __all__ = ["PRESETS", "ValueflowConfig", "config_for", "THRESHOLD_FIELDS"]
 
 #: the config fields that are decision thresholds (fixed before the run)
-THRESHOLD_FIELDS = ("ci_level", "rho_min", "mae_max", "m_gain_min", "var_ratio_max", "flip_gain_min",
+THRESHOLD_FIELDS = ("ci_level", "rho_min", "mae_max", "m_gain_min", "var_ratio_max", "flip_gain_min", "err_gain_min",
                     "rank_gain_min", "corr_gain_min", "dir_gap_min", "cross_gain_min", "bin_step_min",
                     "asym_min", "plateau_extend", "plateau_share")
 
@@ -53,7 +53,7 @@ class ValueflowConfig(ProfileConfig):
         lm_values: values of the corpus; planted: how many of them get the planted asymmetry; lm_texts: texts per
         (value, level); lm_steps, lm_batch, lm_lr, lm_layers, lm_width; n_gen: generations per (value, level).
     Thresholds (fixed before the run; see :mod:`.claims`)
-        ci_level; rho_min, mae_max, m_gain_min (C1); var_ratio_max, flip_gain_min (C2); rank_gain_min,
+        ci_level; rho_min, mae_max, m_gain_min (C1); var_ratio_max, flip_gain_min, err_gain_min (C2); rank_gain_min,
         corr_gain_min (C3); dir_gap_min (C4); cross_gain_min (C5); bin_step_min (C6); asym_min (C8);
         plateau_extend, plateau_share (rule 10).
     """
@@ -109,6 +109,7 @@ class ValueflowConfig(ProfileConfig):
     m_gain_min: Float(ge=0) = 0.0
     var_ratio_max: Float(gt=0, lt=1) = 0.5
     flip_gain_min: Float(ge=0) = 0.05
+    err_gain_min: Float(ge=0) = 0.0
     rank_gain_min: PositiveFloat = 0.02
     corr_gain_min: PositiveFloat = 0.05
     dir_gap_min: PositiveFloat = 0.25

@@ -24,6 +24,9 @@ __all__ = ["HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vi
            "steered_order", "score_texts", "keyword_scores", "text_studies", "playground", "sim_study"]
 
 TRAIN_SUBJECTS = tuple(range(9))
+#: names of the two extra arms of the ranking-vs-rating comparison
+ABSTAIN = "abstaining (0 for every item)"
+ZSCORED = "rating z-scored per judge over the batch"
 
 
 def steered_order() -> list[str]:
@@ -108,8 +111,12 @@ class SimReplicate:
     estimator and its baselines (mean rank, Bradley-Terry, TrueSkill on the same windows; direct rating) against
     the latent truth (one judge); "anchors only" is the mean intensity of the
     anchors an item was shown (an estimator that ignores the judge's answers). Ranking vs rating: per-item across-judge
-    variance and sign-flip rate of anchored scores, of direct ratings (averaged over m prompts), and of a second
-    independent set of direct ratings (the trivial arm). ``vidb_mae``/``vidb_rho``: the database's own error."""
+    variance and sign-flip rate of anchored scores, of direct ratings (averaged over m prompts), of a second
+    independent set of direct ratings (the trivial arm), of an abstaining scorer (0 for every item: no variance,
+    no sign flips, no information) and of direct ratings z-scored per judge over the whole batch (then put back on
+    the pooled mean and spread; it needs every judge to rate the same batch, which single-item scoring does not
+    have); ``err[arm]`` the mean absolute error of an arm's scores against the latent, over judges and items.
+    ``vidb_mae``/``vidb_rho``: the database's own error."""
 
     seed: int
     spearman: dict
@@ -117,6 +124,7 @@ class SimReplicate:
     temp: dict
     var: dict
     flip: dict
+    err: dict
     vidb_rho: float
     vidb_mae: float
     fallback: int
@@ -166,13 +174,18 @@ def sim_replicate(cfg: ValueflowConfig, seed: int) -> SimReplicate:
         rank_s.append(pl.anchored_estimate(pos, aI, cfg.temperature).estimate)
         rate_s.append(j.rate(np.repeat(q[:, None], cfg.m_main, 1), rng).mean(1))
         rate2_s.append(j.rate(np.repeat(q[:, None], cfg.m_main, 1), rng).mean(1))
-    var, flip = {}, {}
-    for name, s in (("ranking", rank_s), ("rating", rate_s), ("rating (second draw)", rate2_s)):
-        var[name], flip[name] = _spread(np.array(s))
+    rate_a = np.array(rate_s)
+    zs = (rate_a - rate_a.mean(1, keepdims=True)) / np.maximum(rate_a.std(1, keepdims=True), 1e-12)
+    arms = {"ranking": np.array(rank_s), "rating": rate_a, "rating (second draw)": np.array(rate2_s),
+            ABSTAIN: np.zeros_like(rate_a), ZSCORED: zs * rate_a.std() + rate_a.mean()}
+    var, flip, err = {}, {}, {}
+    for name, s in arms.items():
+        var[name], flip[name] = _spread(s)
+        err[name] = float(np.abs(s - q).mean())
     example = {"latent": q[:80], "ranking": np.array(rank_s)[:, :80], "rating": np.array(rate_s)[:, :80],
                "gammas": [j.gamma for j in judges], "offsets": [j.offset for j in judges],
                "pool_latent": pool_latent, "pool_I": pool_I}
-    return SimReplicate(seed, rho, mae, temp, var, flip, float(spearmanr(pool_I, pool_latent)[0]),
+    return SimReplicate(seed, rho, mae, temp, var, flip, err, float(spearmanr(pool_I, pool_latent)[0]),
                         float(np.abs(pool_I - pool_latent).mean()), fallback, example)
 
 
