@@ -280,7 +280,7 @@ def _(cfg, plots, sims):
 
 
 @app.cell
-def _(cfg, mo, np, plots, sims, vc):
+def _(cfg, mo, np, sims, vc):
     check1 = vc.claim1_recovery(sims, cfg)
     _t = {t: np.mean([r.temp[t][1] for r in sims]) for t in sims[0].temp}
     _d = {m: np.mean([r.mae[m][(cfg.k_main, cfg.m_main)] for r in sims]) for m in sims[0].mae}
@@ -295,14 +295,16 @@ def _(cfg, mo, np, plots, sims, vc):
     scale distortion it carries and the ranking estimators do not (claim 2 compares across judges). Temperature
     ablation (anchor utilities $I_a/s$): MAE {', '.join(f's = {t:g}: {v:.2f}' for t, v in _t.items())}.
 
-    *Table: every estimator on the same windows at k = {cfg.k_main} (means over {len(sims)} replicate(s), range
-    in brackets).*
-
-    {plots.baseline_table(sims, cfg).replace(chr(10), chr(10) + "    ")}
-
     {check1.sentence("Claim 1")}
     """)
     return (check1,)
+
+
+@app.cell
+def _(cfg, mo, plots, sims):
+    mo.md(f"*Table: every estimator on the same windows at k = {cfg.k_main} (means over {len(sims)} replicate(s), "
+          "range in brackets).*\n\n" + plots.baseline_table(sims, cfg))
+    return
 
 
 @app.cell
@@ -428,22 +430,29 @@ def _(cfg, mo, steering, vc):
 
 
 @app.cell
-def _(mo, vf):
-    _prompt = vf.profile_prompt({"benevolence": 2, "hedonism": -2}, "How would you spend a free Saturday?")
-    _prompt = _prompt.replace(chr(10), chr(10) + "    ")              # keep mo.md's common indentation
-    mo.md(rf"""
+def _(mo):
+    mo.md(r"""
     ### Multi-value steering and composition slopes (claim 7: not run here)
 
     The paper also asks a model for several values at once, as a *value profile*, one bullet per value and
-    level; the profile that the library builds for benevolence at +2 and hedonism at −2 reads
+    level. The profile that the library builds for benevolence at +2 and hedonism at −2 reads:
+    """)
+    return
 
-    ```text
-    {_prompt}
-    ```
 
+@app.cell
+def _(mo, vf):
+    mo.md("```text\n" + vf.profile_prompt({"benevolence": 2, "hedonism": -2}, "How would you spend a free Saturday?")
+          + "\n```")
+    return
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
     For a pair $(c_1,c_2)$ asked at levels $(\ell_1,\ell_2)$, the effect achieved on each value,
-    $\Delta_{{c_i}}(\ell_1,\ell_2)=\bar I_{{c_i}}(\ell_1,\ell_2)-\bar I_{{c_i,0}}$, is set against what additivity
-    predicts, that value's single-value effect $\Delta_{{c_i,\ell_i}}$. The **composition slope** of $c_i$ is the
+    $\Delta_{c_i}(\ell_1,\ell_2)=\bar I_{c_i}(\ell_1,\ell_2)-\bar I_{c_i,0}$, is set against what additivity
+    predicts, that value's single-value effect $\Delta_{c_i,\ell_i}$. The **composition slope** of $c_i$ is the
     least-squares slope (through the origin) of achieved on predicted effects over the 16 targets: 1 when
     composing leaves each effect as it was, below 1 when it attenuates. In conflicting targets (levels of
     opposite signs), the paper's strong-anchor dominance is a slope near 1 for the value asked at a positive
