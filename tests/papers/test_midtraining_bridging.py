@@ -72,6 +72,61 @@ def test_similarity_study_ngram_part_by_hand():
     assert res.pa("x", "y", general="y") == pytest.approx(res.dist("y", "y") - res.dist("x", "y"))
 
 
+_PROSE_A = ["The committee met on Tuesday to discuss the budget for the new library building.",
+            "Several members argued that the reading rooms should stay open later in the evening.",
+            "The librarian explained how the old catalogue would be moved to the new shelves."]
+_PROSE_B = ["On Friday the council talked about funding for the town's public library.",
+            "Residents asked for longer opening hours so that students could study at night.",
+            "A volunteer described how books would be carried to the new building."]
+_CODE = ["def add(a, b):\n    return a + b\n", "for i in range(10):\n    total += i * i\n",
+         "class Stack:\n    def push(self, x):\n        self.items.append(x)\n"]
+
+
+@functools.lru_cache(maxsize=1)
+def _minilm():
+    return R.encoder(None)
+
+
+def test_minilm_similarity_independent_checks():
+    enc = _minilm()
+    corp = {"a": _PROSE_A, "b": _PROSE_B, "code": _CODE, "a_again": list(_PROSE_A)}
+    res = S.similarity_study(corp, chars=400, n_max=4, lsa_dim=2, n_blocks=1, n_boot=5, seed=0,
+                             embedders=("minilm", "lsa"), encoder=enc, chunk_chars=120)
+    assert res.embedder == "minilm" and res.embedders == ("minilm", "lsa")
+    # identical corpora: every cosine is 1
+    ia, iz = res.index("a"), res.index("a_again")
+    assert res.emb[ia, iz] == pytest.approx(1.0, abs=1e-6) and res.sim[ia, iz] == pytest.approx(1.0, abs=1e-6)
+    # the centroid cosine by hand from the encoder's own output on the same chunks (one block per corpus)
+    blocks = {k: S.corpus_blocks(v, 400, 1, 0) for k, v in corp.items()}
+    E = {k: enc.encode(S.chunks(b[0][:400], 120), max_length=128) for k, b in blocks.items()}  # emb_chars = chars
+    for x, y in (("a", "b"), ("a", "code"), ("b", "code")):
+        a, b = E[x].mean(0), E[y].mean(0)
+        assert res.emb[res.index(x), res.index(y)] == pytest.approx(a @ b / np.linalg.norm(a) / np.linalg.norm(b), abs=1e-5)
+        assert S.centroid_cosine(E[x][::-1], E[y]) == pytest.approx(res.emb[res.index(x), res.index(y)], abs=1e-5)
+    # a real encoder: two prose samples on one topic are closer than prose and code (MiniLM), by a clear margin
+    assert res.emb[ia, res.index("b")] > res.emb[ia, res.index("code")] + 0.2
+    # the combined distance is its formula, for both substitutes
+    for name in ("minilm", "lsa"):
+        r = res.with_embedder(name)
+        assert r.embedder == name
+        np.testing.assert_allclose(r.sim, 0.5 * r.emb + 0.5 * r.ngram, atol=1e-12)
+        assert r.dist("a", "code") == pytest.approx(1 - 0.5 * (r.emb[ia, 2] + r.ngram[ia, 2]), abs=1e-12)
+        assert r.pa("b", "code", general="a") == pytest.approx(r.dist("a", "code") - r.dist("b", "code"), abs=1e-12)
+    assert not np.allclose(res.emb, res.with_embedder("lsa").emb)
+    # invariance to the order of the corpora
+    rev = S.similarity_study(dict(reversed(list(corp.items()))), chars=400, n_max=4, lsa_dim=2, n_blocks=1, n_boot=5,
+                             seed=0, embedders=("minilm",), encoder=enc, chunk_chars=120)
+    for x in corp:
+        for y in corp:
+            assert rev.sim[rev.index(x), rev.index(y)] == pytest.approx(res.sim[res.index(x), res.index(y)], abs=1e-5)
+    with pytest.raises(ValueError, match="no encoder"):
+        S.similarity_study(corp, 400, embedders=("minilm",))
+    with pytest.raises(ValueError, match="embedders=\\('qwen',\\)"):
+        S.similarity_study(corp, 400, embedders=("qwen",))
+    with pytest.raises(ValueError, match="embedder='qwen'"):
+        res.with_embedder("qwen")
+
+
 def test_pa_from_the_transcribed_matrix():
     # the dossier's arithmetic on the paper's transcribed similarities
     assert S.paper_pa("StarCoder", "PyCode") == pytest.approx(0.425, abs=1e-9)
@@ -139,6 +194,52 @@ def test_branch_and_config_errors():
         R.sft(MICRO, w, {}, "poetry_sft", 0)
     with pytest.raises(ValueError, match="profile"):
         mb.config_for("huge")
+    with pytest.raises(ValueError, match="t0=3 is not allowed for mix0"):
+        R.Branch("mix0", "code", 3, 0.2)
+    with pytest.raises(ValueError, match="t0=0 is not allowed for mid"):
+        R.Branch("mid", "code", 0, 0.2)
+    with pytest.raises(ValueError, match="kind='sft'"):
+        R.Branch("sft", "code", 3, 0.2)
+
+
+def test_user_shards_full_profile_path(tmp_path):
+    import json
+
+    with pytest.raises(ValueError, match="data_dir="):
+        mb.config_for("full", data_dir=str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="embedding_dir="):
+        mb.config_for("full", embedding_dir=str(tmp_path / "missing"))
+    assert mb.config_for("full").data_dir is None and mb.config_for("default").data_dir is None
+    g = np.random.default_rng(0)
+    words = ["alpha", "beta", "gamma", "delta", "river", "stone", "light", "paper"]
+    shards = {"general": [" ".join(g.choice(words, 12)) + "." for _ in range(30)],
+              "code": [f"def f{i}(x):\n    return x + {i}\n" for i in range(10)],
+              "math": [f"{i} + {i} = {2 * i}." for i in range(10)],
+              "code_sft": [f"# add {i}\ndef g{i}(y):\n    return y * {i}\n" for i in range(20)],
+              "math_sft": [f"Question: {i} + 1? Answer: {i + 1}." for i in range(20)],
+              "general_sft": [f"Explain {w}. " + " ".join(g.choice(words, 6)) for w in words * 3]}
+    for role, texts in shards.items():
+        if role != "math_sft":
+            (tmp_path / f"{role}.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in texts) + "\n")
+    cfg_kw = dict(n_layer=1, d_model=16, n_head=1, vocab_size=300, steps=10, batch=2, seq_len=8, warmup=1,
+                  t0_main=5, grid_t0=(3, 6), eval_every=5, n_eval_rows=4, sft_steps=4, sft_eval_every=2,
+                  n_sft_train=8, n_sft_val=8, n_general_val=8, sim_chars=300, sim_boot=10, n_seeds=1, device="cpu")
+    with pytest.raises(ValueError, match="holds no math_sft.jsonl"):
+        D.load_shards(tmp_path, 8, 8, 8)
+    (tmp_path / "math_sft.jsonl").write_text("\n".join(json.dumps({"text": t}) for t in shards["math_sft"]))
+    cfg = mb.config_for("full", data_dir=str(tmp_path), **cfg_kw)
+    world = R.build_world(cfg, 0)
+    c = world.corpora
+    assert sorted(c.general_train + c.general_val) == sorted(shards["general"])
+    assert c.mid["code"] == tuple(shards["code"]) and set(c.sft_val["code_sft"]) <= set(shards["code_sft"])
+    assert len(c.sft_train["math_sft"]) == 8 and len(c.sft_val["math_sft"]) == 8
+    runs = R.prefix_and_branches(cfg, world, 0, [R.Branch("mid", "code", 5, 0.5)])
+    assert runs["mid/code/t0=5/w=0.5/cosine"].tokens["code"] == int(0.5 * 2 * 5 * 8)
+    with pytest.raises(ValueError, match="n_sft_train \\+ n_sft_val = 30"):
+        D.load_shards(tmp_path, 20, 10, 8)
+    (tmp_path / "code.jsonl").write_text('{"txt": 1}\n')
+    with pytest.raises(ValueError, match="code.jsonl line 1"):
+        D.load_shards(tmp_path, 8, 8, 8)
 
 
 # ------------------------------------------------------------------------------------------------ resume
@@ -178,6 +279,21 @@ def test_branch_with_w0_equals_the_straight_run(tmp_path, monkeypatch):
     assert mid.own_tokens == MICRO.batch * (MICRO.steps - 12) * MICRO.seq_len
     k = int(np.searchsorted(mid.steps, 12)) + 1
     np.testing.assert_array_equal(mid.general_loss[:k], straight.general_loss[:k])
+
+
+def test_mixture_from_step_0_anchor():
+    world = R.build_world(MICRO, 0)
+    b = R.Branch("mix0", "code", 0, 0.25)
+    runs = R.prefix_and_branches(MICRO, world, 0, [b])
+    mix, base = runs[b.key], runs["base/cosine"]
+    # the whole run is mixed: exact code rows from step 0, the same total budget as the general-only run
+    assert mix.tokens["code"] == int(0.25 * MICRO.batch * MICRO.steps * MICRO.seq_len)
+    assert mix.own_tokens == base.own_tokens == MICRO.batch * MICRO.steps * MICRO.seq_len
+    # same initialisation (equal loss before the first update), then apart
+    assert mix.general_loss[0] == base.general_loss[0]
+    assert not np.allclose(mix.general_loss[1:], base.general_loss[1:])
+    plan = R.branch_plan(MICRO)
+    assert {k for k in plan if k.startswith("mix0/")} == {"mix0/code/w=0.2/cosine", "mix0/math/w=0.2/cosine"}
 
 
 # ------------------------------------------------------------------------------------------------ analysis

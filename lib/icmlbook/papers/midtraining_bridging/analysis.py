@@ -97,6 +97,10 @@ class Study:
     def cpt_key(self, domain: str, t0: int | None = None, schedule: str = "cosine") -> str:
         return Branch("cpt", domain, self.cfg.t0_main if t0 is None else t0, schedule=schedule).key
 
+    def mix0_key(self, domain: str, w: float | None = None, schedule: str = "cosine") -> str:
+        """The mixture-from-step-0 anchor of ``domain`` (weight ``w_main`` by default)."""
+        return Branch("mix0", domain, 0, self.cfg.w_main if w is None else w, schedule).key
+
     @staticmethod
     def base_key(schedule: str = "cosine") -> str:
         return Branch("base", schedule=schedule).key
@@ -126,8 +130,10 @@ class Study:
         runs = [r.sft[(key, target)] for r in self.replicates]
         return runs[0].steps, np.stack([s.sft_loss for s in runs])
 
-    def ri(self, key: str, target: str, schedule: str = "cosine") -> np.ndarray:
-        return ri(self.sft_final(self.base_key(schedule), target), self.sft_final(key, target))
+    def ri(self, key: str, target: str, schedule: str = "cosine", base_target: str | None = None) -> np.ndarray:
+        """RI of the SFT run (``key``, ``target``) over the general-only model's SFT run on ``base_target``
+        (default ``target``; the replay anchor ``code_sft+replay`` is compared with plain ``code_sft``)."""
+        return ri(self.sft_final(self.base_key(schedule), base_target or target), self.sft_final(key, target))
 
     # -- similarity --
     def pa(self, domain: str, target: str) -> np.ndarray:

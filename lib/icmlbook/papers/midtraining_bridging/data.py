@@ -43,7 +43,7 @@ from ...lm.corpora import _module_files, stdlib_corpus, stdlib_dir
 
 __all__ = ["GENERAL_MODULES", "CODE_MID_MODULES", "CODE_SFT_MODULES", "GENERAL_SFT_MODULES", "DOMAINS", "TARGETS",
            "check_disjoint", "docstrings", "code_sft_pairs", "general_sft_pairs", "math_worked", "math_word",
-           "Corpora", "build_corpora", "make_tokenizer"]
+           "Corpora", "build_corpora", "make_tokenizer", "SHARD_ROLES", "load_shards"]
 
 #: general text: the docstrings of these modules (English prose)
 GENERAL_MODULES: tuple[str, ...] = (
@@ -333,6 +333,58 @@ def build_corpora(n_math_mid: int, n_sft_train: int, n_sft_val: int, n_general_v
     sha = {"general": _sha(general), "code": code.sha256, "math": _sha(mid["math"])}
     sha.update({k: _sha(v) for k, v in pools.items()})
     return Corpora(g_train, g_val, mid, sft_train, sft_val, sha)
+
+
+#: the files a user data folder holds (``full`` profile): one JSON object per line with a ``text`` field
+SHARD_ROLES: tuple[str, ...] = ("general", "code", "math", "code_sft", "math_sft", "general_sft")
+
+
+def load_shards(data_dir, n_sft_train: int, n_sft_val: int, n_general_val: int, seed: int = 0,
+                max_texts: int | None = None) -> Corpora:
+    """The corpora of every role read from the reader's local shards (the ``full`` profile's ``data_dir``; nothing
+    is downloaded): ``<data_dir>/<role>.jsonl`` for each role of :data:`SHARD_ROLES` (C4, StarCoder, a math mix,
+    PyCode, GSM8K, a general SFT set in the paper's design), one JSON object per line with a ``text`` field.
+    Split by ``seed`` as :func:`build_corpora` does; ``max_texts`` reads at most that many lines per file."""
+    import json
+    from pathlib import Path
+
+    root = Path(data_dir).expanduser()
+    if not root.is_dir():
+        raise ValueError(f"data_dir={str(data_dir)!r} is not allowed; the directory does not exist")
+    texts: dict[str, list[str]] = {}
+    for role in SHARD_ROLES:
+        path = root / f"{role}.jsonl"
+        if not path.is_file():
+            raise ValueError(f"data_dir={str(data_dir)!r} holds no {role}.jsonl; a user data folder needs "
+                             f"{', '.join(r + '.jsonl' for r in SHARD_ROLES)}")
+        out = []
+        with path.open(encoding="utf-8") as fh:
+            for i, line in enumerate(fh):
+                if max_texts is not None and len(out) >= max_texts:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    t = json.loads(line)["text"]
+                except (json.JSONDecodeError, KeyError, TypeError) as err:
+                    raise ValueError(f"{path} line {i + 1} is not a JSON object with a 'text' field") from err
+                if isinstance(t, str) and t.strip():
+                    out.append(t)
+        _nonempty(f"{role} ({path})", out)
+        texts[role] = out
+    g_train, g_val = _split(texts["general"], n_general_val, seed, 1)
+    if not g_train:
+        raise ValueError(f"general.jsonl holds {len(texts['general'])} texts; n_general_val = {n_general_val} "
+                         "leaves none for training")
+    sft_train, sft_val = {}, {}
+    for k in TARGETS:
+        if len(texts[k]) < n_sft_train + n_sft_val:
+            raise ValueError(f"the {k} shard holds {len(texts[k])} texts; n_sft_train + n_sft_val = "
+                             f"{n_sft_train + n_sft_val} asked")
+        tr, va = _split(texts[k], n_sft_val, seed, 2 + len(k))
+        sft_train[k], sft_val[k] = tr[:n_sft_train], va
+    mid = {"code": tuple(texts["code"]), "math": tuple(texts["math"])}
+    return Corpora(g_train, g_val, mid, sft_train, sft_val, {k: _sha(v) for k, v in texts.items()})
 
 
 def tokenizer_sample(corpora: Corpora, chars_per_role: int = 200_000) -> list[str]:

@@ -59,14 +59,17 @@ def similarity_figure(sim: SimilarityResult):
 
 
 def general_loss_figure(study: Study, domain: str = "code"):
-    """General validation loss along pretraining: general-only, midtraining and CPT of ``domain`` (mean and 95 %
-    interval over replicates), t0 dotted."""
+    """General validation loss along pretraining: general-only, midtraining, CPT and the mixture from step 0 of
+    ``domain`` (mean and 95 % interval over replicates), t0 dotted."""
     cfg = study.cfg
     fig, ax = new_figure(1, 1, width=7.5, height=4.2)
     ends = {}
     for key, label, c in ((study.base_key(), "general only", PALETTE[7]),
                           (study.mid_key(domain), f"midtraining ({domain}, w = {cfg.w_main:g})", PALETTE[0]),
-                          (study.cpt_key(domain), f"CPT ({domain} only)", PALETTE[3])):
+                          (study.cpt_key(domain), f"CPT ({domain} only)", PALETTE[3]),
+                          (study.mix0_key(domain), f"mixture from step 0 ({domain}, w = {cfg.w_main:g})", PALETTE[4])):
+        if key not in study.replicates[0].branches:
+            continue
         s, v = study.general_curve(key)
         m, h = _mean_ci(v)
         ax.plot(s, m, color=c, label=label)
@@ -84,27 +87,37 @@ def general_loss_figure(study: Study, domain: str = "code"):
 
 
 def ri_figure(study: Study):
-    """RI on each SFT target of midtraining on code and math (and CPT on its own target), mean and 95 % interval."""
-    fig, ax = new_figure(1, 1, width=8.5, height=4.2)
-    width = 0.25
+    """RI on each SFT target of midtraining on code and math, and on its own target of CPT, of the mixture from step
+    0 and (code only) of SFT with replay, mean and 95 % interval over replicates."""
+    fig, ax = new_figure(1, 1, width=9.5, height=4.4)
+    width = 0.16
     x = np.arange(len(D.TARGETS))
     best = ("", -np.inf)
     for i, d in enumerate(D.DOMAINS):
         vals = np.stack([study.ri(study.mid_key(d), t) for t in D.TARGETS], 1)
         m, h = _mean_ci(vals)
-        ax.bar(x + (i - 1) * width, m, width, yerr=h, color=PALETTE[i], label=f"midtraining: {d}")
+        ax.bar(x + (i - 2) * width, m, width, yerr=h, color=PALETTE[i], label=f"midtraining: {d}")
         for t, mm in zip(D.TARGETS, m):
             if mm > best[1]:
-                best = (f"{d} → {LABELS[t]}", mm)
-    cpt = [study.ri(study.cpt_key(d), f"{d}_sft") for d in D.DOMAINS]
-    m, h = _mean_ci(np.stack(cpt, 1))
-    ax.bar([D.TARGETS.index(f"{d}_sft") + width for d in D.DOMAINS], m, width, yerr=h, color=PALETTE[3],
-           label="CPT (own target)")
+                best = (f"{d} midtraining → {LABELS[t]}", mm)
+    own = [D.TARGETS.index(f"{d}_sft") for d in D.DOMAINS]
+    anchors = [("CPT (own target)", lambda d: study.cpt_key(d), PALETTE[3], 0),
+               ("mixture from step 0 (own target)", lambda d: study.mix0_key(d), PALETTE[4], 1)]
+    for label, key, c, off in anchors:
+        have = [d for d in D.DOMAINS if (key(d), f"{d}_sft") in study.replicates[0].sft]
+        if not have:
+            continue
+        m, h = _mean_ci(np.stack([study.ri(key(d), f"{d}_sft") for d in have], 1))
+        ax.bar([own[D.DOMAINS.index(d)] + off * width for d in have], m, width, yerr=h, color=c, label=label)
+    if (study.base_key(), "code_sft+replay") in study.replicates[0].sft:
+        m, h = _mean_ci(study.ri(study.base_key(), "code_sft+replay", base_target="code_sft")[:, None])
+        ax.bar([D.TARGETS.index("code_sft") + 2 * width], m, width, yerr=h, color=PALETTE[5],
+               label="general only, SFT with replay")
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(x, [LABELS[t] for t in D.TARGETS])
     ax.set_ylabel("relative improvement over general-only")
-    ax.legend()
-    ax.set_title(f"Largest mean RI: {best[0]} ({best[1]:+.3f})")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Largest mean RI of midtraining: {best[0]} ({best[1]:+.3f})")
     return fig
 
 
@@ -150,13 +163,15 @@ def grid_figure(study: Study, schedules=("cosine", "wsd")):
 
 
 def sft_curves_figure(study: Study, target: str = "code_sft"):
-    """The target's validation loss along SFT for the general-only, midtrained and CPT models (the curves the
-    plateau test reads)."""
+    """The target's validation loss along SFT for the general-only, midtrained, CPT and mixture-from-step-0 models
+    (the curves the plateau test reads)."""
     fig, ax = new_figure(1, 1, width=7, height=4)
     dom = target.split("_")[0]
     keys = [(study.base_key(), "general only", PALETTE[7])]
     if dom in D.DOMAINS:
-        keys += [(study.mid_key(dom), f"midtraining ({dom})", PALETTE[0]), (study.cpt_key(dom), f"CPT ({dom})", PALETTE[3])]
+        keys += [(study.mid_key(dom), f"midtraining ({dom})", PALETTE[0]), (study.cpt_key(dom), f"CPT ({dom})", PALETTE[3]),
+                 (study.mix0_key(dom), f"mixture from step 0 ({dom})", PALETTE[4])]
+        keys = [k for k in keys if (k[0], target) in study.replicates[0].sft]
     finals = {}
     for key, label, c in keys:
         s, v = study.sft_curves(key, target)

