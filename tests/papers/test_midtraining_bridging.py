@@ -664,6 +664,37 @@ def _c7_window():
     return claims.claim7_interaction(_grid_world(_WINDOW), CFG)
 
 
+def _dose(t0, w):
+    """A pure dose response: RI grows with the code updates w (T - t0), concave, with no timing effect."""
+    return 0.04 * np.log1p(w * (CFG.steps - t0) / 50)
+
+
+_DOSE = {(t0, w): _dose(t0, w) for t0 in (_E, _L) for w in (_LO, _HI)}
+
+
+@claim_case(SLUG, "C7", "not reproduced", alternative="a pure dose response (more code always helps; a weight buys "
+            "more tokens early)")
+def _c7_dose():
+    return claims.claim7_interaction(_grid_world(_DOSE, noise=0.001), CFG)
+
+
+@claim_case(SLUG, "C7b", "not reproduced", alternative="a pure dose response (the early start wins only by its "
+            "larger token budget)")
+def _c7b_dose():
+    return claims.claim7b_late_not_compensated(_grid_world(_DOSE, noise=0.001), CFG)
+
+
+@claim_case(SLUG, "C8", "not reproduced", alternative="a pure dose response under WSD")
+def _c8_dose():
+    return claims.claim8_wsd_control(_grid_world(_DOSE, "wsd", noise=0.001), CFG)
+
+
+def test_dose_response_passes_the_old_contrast_alone():
+    # the world the stricter parts are for: its contrast alone (the old rule) lies above the margin
+    c = _grid_world(_DOSE, noise=0.001).interaction("cosine")
+    assert claims.interval(c)[1] > CFG.interaction_min
+
+
 @claim_case(SLUG, "C7", "not reproduced", alternative="additive timing and weight effects")
 def _c7_additive():
     return claims.claim7_interaction(_grid_world(_ADDITIVE, noise=0.002), CFG)

@@ -429,21 +429,30 @@ def _interaction(study: Study, cfg: MidtrainConfig, schedule: str) -> ClaimCheck
                      for a, t0 in enumerate(cfg.grid_t0))
     best = ", ".join(f"t0 = {t0}: w = {w:g}" for t0, w in zip(cfg.grid_t0, study.best_w(schedule)))
     measured = f"{schedule}: mean RI on code SFT {rows}; best w per row {best}; interaction contrast {_fmt(*i)}"
+    full = study.grid(schedule)
+    ib = int(np.argmax(cfg.grid_t0))
+    lo, hi = int(np.argmin(cfg.grid_w)), int(np.argmax(cfg.grid_w))
+    late = full[:, ib, lo] - full[:, ib, hi]
+    li = interval(late)
+    measured += f"; late start, lowest minus highest w {_fmt(*li)}"
     guard = _grid_guard(study, schedule, _I7, measured)
     if guard is not None:
         return guard
-    return _combine({"contrast": decide_interval(i[1], i[2], _I7)}, measured, {"contrast": c, "n": c.size})
+    return _combine({"contrast": decide_interval(i[1], i[2], _I7), "late: low w - high w": decide_interval(li[1], li[2], _I7)},
+                    measured, {"contrast": c, "late": late, "n": c.size})
 
 
 @claim_rule(
     "C7",
     statement="Time of introduction and mixture weight interact (code as the case study): a high weight of code "
               "costs more (or helps less) when introduced late than when introduced early.",
-    rule=f"on the t0 x w grid of code midtraining (cosine schedule), per replicate, the contrast [RI(latest t0, "
+    rule=f"on the t0 x w grid of code midtraining (cosine schedule), per replicate, (a) the contrast [RI(latest t0, "
          f"lowest w) - RI(latest t0, highest w)] - [RI(earliest t0, lowest w) - RI(earliest t0, highest w)] on code "
-         f"SFT; its {_PCT} t-interval above {_I7:g}; {_PLATEAU}",
+         f"SFT, and (b) at the latest t0, RI(lowest w) - RI(highest w) (late introduction requires the lower weight); "
+         f"each {_PCT} t-interval above {_I7:g}, decided part by part; {_PLATEAU}",
     rejects="additive effects of timing and weight (a contrast of 0: the best weight does not depend on the start), "
-            "e.g. a weight that does nothing (the general-only model in every cell)",
+            "e.g. a weight that does nothing (the general-only model in every cell), or a pure dose response (more "
+            "code tokens always help, more so early where a weight buys more tokens: (a) passes, (b) does not)",
     paper="abstract: “time of introduction and mixture weight interact strongly such that early introduction of "
           "specialized data is amenable to high mixture weights, while late introduction requires lower ones” (v2; "
           "v1 said timing matters more than weight); grid values: not reached",
@@ -456,10 +465,13 @@ def claim7_interaction(study: Study, cfg: MidtrainConfig) -> ClaimCheck:
     "C7b",
     statement="Late introduction cannot be compensated by a higher mixture weight: the best code midtraining "
               "started late is worse than the best started early.",
-    rule=f"on the cosine grid, per replicate, max over w of RI(earliest t0, w) minus max over w of RI(latest t0, w) "
-         f"on code SFT; its {_PCT} t-interval above {_R7:g}; {_PLATEAU}",
+    rule=f"on the cosine grid, per replicate, (a) max over w of RI(earliest t0, w) minus max over w of RI(latest "
+         f"t0, w) on code SFT, and (b) the dose-matched pair: RI(earliest t0, lowest w) minus RI(latest t0, highest "
+         f"w), where the late cell has seen at least as many code tokens (w·(T - t0)) as the early one (otherwise "
+         f"the row is not testable at that profile); each {_PCT} t-interval above {_R7:g}, decided part by part; {_PLATEAU}",
     rejects="a late start that a weight can make up for (best late RI equal to best early RI), e.g. a weight and "
-            "a start that do nothing (the general-only model in every cell)",
+            "a start that do nothing (the general-only model in every cell), or a pure dose response (an early "
+            "start wins (a) only because a w <= 1 buys more tokens early; (b) compares at no fewer late tokens)",
     paper="abstract: “late introduction of specialized data outside a plasticity window cannot be compensated for "
           "by increasing data mixtures later in training”; values: not reached",
 )
@@ -469,12 +481,25 @@ def claim7b_late_not_compensated(study: Study, cfg: MidtrainConfig) -> ClaimChec
     ia, ib = int(np.argmin(cfg.grid_t0)), int(np.argmax(cfg.grid_t0))
     gap = g[:, ia].max(1) - g[:, ib].max(1)
     i = interval(gap)
+    lo, hi = int(np.argmin(cfg.grid_w)), int(np.argmax(cfg.grid_w))
+    tok_early = cfg.grid_w[lo] * (cfg.steps - cfg.grid_t0[ia])
+    tok_late = cfg.grid_w[hi] * (cfg.steps - cfg.grid_t0[ib])
+    dose = g[:, ia, lo] - g[:, ib, hi]
+    di = interval(dose)
     measured = (f"best RI at t0 = {cfg.grid_t0[ia]} {g[:, ia].max(1).mean():+.3f}, at t0 = {cfg.grid_t0[ib]} "
-                f"{g[:, ib].max(1).mean():+.3f}; early minus late {_fmt(*i)}")
+                f"{g[:, ib].max(1).mean():+.3f}; early minus late {_fmt(*i)}; dose-matched RI(t0 = {cfg.grid_t0[ia]}, "
+                f"w = {cfg.grid_w[lo]:g}) - RI(t0 = {cfg.grid_t0[ib]}, w = {cfg.grid_w[hi]:g}) {_fmt(*di)} "
+                f"(code updates {tok_early:g} against {tok_late:g})")
     guard = _grid_guard(study, "cosine", _R7, measured)
     if guard is not None:
         return guard
-    return _combine({"early - late": decide_interval(i[1], i[2], _R7)}, measured, {"gap": gap, "n": gap.size})
+    if tok_late < tok_early:
+        return ClaimCheck(measured, None, {"gap": gap, "dose": dose, "n": gap.size},
+                          reason="no dose-matched pair in this profile's grid (the late, highest-weight cell sees "
+                                 "fewer code tokens than the early, lowest-weight one)")
+    return _combine({"early - late": decide_interval(i[1], i[2], _R7),
+                     "dose-matched": decide_interval(di[1], di[2], _R7)}, measured,
+                    {"gap": gap, "dose": dose, "n": gap.size})
 
 
 @claim_rule(
@@ -482,9 +507,10 @@ def claim7b_late_not_compensated(study: Study, cfg: MidtrainConfig) -> ClaimChec
     statement="Our reconstruction of the schedule control: the timing x weight interaction persists under a WSD "
               "schedule (constant rate until the final decay), so it is not only the cosine schedule's small late "
               "learning rate.",
-    rule=f"the contrast of C7 on the same grid trained with warm-up-stable-decay (decay over the last "
-         f"{100 * MidtrainConfig().wsd_decay:g} % of T); its {_PCT} t-interval above {_I7:g}; {_PLATEAU}. Reported "
-         "either way: 'not reproduced' here means the toy's window is a learning-rate effect",
+    rule=f"the two parts of C7 (the contrast, and low w beating high w at the latest t0) on the same grid trained "
+         f"with warm-up-stable-decay (decay over the last {100 * MidtrainConfig().wsd_decay:g} % of T); each "
+         f"{_PCT} t-interval above {_I7:g}; {_PLATEAU}. Reported either way: 'not reproduced' here means the toy's "
+         "window is a learning-rate effect",
     rejects="an interaction that vanishes once the late learning rate is not small (a contrast of 0 under WSD)",
     paper="not reached (the public code has a WSD configuration; its result was not reached)",
     reconstruction=True,
