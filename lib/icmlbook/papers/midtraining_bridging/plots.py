@@ -41,7 +41,7 @@ def similarity_figure(sim: SimilarityResult):
         for j in range(len(names)):
             a.text(j, i, f"{sim.sim[i, j]:.2f}", ha="center", va="center", fontsize=8,
                    color="white" if sim.sim[i, j] < 0.6 else "black")
-    a.set_title("Ours: ½(LSA centroid cos + char n-gram cos)")
+    a.set_title(f"Ours: ½({'MiniLM-L6' if sim.embedder == 'minilm' else 'LSA'} centroid cos + char n-gram cos)")
     fig.colorbar(im, ax=a, fraction=0.046, label="similarity")
     pairs = list(PAPER_SIMILARITY)
     vals = [paper_similarity(*p) for p in pairs]
