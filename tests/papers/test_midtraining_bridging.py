@@ -435,7 +435,7 @@ def _c1_general_targets():
     res = S.similarity_study({"general": gen[:half], "code": list(c.mid["code"]), "math": list(c.mid["math"]),
                               "code_sft": gen[half:], "math_sft": gen[half:][::-1],
                               "general_sft": list(c.sft_train["general_sft"])},
-                             4000, 10, 8, 10, 30, 0, embedders=("minilm", "lsa"), encoder=_minilm())
+                             2000, 10, 8, 10, 30, 0, embedders=("minilm", "lsa"), encoder=_minilm())
     assert res.embedders == ("minilm", "lsa")
     return claims.claim1_distant_domains([res], CFG)
 
