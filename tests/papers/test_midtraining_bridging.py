@@ -644,13 +644,13 @@ MICRO_T = MICRO
 
 
 # -- C7, C7b, C8 -------------------------------------------------------------------------------------------------
-def _grid_world(ri_grid: dict, schedule="cosine", noise=0.005, n=4):
+def _grid_world(ri_grid: dict, schedule="cosine", noise=0.005, n=4, cfg=CFG):
     """ri_grid[(t0, w)] -> RI on code SFT."""
-    st0 = _study({}, n=1)
+    st0 = _study({}, n=1, cfg=cfg)
     finals = {(st0.base_key(schedule), "code_sft"): 2.0}
     for (t0, w), r in ri_grid.items():
         finals[(st0.mid_key("code", t0, w, schedule), "code_sft")] = 2.0 * (1 - r)
-    return _study(finals, noise=noise, n=n)
+    return _study(finals, noise=noise, n=n, cfg=cfg)
 
 
 _E, _L = CFG.grid_t0[0], CFG.grid_t0[-1]
@@ -687,6 +687,13 @@ def _c7b_dose():
 @claim_case(SLUG, "C8", "not reproduced", alternative="a pure dose response under WSD")
 def _c8_dose():
     return claims.claim8_wsd_control(_grid_world(_DOSE, "wsd", noise=0.001), CFG)
+
+
+def test_c7b_without_a_dose_matched_pair_is_not_testable():
+    cfg = mb.config_for("default", grid_w=(0.5, 0.6))      # late, w 0.6: 60 code updates < early, w 0.5: 150
+    g = {(_E, 0.5): 0.03, (_E, 0.6): 0.08, (_L, 0.5): 0.02, (_L, 0.6): -0.02}
+    out = claims.claim7b_late_not_compensated(_grid_world(g, cfg=cfg), cfg)
+    assert out.verdict == "not testable at this profile" and "dose-matched" in out.reason
 
 
 def test_dose_response_passes_the_old_contrast_alone():
