@@ -423,10 +423,10 @@ def test_every_claim_case_gives_its_verdict():
     from icmlbook.runtime.claims import CASES as REG
     from icmlbook.runtime.claims import case_problems, rules_for
     rules = rules_for(CH)
-    assert {r.id for r in rules if r.testable} == {"C1", "C2", "C3", "C4", "C5", "C6", "C7"}
+    assert {r.id for r in rules if r.testable} == {"C1", "C2", "C3", "C4", "C5", "C6", "C7", "L1", "L2", "L3"}
     for r in rules:
         assert case_problems(r) == [], r.id
-    assert sum(len(REG.get(r.key, [])) for r in rules) == 21
+    assert sum(len(REG.get(r.key, [])) for r in rules) == 21 + 11
 
 
 def test_structure_scan_scores_every_configuration():
@@ -438,3 +438,210 @@ def test_structure_scan_scores_every_configuration():
     i = 7
     assert scan.scores[i] == ev.evaluate(om.default_team().with_slot("str3", tuple(configs[i]))).score
     assert scan.default_rank == 1 + sum(s > scan.default_score for s in scan.scores)
+
+
+# ----------------------------------------------------------------------------------------------- arithmetic family
+from icmlbook.papers.omac_multiagent import arith as ar  # noqa: E402
+from icmlbook.training import plateau_check  # noqa: E402
+
+
+def _py_value(text: str) -> int:
+    """Python's own evaluation of one of our expressions (digits, '+' and '*' only, checked first)."""
+    assert set(text) <= set("0123456789+*") and len(text) == 5
+    return int(eval(text, {"__builtins__": {}}))   # noqa: S307 - our own 5-character arithmetic string
+
+
+def test_arith_values_pools_and_checks():
+    for p in ar.ALL_PROBLEMS[::37]:
+        assert ar.value(*p) == _py_value(ar.problem_text(*p)[:-1])
+    assert len(ar.ALL_PROBLEMS) == 3000 and ar.VALUES.max() < ar.N_ANSWERS
+    key = lambda a: {tuple(r) for r in a}  # noqa: E731
+    assert not key(ar.TRAIN_POOL) & key(ar.TASK_POOL)
+    assert key(ar.TRAIN_POOL) | key(ar.TASK_POOL) == key(ar.ALL_PROBLEMS)
+    for t in (0, 17, 90):
+        h = ar.residue_hits(t)
+        assert h[t] == 2
+        both = [a for a in range(100) if a % 3 == t % 3 and a % 2 == t % 2]
+        assert np.flatnonzero(h == 2).tolist() == both and 16 <= len(both) <= 17
+
+
+def test_arith_training_batches_are_correct_sums_with_answer_mask():
+    spec = ar.LMSpec("products", 16, 1, 10, batch=8, seed=3)
+    x, y, m = ar._batch_source(spec)(4)
+    assert x.shape == y.shape == m.shape == (8, 27)
+    for row_x, row_y, row_m in zip(x, y, m):
+        text = ar.TOKENIZER.decode(row_x.tolist() + [int(row_y[-1])])
+        probs = [p for p in text.split(";") if p]
+        assert len(probs) == 3
+        for p in probs:
+            expr, ans = p.split("=")
+            assert int(ans) == _py_value(expr) and len(ans) == 2
+        # the masked targets are exactly the answer digits
+        masked = ar.TOKENIZER.decode(row_y[row_m].tolist())
+        assert masked == "".join(p.split("=")[1] for p in probs)
+
+
+@functools.lru_cache(maxsize=1)
+def _tiny_agents() -> ar.LMAgentSet:
+    return ar.train_lm_agents(ar.model_specs(16, 1, 40, 0, batch=16))
+
+
+def test_exact_answer_distribution_matches_teacher_forced_scoring():
+    import torch
+    agents = _tiny_agents()
+    model = agents.model("general")
+    probs = ar.TASK_POOL[:6]
+    l1, l2 = ar.digit_logits(model, probs)
+    lp = ar.answer_logprobs(l1, l2, 1.0)
+    np.testing.assert_allclose(np.exp(lp).sum(1), 1.0, atol=1e-9)
+    digits = torch.tensor([ar.TOKENIZER.token_to_id(str(d)) for d in range(10)])
+    for q, p in enumerate(probs):
+        for ans in (0, 37, 90):
+            ids = torch.tensor([ar.TOKENIZER.encode(";" + ar.problem_text(*p) + f"{ans:02d}")])
+            with torch.no_grad():
+                logits = model(ids[:, :-1])[0, -2:][:, digits].double()
+            want = sum(float(torch.log_softmax(logits[k], 0)[int(f"{ans:02d}"[k])]) for k in range(2))
+            assert lp[q, ans] == pytest.approx(want, abs=1e-5)
+    # lower temperature sharpens: the argmax keeps its place and gains mass
+    cold = ar.answer_logprobs(l1, l2, 0.25)
+    assert (cold.max(1) >= lp.max(1) - 1e-12).all()
+
+
+def test_arith_neighbours_are_one_digit_edits():
+    tab = ar.make_arith_split(_tiny_agents(), 3, 2, 5).val[0]
+    for a in (0, 7, 42, 99):
+        sub = {b for b in range(100) if sum(x != y for x, y in zip(f"{a:02d}", f"{b:02d}")) == 1}
+        assert set(tab.neighbours(a, "substitute").tolist()) == sub
+        assert set(tab.neighbours(a, "substitute+delete").tolist()) == sub | {(a + 1) % 100, (a - 1) % 100}
+        assert set(tab.neighbours(a, "all").tolist()) == (sub | {(a + 1) % 100, (a - 1) % 100, int(f"{a:02d}"[::-1])}) - {a}
+
+
+def test_lm_agent_answers_by_vote_or_check_from_its_samples():
+    from icmlbook.papers.omac_multiagent.engine import agent_answer
+    split = ar.make_arith_split(_tiny_agents(), 6, 2, 9)
+    base = dict(om.dimensions._LM_DEFAULT, temperature=1.5, budget=16)
+    u = np.random.default_rng(0).random(om.engine.MAX_BUDGET)
+    for tab in split.val:
+        cdf = tab.cdf(base)
+        samples = np.minimum(np.searchsorted(cdf, u[:16], side="right"), 99)
+        vote = om.AgentSpec("G", "lm", tuple(dict(base, decode="vote").items()))
+        check = om.AgentSpec("G", "lm", tuple(dict(base, decode="check").items()))
+        vals, counts = np.unique(samples, return_counts=True)
+        got = agent_answer(vote, tab, u)
+        assert counts[vals.tolist().index(got)] == counts.max()
+        passing = [s for s in samples if tab.vis_pass[s]]
+        assert agent_answer(check, tab, u) == (passing[0] if passing else samples[np.argmax(tab.vis_hits[samples])])
+    dsl_tab = dsl.task_table(dsl.make_tasks(1, 0)[0])
+    with pytest.raises(ValueError, match="arithmetic"):
+        agent_answer(vote, dsl_tab, u)
+
+
+def test_arith_family_slots_team_and_bad_inputs():
+    team = om.default_arith_team()
+    assert team.family == "arith" and all(a.kind in ("lm", "repairer") for a in team.pool)
+    s = om.slot("fun1", "arith")
+    cfg = s.random(np.random.default_rng(1))
+    t2 = team.with_slot("fun1", cfg)
+    assert t2.pool[0].kind == "lm" and t2.pool[0].p == s.values(cfg) and t2.pool[1:] == team.pool[1:]
+    assert om.slot("str2", "arith").values((3, 0, 0))["score"] == "logprob"
+    with pytest.raises(ValueError, match="task family 'text' is unknown"):
+        om.slot("fun1", "text")
+    with pytest.raises(ValueError, match="needs the trained small LMs"):
+        om.replicate(SMOKE, 0, 0, family="arith")
+    with pytest.raises(ValueError, match="each must be >= 1"):
+        ar.make_arith_split(_tiny_agents(), 0, 3, 1)
+
+
+def test_arith_replicate_runs_is_seeded_and_counts_its_evaluations():
+    cfg = om.config_for("smoke", lm_n_val=10, lm_n_test=10)
+    r1 = om.replicate(cfg, 0, 1, "arith", _tiny_agents())
+    r2 = om.replicate(cfg, 0, 1, "arith", _tiny_agents())
+    for k in r1.arms:
+        assert r1[k].val == r2[k].val and np.array_equal(r1[k].test_correct, r2[k].test_correct)
+        assert r1[k].best_so_far == tuple(np.maximum.accumulate(r1[k].best_so_far))
+    assert r1["fixed:fun1"].n_evals == r1["resample:fun1"].n_evals == cfg.n_init + cfg.ablation_iters
+    assert r1["single:fun1"].val >= r1["default"].val
+
+
+def test_small_lm_plateau_report_reads_the_logged_curve():
+    agents = _tiny_agents()
+    steps, loss = agents.curves[0]
+    assert steps[0] == 0 and steps[-1] == 40 and loss[-1] < loss[0]     # training lowered the held-out loss
+    rep = agents.plateau(0.15)[0]
+    assert rep.tolerance == pytest.approx(0.05)
+    assert rep.converged == (rep.change < 0.05)
+
+
+# claim worlds for L1-L3: the guard satisfied (tested on its own below) or failed on real unconverged curves
+CONVERGED = [plateau_check(1.40, 1.40 + 0.01 * i, CFG.lm_loss_margin, name=f"lm{i}") for i in range(3)]
+
+
+@claim_case(CH, "L1", "reproduced")
+def _l1_gain():
+    return C.claim_l1_lm_validation_gain(_reps({"default": (0.40, 0.42), "joint:fun1>str2": (0.52, 0.50)},
+                                               n=8, sd=ARM_SD), CFG, CONVERGED)
+
+
+@claim_case(CH, "L1", "not reproduced", alternative="the search finds no better small-LM configuration than the default")
+def _l1_nothing():
+    return C.claim_l1_lm_validation_gain(_reps({"default": (0.45, 0.45), "joint:fun1>str2": (0.451, 0.45)}, n=8,
+                                               sd=0.003), CFG, CONVERGED)
+
+
+@claim_case(CH, "L1", "inconclusive at this scale", alternative="small LMs still learning (real unconverged curves)")
+def _l1_unconverged():
+    return C.claim_l1_lm_validation_gain(_reps({"default": (0.40, 0.42), "joint:fun1>str2": (0.52, 0.50)}, n=8),
+                                         CFG, _tiny_agents().plateau(CFG.lm_loss_margin))
+
+
+@claim_case(CH, "L2", "reproduced")
+def _l2_transfer():
+    return C.claim_l2_lm_test_transfer(_reps({"default": (0.40, 0.42), "joint:fun1>str2": (0.52, 0.53)}, n=8,
+                                             sd=ARM_SD), CFG, CONVERGED)
+
+
+@claim_case(CH, "L2", "not reproduced", alternative="winner's curse: the small-LM validation gain does not reach test")
+def _l2_curse():
+    return C.claim_l2_lm_test_transfer(_reps({"default": (0.40, 0.42), "joint:fun1>str2": (0.52, 0.30)}, n=8,
+                                             sd=ARM_SD), CFG, CONVERGED)
+
+
+@claim_case(CH, "L3", "reproduced")
+def _l3_better():
+    return C.claim_l3_lm_contrastive(_abl(0.70, 0.62, sd=SD / 3), CFG, CONVERGED)
+
+
+@claim_case(CH, "L3", "not reproduced", alternative="resampling finds better small-LM configurations")
+def _l3_worse():
+    return C.claim_l3_lm_contrastive(_abl(0.60, 0.68, sd=SD / 3), CFG, CONVERGED)
+
+
+@functools.lru_cache(maxsize=1)
+def _smoke_lm_study() -> list[Replicate]:
+    """The real smoke-size study of the arithmetic family (smoke's small LMs, trivial arms on)."""
+    return om.lm_study(om.config_for("smoke", trivial_arms=True), 0)
+
+
+@claim_case(CH, "L1", "inconclusive at this scale", trivial="fun1 and str2 drawn at random, unscored, in place of the "
+            "optimised small-LM team (guard satisfied, so that the decision itself is tested)")
+def _l1_trivial():
+    return C.claim_l1_lm_validation_gain(_smoke_lm_study(), SMOKE, CONVERGED, arm="unscored:joint")
+
+
+@claim_case(CH, "L2", "inconclusive at this scale", trivial="fun1 and str2 drawn at random, unscored, in place of the "
+            "optimised small-LM team (guard satisfied, so that the decision itself is tested)")
+def _l2_trivial():
+    return C.claim_l2_lm_test_transfer(_smoke_lm_study(), SMOKE, CONVERGED, arm="unscored:joint")
+
+
+@claim_case(CH, "L3", "inconclusive at this scale", trivial="the resampling actor under another refinement seed in "
+            "place of the comparator (guard satisfied, so that the decision itself is tested)")
+def _l3_trivial():
+    return C.claim_l3_lm_contrastive(_smoke_lm_study(), SMOKE, CONVERGED, a="resample_b")
+
+
+@claim_case(CH, "L2", "inconclusive at this scale", alternative="the real smoke small LMs, not converged")
+def _l2_smoke_unconverged():
+    return C.claim_l2_lm_test_transfer(_smoke_lm_study(), SMOKE,
+                                       om.lm_agents(om.config_for("smoke", trivial_arms=True), 0).plateau(
+                                           SMOKE.lm_loss_margin))

@@ -12,28 +12,32 @@ What is reproduced
     stop) and Algorithm 2 (ordered sweeps in rounds) (:mod:`.optimizer`), scored on validation, reported on test.
 
 What is a substitution or our reconstruction
-    The agents are **programs**, not language models: seeded program-synthesis solvers (enumerators with grammar
+    Two task families. In the first the agents are **programs**: seeded program-synthesis solvers (enumerators with grammar
     weights, depth, budget and a peer-trust rule; a repairer searching one-edit neighbourhoods) over our own
     list-function DSL (:mod:`.dsl`, a HumanEval analogue scored by pass@1 on hidden tests); a "prompt" is a
-    configuration of such a program; the controllers are scoring rules that answer index lists; the two LLM
-    actors are configuration-space operators. Both algorithms are reconstructed from the code (the paper's method
+    configuration of such a program. In the second (:mod:`.arith`) the agents are **small language models trained
+    from scratch** on CPU (never LLMs) answering multi-step arithmetic; a "prompt" is the model, few-shot choice,
+    decoding temperature, samples and answer rule. The controllers are scoring rules that answer index lists; the
+    two LLM actors are configuration-space operators. Both algorithms are reconstructed from the code (the paper's method
     section was not reached).
 
-Modules: :mod:`.config`, :mod:`.dsl`, :mod:`.dimensions`, :mod:`.engine`, :mod:`.optimizer`, :mod:`.experiments`,
+Modules: :mod:`.config`, :mod:`.dsl`, :mod:`.arith`, :mod:`.dimensions`, :mod:`.engine`, :mod:`.optimizer`, :mod:`.experiments`,
 :mod:`.plots`, :mod:`.claims`.
 """
 
-from . import claims, dsl
+from . import arith, claims, dsl
 from .config import PRESETS, OmacConfig, config_for
-from .dimensions import DIMENSIONS, SLOTS, AgentSpec, Slot, Team, default_team, describe, slot
+from .dimensions import (DIMENSIONS, FAMILIES, LM_SLOTS, SLOTS, AgentSpec, Slot, Team, default_arith_team, default_team,
+                         describe, slot)
 from .engine import QueryTrace, agent_answer, consensus, parse_index_list, run_query
 from .experiments import (ABLATION_DIMS, JOINT_ORDERS, Arm, Playground, Replicate, arm_table, example_query,
-                          playground_run, replicate, structure_scan, study)
+                          lm_agents, lm_specs, lm_study, playground_run, replicate, structure_scan, study)
 from .optimizer import (ACTORS, ContrastiveComparator, DiversityInitializer, EvalResult, Evaluator, ResamplingActor,
                         SearchTrace, SweepTrace, algorithm1, algorithm2, parent_threshold, random_search)
 
-__all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot", "Team",
-           "default_team", "describe", "slot", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
+__all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "arith", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot",
+           "Team", "default_team", "describe", "slot", "FAMILIES", "LM_SLOTS", "default_arith_team", "lm_agents",
+           "lm_specs", "lm_study", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
            "run_query", "ABLATION_DIMS", "JOINT_ORDERS", "Arm", "Replicate", "arm_table", "replicate", "study",
            "Playground", "playground_run", "example_query", "structure_scan",
            "ACTORS", "ContrastiveComparator", "DiversityInitializer", "EvalResult", "Evaluator", "ResamplingActor",

@@ -14,6 +14,12 @@ only ever sees validation), with a two-sided t-interval over replicates, decided
 (:func:`icmlbook.runtime.stats.decide_interval`). Nothing is trained here (the agents are search programs), so
 rule 10's convergence guard has nothing to guard; the optimiser's budget is equal wherever two optimisers are
 compared.
+
+Rows L1-L3 decide C1-C3's rules again on the second task family, multi-step arithmetic whose agents are **small
+language models trained from scratch** on CPU (:mod:`.arith`; never LLMs). There the agents are trained models, so
+each of these rules first runs rule 10's guard: every one of the three small LMs must pass the declared plateau
+test on its held-out answer loss (training 50 % longer moves it by less than a third of ``lm_loss_margin``), else
+the row is *inconclusive (not converged)*. The three models get the same updates, batch and learning rate.
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import IntervalDecision, decide_interval, decide_within, mean_t_interval
+from ...training import Convergence, convergence_guard
 from .config import THRESHOLD_FIELDS, OmacConfig
 from .experiments import ABLATION_DIMS, Replicate
 
 __all__ = ["THRESHOLDS", "check_thresholds", "interval", "claim1_validation_gain", "claim2_test_transfer",
-           "claim3_contrastive", "claim4_structure", "claim5_joint", "claim6_order", "claim7_new_agent"]
+           "claim3_contrastive", "claim4_structure", "claim5_joint", "claim6_order", "claim7_new_agent",
+           "claim_l1_lm_validation_gain", "claim_l2_lm_test_transfer", "claim_l3_lm_contrastive"]
 
 THRESHOLDS: dict[str, float] = {f: getattr(OmacConfig(), f) for f in THRESHOLD_FIELDS}
 _T = THRESHOLDS
@@ -207,6 +215,62 @@ def claim7_new_agent(reps: Sequence[Replicate], cfg: OmacConfig, arm: str = "sin
     return _gain(reps, arm, "default", "test", _T["new_agent_min"], f"test gain of {arm}")
 
 
+# ----------------------------------------------------------------------------------------------- L1-L3: small LMs
+_GUARD = (f"only once each of the three small LMs has passed the plateau test (training 50 % longer moves its "
+          f"held-out answer loss by less than a third of {_T['lm_loss_margin']:g} nats); otherwise inconclusive "
+          "(not converged)")
+
+
+def _guarded(check: ClaimCheck, convergence: Sequence[Convergence]) -> ClaimCheck:
+    guard = convergence_guard(*convergence, measured=check.measured)
+    return guard if guard is not None else check
+
+
+@claim_rule("L1", reconstruction=True,
+            statement="Our reconstruction of OMAC's search (Algorithm 2, Fun-1 then Str-2) finds a team of small "
+                      "language models trained from scratch (not LLMs) that scores higher on the arithmetic "
+                      "validation split than the default team.",
+            rule=f"C1's rule on the arithmetic family: per replicate, validation accuracy of the optimised team minus "
+                 f"the default's; the lower end of the {_PCT} t-interval above {_T['val_gain_min']:+.2f}; not "
+                 f"reproduced when the whole interval lies below it; decided {_GUARD}",
+            rejects="a search that finds no better configuration of the small-LM agents than the default, or "
+                    "compares models still learning")
+def claim_l1_lm_validation_gain(reps: Sequence[Replicate], cfg: OmacConfig, convergence: Sequence[Convergence],
+                                arm: str = "joint:fun1>str2") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _guarded(_gain(reps, arm, "default", "val", _T["val_gain_min"], f"small-LM validation gain of {arm}"),
+                    convergence)
+
+
+@claim_rule("L2", reconstruction=True,
+            statement="The gain of our reconstruction of OMAC's search on small language models trained from scratch "
+                      "(not LLMs) transfers to held-out arithmetic queries the optimiser never saw.",
+            rule=f"C2's rule on the arithmetic family: per replicate, test accuracy of the optimised team (Fun-1 then "
+                 f"Str-2) minus the default's; the lower end of the {_PCT} t-interval above "
+                 f"{_T['test_gain_min']:+.2f}; not reproduced when the whole interval lies below it; decided {_GUARD}",
+            rejects="a validation gain that is selection noise (no held-out gain), or models still learning")
+def claim_l2_lm_test_transfer(reps: Sequence[Replicate], cfg: OmacConfig, convergence: Sequence[Convergence],
+                              arm: str = "joint:fun1>str2") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _guarded(_gain(reps, arm, "default", "test", _T["test_gain_min"], f"small-LM test gain of {arm}"),
+                    convergence)
+
+
+@claim_rule("L3", reconstruction=True,
+            statement="In our reconstruction, on small language models trained from scratch (not LLMs), the "
+                      "Contrastive Comparator finds better configurations than resampling the Initializer at the "
+                      "same number of evaluations.",
+            rule=f"C3's rule on the arithmetic family (comparator minus resampler, best validation accuracy from the "
+                 f"same initial population, averaged over Fun-1 and Str-2; lower end of the {_PCT} t-interval above "
+                 f"{_T['compare_min']:+.2f}; not reproduced when the whole interval lies below); decided {_GUARD}",
+            rejects="contrastive refinement no better than asking the initializer for more candidates, or models "
+                    "still learning")
+def claim_l3_lm_contrastive(reps: Sequence[Replicate], cfg: OmacConfig, convergence: Sequence[Convergence],
+                            a: str = "fixed", b: str = "resample") -> ClaimCheck:
+    check_thresholds(cfg)
+    return _guarded(claim3_contrastive.__wrapped__(reps, cfg, a, b), convergence)
+
+
 # ----------------------------------------------------------------------------------------------- not testable
 not_testable("A1", statement="OMAC, with GPT-3.5 agents, controllers and optimiser, outperforms state-of-the-art "
                              "approaches on code generation (HumanEval), arithmetic reasoning (MATH) and general "
@@ -222,8 +286,8 @@ not_testable("A2", statement="OMAC's Semantic Initializer and Contrastive Compar
                     "program agents (rows C1-C7 test the search procedure only)")
 
 abstract_sentence("Extensive experiments demonstrate the superior performance of OMAC on code generation, arithmetic "
-                  "reasoning, and general reasoning tasks against state-of-the-art approaches.", "A1", "C2")
+                  "reasoning, and general reasoning tasks against state-of-the-art approaches.", "A1", "C2", "L2")
 abstract_sentence("Building upon these dimensions, we first propose a general algorithm, utilizing two actors termed the "
                   "Semantic Initializer and the Contrastive Comparator, to optimize any single dimension.",
-                  "A2", "C1", "C3", "C4", "C7")
+                  "A2", "C1", "C3", "C4", "C7", "L1", "L3")
 abstract_sentence("Then, we present an algorithm for joint optimization across multiple dimensions.", "A2", "C5", "C6")

@@ -22,7 +22,7 @@ from ...runtime.profiles import Float, Int, ProfileConfig, profile_config
 __all__ = ["PRESETS", "OmacConfig", "config_for", "THRESHOLD_FIELDS"]
 
 THRESHOLD_FIELDS = ("ci_level", "val_gain_min", "test_gain_min", "compare_min", "acc_change_min", "calls_change_min",
-                    "joint_margin", "order_min", "new_agent_min")
+                    "joint_margin", "order_min", "new_agent_min", "lm_loss_margin")
 
 
 @profile_config
@@ -42,6 +42,12 @@ class OmacConfig(ProfileConfig):
         ci_level; val_gain_min (C1), test_gain_min (C2), compare_min (C3), acc_change_min and calls_change_min
         (C4: a change in pass@1 or in calls per query), joint_margin (C5 non-inferiority margin), order_min (C6),
         new_agent_min (C7).
+    The arithmetic family (small LMs trained from scratch, :mod:`.arith`; rows L1, L2)
+        lm_seeds: replicates; lm_n_val, lm_n_test: queries per split; lm_d_model, lm_n_layer: width and depth of
+        the general model (the two specialists are three quarters as wide); lm_steps, lm_batch, lm_lr: updates,
+        lines per batch and AdamW rate of every model (the same for all three); lm_eval_every: updates between
+        held-out loss evaluations; lm_loss_margin (threshold): the plateau test of rule 10 on each model's
+        held-out answer loss: training 50 % longer moves it by less than a third of this margin (nats).
     """
 
     n_seeds: Int(ge=2) = 12
@@ -65,12 +71,24 @@ class OmacConfig(ProfileConfig):
     joint_margin: Float(gt=0) = 0.03
     order_min: Float(gt=0) = 0.01
     new_agent_min: Float(ge=0) = 0.0
+    lm_seeds: Int(ge=2) = 8
+    lm_n_val: Int(ge=5) = 150
+    lm_n_test: Int(ge=5) = 150
+    lm_d_model: Int(ge=8) = 48
+    lm_n_layer: Int(ge=1) = 2
+    lm_steps: Int(ge=10) = 900
+    lm_batch: Int(ge=4) = 64
+    lm_lr: Float(gt=0) = 3e-3
+    lm_eval_every: Int(ge=1) = 30
+    lm_loss_margin: Float(gt=0) = 0.15
 
 
 PRESETS: dict[str, OmacConfig] = {
-    "smoke": OmacConfig(n_seeds=3, n_val=40, n_test=40),
+    "smoke": OmacConfig(n_seeds=3, n_val=40, n_test=40, lm_seeds=3, lm_n_val=30, lm_n_test=30, lm_d_model=32,
+                        lm_n_layer=1, lm_steps=90, lm_batch=32, lm_eval_every=15),
     "default": OmacConfig(),
-    "full": OmacConfig(n_seeds=30, n_val=300, n_test=300),
+    "full": OmacConfig(n_seeds=30, n_val=300, n_test=300, lm_seeds=20, lm_n_val=300, lm_n_test=300, lm_d_model=64,
+                       lm_steps=2000),
 }
 
 

@@ -23,7 +23,8 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["Slot", "SLOTS", "DIMENSIONS", "slot", "AgentSpec", "Team", "default_team", "ENUM_ATTRS", "REPAIR_ATTRS",
-           "PRERANK_ATTRS", "RANK_ATTRS", "EDGE_ATTRS", "WEIGHT_LEVELS", "BUDGETS", "describe"]
+           "PRERANK_ATTRS", "RANK_ATTRS", "EDGE_ATTRS", "WEIGHT_LEVELS", "BUDGETS", "describe", "LM_ATTRS", "LM_SLOTS",
+           "FAMILIES", "default_arith_team"]
 
 #: grammar-weight levels an enumerator may give a primitive family
 WEIGHT_LEVELS = (0.25, 1.0, 4.0, 16.0)
@@ -51,6 +52,26 @@ EDGE_ATTRS: dict[str, tuple] = {"rule": ("rank-order", "best-visible", "agreeing
                                 "max_in": (1, 2, 3), "threshold": (0.0, 0.5, 1.0)}
 NEW_AGENT_ATTRS: dict[str, tuple] = {"kind": ("enumerator", "repairer"), **ENUM_ATTRS, **REPAIR_ATTRS}
 NULL_ATTRS: dict[str, tuple] = {"a": (0, 1, 2, 3), "b": (0, 1, 2, 3), "c": (0, 1, 2)}
+
+#: small-LM agent (the arithmetic family, :mod:`.arith`): which trained model, how many worked examples before the
+#: query and which (random, or of the query's shape), decoding temperature, samples, how one answer is chosen from
+#: the samples (majority vote, or the first passing the residue checks), trust in peers' answers
+LM_ATTRS: dict[str, tuple] = {
+    "model": ("general", "sums", "products"), "shots": (0, 1, 2), "demos": ("random", "same-shape"),
+    "temperature": (0.25, 0.5, 1.0, 1.5), "budget": (1, 2, 4, 8, 16), "decode": ("vote", "check"),
+    "trust": ("ignore", "adopt-if-failing", "majority"),
+}
+#: small-budget repairer of the arithmetic family (one-digit edits of received answers)
+LM_REPAIR_ATTRS: dict[str, tuple] = {
+    "edits": ("substitute", "substitute+delete", "all"), "prefer": ("shortest", "seeded-random"),
+    "fallback_budget": (1, 2, 4, 8, 16),
+}
+LM_NEW_AGENT_ATTRS: dict[str, tuple] = {"kind": ("lm", "repairer"), **LM_ATTRS, **LM_REPAIR_ATTRS}
+#: the arithmetic family's ranker scores answers by the general model's log-probability where the DSL's prefers
+#: the shortest program
+LM_RANK_ATTRS: dict[str, tuple] = {"score": ("visible", "agreement", "visible+agreement", "logprob"),
+                                   "k": (1, 2, 3, 4), "threshold": (0.0, 0.5, 1.0)}
+FAMILIES: tuple[str, ...] = ("dsl", "arith")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,12 +128,28 @@ SLOTS: dict[str, Slot] = {
 #: the paper's five dimensions, in its order
 DIMENSIONS: tuple[str, ...] = ("fun1", "fun2", "str1", "str2", "str3")
 
+_LM_DEFAULT = dict(model="general", shots=0, demos="random", temperature=1.0, budget=1, decode="vote",
+                   trust="adopt-if-failing")
+_LM_REPAIR_DEFAULT = dict(edits="substitute", prefer="shortest", fallback_budget=1)
+#: the slots of the arithmetic family (same names and controllers; the agents are small LMs)
+LM_SLOTS: dict[str, Slot] = {
+    **SLOTS,
+    "fun1": Slot("fun1", "agent", tuple(LM_ATTRS.items()), _idx(LM_ATTRS, **_LM_DEFAULT)),
+    "fun2": Slot("fun2", "new-agent", tuple(LM_NEW_AGENT_ATTRS.items()),
+                 _idx(LM_NEW_AGENT_ATTRS, kind="lm", **_LM_DEFAULT, **_LM_REPAIR_DEFAULT)),
+    "str2": Slot("str2", "rank", tuple(LM_RANK_ATTRS.items()), SLOTS["str2"].default),
+}
 
-def slot(name: str) -> Slot:
-    """The slot called ``name``; an unknown dimension raises naming the allowed ones."""
-    if name not in SLOTS:
-        raise ValueError(f"dimension {name!r} is unknown; allowed: {', '.join(SLOTS)}")
-    return SLOTS[name]
+
+def slot(name: str, family: str = "dsl") -> Slot:
+    """The slot called ``name`` of task family ``family``; an unknown dimension or family raises naming the
+    allowed ones."""
+    if family not in FAMILIES:
+        raise ValueError(f"task family {family!r} is unknown; allowed: {', '.join(FAMILIES)}")
+    slots = SLOTS if family == "dsl" else LM_SLOTS
+    if name not in slots:
+        raise ValueError(f"dimension {name!r} is unknown; allowed: {', '.join(slots)}")
+    return slots[name]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,15 +166,18 @@ class AgentSpec:
 
     @property
     def specialty(self) -> str:
-        """The family an enumerator weights most ("map", ...), or "repair" (the pre-selection reads it)."""
+        """The family an enumerator weights most ("map", ...), a small-LM agent's model's data mix ("sums",
+        "products", or "general"), or "repair" (the pre-selection reads it)."""
         if self.kind == "repairer":
             return "repair"
+        if self.kind == "lm":
+            return str(self.p["model"])
         w = [self.p[f"w_{f}"] for f in ("map", "filter", "order", "slice")]
         return ("map", "filter", "order", "slice")[int(np.argmax(w))] if max(w) > min(w) else "general"
 
     @property
     def budget(self) -> int:
-        return int(self.p["budget"] if self.kind == "enumerator" else self.p["fallback_budget"])
+        return int(self.p["fallback_budget"] if self.kind == "repairer" else self.p["budget"])
 
 
 def _enum(role: str, **kw) -> AgentSpec:
@@ -148,8 +188,9 @@ def _enum(role: str, **kw) -> AgentSpec:
 def agent_from(slot_: Slot, config: Sequence[int], role: str) -> AgentSpec:
     """The agent a fun1/fun2 configuration describes."""
     v = slot_.values(config)
-    kind = v.pop("kind", "enumerator")
-    keys = ENUM_ATTRS if kind == "enumerator" else REPAIR_ATTRS
+    lm = "model" in v
+    kind = v.pop("kind", "lm" if lm else "enumerator")
+    keys = {"enumerator": ENUM_ATTRS, "lm": LM_ATTRS}.get(kind, LM_REPAIR_ATTRS if lm else REPAIR_ATTRS)
     return AgentSpec(role, kind, tuple((k, v[k]) for k in keys))
 
 
@@ -165,17 +206,20 @@ class Team:
     n_layers: int = 3
     fallback_k: int = 2
     null: tuple[int, ...] = (0, 0, 0)
+    family: str = "dsl"
 
     def __post_init__(self):
         if len(self.pool) == 0:
             raise ValueError("the agent pool is empty; give at least one agent")
         if self.n_layers < 1:
             raise ValueError(f"n_layers={self.n_layers!r} is not allowed; it must be >= 1")
+        if self.family not in FAMILIES:
+            raise ValueError(f"task family {self.family!r} is unknown; allowed: {', '.join(FAMILIES)}")
 
     def with_slot(self, name: str, config: Sequence[int]) -> "Team":
         """This team with dimension ``name`` set to ``config`` (fun1 replaces the Generalist, index 0 of the
         pool; fun2 appends a new agent, replacing an earlier constructed one)."""
-        s = slot(name)
+        s = slot(name, self.family)
         config = tuple(int(c) for c in config)
         s.values(config)
         if name == "fun1":
@@ -197,6 +241,23 @@ def default_team(n_layers: int = 3) -> Team:
     return Team(pool, SLOTS["str1"].default, SLOTS["str2"].default, SLOTS["str3"].default, n_layers)
 
 
-def describe(name: str, config: Sequence[int]) -> str:
+def _lm(role: str, **kw) -> AgentSpec:
+    vals = {**_LM_DEFAULT, **kw}
+    return AgentSpec(role, "lm", tuple(vals.items()))
+
+
+def default_arith_team(n_layers: int = 3) -> Team:
+    """The arithmetic family's default team: four small-LM agents (a Generalist on the general model, which fun1
+    optimises; a Summer and a Multiplier on the specialist models; a Sampler drawing four samples at T = 1.5 and
+    keeping one that passes the checks) and a Repairer, the controllers at their defaults."""
+    pool = (_lm("Generalist"),
+            _lm("Summer", model="sums", temperature=0.5, budget=2),
+            _lm("Multiplier", model="products", temperature=0.5, budget=2),
+            _lm("Sampler", temperature=1.5, budget=4, decode="check"),
+            AgentSpec("Repairer", "repairer", tuple(_LM_REPAIR_DEFAULT.items())))
+    return Team(pool, SLOTS["str1"].default, SLOTS["str2"].default, SLOTS["str3"].default, n_layers, family="arith")
+
+
+def describe(name: str, config: Sequence[int], family: str = "dsl") -> str:
     """A short text of a configuration (for tables and the page)."""
-    return ", ".join(f"{k}={v}" for k, v in slot(name).values(config).items())
+    return ", ".join(f"{k}={v}" for k, v in slot(name, family).values(config).items())

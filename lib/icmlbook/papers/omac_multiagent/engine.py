@@ -83,10 +83,12 @@ def consensus(sigs: Sequence[int], n: int) -> int | None:
     need = (2 * n) // 3
     if len(sigs) < need or not sigs:
         return None
-    vals, counts = np.unique(np.asarray(sigs), return_counts=True)
-    top = int(np.argmax(counts))
-    if counts[top] > need:
-        return int(list(sigs).index(vals[top]))
+    counts: dict = {}
+    for s in sigs:
+        counts[s] = counts.get(s, 0) + 1
+    top, c = max(counts.items(), key=lambda kv: kv[1])     # at most one signature can exceed 2n/3 of n answers
+    if c > need:
+        return int(list(sigs).index(top))
     return None
 
 
@@ -113,8 +115,24 @@ def prior_cdf(agent: AgentSpec) -> np.ndarray:
     return _CDF[key]
 
 
+def _arith(tab) -> bool:
+    return getattr(tab, "family", "dsl") == "arith"
+
+
 def _sample_answer(agent: AgentSpec, budget: int, tab: dsl.TaskTable, u: np.ndarray) -> int:
-    idx = np.minimum(np.searchsorted(prior_cdf(agent), u[:budget], side="right"), dsl.N_PROGRAMS - 1)
+    if agent.kind == "lm":
+        cdf = tab.cdf(agent.p)
+    elif _arith(tab):
+        cdf = tab.prior_cdf()
+    else:
+        cdf = prior_cdf(agent)
+    idx = np.minimum(np.searchsorted(cdf, u[:budget], side="right"), len(cdf) - 1)
+    if agent.kind == "lm" and agent.p["decode"] == "vote":
+        counts: dict = {}
+        for i in idx.tolist():
+            counts[i] = counts.get(i, 0) + 1
+        best = max(counts.values())
+        return int(next(i for i in idx.tolist() if counts[i] == best))   # most frequent sample (ties: earliest drawn)
     ok = tab.vis_pass[idx]
     if ok.any():
         return int(idx[int(np.argmax(ok))])
@@ -137,7 +155,9 @@ def agent_answer(agent: AgentSpec, tab: dsl.TaskTable, u: np.ndarray, received: 
     p = agent.p
     received = [int(r) for r in received]
     passing = [r for r in received if tab.vis_pass[r]]
-    if agent.kind == "enumerator":
+    if agent.kind == "lm" and not _arith(tab):
+        raise ValueError("a small-LM agent answers arithmetic queries only (task family 'arith')")
+    if agent.kind in ("enumerator", "lm"):
         if previous is not None and tab.vis_pass[previous]:
             own = int(previous)
         else:
@@ -150,7 +170,7 @@ def agent_answer(agent: AgentSpec, tab: dsl.TaskTable, u: np.ndarray, received: 
         pool = ([own] if tab.vis_pass[own] else []) + passing
         return _majority(pool, tab) if pool else own
     if agent.kind != "repairer":
-        raise ValueError(f"agent kind {agent.kind!r} is unknown; allowed: enumerator, repairer")
+        raise ValueError(f"agent kind {agent.kind!r} is unknown; allowed: enumerator, lm, repairer")
     if not received:
         if previous is not None and tab.vis_pass[previous]:
             return int(previous)
@@ -158,7 +178,7 @@ def agent_answer(agent: AgentSpec, tab: dsl.TaskTable, u: np.ndarray, received: 
     if passing:
         return passing[0]
     for r in sorted(received, key=lambda r: -int(tab.vis_hits[r])):
-        nb = dsl.neighbours(r, p["edits"])
+        nb = tab.neighbours(r, p["edits"]) if _arith(tab) else dsl.neighbours(r, p["edits"])
         good = nb[tab.vis_pass[nb]]
         if good.size:
             if p["prefer"] == "shortest":
@@ -172,11 +192,12 @@ def prerank_text(cfg: Sequence[int], pool: Sequence[AgentSpec], tab: dsl.TaskTab
     """The pre-selection controller's answer: an index list of the agents that join this query."""
     score, k, min_score = (PRERANK_ATTRS[a][c] for a, c in zip(PRERANK_ATTRS, cfg))
     if score == "features":
-        feats = tab.features
-        s = []
-        for a in pool:
+        if _arith(tab):
+            fams = tab.favoured
+        else:
+            feats = tab.features
             fams = {_FEATURE_FAMILY[i] for i, f in enumerate(feats) if f} | ({"slice"} if feats[1] else set())
-            s.append(2 if a.specialty in fams else (1 if a.specialty in ("general", "repair") else 0))
+        s = [2 if a.specialty in fams else (1 if a.specialty in ("general", "repair") else 0) for a in pool]
     elif score == "pool-order":
         s = [len(pool) - i for i in range(len(pool))]
     else:
@@ -195,6 +216,8 @@ def _answer_scores(score: str, answers: Sequence[int], tab: dsl.TaskTable) -> li
         return [float(g) for g in agree]
     if score == "visible+agreement":
         return [10.0 * v + g for v, g in zip(vis, agree)]
+    if score == "logprob":
+        return [float(tab.rank_score[a]) for a in answers]
     return [-float(dsl.LENGTHS[a]) for a in answers]
 
 

@@ -22,13 +22,14 @@ import dataclasses
 import numpy as np
 
 from ...runtime import progress
-from . import dsl
+from ...runtime.cache import cached
+from . import arith, dsl
 from .config import OmacConfig
-from .dimensions import DIMENSIONS, Team, default_team, describe, slot
+from .dimensions import DIMENSIONS, Team, default_arith_team, default_team, describe, slot
 from .optimizer import EvalResult, Evaluator, SearchTrace, algorithm1, algorithm2, random_search
 
 __all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table", "Playground",
-           "playground_run", "example_query", "StructureScan", "structure_scan"]
+           "playground_run", "example_query", "StructureScan", "structure_scan", "lm_specs", "lm_agents", "lm_study"]
 
 ABLATION_DIMS = ("fun1", "str2")
 JOINT_ORDERS = (("fun1", "str2"), ("str2", "fun1"))
@@ -74,15 +75,46 @@ def _arm(ev: Evaluator, team: Team, val: float, n_evals: int, curve, described: 
 
 def _from_trace(ev: Evaluator, team: Team, tr: SearchTrace) -> Arm:
     return _arm(ev, team.with_slot(tr.dim, tr.best), tr.best_score, tr.n_evals, tr.best_so_far,
-                f"{tr.dim}: {describe(tr.dim, tr.best)}")
+                f"{tr.dim}: {describe(tr.dim, tr.best, team.family)}")
 
 
-def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
-    """Replicate ``index`` of the study with base seed ``seed`` (its own tasks and optimiser seed)."""
+# ----------------------------------------------------------------------------------------------- small LMs
+def lm_specs(cfg: OmacConfig, seed: int) -> tuple[arith.LMSpec, ...]:
+    """The three small LMs of the arithmetic family at this profile (same updates, batch and rate for all)."""
+    return tuple(dataclasses.replace(s, lr=cfg.lm_lr, eval_every=cfg.lm_eval_every)
+                 for s in arith.model_specs(cfg.lm_d_model, cfg.lm_n_layer, cfg.lm_steps, int(seed), cfg.lm_batch))
+
+
+_AGENTS: dict = {}
+
+
+def lm_agents(cfg: OmacConfig, seed: int) -> arith.LMAgentSet:
+    """The trained small LMs of this profile and seed, trained once per process and cached in the book's artefact
+    cache (keyed by their specs and this package's source)."""
+    specs = lm_specs(cfg, seed)
+    if specs not in _AGENTS:
+        _AGENTS[specs] = cached("omac-lm-agents", arith.train_lm_agents, args=(specs,), chapter="omac_multiagent")
+    return _AGENTS[specs]
+
+
+def _setup(cfg: OmacConfig, s: int, family: str, agents):
+    if family == "dsl":
+        return dsl.make_split(cfg.n_val, cfg.n_test, s), default_team(cfg.n_layers)
+    if family == "arith":
+        if agents is None:
+            raise ValueError("the arithmetic family needs the trained small LMs (agents=lm_agents(cfg, seed))")
+        return arith.make_arith_split(agents, cfg.lm_n_val, cfg.lm_n_test, s), default_arith_team(cfg.n_layers)
+    raise ValueError(f"task family {family!r} is unknown; allowed: dsl, arith")
+
+
+def replicate(cfg: OmacConfig, seed: int, index: int, family: str = "dsl",
+              agents: arith.LMAgentSet | None = None) -> Replicate:
+    """Replicate ``index`` of the study with base seed ``seed`` (its own tasks and optimiser seed), on the
+    list-function family (``"dsl"``, program agents) or the arithmetic family (``"arith"``, the small LMs
+    ``agents``)."""
     s = int(seed) * 1000 + int(index)
-    split = dsl.make_split(cfg.n_val, cfg.n_test, s)
+    split, team = _setup(cfg, s, family, agents)
     ev = Evaluator(split, cfg.n_layers)
-    team = default_team(cfg.n_layers)
     kw = dict(n=cfg.n_init, t_max=cfg.t_max, delta=cfg.delta, kappa=cfg.kappa, h0=cfg.h0)
     arms = {}
     d0 = ev.evaluate(team).score
@@ -92,8 +124,9 @@ def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
     for order in JOINT_ORDERS:
         sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=s, **kw)
         curve = np.concatenate([t.best_so_far for t in sw.traces])
-        arms["joint:" + ">".join(order)] = _arm(ev, sw.team, sw.traces[-1].best_score, sw.n_evals, curve,
-                                                "; ".join(f"{t.dim}: {describe(t.dim, t.best)}" for t in sw.traces))
+        arms["joint:" + ">".join(order)] = _arm(
+            ev, sw.team, sw.traces[-1].best_score, sw.n_evals, curve,
+            "; ".join(f"{t.dim}: {describe(t.dim, t.best, team.family)}" for t in sw.traces))
     abl = dict(kw, t_max=cfg.ablation_iters, kappa=cfg.ablation_iters + 1)
     for dim in ABLATION_DIMS:
         arms[f"fixed:{dim}"] = _from_trace(ev, team, algorithm1(ev, team, dim, seed=s, **abl))
@@ -102,14 +135,15 @@ def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
     if cfg.trivial_arms:
         arms["single:null"] = _from_trace(ev, team, algorithm1(ev, team, "null", seed=s, **kw))
         rng = np.random.default_rng([s, 5])
-        rt = team.with_slot("fun1", slot("fun1").random(rng)).with_slot("str2", slot("str2").random(rng))
+        rt = team.with_slot("fun1", slot("fun1", team.family).random(rng)).with_slot(
+            "str2", slot("str2", team.family).random(rng))
         arms["unscored:joint"] = _arm(ev, rt, ev.evaluate(rt).score, 0, (), "fun1 and str2 drawn at random")
         for dim in ABLATION_DIMS:
             arms[f"resample_b:{dim}"] = _from_trace(
                 ev, team, algorithm1(ev, team, dim, seed=s + 500_000, init_seed=s, actor="resampling", **abl))
         sw = algorithm2(ev, team, JOINT_ORDERS[0], rounds=cfg.rounds, seed=s + 500_000, **kw)
         arms["joint_b:fun1>str2"] = _arm(ev, sw.team, sw.traces[-1].best_score, sw.n_evals, (), "same order, other seed")
-        ct = team.with_slot("fun2", slot("fun2").default)
+        ct = team.with_slot("fun2", slot("fun2", team.family).default)
         arms["clone"] = _arm(ev, ct, ev.evaluate(ct).score, 1, (), "pool + an unoptimised Generalist clone")
     return Replicate(s, arms)
 
@@ -117,6 +151,14 @@ def replicate(cfg: OmacConfig, seed: int, index: int) -> Replicate:
 def study(cfg: OmacConfig, seed: int) -> list[Replicate]:
     """Every replicate (a progress loop; the notebook caches each replicate through ``run.cached_many``)."""
     return [replicate(cfg, seed, i) for i in progress(range(cfg.n_seeds), desc="OMAC replicates")]
+
+
+def lm_study(cfg: OmacConfig, seed: int) -> list[Replicate]:
+    """Every replicate of the arithmetic family (``cfg.lm_seeds``), all with the same trained small LMs (the
+    agents are fixed programs of the system; each replicate draws its own queries and optimiser seed)."""
+    agents = lm_agents(cfg, seed)
+    return [replicate(cfg, seed, 500 + i, "arith", agents)
+            for i in progress(range(cfg.lm_seeds), desc="OMAC small-LM replicates")]
 
 
 def arm_table(reps: list[Replicate], names=None) -> list[dict]:
@@ -144,11 +186,12 @@ class Playground:
     calls: float
 
 
-def playground_run(cfg: OmacConfig, seed: int, order: tuple[str, ...], n: int, t_max: int, delta: float) -> Playground:
-    """Algorithm 2 over ``order`` with the reader's N, T_max and delta (the other settings from ``cfg``)."""
-    split = dsl.make_split(cfg.n_val, cfg.n_test, int(seed) * 1000 + 999)
+def playground_run(cfg: OmacConfig, seed: int, order: tuple[str, ...], n: int, t_max: int, delta: float,
+                   family: str = "dsl") -> Playground:
+    """Algorithm 2 over ``order`` with the reader's N, T_max and delta (the other settings from ``cfg``) on the
+    task family ``family`` ("dsl" or "arith": the small LMs of :func:`lm_agents`)."""
+    split, team = _setup(cfg, int(seed) * 1000 + 999, family, lm_agents(cfg, seed) if family == "arith" else None)
     ev = Evaluator(split, cfg.n_layers)
-    team = default_team(cfg.n_layers)
     sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=seed, n=n, t_max=t_max, delta=delta, kappa=cfg.kappa,
                     h0=cfg.h0)
     d, dt, o, ot = ev.evaluate(team), ev.evaluate(team, "test"), ev.evaluate(sw.team), ev.evaluate(sw.team, "test")

@@ -204,7 +204,7 @@ def algorithm1(ev: Evaluator, team: Team, dim: str, *, n: int = 3, t_max: int = 
     The Initializer draws from ``init_seed`` (default ``seed``), the refinement from ``seed`` and the actor, so
     that two actors given the same ``init_seed`` start from the same population and differ only in refinement."""
     _check(n, t_max, delta, kappa, h0)
-    s = slot(dim)
+    s = slot(dim, team.family)
     if actor not in ACTORS:
         raise ValueError(f"actor={actor!r} is unknown; allowed: {', '.join(ACTORS)}")
     d_id = 1 + list(SLOTS).index(dim)
@@ -239,7 +239,7 @@ def algorithm1(ev: Evaluator, team: Team, dim: str, *, n: int = 3, t_max: int = 
 
 def current(team: Team, dim: str) -> tuple:
     """The configuration of ``dim`` that ``team`` has now (fun1: its Generalist; fun2: the default new agent)."""
-    s = slot(dim)
+    s = slot(dim, team.family)
     if dim in ("str1", "str2", "str3", "null"):
         return tuple(getattr(team, dim))
     if dim == "fun1":
@@ -257,7 +257,7 @@ def random_search(ev: Evaluator, team: Team, dim: str, n_evals: int, seed: int =
     """The seed configuration and ``n_evals - 1`` uniform random distinct ones; the best by validation."""
     if n_evals < 1:
         raise ValueError(f"n_evals={n_evals!r} is not allowed; it must be >= 1")
-    s = slot(dim)
+    s = slot(dim, team.family)
     rng = np.random.default_rng([int(seed), 1 + list(SLOTS).index(dim), 99])
     pop = [current(team, dim)]
     while len(pop) < min(n_evals, s.n_configs):
@@ -289,7 +289,7 @@ def algorithm2(ev: Evaluator, team: Team, order: Sequence[str], rounds: int = 1,
     if rounds < 1:
         raise ValueError(f"rounds={rounds!r} is not allowed; it must be >= 1")
     for d in order:
-        slot(d)
+        slot(d, team.family)
     traces = []
     for r in range(rounds):
         for k, d in enumerate(order):
