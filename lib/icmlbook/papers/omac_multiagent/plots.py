@@ -1,8 +1,9 @@
 """Figures of the OMAC chapter (Li, Hasson, Ghosh, ICML 2026, arXiv 2505.11765).
 
 Every function takes results of :mod:`.experiments` (or one :class:`.engine.QueryTrace`) and returns a pyplot-free
-matplotlib ``Figure`` in the book's style. Every title says that the agents are programs (no language model);
-titles state what the data show and are computed from the data; nothing here decides a claim.
+matplotlib ``Figure`` in the book's style. Every title says what the agents are: programs (no language model) on the
+list-function family, small language models trained from scratch on CPU (never an LLM) on the arithmetic family
+(``family="arith"``); titles state what the data show and are computed from the data; nothing here decides a claim.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from .dimensions import DIMENSIONS, Team
 from .engine import QueryTrace
 from .experiments import ABLATION_DIMS, Replicate
 
-__all__ = ["network_figure", "search_curve_figure", "gains_figure", "calls_figure", "sweep_figure", "GAIN_ARMS"]
+__all__ = ["network_figure", "search_curve_figure", "gains_figure", "calls_figure", "sweep_figure", "GAIN_ARMS",
+           "training_figure", "TAGS"]
 
 TAG = "program agents, no language model"
+#: the label of each task family's agents, on every figure
+TAGS = {"dsl": TAG, "arith": "agents: small LMs trained from scratch on CPU, not LLMs"}
+_METRIC = {"dsl": "pass@1", "arith": "accuracy"}
 GAIN_ARMS = tuple(f"single:{d}" for d in DIMENSIONS) + ("joint:fun1>str2", "joint:str2>fun1", "random:fun1")
 
 
@@ -68,7 +73,7 @@ def network_figure(trace: QueryTrace, team: Team, tab: dsl.TaskTable):
     return fig
 
 
-def search_curve_figure(reps: list[Replicate]):
+def search_curve_figure(reps: list[Replicate], family: str = "dsl"):
     """Best validation pass@1 so far against evaluations: the comparator against resampling (equal budgets, the
     tolerance stop off) and random search, mean over replicates with 95 % t-intervals."""
     fig, axes = new_figure(1, len(ABLATION_DIMS), width=10, height=3.8, squeeze=False)
@@ -84,16 +89,16 @@ def search_curve_figure(reps: list[Replicate]):
             ax.fill_between(x, m - h, m + h, color=PALETTE[k], alpha=0.15)
         ax.axhline(0, color="#999999", lw=0.8)
         ax.set_xlabel("validation evaluations of whole teams")
-        ax.set_ylabel("best validation pass@1 so far − default")
+        ax.set_ylabel(f"best validation {_METRIC[family]} so far − default")
         ax.set_title(f"{dim}", fontsize=10)
         ax.legend(fontsize=8)
     d = np.mean([[r[f"fixed:{dim}"].val - r[f"resample:{dim}"].val for dim in ABLATION_DIMS] for r in reps])
-    fig.suptitle(f"Algorithm 1's search ({TAG}): at the last evaluation the comparator is {d:+.3f} "
+    fig.suptitle(f"Algorithm 1's search ({TAGS[family]}): at the last evaluation the comparator is {d:+.3f} "
                  f"above resampling (mean over {len(reps)} replicates)", fontsize=10)
     return fig
 
 
-def gains_figure(reps: list[Replicate], arms=GAIN_ARMS):
+def gains_figure(reps: list[Replicate], arms=GAIN_ARMS, family: str = "dsl"):
     """Validation and held-out test gain over the default team per optimised arm (95 % t-intervals over
     replicates)."""
     fig, ax = new_figure(width=9, height=4.0)
@@ -104,15 +109,15 @@ def gains_figure(reps: list[Replicate], arms=GAIN_ARMS):
                     color=PALETTE[k], label=name)
     ax.axhline(0, color="#999999", lw=0.8)
     ax.set_xticks(x, [a.replace("single:", "").replace("joint:", "") for a in arms], rotation=20)
-    ax.set_ylabel("pass@1 − default team's")
+    ax.set_ylabel(f"{_METRIC[family]} − default team's")
     best = max(arms, key=lambda a: np.mean([r[a].test - r["default"].test for r in reps]))
     g = np.mean([r[best].test - r["default"].test for r in reps])
-    ax.set_title(f"Gains over DyLAN's defaults ({TAG})\nlargest mean held-out gain: {best} ({g:+.3f})", fontsize=10)
+    ax.set_title(f"Gains over DyLAN's defaults ({TAGS[family]})\nlargest mean held-out gain: {best} ({g:+.3f})", fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
 
-def calls_figure(reps: list[Replicate], arms=("default",) + GAIN_ARMS):
+def calls_figure(reps: list[Replicate], arms=("default",) + GAIN_ARMS, family: str = "dsl"):
     """Held-out pass@1 against calls per query (agents and controllers), mean over replicates."""
     fig, ax = new_figure(width=7, height=4.2)
     for k, a in enumerate(arms):
@@ -121,9 +126,9 @@ def calls_figure(reps: list[Replicate], arms=("default",) + GAIN_ARMS):
         ax.errorbar([c], [p], xerr=[ch], yerr=[ph], fmt="o", color=PALETTE[k % len(PALETTE)], capsize=2,
                     label=a.replace("single:", "").replace("joint:", ""))
     ax.set_xlabel("calls per test query (agent answers + controller decisions)")
-    ax.set_ylabel("test pass@1")
+    ax.set_ylabel(f"test {_METRIC[family]}")
     cheapest = min(arms, key=lambda a: np.mean([r[a].calls for r in reps]))
-    ax.set_title(f"Accuracy against cost ({TAG}); fewest calls: {cheapest}", fontsize=10)
+    ax.set_title(f"Accuracy against cost ({TAGS[family]}); fewest calls: {cheapest}", fontsize=10)
     ax.legend(fontsize=7, ncol=2)
     return fig
 
@@ -131,6 +136,7 @@ def calls_figure(reps: list[Replicate], arms=("default",) + GAIN_ARMS):
 def sweep_figure(pg):
     """The playground's sweep: every candidate's validation pass@1 in evaluation order, dimension by dimension,
     with the best so far."""
+    family = pg.sweep.team.family
     fig, ax = new_figure(width=8, height=3.6)
     x0 = 0
     for k, tr in enumerate(pg.sweep.traces):
@@ -140,8 +146,25 @@ def sweep_figure(pg):
         x0 += tr.n_evals
     ax.axhline(pg.default_val, color="#999999", lw=0.8, ls="--", label="default team")
     ax.set_xlabel("validation evaluations of whole teams")
-    ax.set_ylabel("validation pass@1")
-    ax.set_title(f"Algorithm 2 ({TAG}): validation {pg.default_val:.3f} → {pg.val:.3f}, held-out test "
+    ax.set_ylabel(f"validation {_METRIC[family]}")
+    ax.set_title(f"Algorithm 2 ({TAGS[family]}): validation {pg.default_val:.3f} → {pg.val:.3f}, held-out test "
                  f"{pg.default_test:.3f} → {pg.test:.3f}", fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def training_figure(agents, margin: float):
+    """Held-out answer loss of each small LM against updates, with its plateau test (rule 10) in the legend."""
+    fig, ax = new_figure(width=7.5, height=3.6)
+    reports = agents.plateau(margin)
+    for k, (spec, (steps, loss), rep) in enumerate(zip(agents.specs, agents.curves, reports)):
+        ax.plot(steps, loss, "-", color=PALETTE[k], lw=1.4,
+                label=f"{spec.name} (d={spec.d_model}, {spec.n_layer} layer{'s' if spec.n_layer > 1 else ''}): "
+                      f"{'plateau' if rep.converged else 'still moving'}, Δ = {rep.change:.3f}")
+    ax.set_xlabel("updates")
+    ax.set_ylabel("held-out answer loss (nats per digit)")
+    n_ok = sum(r.converged for r in reports)
+    ax.set_title(f"Training the agents ({TAGS['arith']}): {n_ok} of {len(reports)} pass the plateau test "
+                 f"(Δ < {reports[0].tolerance:.3g})", fontsize=10)
     ax.legend(fontsize=8)
     return fig
