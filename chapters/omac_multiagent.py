@@ -521,8 +521,11 @@ def _(cfg, mo):
       again (L1–L3), each behind rule 10's guard: every small LM must pass the declared plateau test on its
       held-out answer loss (training 50 % longer moves it by less than {cfg.lm_loss_margin / 3:.3g} nats), else
       the row is inconclusive (not converged). C4–C7 are decided on the program agents only.
-    - **No LLM backend.** The optional endpoint backend for user-supplied LLMs and task files is not
-      implemented.
+    - **The LLM backend is off.** `omac_multiagent.llm` can send the two actors' requests (our own
+      meta-prompts) and an agent's questions from a reader's local task file to the reader's own
+      OpenAI-compatible server; this page never selects it, and the book tests it only against a local stub
+      server that is a test fixture. No number here comes from a language model other than the small LMs trained
+      above.
     - **Revised after a development run.** After the first development run at `default`, the actor ablation
       (claim 3) was made paired: both actors now start from the same initial population and differ only in the
       refinement step, because with separate initial populations two runs of the *same* resampling actor under

@@ -645,3 +645,63 @@ def _l2_smoke_unconverged():
     return C.claim_l2_lm_test_transfer(_smoke_lm_study(), SMOKE,
                                        om.lm_agents(om.config_for("smoke", trivial_arms=True), 0).plateau(
                                            SMOKE.lm_loss_margin))
+
+
+# ----------------------------------------------------------------------------------------------- endpoint backend
+def test_endpoint_backend_needs_an_address():
+    from icmlbook.papers.omac_multiagent import llm
+    with pytest.raises(ValueError, match="without an address"):
+        llm.EndpointActors(model="m")
+    with pytest.raises(ValueError, match="without an address"):
+        llm.run_task_file("tasks.jsonl", model="m")
+    ev = om.Evaluator(dsl.make_split(4, 1, 3))
+    with pytest.raises(ValueError, match="needs an address"):
+        om.algorithm1(ev, om.default_team(), "str2", actor="endpoint")
+
+
+def test_endpoint_actors_against_the_stub_server():
+    """The actors' requests and the parsing of answers, against the local stub server (a test fixture, not an
+    LLM): the stub answers by a fixed rule on the request, so every parsed proposal can be checked."""
+    from tests.stub_endpoint import stub_server
+
+    from icmlbook.papers.omac_multiagent import llm
+    s = om.slot("str2")
+    answers = iter([
+        # initializer: one valid, one with a value not allowed, prose around the JSON
+        'Sure: [{"score": "agreement", "k": 3, "threshold": 0.5}, {"score": "best", "k": 9, "threshold": 0}]',
+        '```json\n{"score": "shortest", "k": 1, "threshold": 1.0}\n```',   # child 1: valid
+        "no idea",                                                          # child 2: falls back
+        '{"score": "visible", "k": 2, "threshold": 0.0}',                   # child 3: the seed again: falls back
+    ])
+    with stub_server(lambda body: next(answers)) as (url, seen):
+        actors = llm.EndpointActors(base_url=url, model="stub-fixture")
+        ev = om.Evaluator(dsl.make_split(6, 2, 4))
+        tr = om.algorithm1(ev, om.default_team(), "str2", n=3, t_max=3, kappa=9, actor=actors, seed=1)
+    assert tr.actor == "endpoint:stub-fixture" and tr.n_evals == 6
+    assert tr.configs[0] == s.default
+    assert tr.configs[1] == (1, 2, 1)                        # agreement, k=3, threshold 0.5
+    assert tr.configs[3] == (3, 0, 2)                        # the child the stub wrote
+    assert len(set(tr.configs)) == 6                         # fallbacks never repeat a tried configuration
+    assert actors.requests == 4 and actors.proposals == 5 and actors.fallbacks == 3
+    assert len(seen) == 4 and all(b["model"] == "stub-fixture" for b in seen)
+    first = seen[0]["messages"][-1]["content"]
+    assert "Propose 2 different settings" in first and '- threshold: one of [0.0, 0.5, 1.0]' in first
+    child = seen[1]["messages"][-1]["content"]
+    assert "BETTER" in child and "WORSE" in child and "Already tried" in child
+
+
+def test_task_file_agent_against_the_stub_server(tmp_path):
+    from tests.stub_endpoint import stub_server
+
+    from icmlbook.papers.omac_multiagent import llm
+    f = tmp_path / "tasks.jsonl"
+    f.write_text('{"question": "2+3*4=", "answer": "14"}\n{"question": "1+1+1=", "answer": "3"}\n')
+    with stub_server(lambda body: "Working...\n14") as (url, seen):
+        res = llm.run_task_file(f, base_url=url, model="stub-fixture")
+    assert res.backend == f"stub-fixture at {url}"
+    assert [r["correct"] for r in res.rows] == [True, False] and res.accuracy == 0.5
+    assert seen[0]["messages"][-1]["content"] == "2+3*4="
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"q": 1}\n')
+    with stub_server(lambda body: "x") as (url, _), pytest.raises(ValueError, match="line 1"):
+        llm.run_task_file(bad, base_url=url, model="stub-fixture")

@@ -21,11 +21,14 @@ What is a substitution or our reconstruction
     two LLM actors are configuration-space operators. Both algorithms are reconstructed from the code (the paper's method
     section was not reached).
 
-Modules: :mod:`.config`, :mod:`.dsl`, :mod:`.arith`, :mod:`.dimensions`, :mod:`.engine`, :mod:`.optimizer`, :mod:`.experiments`,
+Off by default, :mod:`.llm` drives the two actors (and an agent on a reader's task file) through a reader's own
+OpenAI-compatible endpoint (:class:`icmlbook.lm.endpoint.ChatEndpoint`); no page uses it.
+
+Modules: :mod:`.config`, :mod:`.dsl`, :mod:`.arith`, :mod:`.llm`, :mod:`.dimensions`, :mod:`.engine`, :mod:`.optimizer`, :mod:`.experiments`,
 :mod:`.plots`, :mod:`.claims`.
 """
 
-from . import arith, claims, dsl
+from . import arith, claims, dsl, llm
 from .config import PRESETS, OmacConfig, config_for
 from .dimensions import (DIMENSIONS, FAMILIES, LM_SLOTS, SLOTS, AgentSpec, Slot, Team, default_arith_team, default_team,
                          describe, slot)
@@ -35,7 +38,7 @@ from .experiments import (ABLATION_DIMS, JOINT_ORDERS, Arm, Playground, Replicat
 from .optimizer import (ACTORS, ContrastiveComparator, DiversityInitializer, EvalResult, Evaluator, ResamplingActor,
                         SearchTrace, SweepTrace, algorithm1, algorithm2, parent_threshold, random_search)
 
-__all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "arith", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot",
+__all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "arith", "llm", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot",
            "Team", "default_team", "describe", "slot", "FAMILIES", "LM_SLOTS", "default_arith_team", "lm_agents",
            "lm_specs", "lm_study", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
            "run_query", "ABLATION_DIMS", "JOINT_ORDERS", "Arm", "Replicate", "arm_table", "replicate", "study",

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from ...lm import GPT, CharTokenizer, GPTConfig, lm_loss
-from ...training import Evaluate, PlateauTest, Trainer, TrainerConfig, plateau_from_curve
+from ...training import Evaluate, PlateauTest, Trainer, TrainerConfig, WarmupCosine, plateau_from_curve
 
 __all__ = ["SHAPES", "MODELS", "N_ANSWERS", "ALL_PROBLEMS", "TRAIN_POOL", "TASK_POOL", "value", "problem_text",
            "residue_hits", "LMSpec", "LMAgentSet", "train_lm_agents", "ArithBank", "ArithTable", "ArithSplit",
@@ -247,7 +247,8 @@ def _index(problems: np.ndarray) -> np.ndarray:
 
 
 def train_one(spec: LMSpec) -> tuple[dict, tuple, float, float]:
-    """Train one small LM from scratch (AdamW, constant rate, loss on the answer digits); its held-out answer loss
+    """Train one small LM from scratch (AdamW; linear warm-up over the first 5 % of updates, then a half cosine to a
+    tenth of the rate; loss on the answer digits); its held-out answer loss
     is logged every ``eval_every`` updates from step 0. Returns (state, (steps, losses), seconds, held-out greedy
     accuracy at the end)."""
     torch.manual_seed(spec.seed)
@@ -255,8 +256,9 @@ def train_one(spec: LMSpec) -> tuple[dict, tuple, float, float]:
     opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=0.0)
     ev = Evaluate(_probe_loss, every=spec.eval_every, at=[spec.steps], at_start=True)
     tr = Trainer(model, opt, _loss, _batch_source(spec),
-                 TrainerConfig(steps=spec.steps, grad_clip=1.0, seed=spec.seed, device="cpu", show_progress=False,
-                               threads=1), callbacks=[ev])
+                 TrainerConfig(steps=spec.steps, schedule=WarmupCosine(max(1, spec.steps // 20), spec.steps, 0.1),
+                               grad_clip=1.0, seed=spec.seed, device="cpu", show_progress=False, threads=1),
+                 callbacks=[ev])
     tr.run()
     steps, loss = tr.history("loss")
     state = {k: v.detach().clone() for k, v in model.state_dict().items()}

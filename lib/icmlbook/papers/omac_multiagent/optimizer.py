@@ -197,27 +197,36 @@ def _check(n: int, t_max: int, delta: float, kappa: int, h0: int) -> None:
 
 
 def algorithm1(ev: Evaluator, team: Team, dim: str, *, n: int = 3, t_max: int = 3, delta: float = 0.01,
-               kappa: int = 2, h0: int = 1, actor: str = "contrastive", seed: int = 0,
+               kappa: int = 2, h0: int = 1, actor="contrastive", seed: int = 0,
                p0: tuple | None = None, init_seed: int | None = None) -> SearchTrace:
     """Optimise dimension ``dim`` of ``team`` (others fixed) on ``ev``'s validation split (dossier Sec. 3.4).
+    ``actor`` is a name of :data:`ACTORS` or an actor object with ``name``, ``child`` and optionally ``initialize``
+    (the off-by-default endpoint backend, :class:`.llm.EndpointActors`).
     ``kappa`` larger than ``t_max`` switches the tolerance stop off (a fixed budget of ``n - 1 + t_max``).
     The Initializer draws from ``init_seed`` (default ``seed``), the refinement from ``seed`` and the actor, so
     that two actors given the same ``init_seed`` start from the same population and differ only in refinement."""
     _check(n, t_max, delta, kappa, h0)
     s = slot(dim, team.family)
-    if actor not in ACTORS:
-        raise ValueError(f"actor={actor!r} is unknown; allowed: {', '.join(ACTORS)}")
+    if isinstance(actor, str):
+        if actor == "endpoint":
+            raise ValueError("actor='endpoint' needs an address: pass actor=EndpointActors(base_url=..., model=...) "
+                             "(omac_multiagent.llm) for your own OpenAI-compatible server; the book ships none")
+        if actor not in ACTORS:
+            raise ValueError(f"actor={actor!r} is unknown; allowed: {', '.join(ACTORS)}, or an EndpointActors")
+        comparator, initializer, a_id, actor_name = ACTORS[actor](), DiversityInitializer(), list(ACTORS).index(actor), actor
+    else:                                   # an actor object (the endpoint backend): its own initializer and child
+        comparator, a_id, actor_name = actor, len(ACTORS), actor.name
+        initializer = actor if hasattr(actor, "initialize") else DiversityInitializer()
     d_id = 1 + list(SLOTS).index(dim)
     init_rng = np.random.default_rng([int(seed if init_seed is None else init_seed), d_id, 0])
-    rng = np.random.default_rng([int(seed), d_id, 1 + list(ACTORS).index(actor)])
+    rng = np.random.default_rng([int(seed), d_id, 1 + a_id])
     p0 = tuple(p0) if p0 is not None else current(team, dim)
     pop = [p0]
     scores = [ev.evaluate(team.with_slot(dim, p0)).score]
-    for c in DiversityInitializer().initialize(s, p0, n, init_rng):
+    for c in initializer.initialize(s, p0, n, init_rng):
         pop.append(c)
         scores.append(ev.evaluate(team.with_slot(dim, c)).score)
     best, tol, it, stop = max(scores), 0, 0, "T_max reached"
-    comparator = ACTORS[actor]()
     for t in range(t_max):
         h = parent_threshold(h0, t, len(pop))
         order = np.argsort(-np.asarray(scores), kind="stable")
@@ -234,7 +243,8 @@ def algorithm1(ev: Evaluator, team: Team, dim: str, *, n: int = 3, t_max: int = 
             stop = "tolerance"
             break
     i = int(np.argmax(scores))
-    return SearchTrace(dim, actor, tuple(pop), tuple(float(x) for x in scores), pop[i], float(scores[i]), it, stop)
+    return SearchTrace(dim, actor_name, tuple(pop), tuple(float(x) for x in scores), pop[i], float(scores[i]), it,
+                       stop)
 
 
 def current(team: Team, dim: str) -> tuple:
