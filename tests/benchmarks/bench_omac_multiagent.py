@@ -2,7 +2,9 @@
 per-task program tables (inverse-CDF sampling on common random numbers, array look-ups) against interpreting
 every sampled program on the visible examples (target >= 10x, equal answers); (2) scoring one candidate team on
 300 validation tasks when only one dimension changed (agent answers cached by agent, layer, inputs and query)
-against a fresh evaluator with empty caches (target >= 2x); measured in one run."""
+against a fresh evaluator with empty caches (target >= 2x); (3) the answer distributions of a small-LM agent on 300
+arithmetic queries from one batched forward pass (all queries' prompt + first-digit rows at once) against one
+query at a time (target >= 10x, equal numbers); measured in one run."""
 
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ import time
 
 import numpy as np
 
+from icmlbook.lm import GPT
 from icmlbook.papers import omac_multiagent as om
-from icmlbook.papers.omac_multiagent import dsl
+from icmlbook.papers.omac_multiagent import arith, dsl
 from icmlbook.papers.omac_multiagent.engine import prior_cdf
+from icmlbook.runtime.device import cpu_threads
 
 from .common import BenchResult, best_time
 
@@ -75,3 +79,32 @@ def bench_candidate_scoring_cached_vs_fresh() -> BenchResult:
     return BenchResult(f"scoring one Str-2 candidate team on {N_TASKS} validation tasks (agent cache vs fresh)",
                        t_c, t_f, "fresh evaluator, empty caches", ">= 2x", t_f / t_c >= 2,
                        note="the team cache makes a candidate seen before a dict look-up (not timed)")
+
+
+def bench_small_lm_batched_vs_per_query() -> BenchResult:
+    import torch
+
+    spec = arith.model_specs(om.config_for("default").lm_d_model, om.config_for("default").lm_n_layer, 1, 0)[0]
+    torch.manual_seed(0)
+    model = GPT(arith._gpt_config(spec)).eval()     # the default's architecture; timing does not need training
+    probs = arith.TASK_POOL[np.random.default_rng(3).choice(len(arith.TASK_POOL), N_TASKS, replace=False)]
+    demos = arith.TRAIN_POOL[np.random.default_rng(4).integers(len(arith.TRAIN_POOL), size=(N_TASKS, 2))]
+
+    def batched():
+        with torch.inference_mode():
+            return arith.digit_logits(model, probs, demos)
+
+    def per_query():
+        with torch.inference_mode():
+            out = [arith.digit_logits(model, probs[q:q + 1], demos[q:q + 1]) for q in range(N_TASKS)]
+        return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
+
+    with torch.inference_mode(), cpu_threads(1):
+        t_b, t_q = best_time(batched, repeat=3), best_time(per_query, repeat=1)
+        (a1, a2), (b1, b2) = batched(), per_query()
+    same = bool(np.allclose(a1, b1, atol=1e-4) and np.allclose(a2, b2, atol=1e-4))
+    return BenchResult(f"answer distributions of one small-LM agent (2-shot) on {N_TASKS} arithmetic queries "
+                       "(one batched forward vs one query at a time)", t_b, t_q, "one forward pass per query",
+                       ">= 10x", t_q / t_b >= 10,
+                       note=f"equal to 1e-4: {same}; {spec.d_model}-wide, {spec.n_layer}-layer GPT at initialisation "
+                            "(the default's architecture; the timing does not depend on the weights)")

@@ -20,8 +20,9 @@ Agents (:class:`LMAgentSet`)
     residue checks), and how it treats peers' answers.
 Answers
     An answer is a two-digit number, so the model's whole answer distribution at temperature ``T`` is computed
-    exactly, by one batched forward pass of (query + first digit) for the ten first digits: the probability of
-    ``d1 d2`` is softmax(l1/T)[d1] · softmax(l2[d1]/T)[d2] over the digit logits (decoding restricted to digits).
+    exactly, by one batched forward pass of the queries and one cached step of the ten first digits: the
+    probability of ``d1 d2`` is softmax(l1/T)[d1] · softmax(l2[d1]/T)[d2] over the digit logits (decoding
+    restricted to digits).
     Samples are drawn from it by inverse CDF on the query's common random numbers, as the program agents draw
     programs from their grammar prior.
 """
@@ -35,7 +36,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ...lm import GPT, CharTokenizer, GPTConfig, lm_loss
+from ...lm import GPT, CharTokenizer, GPTConfig, KVCache, lm_loss
 from ...training import Evaluate, PlateauTest, Trainer, TrainerConfig, WarmupCosine, plateau_from_curve
 
 __all__ = ["SHAPES", "MODELS", "N_ANSWERS", "ALL_PROBLEMS", "TRAIN_POOL", "TASK_POOL", "value", "problem_text",
@@ -158,18 +159,23 @@ def _prompts(problems: np.ndarray, demos: np.ndarray | None = None) -> torch.Ten
 def digit_logits(model: GPT, problems: np.ndarray, demos: np.ndarray | None = None, chunk: int = 512
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The model's digit logits for each query: l1 (Q, 10) of the first answer digit and l2 (Q, 10, 10) of the
-    second given each first digit, from one forward pass of (Q·10) rows (prompt + first digit)."""
+    second given each first digit. One forward pass of the Q prompts (keys and values kept in a
+    :class:`icmlbook.lm.KVCache`), then one step of the Q·10 first digits on that cache repeated ten times."""
     model.eval()
     prompts = _prompts(problems, demos)
-    q, length = prompts.shape
+    q = prompts.shape[0]
     out1, out2 = [], []
     for s in range(0, q, chunk):
         p = prompts[s:s + chunk]
         n = p.shape[0]
-        rows = torch.cat([p.repeat_interleave(10, 0), _DIGITS.repeat(n)[:, None]], 1)   # (n*10, L+1)
-        logits = model(rows)[:, -2:, :][..., _DIGITS].float()                             # (n*10, 2, 10)
-        out1.append(logits[::10, 0])
-        out2.append(logits[:, 1].reshape(n, 10, 10))
+        cache = KVCache(len(model.blocks))
+        first = model(p, cache=cache)[:, -1, _DIGITS].float()                              # (n, 10)
+        rep = KVCache(len(model.blocks))
+        rep.k = [k.repeat_interleave(10, 0) for k in cache.k]
+        rep.v = [v.repeat_interleave(10, 0) for v in cache.v]
+        second = model(_DIGITS.repeat(n)[:, None], cache=rep)[:, -1, _DIGITS].float()      # (n*10, 10)
+        out1.append(first)
+        out2.append(second.reshape(n, 10, 10))
     return torch.cat(out1).numpy().astype(np.float64), torch.cat(out2).numpy().astype(np.float64)
 
 
@@ -302,7 +308,7 @@ class ArithBank:
             d = self.demos[demos][:, :shots] if shots else None
             with torch.inference_mode():
                 self._logits[key] = digit_logits(self.model(name), self.problems, d)
-            self.forward_rows += 10 * len(self.problems)
+            self.forward_rows += len(self.problems)
         return self._logits[key]
 
     def cdf(self, p: dict, q: int) -> np.ndarray:
