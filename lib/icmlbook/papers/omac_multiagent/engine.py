@@ -57,19 +57,37 @@ def parse_index_list(text: str, n: int, k_fallback: int, rng: np.random.Generato
     and ``fell_back=True``, the official code's behaviour."""
     if n < 1:
         raise ValueError(f"n={n!r}: nothing to choose from")
-    m = re.fullmatch(r"\s*\[\s*([^\[\]]*)\]\s*", text or "")
-    ok = m is not None
-    idx: list[int] = []
-    if ok:
-        parts = [p.strip() for p in m.group(1).split(",")] if m.group(1).strip() else []
-        ok = bool(parts) and all(re.fullmatch(r"\d+", p) for p in parts)
-        if ok:
-            idx = [int(p) - 1 for p in parts]
-            ok = len(set(idx)) == len(idx) and all(0 <= i < n for i in idx)
-    if ok:
-        return idx, False
+    key = (text, n)
+    idx = _PARSED.get(key, _MISSING)
+    if idx is _MISSING:
+        idx = _parse(text, n)
+        if len(_PARSED) < 200_000:
+            _PARSED[key] = idx
+    if idx is not None:
+        return list(idx), False
     k = min(max(int(k_fallback), 1), n)
     return sorted(int(i) for i in rng.choice(n, size=k, replace=False)), True
+
+
+_LIST = re.compile(r"\s*\[\s*([^\[\]]*)\]\s*")
+_INT = re.compile(r"\d+")
+_MISSING = object()
+#: parses by (text, n): a pure function of both (the random fallback is drawn afresh each time)
+_PARSED: dict = {}
+
+
+def _parse(text: str, n: int) -> tuple[int, ...] | None:
+    """The 0-based indices of a valid index list, else None."""
+    m = _LIST.fullmatch(text or "")
+    if m is None:
+        return None
+    parts = [p.strip() for p in m.group(1).split(",")] if m.group(1).strip() else []
+    if not parts or not all(_INT.fullmatch(p) for p in parts):
+        return None
+    idx = tuple(int(p) - 1 for p in parts)
+    if len(set(idx)) != len(idx) or not all(0 <= i < n for i in idx):
+        return None
+    return idx
 
 
 def _fmt(idx: Sequence[int]) -> str:
