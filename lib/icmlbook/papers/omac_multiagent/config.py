@@ -11,6 +11,12 @@ teams, most agent answers read back from the cache. ``smoke`` (3 replicates of 4
 tasks): the study alone took 104 s of CPU (505 s wall at nice 19 under a load of 10-14), so the chapter should
 take about 2-3 minutes on 2 quiet cores (not measured as a whole chapter: the machine was shared). ``full``
 (30 replicates of 300 + 300 tasks) is CPU only: nothing here uses a GPU.
+
+The arithmetic family (small LMs trained from scratch). ``smoke``: three 1-layer models (32 and 24 wide) of 90
+updates took 3.3 s of CPU in all, each replicate of 30 + 30 queries about 0.9 s (one thread, load 7-12); its models
+do not pass the plateau test, so rows L1-L3 are *inconclusive (not converged)* at smoke by design. ``default``:
+three 2-layer models (48 and 32 wide) of 900 updates, eight replicates of 150 + 150 queries: estimated 1.5-2 min of
+CPU, not measured as a whole (the machine was shared).
 """
 
 from __future__ import annotations
