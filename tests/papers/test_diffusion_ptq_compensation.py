@@ -85,6 +85,22 @@ def test_weight_and_activation_quantisers_match_hand_written_ones():
     torch.testing.assert_close(Q.fake_quant_act(x, 4, "token"), torch.clamp(torch.round(x / st), -7, 7) * st, atol=1e-6, rtol=0)
 
 
+def test_activation_quantiser_is_torchs_fake_quantiser_bit_for_bit():
+    # the fast path (session 9) must give the numbers of torch.fake_quantize_per_channel_affine, ties included
+    torch.manual_seed(1)
+    x = torch.randn(64, 8, 4, 4)
+    x[:, 0, 0, 0] = 3.5                                   # every row's max is 3.5: k/2 multiples of s = 0.5 tie
+    x[:, 0, 0, 1:4] = torch.tensor([0.25, -0.75, 1.25])
+    for bits in (3, 4, 8):
+        q = 2 ** (bits - 1) - 1
+        for mode, rows in (("tensor", x.reshape(64, -1)), ("token", x.permute(0, 2, 3, 1).reshape(-1, 8))):
+            scale = (rows.abs().amax(1) / q).clamp_min(1e-12).float()
+            ref = torch.fake_quantize_per_channel_affine(rows, scale, torch.zeros(rows.shape[0], dtype=torch.int32), 0, -q, q)
+            got = Q.fake_quant_act(x, bits, mode)
+            got = got.reshape(64, -1) if mode == "tensor" else got.permute(0, 2, 3, 1).reshape(-1, 8)
+            assert torch.equal(got, ref), (bits, mode)
+
+
 def test_quantised_model_errors_shrink_with_bits_and_svd_lite_is_exact_at_full_rank():
     torch.manual_seed(0)
     m = M.TinyUNet(ch=8).eval()

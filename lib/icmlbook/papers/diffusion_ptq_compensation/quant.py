@@ -62,9 +62,10 @@ def fake_quant_act(x: torch.Tensor, bits: int, mode: str = "tensor") -> torch.Te
         rows = x.reshape(-1, x.shape[-1])
     else:                                    # (B, C, H, W): a token is a pixel
         rows = x.permute(0, 2, 3, 1).reshape(-1, x.shape[1])
-    scale = (rows.detach().abs().amax(1) / q).clamp_min(1e-12).float()
-    zp = torch.zeros(rows.shape[0], dtype=torch.int32, device=x.device)
-    out = torch.fake_quantize_per_channel_affine(rows, scale, zp, 0, -q, q)
+    scale = (rows.detach().abs().amax(1, keepdim=True) / q).clamp_min(1e-12).float()
+    # the arithmetic of torch.fake_quantize_per_channel_affine (zero point 0): round-half-even of x·(1/s), clamped,
+    # times s; in three in-place passes it is the same numbers (tested) at under half the CPU time (session 9)
+    out = torch.round(rows * (1.0 / scale)).clamp_(-q, q).mul_(scale)
     if mode == "tensor" or x.dim() in (2, 3):
         return out.reshape(x.shape)
     B, C, H, W = x.shape
