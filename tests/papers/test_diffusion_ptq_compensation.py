@@ -241,6 +241,24 @@ def test_psnr_against_its_formula_and_nan():
         P.record(M.MLPDenoiser(width=4), M.MLPDenoiser(width=4), torch.full((2, 2), float("nan")), *_coeffs(3))
 
 
+def test_record_with_a_shared_fp_trajectory_is_the_same_record():
+    # session 9: the FP trajectory of one noise set is reused across the cells (it does not depend on the quantised
+    # model); the record must be the one computed from scratch, for one- and two-step solvers
+    torch.manual_seed(0)
+    fp = M.MLPDenoiser(width=16).eval()
+    xT = torch.randn(8, 2)
+    for solver in ("ddim", "dpmpp2m"):
+        co = S.solver_coefficients(solver, 100, 6)
+        first = P.record(fp, Q.quantize_model(fp, 4, 8), xT, *co)
+        q2 = Q.quantize_model(fp, 4, 4)
+        ref = P.record(fp, q2, xT, *co)
+        got = P.record(fp, q2, xT, *co, fp_traj=(first.x_fp, first.eps_fp))
+        for f in ("x_fp", "x_q", "eps_fp", "eps_q", "eps_fp_on_q", "eps_q_on_fp"):
+            assert torch.equal(getattr(got, f), getattr(ref, f)), (solver, f)
+    with pytest.raises(ValueError, match="fp_traj"):
+        P.record(fp, q2, xT + 1, *co, fp_traj=(first.x_fp, first.eps_fp))
+
+
 def test_frechet_distance_of_gaussians_closed_form():
     g = np.random.default_rng(0)
     f1 = g.standard_normal((40000, 2))

@@ -95,14 +95,14 @@ def calibration_inputs(cfg: TCECConfig, seed: int, n: int = 512, device=None):
     return x.to(device or "cpu"), t.to(device or "cpu")
 
 
-def _memo_tcec(memo: dict | None, tag: str, q, x0, ts, a, b, K, m, lam, c, d, R=None) -> torch.Tensor:
+def _memo_tcec(memo: dict | None, tag: str, q, x0, ts, a, b, K, m, lam, c, d, R=None, keep: bool = False) -> torch.Tensor:
     """TCEC samples shared across windows: with λ₁ = 0 every window is the per-step rule (the same operations),
-    so those runs are made once per noise set ``tag``."""
+    so those runs are made once per noise set ``tag``. With ``keep`` every state is returned (and kept)."""
     if memo is None:
-        return TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R)
-    key = (tag, 0 if float(lam) == 0 else m, float(lam))
+        return TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R, keep=keep)
+    key = (tag, 0 if float(lam) == 0 else m, float(lam), keep)
     if key not in memo:
-        memo[key] = TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R)
+        memo[key] = TC.tcec_sample(q, x0, ts, a, b, K, m, lam, c, d, R, keep=keep)
     return memo[key]
 
 
@@ -123,12 +123,20 @@ def cell_key(bits: str, steps: int, base: str, solver: str | None = None) -> str
     return f"{bits}/{steps}/{base}" + (f"/{solver}" if solver else "")
 
 
-def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = None) -> dict:
+def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = None, shared: dict | None = None) -> dict:
+    """One quantised sampler (bits × steps × base × solver): records, fits, every compensation and baseline, measured
+    against FP. ``shared``: a dict kept across the cells of one FP model and noise sets, holding what does not depend
+    on the quantised model (the FP trajectories of the evaluation and calibration seeds, and QNCD's FP control), so
+    it is computed once per step count and solver (session 9: the same numbers, fewer network calls)."""
     co = sampler_coefficients(cfg, steps, solver)
     ts, a, b, c, d = co
     two = dict(c=c, d=d)
-    rec = P.record(fp, q, xT, *co)
-    rc = P.record(fp, q, xc, *co)
+    shared = {} if shared is None else shared
+    fkey = (steps, solver or cfg.solver)
+    rec = P.record(fp, q, xT, *co, fp_traj=shared.get(("fp_eval",) + fkey))
+    rc = P.record(fp, q, xc, *co, fp_traj=shared.get(("fp_cal",) + fkey))
+    shared[("fp_eval",) + fkey] = (rec.x_fp, rec.eps_fp)
+    shared[("fp_cal",) + fkey] = (rc.x_fp, rc.eps_fp)
     K = TC.fit_K(rc, cfg.delta_on)
     R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
     k_ptqd = TC.fit_ptqd(rc)
@@ -136,33 +144,36 @@ def _cell(cfg, fp, q, steps, xT, xc, feats, real_feats, solver: str | None = Non
     rng_ = ME.DATA_RANGE[cfg.dataset]
     out: dict = {"K": _np(K), "R": _np(R)}
     memo: dict = {}
-    outs = {"base": rec.x_q[-1], "tcec_m0": _memo_tcec(memo, "eval", q, xT, ts, a, b, K, 0, 0.0, c, d)}
-    lam = {}
+    outs = {"base": rec.x_q[-1], "tcec_m0": _memo_tcec(memo, "eval", q, xT, ts, a, b, K, 0, 0.0, c, d, keep=True)[-1]}
+    lam, traj = {}, {}
     for name, m in (("tcec_m1", 1), ("tcec_full", None)):
         lam[name], _ = best_lambda(q, xc, ts, a, b, K, m, rc.x_fp[-1], cfg.lambda_grid, **two, memo=memo, R=R)
-        outs[name] = _memo_tcec(memo, "eval", q, xT, ts, a, b, K, m, lam[name], c, d, R)
+        traj[name] = _memo_tcec(memo, "eval", q, xT, ts, a, b, K, m, lam[name], c, d, R, keep=True)
+        outs[name] = traj[name][-1]
     outs["oracle"] = TC.oracle_sample(q, fp, xT, ts, a, b, **two)
     outs["ptqd"] = TC.ptqd_sample(q, xT, ts, a, b, k_ptqd, **two)
     k_tac = TC.fit_tac_ner(rc, cfg.delta_on, cfg.tac_mask_quantile)
     beta = TC.calibrate_tac_ibc(q, xc, rc.x_fp, ts, a, b, k_tac, **two)
     outs["tac"] = TC.tac_sample(q, xT, ts, a, b, k_tac, beta, **two)
-    qncd_fp = None
+    out["qncd_fp_psnr"] = None
     if S.PREDICTION[solver or cfg.solver] == "eps":               # QNCD's back-diffusion needs the DDPM schedule
         outs["qncd"] = TC.qncd_sample(q, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
-    if "qncd" in outs:       # control: QNCD run on the FP model itself (an unbiased estimator leaves it in place)
-        qncd_fp = TC.qncd_sample(fp, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
-    out["qncd_fp_psnr"] = None if qncd_fp is None else ME.psnr(qncd_fp, x_fp, rng_)
+        # control: QNCD run on the FP model itself (an unbiased estimator leaves it in place); it does not depend on
+        # the quantised model, so it runs once per step count and solver
+        if ("qncd_fp",) + fkey not in shared:
+            qncd_fp = TC.qncd_sample(fp, xT, ts, a, b, S.alphas_bar(cfg.T), cfg.qncd_interval, 0, **two)
+            shared[("qncd_fp",) + fkey] = ME.psnr(qncd_fp, x_fp, rng_)
+        out["qncd_fp_psnr"] = shared[("qncd_fp",) + fkey]
     out["psnr"] = {k: ME.psnr(v, x_fp, rng_) for k, v in outs.items()}
     out["lambda"] = lam
     out["fd"] = {k: ME.frechet_distance(feats(v), real_feats) for k, v in
                  (("fp", x_fp), ("base", outs["base"]), ("tcec_m1", outs["tcec_m1"]))}
     out["err_curve"] = _np(P.step_norms(rec.error).mean(1))
-    comp = P.sample(q, xT, ts, a, b, correction=TC.TCEC(K, a, b, 1, lam["tcec_m1"], c, d, R), keep=True, **two)
-    out["err_curve_tcec"] = _np(P.step_norms(comp - rec.x_fp).mean(1))
+    out["err_curve_tcec"] = _np(P.step_norms(traj["tcec_m1"] - rec.x_fp).mean(1))   # the evaluation run's own states
     return out, rec, (ts, a, b), outs
 
 
-def _recalibrated(cfg, fp, q, steps, xT, x_fp, seed: int) -> dict:
+def _recalibrated(cfg, fp, q, steps, xT, x_fp, seed: int, shared: dict | None = None) -> dict:
     """TCEC (m = 1) calibrated again on ``cfg.cal_repeats - 1`` further calibration sets (fresh noise, disjoint from
     the evaluation seeds and from the study's own calibration seeds): K refitted and λ₁ chosen on each, then the
     same evaluation seeds sampled. Per-seed PSNR against ``x_fp`` per calibration, so C5 can ask for the gain on
@@ -172,7 +183,10 @@ def _recalibrated(cfg, fp, q, steps, xT, x_fp, seed: int) -> dict:
     psnrs, lams = [], []
     for r in range(1, cfg.cal_repeats):
         xc = _noise(cfg, cfg.n_cal, seed + 2000 + 97 * r, xT.device)
-        rc = P.record(fp, q, xc, ts, a, b, c, d)
+        key = ("fp_recal", r, steps)                  # the same calibration noise for every bit width
+        rc = P.record(fp, q, xc, ts, a, b, c, d, fp_traj=None if shared is None else shared.get(key))
+        if shared is not None:
+            shared[key] = (rc.x_fp, rc.eps_fp)
         K = TC.fit_K(rc, cfg.delta_on)
         R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
         lam, _ = best_lambda(q, xc, ts, a, b, K, 1, rc.x_fp[-1], cfg.lambda_grid, c, d, R=R)
@@ -269,13 +283,13 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
             real = load_data("ring", n=4096, seed=seed + 5).double().numpy()
         main = cfg.steps[-1]
         jobs = [(bits, st, "rtn") for bits in cfg.bits for st in cfg.steps] + [(bits, main, "svd") for bits in cfg.svd_bits]
-        cells, theory, samples, overhead = {}, {}, {}, None
+        cells, theory, samples, overhead, shared = {}, {}, {}, None, {}
         for bits, st, base in progress(jobs, total=len(jobs), desc="quantised samplers"):
             q = _quantised(cfg, fp, bits, base, seed)
-            cell, rec, coeffs, outs = _cell(cfg, fp, q, st, xT, xc, feats, real)
+            cell, rec, coeffs, outs = _cell(cfg, fp, q, st, xT, xc, feats, real, shared=shared)
             cells[cell_key(bits, st, base)] = cell
             if st == main and base == "rtn" and bits in ("W4A8", "W4A4") and cfg.cal_repeats > 1:
-                cell["recal"] = _recalibrated(cfg, fp, q, st, xT, rec.x_fp[-1], seed)
+                cell["recal"] = _recalibrated(cfg, fp, q, st, xT, rec.x_fp[-1], seed, shared)
             if st == main and base == "rtn":
                 with torch.enable_grad():
                     theory[bits] = _theory(cfg, fp, rec, coeffs)
@@ -339,13 +353,13 @@ def solver_study(cfg: TCECConfig, trained: dict, trained_flow: dict | None, seed
         feats, real = _features(cfg, seed)
         main = cfg.steps[-1]
         jobs = [(solver, bits) for solver in cfg.other_solvers for bits in cfg.solver_bits]
-        cells, closed, samples = {}, {}, {}
+        cells, closed, samples, shared = {}, {}, {}, {}
         for solver, bits in progress(jobs, total=len(jobs), desc="other samplers"):
             fp = fp_flow if S.PREDICTION[solver] == "velocity" else fp_eps
             if fp is None:
                 raise ValueError(f"solver={solver!r} needs the flow-matching model: pass trained_flow")
             q = _quantised(cfg, fp, bits, "rtn", seed)
-            cell, rec, _, outs = _cell(cfg, fp, q, main, xT, xc, feats, real, solver)
+            cell, rec, _, outs = _cell(cfg, fp, q, main, xT, xc, feats, real, solver, shared=shared)
             key = cell_key(bits, main, "rtn", solver)
             cells[key] = cell
             closed[key] = _closed_form_fit(rec, sampler_coefficients(cfg, main, solver))
@@ -367,10 +381,10 @@ def dit_study(cfg: TCECConfig, trained_dit: dict, seed: int) -> dict:
         xc = _noise(dcfg, dcfg.n_cal, seed + 2000, dev)
         feats, real = _features(dcfg, seed)
         main = cfg.steps[-1]
-        cells, closed, samples = {}, {}, {}
+        cells, closed, samples, shared = {}, {}, {}, {}
         for bits in progress(list(cfg.dit_bits), total=len(cfg.dit_bits), desc="DiT cells"):
             q = _quantised(dcfg, fp, bits, "rtn", seed)
-            cell, rec, _, outs = _cell(dcfg, fp, q, main, xT, xc, feats, real)
+            cell, rec, _, outs = _cell(dcfg, fp, q, main, xT, xc, feats, real, shared=shared)
             key = cell_key(bits, main, "rtn", "dit")
             cells[key] = cell
             closed[key] = _closed_form_fit(rec, sampler_coefficients(dcfg, main))

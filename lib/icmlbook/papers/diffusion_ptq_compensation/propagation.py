@@ -103,21 +103,31 @@ class Record:
 
 @torch.no_grad()
 def record(fp: Callable, q: Callable, xT: torch.Tensor, timesteps: np.ndarray, a: np.ndarray, b: np.ndarray,
-           c: np.ndarray | None = None, d: np.ndarray | None = None) -> Record:
-    """Both samplers from the same ``xT``, with both models evaluated on both trajectories."""
+           c: np.ndarray | None = None, d: np.ndarray | None = None,
+           fp_traj: tuple[torch.Tensor, torch.Tensor] | None = None) -> Record:
+    """Both samplers from the same ``xT``, with both models evaluated on both trajectories. ``fp_traj``: the FP
+    sampler's states and outputs ``(x_fp, eps_fp)`` from this ``xT`` with these coefficients (an earlier record's),
+    reused instead of recomputed (they do not depend on the quantised model)."""
     if not torch.isfinite(xT).all():
         raise ValueError("xT contains NaN or inf")
+    if fp_traj is not None and (fp_traj[0].shape[0] != len(timesteps) + 1 or not torch.equal(fp_traj[0][0], xT)):
+        raise ValueError("fp_traj is not the FP trajectory of this xT and step count")
     x, xh = xT, xT
     xs, xhs, e_fp, e_q, e_fq, e_qf = [x], [xh], [], [], [], []
     for n, t in enumerate(timesteps):
         tt = _t(x.shape[0], t, x.device)
-        ef, eqf = fp(x, tt), q(x, tt)
+        ef = fp(x, tt) if fp_traj is None else fp_traj[1][n]
+        eqf = q(x, tt)
         eq, efq = q(xh, tt), fp(xh, tt)
         cn, dn = _two_step(n, c, d)
-        nx = float(a[n]) * x + float(b[n]) * ef
         nxh = float(a[n]) * xh + float(b[n]) * eq
+        if fp_traj is None:
+            nx = float(a[n]) * x + float(b[n]) * ef
+            if cn or dn:
+                nx = nx + cn * xs[-2] + dn * e_fp[-1]
+        else:
+            nx = fp_traj[0][n + 1]
         if cn or dn:
-            nx = nx + cn * xs[-2] + dn * e_fp[-1]
             nxh = nxh + cn * xhs[-2] + dn * e_q[-1]
         x, xh = nx, nxh
         xs.append(x); xhs.append(xh); e_fp.append(ef); e_q.append(eq); e_fq.append(efq); e_qf.append(eqf)

@@ -194,9 +194,9 @@ class TCEC:
 
 
 def tcec_sample(q: Callable, xT: torch.Tensor, timesteps, a, b, K: torch.Tensor, m: int | None = 1,
-                lambda1: float = 0.0, c=None, d=None, R: torch.Tensor | None = None) -> torch.Tensor:
-    """The quantised sampler with TCEC."""
-    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1, c, d, R), c=c, d=d)
+                lambda1: float = 0.0, c=None, d=None, R: torch.Tensor | None = None, keep: bool = False) -> torch.Tensor:
+    """The quantised sampler with TCEC (every state, (S+1, ...), with ``keep``)."""
+    return sample(q, xT, timesteps, a, b, correction=TCEC(K, a, b, m, lambda1, c, d, R), c=c, d=d, keep=keep)
 
 
 @torch.no_grad()
