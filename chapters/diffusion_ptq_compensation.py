@@ -698,6 +698,15 @@ def _(cfg, mo, trained):
       third of {cfg.plateau_margin:.0%} of its whole fall (read back along its logged curve) and is
       inconclusive (not converged) otherwise. The training loss stands in for the compared PSNR gain, whose
       own plateau would need a second study at an earlier checkpoint.
+    - **Sizes** (session 9: `default` must fit ten minutes of one core, where it had grown to about 25). This
+      run trains the ε-denoiser {cfg.train_steps:,} updates, the flow model {cfg.flow_train_steps:,} and the DiT
+      {cfg.dit_train_steps:,}, and measures on {cfg.n_eval} evaluation and {cfg.n_cal} calibration seeds
+      ({cfg.n_theory} for the Jacobian rows, {cfg.cal_repeats} calibration(s) for C5, {cfg.overhead_repeats} timed
+      repeats for C8). Before session 9 `default` trained 3,000 / 1,500 / 1,500 updates on 256 and 128 seeds.
+      Whether each model passes the convergence guard at this size is measured in the rows above; fewer seeds
+      widen every interval by about √2; a row that cannot be decided at this size says so.
+      `full` (a GPU) trains every model 12,000 updates and measures on 2,000 evaluation and 1,000 calibration
+      seeds: that is where the compensation rows are meant to be decided.
     - **Samplers.** DDIM carries the main study; DPM-Solver++(2M) and flow-matching Euler are run at the
       main step count on the two lowest bit widths (RTN), with a flow model of the same architecture
       trained here (not Flux.1-dev).

@@ -10,6 +10,26 @@ measured before the lambda1 = 0 runs were shared across windows (since then 2 of
 lambda1 search, and up to 2 evaluation runs, are saved per cell; not re-measured). Session 5 (commit babdfd9,
 with cal_repeats = 3 at default): smoke 23.4 s CPU / 79 s wall at load 8; default 662 s CPU / 38.5 min wall at
 load 9-10.
+
+Session 9 (issue 27 §5, issue 35): the default had grown to about 25 min of CPU (session 8's non-zero λ₁ and new
+rows). Measured stage by stage with ``time.process_time`` on one thread at load 12-16 on 2 cores (CPU seconds are
+inflated by the load; a quiet core is faster): one training update (batch 128) costs 95 ms for the U-Net and the
+flow model and 42 ms for the DiT (width 48); one network call on 256 seeds costs 45 ms FP, 94 ms RTN-quantised
+(78 ms after the faster activation quantiser of session 9) and 129 → 112 ms SVDQuant-lite U-Net, 29 ms / 54 → 37 ms for
+the DiT. A main cell (50 steps) makes about 6 FP and 16 quantised calls per step on 256 seeds-equivalent: ~86 s
+before, ~60 s after the code changes (FP trajectories and QNCD's FP control shared across the cells, TCEC's
+error curve read from its evaluation run). Projected default before: training 284 + 142 + 63 s, study ~750 s
+(with 94 s of overhead timing), solver study ~160 s, DiT study ~100 s: ~1500 s. The code changes alone bring the
+studies to ~690 s: still ~1180 s in all, so sizes shrink too. Session 9's default (projected from the same
+per-call costs, at load 12-16): training 142 + 95 + 42 s, study ~210 s, solver study ~60 s, DiT study ~30 s, about
+580 s; what each cut costs the rules is on the page and in the chapter's config table:
+``train_steps`` 3000 → 1500, ``flow_train_steps`` 1500 → 1000, ``dit_train_steps`` 1500 → 1000 (the convergence guard
+decides whether C5-C7, C9-C12 are read; the 3000-update U-Net of the session 8 default already failed it: training
+50 % longer moved its loss by 0.10 of its fall, the guard allows < 0.05, so those rows were inconclusive there
+too); ``n_eval`` 256 → 128 and ``n_cal`` 128 → 64 (intervals √2 wider; λ₁ chosen on 64 seeds); ``svd_bits`` W4A8
+dropped (C9 reads W4A4 on SVDQuant-lite, the paper's headline); ``cal_repeats`` 3 → 2 (C5 asks for the gain on one
+more calibration instead of two); ``n_theory`` 64 → 32 (the JVP rows C2q, C3 on 32 seeds); ``overhead_repeats``
+10 → 6 (C8's noise floor from fewer repeats). ``full`` keeps the larger sizes.
 """
 
 from __future__ import annotations
@@ -126,7 +146,9 @@ class TCECConfig(ProfileConfig):
 PRESETS: dict[str, TCECConfig] = {
     "smoke": TCECConfig(dataset="ring", width=128, train_steps=1500, flow_train_steps=1500, batch=256, n_eval=256, n_cal=128, n_theory=64,
                         n_boot=400, overhead_repeats=10, dit_bits=(), cal_repeats=1),
-    "default": TCECConfig(flow_train_steps=1500, dit_train_steps=1500, dit_width=48, solver_bits=("W4A4",)),
+    "default": TCECConfig(train_steps=1500, flow_train_steps=1000, dit_train_steps=1000, dit_width=48,
+                          solver_bits=("W4A4",), svd_bits=("W4A4",), n_eval=128, n_cal=64, n_theory=32, cal_repeats=2,
+                          overhead_repeats=6),
     "full": TCECConfig(width=64, train_steps=12000, flow_train_steps=12000, dit_train_steps=12000, n_eval=2000, n_cal=1000, n_theory=256, n_boot=4000,
                        act_mode="token", svd_rank=8, overhead_repeats=20),
 }
