@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import EffectBound, effect_bound
+from ...runtime.stats import BootstrapInterval, EffectBound, effect_bound, unit_bootstrap
 from ...training import PlateauTest, plateau_from_curve
 from .config import HHMEAConfig
 from .inference import rank_spread_p, rank_spread_power
@@ -87,56 +87,91 @@ def _ci_text(e: EffectBound, fmt=".3f"):
     return f"{e.mean:+{fmt}} [{e.lo:+{fmt}}, {e.hi:+{fmt}}]"
 
 
+#: C1's interval of a root-mean-square error: percentile bootstrap over the SBC cells (resamples, seed)
+RMSE_BOOT, RMSE_SEED = 2000, 0
+
+
+def rmse_interval(err) -> BootstrapInterval:
+    """Root-mean-square of per-cell errors ``err`` (n_cells,) with its 95 % percentile bootstrap interval over the
+    cells (:func:`~icmlbook.runtime.stats.unit_bootstrap`, RMSE_BOOT resamples, seed RMSE_SEED)."""
+    e2 = np.asarray(err, float) ** 2
+    return unit_bootstrap(lambda idx: np.sqrt(e2[idx].mean(1)), len(e2), n_boot=RMSE_BOOT, seed=RMSE_SEED)
+
+
+def _rmse_text(b: BootstrapInterval) -> str:
+    return f"{b.estimate:.3f} [{b.lo:.3f}, {b.hi:.3f}]"
+
+
 @claim_rule("C1", statement="The cell's geometry relative to the array (soma position, height, axon direction) is "
             "identifiable from the designed features of its electrical image.",
-            rule="on fresh prior cells observed with the test N, the error (RMSE / prior range) of NPE's posterior mean, or "
-                 "of a plain ridge regression of θ on the same designed features (trained on the same simulations), is "
-                 "<= geom_nrmse (0.1) for each of x, y, height and angle (channel densities reported, not required); a "
-                 "parameter both miss is evidence against only when NPE is not significantly worse than the ridge "
-                 "regression there (paired over the cells, squared error of NPE minus of the ridge regression, 95 % CI "
-                 "lower bound > 0); when it is, the row is inconclusive (not converged: the estimator, not the features, "
-                 "failed). The ridge baseline was added under the contract's second edition: an audit found it recovers "
-                 "the height with about half NPE's error",
+            rule="on fresh prior cells observed with the test N, the error (RMSE / prior range) of NPE's posterior mean and "
+                 "of a plain ridge regression of θ on the same designed features (trained on the same simulations), each "
+                 "with its 95 % percentile bootstrap interval over the cells; a geometric parameter (x, y, height, angle) "
+                 "is recovered when the upper end of either estimator's interval is below geom_nrmse (0.1), missed when "
+                 "the lower ends of both are above it, undecided otherwise (channel densities reported, not required). "
+                 "Reproduced when all four are recovered; a missed parameter is evidence against only when NPE is not "
+                 "significantly worse than the ridge regression there (paired over the cells, squared error of NPE minus "
+                 "of the ridge regression, 95 % CI lower bound > 0); when it is, the row is inconclusive (not converged: "
+                 "the estimator, not the features, failed); with none missed and one undecided, inconclusive (interval "
+                 "spans both). The ridge baseline was added under the contract's second edition (an audit found it "
+                 "recovers the height with about half NPE's error), the intervals after it (a point RMSE against 0.1 "
+                 "before)",
             rejects="a posterior that does not concentrate on some geometric parameter (RMSE near the prior's 0.29) while "
                     "no simpler estimator on the same features does better; the prior itself as the posterior",
             paper="infers HH parameters (abstract; per-parameter errors not reached)")
 def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
-    err = dict(zip(study.names, study.nrmse))
-    geo = {n: err[n] for n in GEOMETRY if n in err}
-    missing = [n for n in GEOMETRY if n not in err]  # a geometric parameter not inferred is not shown identifiable
-    other = {n: v for n, v in err.items() if n not in GEOMETRY}
-    ridge = getattr(study, "sbc_ridge", None)
+    # Changed in session 9 (issue 35): each error is an interval (bootstrap over the SBC cells) decided three-way
+    # against geom_nrmse; a point RMSE passed at 0.099 on 40 cells. Stricter or inconclusive only.
+    names = tuple(study.names)
+    missing = [n for n in GEOMETRY if n not in names]  # a geometric parameter not inferred is not shown identifiable
     span = np.asarray(study.high, float) - np.asarray(study.low, float)
     truth = np.asarray(study.sbc_theta, float)
-    r_err, beaten = {}, {}
+    e_n = (np.asarray(study.sbc_samples, float).mean(1) - truth) / span
+    npe = {n: rmse_interval(e_n[:, j]) for j, n in enumerate(names)}
+    ridge = getattr(study, "sbc_ridge", None)
+    r_b, beaten = {}, {}
     if ridge is not None:
         e_r = (np.asarray(ridge, float) - truth) / span
-        e_n = (np.asarray(study.sbc_samples, float).mean(1) - truth) / span
-        for j, n in enumerate(study.names):
-            r_err[n] = float(np.sqrt((e_r[:, j] ** 2).mean()))
+        for j, n in enumerate(names):
+            r_b[n] = rmse_interval(e_r[:, j])
             beaten[n] = effect_bound(e_n[:, j] ** 2 - e_r[:, j] ** 2, 0.0, side="lower")
-    recovered = {n: v <= cfg.geom_nrmse or r_err.get(n, np.inf) <= cfg.geom_nrmse for n, v in geo.items()}
-    missed = [n for n, ok in recovered.items() if not ok]
+    geo = [n for n in GEOMETRY if n in names]
+    other = [n for n in names if n not in GEOMETRY]
+
+    def status(n):
+        ds = [b.decision(cfg.geom_nrmse, side="upper").passed for b in (npe[n], r_b.get(n)) if b is not None]
+        return True if any(d is True for d in ds) else (False if all(d is False for d in ds) else None)
+
+    state = {n: status(n) for n in geo}
+    missed = [n for n, v in state.items() if v is False]
+    undecided = [n for n, v in state.items() if v is None]
     artefact = [n for n in missed if n in beaten and beaten[n].passed]
-    txt = ("geometry " + ", ".join(f"{n} {v:.3f}" + (f" (ridge {r_err[n]:.3f})" if n in r_err else "")
-                                   for n, v in geo.items())
+    txt = ("error / prior range with 95 % bootstrap intervals: geometry "
+           + ", ".join(f"{n} {_rmse_text(npe[n])}" + (f" (ridge {_rmse_text(r_b[n])})" if n in r_b else "") for n in geo)
            + (f" (not inferred: {', '.join(missing)})" if missing else "") + "; others "
-           + ", ".join(f"{n} {v:.3f}" for n, v in other.items()) + f" (prior mean: {study.prior_nrmse:.3f}; "
-           f"{len(study.sbc_theta)} cells, N = {study.n_spikes})"
+           + ", ".join(f"{n} {npe[n].estimate:.3f}" for n in other) + f" (prior mean: {study.prior_nrmse:.3f}; "
+           f"{len(truth)} cells, N = {study.n_spikes}; limit {cfg.geom_nrmse:g})"
            + ("" if ridge is not None else "; no ridge baseline in this study"))
-    values = {"nrmse": err, "nrmse_ridge": r_err, "missed": missed, "ridge_beats_npe": artefact}
+    values = {"nrmse": {n: b.estimate for n, b in npe.items()}, "nrmse_ridge": {n: b.estimate for n, b in r_b.items()},
+              "nrmse_interval": {n: (b.lo, b.hi) for n, b in npe.items()},
+              "nrmse_ridge_interval": {n: (b.lo, b.hi) for n, b in r_b.items()},
+              "missed": missed, "undecided": undecided, "ridge_beats_npe": artefact}
     if missing:
         return ClaimCheck(txt, False, values, reason=f"not inferred: {', '.join(missing)}")
-    if not missed:
+    if not missed and not undecided:
         return ClaimCheck(txt, True, values)
-    if len(artefact) == len(missed):
+    against = [n for n in missed if n not in artefact]
+    if against:
+        return ClaimCheck(txt, False, values, reason=f"{', '.join(against)} missed by NPE and by the ridge regression "
+                          f"(both intervals above {cfg.geom_nrmse:g}), NPE not worse than the ridge there")
+    if artefact:
         return ClaimCheck.inconclusive_check(
-            txt, NOT_CONVERGED, f"{', '.join(missed)} above {cfg.geom_nrmse:g} for both estimators, but NPE is "
+            txt, NOT_CONVERGED, f"{', '.join(artefact)} above {cfg.geom_nrmse:g} for both estimators, but NPE is "
             "significantly worse than a ridge regression on the same features there ("
             + ", ".join(f"{n}: squared-error difference {beaten[n].mean:+.4f} [{beaten[n].lo:+.4f}, {beaten[n].hi:+.4f}]"
                         for n in artefact) + "): the miss is the estimator's, not shown to be the features'", values)
-    return ClaimCheck(txt, False, values, reason=f"{', '.join(n for n in missed if n not in artefact)} missed by NPE "
-                      "and by the ridge regression, NPE not worse than the ridge there")
+    return ClaimCheck.inconclusive_check(txt, SPANS, f"{', '.join(undecided)}: the error's interval contains "
+                                         f"{cfg.geom_nrmse:g} ({len(truth)} cells)", values)
 
 
 @claim_rule("C1c", statement="The amortised posterior is calibrated.",
@@ -273,7 +308,9 @@ MAIN = "NPE + refinement"
 
 @claim_rule("C4", statement="Models inferred from the electrical image alone predict spike / no spike for held-out "
             "multi-electrode patterns accurately.",
-            rule="accuracy of NPE + refinement (mean over test cells) >= acc_target (0.85), within oracle_gap (0.05) of the "
+            rule="accuracy of NPE + refinement (mean over test cells, 95 % t-interval over the cells) above acc_target "
+                 "(0.85): lower end > 0.85 (upper end < 0.85 is evidence against, between inconclusive; a point mean "
+                 "against 0.85 before session 9), within oracle_gap (0.05) of the "
                  "true-θ oracle (paired over cells, oracle minus model: 95 % CI upper bound < 0.05; lower bound > 0.05 "
                  "is evidence against, between inconclusive; a point comparison before the contract's second "
                  "edition), and above the prior-mean cell: paired 95 % CI lower bound of the balanced-accuracy "
@@ -300,8 +337,13 @@ def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
         return ClaimCheck(check.measured, False, values, reason=check.reason)
     eg = effect_bound(np.asarray(acc["oracle"]) - np.asarray(acc[MAIN]), cfg.oracle_gap, side="upper")
     gap = eg.decision().passed
-    level = False if a < cfg.acc_target else gap
-    kind, measured = SPANS, check.measured + f"; oracle minus model, paired {_ci_text(eg)} (limit {cfg.oracle_gap:g})"
+    # session 9 (issue 35): the target is an interval too (a mean of 0.851 on five cells passed before)
+    et = effect_bound(np.asarray(acc[MAIN]), cfg.acc_target, side="lower", nonfinite="drop")
+    target = et.decision().passed
+    level = False if False in (target, gap) else (True if target is True and gap is True else None)
+    values["accuracy_interval"] = (et.lo, et.hi)
+    kind, measured = SPANS, (check.measured + f"; accuracy {_ci_text(et)} (target {cfg.acc_target:g}); oracle minus "
+                             f"model, paired {_ci_text(eg)} (limit {cfg.oracle_gap:g})")
     if level is not True and RIDGE in acc:
         er = paired_effect(np.asarray(acc[RIDGE]) - np.asarray(acc[MAIN]), "lower")
         values["ridge_minus_model"] = er.mean
