@@ -408,31 +408,57 @@ def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
                       why=f"{len(study.accuracy_mixed[MAIN])} test cells")
 
 
-@claim_rule("C6", statement="A few minutes of recording suffice: accuracy degrades only mildly with fewer averaged spikes.",
-            rule="paired over test cells: NPE accuracy at the fewest spikes of the sweep minus at the most, 95 % CI lower "
-                 "bound > −mild_drop (0.05); and NPE accuracy at the fewest spikes minus the prior-mean cell's, 95 % CI "
-                 "lower bound > min_acc_gain (0.01); " + _DROPS + ". Not reproduced when an interval lies wholly on the "
-                 "far side of its limit, inconclusive (interval spans both) when none does and one spans it (three-way "
-                 "since the contract's second edition)",
-            rejects="accuracy that falls by more than 0.05 when the EI averages few spikes, or an NPE at few spikes no "
-                    "better than the population-average cell (the EI then carries nothing)",
+@claim_rule("C6", statement="A few minutes of recording suffice: the accuracy of models fit from a few minutes' "
+            "electrical image is only mildly below that from a much longer recording (recording length read as spikes "
+            "at a firing rate of ours).",
+            rule="spike counts from recording lengths at firing_rate_hz (10 Hz, ours): a few minutes read at the low end, "
+                 "few_minutes (2 min: 1200 spikes), against long_minutes (40 min: 24,000 spikes); paired over test "
+                 "cells: NPE accuracy from the few minutes minus from the long recording, 95 % CI lower bound > "
+                 "−mild_drop (0.05); and NPE accuracy from the few minutes minus the prior-mean cell's, 95 % CI lower "
+                 "bound > min_acc_gain (0.01); " + _DROPS + ". Not reproduced when an interval lies wholly on the far "
+                 "side of its limit, inconclusive (interval spans both) when none does and one spans it; not testable "
+                 "when the sweep has no point at either length. The sweep's fewest spikes (30: 3 s) are reported, not "
+                 "decided (session 9, issue 35: the row compared 30 spikes with 3000, and 3 s of recording is not what "
+                 "the abstract claims to suffice)",
+            rejects="accuracy that falls by more than 0.05 from a long recording to a few minutes, or an NPE from a few "
+                    "minutes no better than the population-average cell (the EI then carries nothing)",
             paper="HH models fit from only a few minutes of recording (abstract)")
 def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (the second review): a point comparison of means on 5-20 cells, and mild_drop larger than
     # the whole informative range at smoke (prior-mean cell 0.860 vs NPE 0.892); now paired bounds, and the fewest
-    # spikes must still beat the prior-mean cell (stricter only).
+    # spikes must still beat the prior-mean cell (stricter only). Changed in session 9 (issue 35): the compared
+    # lengths are a few minutes against a long recording, as spike counts at a declared firing rate, not the sweep's
+    # ends (30 spikes, 3 s, against 3000, 5 min).
     sweep = np.asarray(study.sweep_accuracy)
+    ns = [int(n) for n in study.sweep_n]
     acc = sweep.mean(1)
-    order = np.argsort(np.asarray(study.sweep_n))  # fewest spikes against most, whatever order the sweep was given in
-    few, most = sweep[order[0]], sweep[order[-1]]
-    e_drop = effect_bound(few - most, -cfg.mild_drop, side="lower", nonfinite="drop")
+    n_few, n_long = cfg.spikes_in(cfg.few_minutes), cfg.spikes_in(cfg.long_minutes)
+
+    def minutes(n):
+        m = n / cfg.firing_rate_hz / 60
+        return f"{m:.0f} min" if m >= 1 else f"{m * 60:.0f} s"
+
+    curve = ("NPE accuracy " + ", ".join(f"N={n} ({minutes(n)}): {a:.3f}" for n, a in zip(ns, acc))
+             + f" (at {cfg.firing_rate_hz:g} Hz, ours)")
+    absent = [n for n in (n_few, n_long) if n not in ns]
+    if absent:
+        return ClaimCheck(curve, None, {"acc": acc.tolist()},
+                          reason=f"the sweep has no point at {' or '.join(f'N = {n} ({minutes(n)})' for n in absent)}: "
+                                 "a few minutes against a long recording cannot be read at this profile")
+    few, long_ = sweep[ns.index(n_few)], sweep[ns.index(n_long)]
+    e_drop = effect_bound(few - long_, -cfg.mild_drop, side="lower", nonfinite="drop")
     e_pm = paired_effect(few - np.asarray(study.accuracy["prior-mean"]), "lower", threshold=cfg.min_acc_gain)
     c_d, c_p = _decide(e_drop, cfg, "", {}), _decide(e_pm, cfg, "", {})
-    return _three_way("NPE accuracy " + ", ".join(f"N={n}: {a:.3f}" for n, a in zip(study.sweep_n, acc))
-                      + f"; fewest minus most {_ci_text(e_drop)} (limit −{cfg.mild_drop:g}); fewest minus the prior-mean "
-                      f"cell {_ci_text(e_pm)}" + (c_d.measured or c_p.measured),
-                      {"drop at the fewest spikes": _decide3(e_drop, cfg), "gain over the prior-mean cell": _decide3(e_pm, cfg)},
-                      {"acc": acc.tolist(), "drop_lo": e_drop.lo, "over_prior_mean_lo": e_pm.lo},
+    i0 = int(np.argmin(ns))
+    fewest = effect_bound(sweep[i0] - long_, -cfg.mild_drop, side="lower", nonfinite="drop")
+    return _three_way(curve + f"; {minutes(n_few)} minus {minutes(n_long)} {_ci_text(e_drop)} (limit "
+                      f"−{cfg.mild_drop:g}); {minutes(n_few)} minus the prior-mean cell {_ci_text(e_pm)}; reported, not "
+                      f"decided: {minutes(ns[i0])} (N = {ns[i0]}) minus {minutes(n_long)} {_ci_text(fewest)}"
+                      + (c_d.measured or c_p.measured),
+                      {f"drop from {minutes(n_long)} to {minutes(n_few)}": _decide3(e_drop, cfg),
+                       "gain over the prior-mean cell": _decide3(e_pm, cfg)},
+                      {"acc": acc.tolist(), "drop_lo": e_drop.lo, "over_prior_mean_lo": e_pm.lo, "n_few": n_few,
+                       "n_long": n_long, "fewest_minus_long": fewest.mean},
                       why=f"{sweep.shape[1]} test cells")
 
 

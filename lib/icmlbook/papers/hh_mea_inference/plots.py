@@ -201,8 +201,9 @@ def activation_figure(study, cell: int, pattern: int):
     return fig
 
 
-def sweep_figure(study):
-    """Accuracy of NPE predictions against the number of spikes averaged into the EI."""
+def sweep_figure(study, rate_hz: float | None = None):
+    """Accuracy of NPE predictions against the number of spikes averaged into the EI (with ``rate_hz``, each N's
+    recording length at that firing rate under its tick)."""
     fig, ax = new_figure(1, 1, width=5.6, height=3.4)
     acc = np.asarray(study.sweep_accuracy)
     ax.errorbar(study.sweep_n, acc.mean(1), yerr=acc.std(1, ddof=1) / np.sqrt(acc.shape[1]), marker="o", color=PALETTE[5],
@@ -210,5 +211,13 @@ def sweep_figure(study):
     ax.axhline(study.accuracy["prior-mean"].mean(), color=COLORS["prior-mean"], ls="--", label="prior-mean cell")
     ax.set(xscale="log", xlabel="spikes averaged into the EI", ylabel="accuracy",
            title=f"Accuracy {acc.mean(1)[0]:.3f} at N={study.sweep_n[0]}, {acc.mean(1)[-1]:.3f} at N={study.sweep_n[-1]}")
+    if rate_hz:
+        def length(n):
+            m = n / rate_hz / 60
+            return f"{m:.0f} min" if m >= 1 else f"{m * 60:.0f} s"
+
+        ax.set_xticks(list(study.sweep_n), [f"{n}\n({length(n)})" for n in study.sweep_n])
+        ax.minorticks_off()
+        ax.set_xlabel(f"spikes averaged into the EI (recording length at {rate_hz:g} Hz)")
     ax.legend()
     return fig
