@@ -19,7 +19,7 @@ from .sde import Schedule, forward_paths
 
 __all__ = ["schedules", "QualityStudy", "train_variants", "quality_study", "nfe_curve", "resample", "drop_study",
            "prior_study", "cost_study", "mixed_study", "landing_sweep", "mmd_permutation_test", "forward_feasibility",
-           "earth_study", "interleaved_best_times", "newton_operations", "cost_step",
+           "earth_study", "interleaved_best_times", "interleaved_times", "newton_operations", "cost_step",
            "counted_operations", "per_point_newton_operations"]
 
 
@@ -241,20 +241,25 @@ def prior_study(cfg: LandingConfig, seed: int, n_perm: int = 500) -> dict:
             "start_p": start_p, "set": cs.name}
 
 
-def interleaved_best_times(fns: dict, repeat: int = 7) -> dict[str, float]:
-    """The smallest wall time of each function over ``repeat`` rounds, the functions called in turn within a
-    round (landing, Newton, landing, Newton, ...). A load spike then slows both sides of a comparison alike or
-    one round only, and the minimum ignores it; timing one side after the other let a burst of load land on
-    one of them (a smoke run's ratio swung from 0x to 103x)."""
+def interleaved_times(fns: dict, repeat: int = 7) -> dict[str, list[float]]:
+    """The wall time of each function in each of ``repeat`` rounds, the functions called in turn within a round
+    (landing, Newton, landing, Newton, ...): round ``i`` of two functions is a pair timed back to back."""
     if repeat < 1:
         raise ValueError(f"repeat={repeat!r} is not allowed; it must be >= 1")
-    best = {k: float("inf") for k in fns}
+    times = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
             t = time.perf_counter()
             fn()
-            best[k] = min(best[k], time.perf_counter() - t)
-    return best
+            times[k].append(time.perf_counter() - t)
+    return times
+
+
+def interleaved_best_times(fns: dict, repeat: int = 7) -> dict[str, float]:
+    """The smallest wall time of each function over ``repeat`` rounds of :func:`interleaved_times`. A load spike
+    then slows both sides of a comparison alike or one round only, and the minimum ignores it; timing one side
+    after the other let a burst of load land on one of them (a smoke run's ratio swung from 0x to 103x)."""
+    return {k: min(v) for k, v in interleaved_times(fns, repeat).items()}
 
 
 def newton_operations(iterations: torch.Tensor) -> dict[str, float]:
@@ -317,7 +322,9 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
     solve) against the Newton projection (iterated), both from the same off-manifold points (a tangent step
     of per-coordinate size ``step``, by default :func:`cost_step`, the mid-schedule step of OLLA), with the generic autodiff-shaped Jacobians for both. Two measures per n: operations
     per point (:func:`newton_operations`; deterministic for a seed, this decides claim 6) and the wall time
-    of each, the smallest over ``repeat`` interleaved rounds (:func:`interleaved_best_times`; reported).
+    of each, the smallest over ``repeat`` interleaved rounds (:func:`interleaved_best_times`; reported). SO(n)'s
+    closed-form projection (the polar factor by SVD, :meth:`SpecialOrthogonal.project`) is timed in the same rounds,
+    every round's times kept (``round_seconds``): claim 6s decides on them.
 
     Second edition (issue 35): both sides' operations are counted on the real code (:func:`counted_operations`:
     landing's step as the samplers call it, Newton per point by :func:`per_point_newton_operations`); landing's
@@ -339,7 +346,11 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
         def newton():
             return ConstraintSet.newton_project(so, Y, max_iter=newton_max_iter)
 
-        best = interleaved_best_times({"landing": landing, "newton": newton}, repeat)
+        def svd():
+            return so.project(Y)[0]
+
+        rounds = interleaved_times({"landing": landing, "newton": newton, "svd": svd}, repeat)
+        best = {k: min(v) for k, v in rounds.items()}
         _, failed, iters = ConstraintSet.newton_project(so, Y, max_iter=newton_max_iter)
         ops = per_point_newton_operations(so, Y, iters, newton_max_iter)
         batched = counted_operations(so, newton)
@@ -354,9 +365,12 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
                      "landing_operations": (land["evaluations"] + land["solves"]) / B,
                      "landing_evaluations": land["evaluations"] / B, "landing_solves": land["solves"] / B,
                      "newton_failed": int(failed.sum()), "landing_violation_after": after["max_abs_h"],
-                     "before": so.violations(Y)["max_abs_h"]})
+                     "before": so.violations(Y)["max_abs_h"],
+                     # claim 6s (session 9, issue 35): SO(n)'s closed-form projection, timed in the same rounds
+                     "svd_seconds": best["svd"], "svd_violation_after": so.violations(svd())["max_abs_h"],
+                     "round_seconds": {k: [float(t) for t in v] for k, v in rounds.items()}})
     return {"rows": rows, "points": cfg.cost_points, "repeat": repeat, "step": step, "newton_max_iter": newton_max_iter,
-            "counted": True}
+            "counted": True, "svd_timed": True}
 
 
 def mixed_study(cfg: LandingConfig, seed: int) -> dict:

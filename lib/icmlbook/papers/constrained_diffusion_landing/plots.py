@@ -152,6 +152,8 @@ def cost_figure(cost: dict):
     ax.legend(fontsize=7)
     bx.loglog(p, [r["landing_seconds"] * 1e3 for r in rows], "o-", color=COLORS["OLLA"], label="landing")
     bx.loglog(p, [r["newton_seconds"] * 1e3 for r in rows], "s-", color=COLORS["OLLA-P"], label="Newton projection")
+    if all("svd_seconds" in r for r in rows):
+        bx.loglog(p, [r["svd_seconds"] * 1e3 for r in rows], "^:", color="0.35", label="SVD projection (closed form)")
     bx.set(xlabel="number of equality constraints n(n+1)/2",
            ylabel=f"wall time per step (ms, {cost['points']} points)")
     bx.legend(fontsize=8)
