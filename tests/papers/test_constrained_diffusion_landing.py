@@ -1190,7 +1190,7 @@ def trivial_world():
              "forward0": ex.forward_feasibility(cfg0, 0),
              "quality0": ex.quality_study(cfg0, 0, ex.train_variants(cfg0, 0, methods=("OLLA", "ULLA"))),
              "drop": ex.drop_study(cfg, 0), "prior": ex.prior_study(cfg, 0, n_perm=50),
-             "cost": ex.cost_study(cfg, 0, repeat=3), "cost1": ex.cost_study(cfg, 0, repeat=1, newton_max_iter=1),
+             "cost": ex.cost_study(cfg, 0, repeat=7), "cost1": ex.cost_study(cfg, 0, repeat=1, newton_max_iter=1),
              "mixed0": ex.mixed_study(cfg0, 0),
              "earth0": ex.earth_study(cfg0, 0)}
         for name in ("so10", "dipeptide", "robot"):
