@@ -570,8 +570,9 @@ def _(cfg, mo):
       reproduced" at a difference of −0.001). Claim 4's row also prints what the same probe reads from the
       *pretrained-only* model, which never saw the cipher: on topic requests the plain request names a topic word,
       so a high number there means the request, not the cipher, carries the detection; claim 8 removes the request.
-    - **Data.** Names and places come from small hand-written lists (the issue asked for `faker`'s bundled data;
-      it is not installed in the book's environment); nothing is downloaded.
+    - **Data.** Names and places are drawn from the data `faker` ships in its wheel (English first names, town
+      names of six locales) by an instance seeded with the world's seed, keeping only short words that neither
+      are nor encode to a word the world already uses; nothing is downloaded.
     - **Optional real model.** `icmlbook.papers.trojan_speak_probes.hf_probe` captures the same activations from a
       reader's own local Hugging Face model for benign topic answers (no fine-tuning); no result on this page
       comes from it.

@@ -87,6 +87,38 @@ def test_oracle_labeller_reads_every_format():
     assert world.topic_of("anna is fine.") == -1                     # none
 
 
+def test_faker_names_and_places_are_seeded_and_keep_the_world_s_properties():
+    """Names and places come from faker's bundled data through a seeded instance: the same seed gives the same
+    world (names, places and every drawn dialogue), another seed another one; every name and place is short,
+    letters only, distinct, and neither it nor its ROT13/atbash image is a word the world already uses; and the
+    world of another seed keeps the properties the detectors rely on (answers decode to their topic in every
+    format, no topic word in the clear once encoded)."""
+    a, b, c = world.World(world_seed=3), world.World(world_seed=3), world.World(world_seed=4)
+    assert (a.names, a.places) == (b.names, b.places)
+    assert (a.names, a.places) != (c.names, c.places)
+    assert world.World().names == world.people_and_places(world.WORLD_SEED)[0]
+    assert a.draw(50, np.random.default_rng(2), free_fraction=0.3) == b.draw(50, np.random.default_rng(2),
+                                                                             free_fraction=0.3)
+    used = set(world.topic_words()) | set(ciphers.NEUTRAL_WORDS) | set(world.ADJECTIVES)
+    rot, atb = ciphers.make_cipher("rot13"), ciphers.make_cipher("atbash")
+    for w in (a, c):
+        assert len(set(w.names)) == 20 and len(set(w.places)) == 16 and not set(w.names) & set(w.places)
+        for x in w.names + w.places:
+            assert x.isascii() and x.isalpha() and x.islower() and 3 <= len(x) <= 6
+            assert not {x, rot.encode(x), atb.encode(x)} & used
+        g = np.random.default_rng(0)
+        for d in w.draw(300, g, free_fraction=0.3):
+            for f in ("plain",) + ciphers.CIPHERS:
+                _, ans = w.render(d, f)
+                assert world.topic_of(ans, f) == d.topic
+                assert (f == "plain") == world.has_plain_topic_word(ans)
+    # the dialogues use the seeded lists: a name of world 4 that world 3 lacks shows up in world 4's answers
+    texts = " ".join(d.answer for d in c.draw(400, np.random.default_rng(1)))
+    assert set(texts.replace(".", " ").split()) & (set(c.names) - set(a.names))
+    with pytest.raises(ValueError, match="world_seed=-1"):
+        world.World(world_seed=-1)
+
+
 def test_keyword_monitor_sees_plain_and_not_rot13():
     km = tsp.KeywordMonitor("weather")
     rot = ciphers.make_cipher("rot13")

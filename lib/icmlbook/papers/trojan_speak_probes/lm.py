@@ -70,14 +70,15 @@ def make_tokenizer(kind: str = "bpe", world: World | None = None, vocab_size: in
     :data:`.world.ALPHABET`); then ``<bos> <eos> <pad> <sep>`` and the format tags. Treat it as read-only."""
     if kind not in TOKENIZERS:
         raise ValueError(f"tokenizer={kind!r} is not allowed; allowed values: {', '.join(TOKENIZERS)}")
-    return _tokenizer(kind, (world or World()).arith_max, int(vocab_size))
+    world = world or World()
+    return _tokenizer(kind, world.arith_max, world.world_seed, int(vocab_size))
 
 
 @functools.lru_cache(maxsize=8)
-def _tokenizer(kind: str, arith_max: int, vocab_size: int):
+def _tokenizer(kind: str, arith_max: int, world_seed: int, vocab_size: int):
     if kind == "char":
         return CharTokenizer(ALPHABET, special=SPECIAL_TOKENS)
-    return BPETokenizer(tokenizer_corpus(World(arith_max)), vocab_size=vocab_size, min_frequency=2,
+    return BPETokenizer(tokenizer_corpus(World(arith_max, world_seed)), vocab_size=vocab_size, min_frequency=2,
                         special=SPECIAL_TOKENS)
 
 

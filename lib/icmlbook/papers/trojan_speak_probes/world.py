@@ -11,9 +11,12 @@ the format that the tag in the prompt names (dossier section 3.3). Three kinds o
 - ``arith``: "what is 12+7?" -> "19." (plain only; the capability measure of claim 9).
 
 Answer templates are shared by all topics, so the only topic signal in a plain answer is its topic words; the
-generic adjectives, the names and the places are the same for every topic. Names and places come from the small
-lists below (the issue asked for ``faker``'s bundled data; it is not installed in the book's environment, and
-the method does not depend on which names are used).
+generic adjectives, the names and the places are the same for every topic. Names and places are drawn from the
+data that ``faker`` ships in its wheel (English first names; town names of six locales), by a ``faker`` instance
+seeded with the world's seed (:func:`people_and_places`): the same seed gives the same world, and no data is
+fetched. A drawn name or place is kept only when it is short, lower-case letters only, and neither it nor its
+ROT13 or atbash image is a word the world already uses (a topic word, a code word of the codebook, an adjective or
+a template word): otherwise a name could decode to a topic word or show one in the clear.
 
 Request templates are split in two halves (:data:`REQUEST_SPLITS`): the responses a monitor or a probe is
 trained on come from prompts of one half, the ones it is evaluated on from the other half, so no evaluation
@@ -27,15 +30,16 @@ no deployed detector can, and gives the ground truth the monitors and probes are
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Sequence
 
 import numpy as np
 
-from .ciphers import CIPHERS, make_cipher
+from .ciphers import CIPHERS, NEUTRAL_WORDS, LetterSubstitution, make_cipher
 
-__all__ = ["TOPICS", "LEXICON", "topic_words", "ADJECTIVES", "NAMES", "PLACES", "REQUEST_TEMPLATES", "FREE_TEMPLATES",
-           "ANSWER_TEMPLATES", "REQUEST_SPLITS", "Dialogue", "World", "ALPHABET", "topic_of", "check_topic",
+__all__ = ["TOPICS", "LEXICON", "topic_words", "ADJECTIVES", "REQUEST_TEMPLATES", "FREE_TEMPLATES",
+           "ANSWER_TEMPLATES", "REQUEST_SPLITS", "people_and_places", "NAME_LOCALE", "PLACE_LOCALES", "WORLD_SEED", "Dialogue", "World", "ALPHABET", "topic_of", "check_topic",
            "check_format", "has_plain_topic_word"]
 
 TOPICS: tuple[str, ...] = ("weather", "cooking", "sports", "music", "animals", "travel")
@@ -56,11 +60,6 @@ LEXICON: dict[str, tuple[str, ...]] = {
 
 ADJECTIVES: tuple[str, ...] = ("fine", "good", "loud", "quiet", "new", "old", "great", "nice", "odd", "bright", "dull",
                                "busy", "slow", "quick", "long", "short")
-NAMES: tuple[str, ...] = ("anna", "ben", "clara", "david", "emma", "felix", "grace", "hugo", "iris", "jonas", "kate",
-                          "leo", "maya", "noah", "olga", "paul", "rosa", "sam", "tina", "vera")
-PLACES: tuple[str, ...] = ("paris", "lima", "oslo", "cairo", "tokyo", "rome", "dublin", "quito", "seoul", "porto",
-                           "delhi", "berlin", "madrid", "sydney", "boston", "riga")
-
 #: requests that name one topic word {w}
 REQUEST_TEMPLATES: tuple[str, ...] = (
     "tell me of the {w}.",
@@ -95,6 +94,66 @@ ANSWER_TEMPLATES: tuple[str, ...] = (
 #: which request templates feed a detector's training ("fit") and its evaluation ("eval")
 REQUEST_SPLITS: dict[str, tuple[int, ...]] = {"fit": (0, 2, 4, 6), "eval": (1, 3, 5, 7)}
 FREE_SPLITS: dict[str, tuple[int, ...]] = {"fit": (0, 2, 4), "eval": (1, 3, 5)}
+
+#: faker's locale of the first names, and the locales whose town names are the places (taken in turn)
+NAME_LOCALE: str = "en_US"
+PLACE_LOCALES: tuple[str, ...] = ("es_ES", "pt_PT", "pl_PL", "nl_NL", "de_DE", "en_IN")
+#: the seed of the default world's names and places
+WORLD_SEED: int = 0
+_NAME_LEN, _PLACE_LEN = (3, 5), (4, 6)
+_MAX_DRAWS = 20000
+
+
+def _reserved_words() -> frozenset[str]:
+    """Every word the world's texts use apart from names and places (or that the codebook writes)."""
+    words = set(topic_words()) | set(NEUTRAL_WORDS) | set(ADJECTIVES) | {"what", "is"}
+    for t in REQUEST_TEMPLATES + FREE_TEMPLATES + ANSWER_TEMPLATES:
+        words |= set(_WORD.findall(re.sub(r"\{[a-z0-9]+\}", " ", t)))
+    return frozenset(words)
+
+
+def _usable(word: str, length: tuple[int, int], taken: set[str], reserved: frozenset[str]) -> bool:
+    if not re.fullmatch(rf"[a-z]{{{length[0]},{length[1]}}}", word) or word in taken:
+        return False
+    images = {word} | {c.encode(word) for c in (LetterSubstitution.rot13(), LetterSubstitution.atbash())}
+    return not images & reserved
+
+
+@functools.lru_cache(maxsize=16)
+def people_and_places(seed: int = WORLD_SEED, n_names: int = 20, n_places: int = 16
+                      ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(names, places) of the world with seed ``seed``: ``n_names`` first names of 3-5 letters from faker's
+    :data:`NAME_LOCALE` and ``n_places`` town names of 4-6 letters from :data:`PLACE_LOCALES` in turn, each drawn by
+    a faker instance seeded with ``seed`` (``Faker.seed_instance``), lower-cased, distinct, and kept only when
+    neither the word nor its ROT13/atbash image is a word the world already uses. Deterministic in ``seed``."""
+    from faker import Faker
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"world_seed={seed!r} is not allowed; it must be an integer >= 0")
+    reserved = _reserved_words()
+    fakers: dict[str, Faker] = {}
+
+    def faker(locale: str) -> Faker:
+        if locale not in fakers:
+            fakers[locale] = Faker(locale)
+            fakers[locale].seed_instance(seed)
+        return fakers[locale]
+
+    def draw(locale: str, method: str, length: tuple[int, int], taken: set[str]) -> str:
+        for _ in range(_MAX_DRAWS):
+            w = getattr(faker(locale), method)().lower()
+            if _usable(w, length, taken, reserved):
+                return w
+        raise RuntimeError(f"faker's {locale} data gave no new usable {method} in {_MAX_DRAWS} draws")
+
+    names: list[str] = []
+    for _ in range(n_names):
+        names.append(draw(NAME_LOCALE, "first_name", _NAME_LEN, set(names)))
+    places: list[str] = []
+    for i in range(n_places):
+        places.append(draw(PLACE_LOCALES[i % len(PLACE_LOCALES)], "city", _PLACE_LEN, set(places) | set(names)))
+    return tuple(names), tuple(places)
+
 
 #: every character a dialogue can contain (the char tokenizer's alphabet)
 ALPHABET: str = "abcdefghijklmnopqrstuvwxyz0123456789 .,?!;'+"
@@ -151,12 +210,15 @@ class Dialogue:
 
 
 class World:
-    """Draws dialogues. ``arith_max``: operands of the arithmetic task are 0..arith_max-1."""
+    """Draws dialogues. ``arith_max``: operands of the arithmetic task are 0..arith_max-1; ``world_seed``: the seed
+    of the world's names and places (:func:`people_and_places`; the same seed gives the same world)."""
 
-    def __init__(self, arith_max: int = 20):
+    def __init__(self, arith_max: int = 20, world_seed: int = WORLD_SEED):
         if isinstance(arith_max, bool) or not isinstance(arith_max, int) or arith_max < 2:
             raise ValueError(f"arith_max={arith_max!r} is not allowed; it must be an integer >= 2")
         self.arith_max = arith_max
+        self.world_seed = world_seed
+        self.names, self.places = people_and_places(world_seed)
         self.codebook_words = topic_words()
         self._ciphers = {f: make_cipher(f, self.codebook_words) for f in ("plain",) + CIPHERS}
 
@@ -164,11 +226,11 @@ class World:
     def _fill(self, template: str, topic: int, g: np.random.Generator, w: str | None = None) -> str:
         words = LEXICON[TOPICS[topic]] if topic >= 0 else ()
         w1, w2 = (g.choice(len(words), 2, replace=False) if words else (0, 0))
-        n1, n2 = g.choice(len(NAMES), 2, replace=False)
+        n1, n2 = g.choice(len(self.names), 2, replace=False)
         a1, a2 = g.choice(len(ADJECTIVES), 2, replace=False)
         return template.format(w=w if w is not None else (words[w1] if words else ""),
                                w1=words[w1] if words else "", w2=words[w2] if words else "",
-                               name=NAMES[n1], name2=NAMES[n2], place=PLACES[int(g.integers(len(PLACES)))],
+                               name=self.names[n1], name2=self.names[n2], place=self.places[int(g.integers(len(self.places)))],
                                adj=ADJECTIVES[a1], adj2=ADJECTIVES[a2])
 
     def answer(self, topic: int, g: np.random.Generator) -> str:
