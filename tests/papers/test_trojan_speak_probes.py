@@ -512,20 +512,45 @@ def _S():
 
 @claim_case("trojan_speak_probes", "C3", "reproduced")
 def c3_reproduced():
+    # the untrained side carries a spread of ~0.025 over seeds (AUROC on ~150 positives at default; the tiny
+    # reference study's untrained probes scatter 0.04-0.08 on 20-40 positives)
     S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.999, 0.997, 0.9995)])
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.999, 0.997, 0.9995)],
+                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.84, 0.87, 0.82)])
     return claims.claim3_probe_plain(seeds, cfg)
 
 
 @claim_case("trojan_speak_probes", "C3", "not reproduced", alternative="activations that carry the topic weakly (AUROC 0.8)")
 def c3_weak():
     S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.80, 0.82, 0.78)])
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.80, 0.82, 0.78)],
+                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
     return claims.claim3_probe_plain(seeds, cfg)
 
 
 @claim_case("trojan_speak_probes", "C3", "not reproduced",
-            trivial="the same probe on an untrained model's activations of the reference answers")
+            alternative="training adds little: the probe on the trained model (0.98-0.99) only 0.04 above the same "
+                        "probe on an untrained model (0.94-0.95), which reads the topic words' surface form")
+def c3_surface_only():
+    S = _S()
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.985, 0.982, 0.988)],
+                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.945, 0.940, 0.948)])
+    return claims.claim3_probe_plain(seeds, cfg)
+
+
+@claim_case("trojan_speak_probes", "C3", "inconclusive at this scale",
+            alternative="an untrained model's probe already at the ceiling (AUROC 0.97-0.99): no probe can beat it "
+                        "by the margin")
+def c3_ceiling():
+    S = _S()
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.999, 0.997, 0.9995)],
+                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.97, 0.99, 0.975)])
+    return claims.claim3_probe_plain(seeds, cfg)
+
+
+@claim_case("trojan_speak_probes", "C3", "not reproduced",
+            trivial="the same probe on an untrained model's activations of the reference answers (every role of the "
+                    "reference study is the untrained model: no advantage over itself)")
 def c3_trivial():
     _, sums, _ = reference_study()
     return claims.claim3_probe_plain(sums, tsp.config_for("default"))
@@ -793,7 +818,7 @@ def c10_unlearned():
 
 
 # every declared case, run here too (the contract test runs them again over every chapter)
-_CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_trivial,
+_CASES = [c1_reproduced, c1_weak, c1_trivial, c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_surface_only, c3_ceiling, c3_trivial,
           c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,
           c6_no_gain, c6_trivial, c7_reproduced, c7_lexical, c7_trivial, c8_reproduced, c8_request_reader, c8_trivial,
           c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c10_reproduced, c10_unlearnable, c10_trivial,

@@ -244,24 +244,38 @@ def claim2_encoding_blinds(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig
     "C3",
     statement="Our reconstruction of activation probing: a linear probe on the model's mean-pooled activations at "
               "response positions, at the site a defender picks from plain data, detects the monitored topic in "
-              "held-out plain answers.",
+              "held-out plain answers, and does so better than the same probe on an untrained (randomly "
+              "initialised) model of the same shape reading the same answers.",
     rule=f"site chosen per seed by the probe's log-loss on plain calibration answers (no encoded data); {_PCT} t "
-         f"interval over seeds of its AUROC on plain eval answers, lower end > {_T['probe_auroc_min']:g}; against "
-         "when the interval lies wholly below",
-    rejects="activations that do not carry the topic linearly (AUROC 0.8), e.g. a probe on shuffled labels",
+         f"intervals over seeds of its AUROC on plain eval answers (lower end > {_T['probe_auroc_min']:g}) and of "
+         f"its advantage over the same probe on an untrained model's activations of the same answers, at that "
+         f"model's best site (lower end > {_T['baseline_margin']:g}); against when either interval lies wholly below; "
+         f"the advantage is inconclusive when the untrained model's probe is within {_T['baseline_margin']:g} of "
+         "AUROC 1 in some seed (a ceiling no probe can beat by the margin)",
+    rejects="activations that do not carry the topic linearly (AUROC 0.8), e.g. a probe on shuffled labels; a probe "
+            "that reads no more than the topic words' surface form (the same probe on an untrained model matches it)",
     reconstruction=True,
 )
 def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) -> ClaimCheck:
     check_thresholds(cfg)
     seeds = _seeds(seeds)
     auc = _at_chosen(seeds, "probe_auroc_plain")
-    part = _part("AUROC", auc, _T["probe_auroc_min"])
-    guard = _positives_guard([s.n_pos_plain for s in seeds], "plain eval answers", part.text)
+    base = np.array([_nanmax(s.untrained_auroc_plain) for s in seeds])
+    parts = [_part("AUROC", auc, _T["probe_auroc_min"]),
+             _part("advantage over the untrained model", auc - base, _T["baseline_margin"], fmt="+.3f")]
+    measured = "; ".join(p.text for p in parts)
+    guard = _positives_guard([s.n_pos_plain for s in seeds], "plain eval answers", measured)
     if guard is not None:
         return guard
-    untrained = _nanmean([_nanmax(s.untrained_auroc_plain) for s in seeds])
-    return _combine([part], {"auroc": auc}, f"sites {_chosen_labels(seeds)}; an untrained model's best site reaches "
-                                             f"{untrained:.3f} on the same answers")
+    values = {"auroc": auc, "untrained": base}
+    extra = f"sites {_chosen_labels(seeds)}; the untrained model's best site {_nanmean(base):.3f}"
+    if parts[0].passed is not False and np.any(base > 1.0 - _T["baseline_margin"]):
+        return ClaimCheck.inconclusive_check(
+            f"{measured}; {extra}", "noise above effect",
+            f"ceiling: the untrained model's probe reaches AUROC {', '.join(f'{b:.3f}' for b in base)} on the plain "
+            f"answers, within {_T['baseline_margin']:g} of 1 in some seed, so no probe can beat it by the margin and "
+            "the measurement cannot separate the claim from its negation", values)
+    return _combine(parts, values, extra)
 
 
 # -------------------------------------------------------------------------------------------- C4
