@@ -86,9 +86,10 @@ class TrojanProbesConfig(ProfileConfig):
     monitor_auroc_min, monitor_tpr_min : claim 1 (plain text monitor).
     blind_tpr_max : claim 2: the monitor's TPR on encoded answers at its deployment threshold must stay below this.
     probe_auroc_min : claim 3 (plain probe); transfer_auroc_min : claim 4 (plain-trained probe on encoded answers).
-    baseline_margin : claim 4: the probe on the trained model must beat the same probe on an untrained model's
-        activations of the same answers (its best site) by this much AUROC, since attention to the plain request
-        can carry the topic into the response positions of any model.
+    baseline_margin : claims 3 and 4: the probe on the trained model must beat the same probe on an untrained model's
+        activations of the same answers (its best site) by this much AUROC, since the topic words' surface form (plain
+        answers, claim 3) and attention to the plain request (claim 4) can carry the topic into the response
+        positions of any model.
     site_margin : claim 5: minimum AUROC advantage of the better of attention/MLP outputs over the residual stream.
     stream_margin : claim 6: minimum TPR gain of the k-of-n rule (k = ``stream_k``) over mean pooling.
     chance_band, selectivity_min : claim 7: control probes within 0.5 +- chance_band; task minus control AUROC
