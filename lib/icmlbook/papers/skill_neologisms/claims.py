@@ -500,11 +500,13 @@ not_testable(
     "C7",
     statement="Analogue of the paper's keyword finding in our tiny base: replacing an operation's token by the mean "
               "operation row or by a random row of the same norm collapses accuracy.",
-    reason="holds by design, so it is shown, not decided (CLAIMS.md rule 3): in the digit world an operation is named "
-           "only by its token, so every base that passes claim 1 must lose most of its accuracy once the token's row "
-           "is replaced (nothing else in the prompt says which operation to apply), and an untrained base has "
-           "nothing to lose; no outcome of this measurement could speak against the paper. The paper's finding on "
-           "7-8B models is row N1",
+    reason="holds by design, so it is shown, not decided, at this profile and at any size of this world (CLAIMS.md "
+           "rule 3): the issue asked for the dossier's claim 7 decided by the run and labelled an analogue, but in "
+           "the digit world an operation is named only by its token (the dossier's pitfall: true by construction), "
+           "so every base that passes claim 1 must lose most of its accuracy once the token's row is replaced "
+           "(nothing else in the prompt says which operation to apply), and an untrained base has nothing to lose; "
+           "no outcome of this measurement could speak against the paper. The numbers are described on the page; "
+           "the paper's finding on 7-8B pretrained models is row N1",
     paper="abstract: “off-the-shelf pre-trained LLMs already demonstrate tokens associated with procedural "
           "knowledge” (the XOR keyword study on 7-8B models; numbers not reached)",
 )
