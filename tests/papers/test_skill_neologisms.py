@@ -298,6 +298,32 @@ def test_batched_greedy_equals_one_by_one_and_teacher_forced():
     np.testing.assert_array_equal(batched, forced)
 
 
+def test_teacher_forced_exact_by_length_buckets_equals_one_full_width_pass():
+    """The length-bucketed check against the plain rule computed here on one full-width forward pass (argmax right
+    at every answer position), on a mixed-length set; and the buckets cover every row once, each within 25 % of
+    its narrowest row."""
+    study = tiny()
+    base = study["base"].model().eval()
+    cfg = study["cfg"]
+    rng = np.random.default_rng(3)
+    items = D.DigitBatch.concat([D.sample_pretraining(rng, 80, cfg.pretrain_ops, cfg.ks, cfg.all_lengths)])
+    e = D.encode(items, V)
+    with torch.no_grad():
+        full = base(e.ids).argmax(-1)
+    by_hand = ((full == e.targets) | ~e.loss_mask).all(dim=1).numpy()
+    assert by_hand.any() and not by_hand.all()
+    np.testing.assert_array_equal(T.teacher_forced_exact(base, e), by_hand)
+    widths = T._row_widths(e)
+    assert widths.min() < e.ids.shape[1]                        # mixed lengths: something is cut
+    buckets = T._width_buckets(widths)
+    assert len(buckets) > 1
+    np.testing.assert_array_equal(np.sort(np.concatenate(buckets)), np.arange(len(items)))
+    for b in buckets:
+        assert widths[b].max() <= 1.25 * widths[b].min()
+    for i in range(len(items)):                                  # nothing after the last answer target is needed
+        assert not bool(e.loss_mask[i, widths[i]:].any()) and bool(e.loss_mask[i, widths[i] - 1])
+
+
 def test_wilson_interval_against_closed_form():
     k, n, z = 37, 50, 1.959963984540054
     p = k / n

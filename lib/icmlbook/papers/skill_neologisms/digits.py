@@ -453,9 +453,10 @@ def encode(batch: DigitBatch, vocab: DigitVocab, insert: Mapping[str, Sequence[i
             seq.append(vocab.eos)
         rows.append(seq)
     T = max(len(r) for r in rows) if rows else 0
-    ids = torch.full((len(rows), T), vocab.pad, dtype=torch.long)
+    table = np.full((len(rows), T), vocab.pad, dtype=np.int64)     # filled in numpy: one tensor, not one per row
     for i, r in enumerate(rows):
-        ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+        table[i, :len(r)] = r
+    ids = torch.from_numpy(table)
     targets = torch.full_like(ids, vocab.pad)
     targets[:, :-1] = ids[:, 1:]
     pos = torch.arange(T)[None, :]

@@ -285,7 +285,11 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
     val_right = _exact(model, sets.val, encode_fn, zeroed)
     held_right = _exact(model, sets.heldout, encode_fn, zeroed)
     partner_right = evaluate_sets(model, sets.partner, encode_fn, v, zeroed)      # the paper's test: greedy decoding
-    orig = accuracy_of(_exact(model, sets.original, lambda b, answer=True: encode_fn(b, answer, require=False), zeroed))
+    if method in ("base", "oracle"):
+        orig = orig_base                                      # the same model on the same items: computed once
+    else:
+        orig = accuracy_of(_exact(model, sets.original, lambda b, answer=True: encode_fn(b, answer, require=False),
+                                  zeroed))
     return UnitResult(method, skill, test_op, seed, ell, init, float(corrupt), n_tr, _by_k(sets.val, val_right),
                       accuracy_of(held_right), {k: accuracy_of(r) for k, r in partner_right.items()}, orig, orig_base,
                       np.asarray(curve_steps), np.asarray(curve_in), np.asarray(curve_partner), np.asarray(loss_steps),
