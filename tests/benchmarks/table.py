@@ -133,7 +133,9 @@ def render_markdown(rows: list[dict], projections: list[dict]) -> str:
              "`chapters_measured.json`; do not edit by hand. One execution per row, as `make book` runs a chapter: "
              "papermill, a fresh artefact cache, one thread. *load* is the machine's 1-minute load average during "
              "the run (mean / max) on *cores* cores: a wall time measured under load overstates a quiet machine's, "
-             "the CPU time does not. *longest silence*: the longest stretch of the run without a progress tick, "
+             "the CPU time much less (but not nothing: on this machine one chapter took 9.6 min of CPU quiet and 11.9 "
+             "min at a load near 10, 1.24x; a CPU time over the budget at a load far above the cores is an upper "
+             "bound, to be re-measured quietly). *longest silence*: the longest stretch of the run without a progress tick, "
              "output or new cell (the executor stops a chapter after 600 s of it by default).", "",
              "*verdicts*: the run's ledger, reproduced / not reproduced / inconclusive at this scale / not testable at "
              "this profile. A row is over budget when its CPU time is (one thread: what a quiet core takes) or, on a "
