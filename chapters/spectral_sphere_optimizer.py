@@ -224,7 +224,7 @@ def _(mo):
 def _(cfg, device, ex, run):
     data = ex.code_data()
     results = ex.run_sweep(ex.sweep_specs(cfg, run.seed), data, device=device)
-    radius_runs = ex.run_sweep(ex.radius_specs(cfg, run.seed), data, device=device)
+    radius_runs = ex.run_sweep(ex.radius_specs(cfg, run.seed), data, device=device, reuse=results)
     return data, radius_runs, results
 
 
@@ -390,8 +390,8 @@ def _(cfg, claims, ex, mo, np, radius_runs, results):
 
 
 @app.cell
-def _(cfg, data, device, ex, run):
-    power_runs = ex.run_sweep(ex.power_specs(cfg, run.seed), data, device=device)
+def _(cfg, data, device, ex, results, run):
+    power_runs = ex.run_sweep(ex.power_specs(cfg, run.seed), data, device=device, reuse=results)
     return (power_runs,)
 
 

@@ -380,15 +380,22 @@ def train_run(spec: TrainSpec, data: CodeData, *, device: str = "cpu", threads: 
 
 # -- sweeps and their summaries ------------------------------------------------------------------------------
 def run_sweep(specs: list[TrainSpec], data: CodeData, *, device: str = "cpu", threads: int | None = 1,
-              show_progress: bool = True, cache: bool = True) -> list[RunResult]:
+              show_progress: bool = True, cache: bool = True, reuse: "list[RunResult] | tuple" = ()) -> list[RunResult]:
     """Every run of ``specs`` (in order) with a progress bar over the runs; each cached in the book's cache
     (``icmlbook.runtime.cached``) under its spec, the corpus hash and the device (the cache key also covers the
-    code of this package and of the book packages it imports: the lab and the trainer)."""
+    code of this package and of the book packages it imports: the lab and the trainer). ``reuse``: runs already
+    trained in this process (on the same ``data`` and device); a spec equal to one of theirs takes that run instead
+    of training it again (what the cache does across processes; with the cache off, e.g. under marimo in the tests,
+    the radius sweep and the power study would otherwise retrain the sweep's own runs)."""
     from ...runtime.cache import cached
     from ...runtime.progress import progress
 
+    known = {r.spec: r for r in reuse}
     out = []
     for spec in progress(specs, total=len(specs), desc="SSO sweep", disable=not show_progress):
+        if spec in known:
+            out.append(known[spec])
+            continue
         run = lambda spec=spec: train_run(spec, data, device=device, threads=threads)
         if cache:
             out.append(cached("sso-run", run, config={"spec": spec, "corpus": data.sha256, "device": device,

@@ -103,23 +103,30 @@ def power_iteration(W: torch.Tensor, u: torch.Tensor | None = None, steps: int =
         u = torch.ones(Wf.shape[:-1], dtype=Wf.dtype, device=W.device)
     u = u.to(Wf.dtype)
     u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp(min=eps)
-    Wt = Wf.transpose(-2, -1)
+    # one batch axis and column vectors, so that each iteration is two bmm calls and few other ops (the loop's
+    # Python overhead dominates at these sizes; session 9: the same arithmetic as the matmul/squeeze form, bit for
+    # bit, about 15-30 % less CPU time)
+    lead = Wf.shape[:-2]
+    W3 = Wf.reshape(-1, *Wf.shape[-2:])
+    Wt = W3.transpose(-2, -1)
+    u = u.reshape(-1, u.shape[-1], 1)
+    bmm, norm = torch.bmm, torch.linalg.vector_norm
     last = None
     for i in range(steps):
-        v = (Wt @ u.unsqueeze(-1)).squeeze(-1)
-        v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True).clamp(min=eps)
-        Wv = (Wf @ v.unsqueeze(-1)).squeeze(-1)
-        sigma = torch.linalg.vector_norm(Wv, dim=-1)            # = u_next^T W v
-        u = Wv / sigma.unsqueeze(-1).clamp(min=eps)
+        v = bmm(Wt, u)
+        v = v / norm(v, dim=-2, keepdim=True).clamp_(min=eps)
+        Wv = bmm(W3, v)
+        sigma = norm(Wv, dim=-2, keepdim=True)                  # = u_next^T W v
+        u = Wv / sigma.clamp(min=eps)
         if rtol is not None and (i + 1) % check_every == 0:
             now = sigma if stop_on == "sigma" else u
             if last is not None:
                 moved = ((now - last).abs() <= rtol * now.abs()) if stop_on == "sigma" else \
-                    (torch.linalg.vector_norm(now - last, dim=-1) <= rtol)
+                    (norm(now - last, dim=-2) <= rtol)
                 if bool(moved.all()):
                     break
             last = now
-    return sigma, u, v
+    return sigma.reshape(lead), u.reshape(*lead, -1), v.reshape(*lead, -1)
 
 
 def sigma_max_derivative(W: torch.Tensor, D: torch.Tensor, gap: float = 0.0, svd: tuple | None = None
