@@ -4,6 +4,7 @@ norm), our Muon against torch.optim.Muon, bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -89,6 +90,51 @@ def test_power_iteration_matches_matrix_norm_and_warm_starts():
     batch = torch.randn(3, 12, 9, generator=gen(5), dtype=torch.float64)
     sig, _, _ = power_iteration(batch, steps=2000, rtol=None)
     torch.testing.assert_close(sig, torch.linalg.matrix_norm(batch, ord=2), rtol=1e-6, atol=0)
+
+
+def _plain_power_iteration(W, u, steps, rtol=1e-6, check_every=5, eps=1e-12, stop_on="vector"):
+    """The loop as written before session 9 (matmul with unsqueeze/squeeze), the reference for the faster one."""
+    u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp(min=eps)
+    Wt, last = W.transpose(-2, -1), None
+    for i in range(steps):
+        v = (Wt @ u.unsqueeze(-1)).squeeze(-1)
+        v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True).clamp(min=eps)
+        Wv = (W @ v.unsqueeze(-1)).squeeze(-1)
+        sigma = torch.linalg.vector_norm(Wv, dim=-1)
+        u = Wv / sigma.unsqueeze(-1).clamp(min=eps)
+        if rtol is not None and (i + 1) % check_every == 0:
+            now = sigma if stop_on == "sigma" else u
+            if last is not None:
+                moved = ((now - last).abs() <= rtol * now.abs()) if stop_on == "sigma" else \
+                    (torch.linalg.vector_norm(now - last, dim=-1) <= rtol)
+                if bool(moved.all()):
+                    break
+            last = now
+    return sigma, u, v
+
+
+@pytest.mark.parametrize("shape", [(24, 32, 128), (4, 88, 32), (40, 30), (3, 2, 20, 12)])
+def test_power_iteration_is_the_plain_loop_bit_for_bit(shape):
+    """Session 9 rewrote the loop for speed (one batch axis, bmm); the iterates must be the plain loop's exactly, with
+    the early stop on the vector and on sigma, cold and warm."""
+    W = torch.randn(*shape, generator=gen(11)) / shape[-1] ** 0.5
+    for u0 in (torch.ones(shape[:-1]), torch.randn(*shape[:-1], generator=gen(12))):
+        for steps, stop in ((7, "vector"), (300, "vector"), (300, "sigma")):
+            got = power_iteration(W, u0, steps=steps, stop_on=stop)
+            want = _plain_power_iteration(W, u0, steps, stop_on=stop)
+            for a, b in zip(got, want):
+                assert a.shape == b.shape and torch.equal(a, b)
+
+
+def test_run_sweep_reuses_a_run_of_the_same_spec():
+    """A spec equal to a reused run's is not trained again (no data is needed); another spec is."""
+    from icmlbook.papers.spectral_sphere_optimizer.experiments import run_sweep
+
+    known = _fake_run()
+    assert run_sweep([known.spec], None, reuse=[known], show_progress=False)[0] is known
+    other = dataclasses.replace(known.spec, lr=3e-2)
+    with pytest.raises(AttributeError):          # it trains, and None has no corpus
+        run_sweep([other], None, reuse=[known], show_progress=False, cache=False)
 
 
 # -- the directional derivative of sigma_max over the top cluster ----------------------------------------------
