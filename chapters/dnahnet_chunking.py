@@ -92,8 +92,8 @@ def _(cfg, mo, run):
     {run.computed_with()} on {_data}, the last
     {cfg.holdout:.0%} held out; windows of {cfg.context} nt, batches of {cfg.batch}, a training budget of
     {cfg.steps} updates of dnaHNet-mini (widths {cfg.widths[0]}→{cfg.widths[1]}, target N = {cfg.ratio:g}) that
-    every arm spends in FLOPs; {cfg.seeds} replicates of the main arms, {cfg.ablation_seeds} of the ablations
-    and of the two-stage model (target N = {cfg.ratios2[0]:g}, {cfg.ratios2[1]:g}).
+    every arm spends in FLOPs; {cfg.seeds} replicates of the main arms, {cfg.mamba_seeds} of the isotropic
+    Mamba, {cfg.ablation_seeds} of the ablations and of the two-stage model (target N = {cfg.ratios2[0]:g}, {cfg.ratios2[1]:g}).
     """)
     return
 
@@ -604,6 +604,45 @@ def _(
     ledger.add_not_testable()
     ledger
     return (ledger,)
+
+
+@app.cell
+def _(
+    check1,
+    check1b,
+    check2,
+    check3,
+    check4,
+    check4b,
+    check5,
+    check5b,
+    check6,
+    check6b,
+    check6c,
+    check6d,
+    check7,
+    check7b,
+    check8,
+    check8b,
+    cfg,
+    claims,
+    dh,
+    mo,
+    run,
+):
+    _checks = {"C1": check1, "C1b": check1b, "C2": check2, "C3": check3, "C4": check4, "C4b": check4b, "C5": check5,
+               "C5b": check5b, "C6": check6, "C6b": check6b, "C6c": check6c, "C6d": check6d, "C7": check7,
+               "C7b": check7b, "C8": check8, "C8b": check8b}
+    _needs = claims.full_needs(_checks, cfg, dh.PRESETS["full"])
+    _lines = "\n    ".join(f"- {_n}" for _n in _needs) if _needs else "- none: every row was decided at this profile."
+    mo.md(f"""
+    **Rows inconclusive at profile `{run.profile}`, and what the `full` preset gives them.** The `default`
+    profile must run within 10 minutes on one core, which does not buy converged models here; those rows
+    are *inconclusive at this scale* and are decided by a `full` run (sized for a GPU: `--profile full`):
+
+    {_lines}
+    """)
+    return
 
 
 @app.cell

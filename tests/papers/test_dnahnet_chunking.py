@@ -1384,3 +1384,45 @@ def test_stage_tracks_read_both_stages_in_one_pass():
     assert np.array_equal(b0, b) and np.allclose(p0, p) and np.array_equal(v0, v) and np.array_equal(v1, v)
     assert (b1 <= b0).all() and 0 < b1.sum() < b0.sum()
     assert np.array_equal(ex.track_of(cfg, SimpleNamespace(arm="two_stage", seed=0, state=m.state_dict()), seq, 1)[1], b1)
+
+
+def test_replicates_per_arm():
+    """The Mamba has its own replicate count (default: one, C5b then undecided for one replicate); the ablations and the
+    two-stage model ablation_seeds; the main arms seeds."""
+    cfg = config_for("default")
+    assert [ex.replicates(cfg, a) for a in ("dnahnet", "transformer", "stride", "mamba", "no_ste", "two_stage")] == \
+        [cfg.seeds] * 3 + [cfg.mamba_seeds] + [cfg.ablation_seeds] * 2
+    c = dataclasses.replace(cfg, seeds=2, mamba_seeds=1, ablation_seeds=3)
+    assert (ex.replicates(c, "mamba"), ex.replicates(c, "stride"), ex.replicates(c, "fixed_router")) == (1, 2, 3)
+
+
+def test_full_needs_lists_only_inconclusive_rows_with_the_full_sizes():
+    """The page's list of what `full` needs: one line per inconclusive row, with its kind and the full preset's sizes
+    (read from the preset, so a change of the preset changes the line); decided rows are not listed."""
+    from icmlbook.papers.dnahnet_chunking.config import PRESETS
+    from icmlbook.runtime.claims import ClaimCheck
+    cfg, full = config_for("default"), PRESETS["full"]
+    checks = {"C1": ClaimCheck.inconclusive_check("x", "not converged", "plateau"),
+              "C5": ClaimCheck.inconclusive_check("x", "not converged", "k-mer", {"kmer_level": True}),
+              "C2": ClaimCheck.inconclusive_check("x", "not converged", "k-mer", {"no_ste": {"kmer_level": True}}),
+              "C7": ClaimCheck.inconclusive_check("x", "interval spans both", "wide"),
+              "C6": ClaimCheck("x", True, {}), "C8b": ClaimCheck("x", False, {})}
+    lines = full_lines = claims.full_needs(checks, cfg, full)
+    assert [ln.split(" ")[0] for ln in lines] == ["C1", "C5", "C2", "C7"]
+    assert all(f"{full.steps:,} updates" in ln for ln in full_lines)
+    assert "plateau test" in lines[0] and "k-mer" in lines[1] and "k-mer" in lines[2]
+    assert f"{full.n_knockout:,} knockout" in lines[3]
+    assert claims.full_needs({"C6": checks["C6"]}, cfg, full) == []
+    assert str(dataclasses.replace(full, steps=8000).steps) not in "".join(claims.full_needs(checks, cfg, full))
+
+
+def test_markov_lm_vectorised_equals_its_loop():
+    """MarkovLM.forward (all positions at once) gives the per-position loop's log-probabilities exactly, at every order
+    and at lengths shorter than, equal to and longer than the order."""
+    g = np.random.default_rng(1)
+    train = g.integers(0, 5, 4000)
+    for order in (0, 1, 2, 3, 5):
+        m = an.MarkovLM(train, order)
+        for L in (1, 2, 4, 6, 40):
+            x = torch.as_tensor(g.integers(0, 5, (3, L)))
+            assert torch.equal(m(x)[0], m.forward_loop(x)[0])

@@ -379,6 +379,29 @@ class MarkovLM(torch.nn.Module):
             self.tables.append(torch.tensor(np.log(t / t.sum(1, keepdims=True)), dtype=torch.float32))
 
     def forward(self, x: torch.Tensor):
+        """Every position at once: the full-order context code of all t >= order - 1 from ``order`` shifted slices,
+        the first order - 1 positions (shorter contexts) one by one (:meth:`forward_loop` is the reference)."""
+        B, L = x.shape
+        out = torch.empty(B, L, 5)
+        k = self.order
+        head = min(L, max(k - 1, 0))
+        for t in range(head):                  # t < order - 1: the context is the t + 1 letters so far
+            c = torch.zeros(B, dtype=torch.long)
+            for i in range(t + 1):
+                c = c * 5 + x[:, i]
+            out[:, t] = self.tables[t + 1][c]
+        if L > head:
+            if k == 0:
+                out[:, head:] = self.tables[0][0]
+            else:
+                c = torch.zeros(B, L - head, dtype=torch.long)
+                for i in range(k):             # position t reads x[t-k+1..t]
+                    c = c * 5 + x[:, head - (k - 1) + i:L - (k - 1) + i]
+                out[:, head:] = self.tables[k][c]
+        return out, []
+
+    def forward_loop(self, x: torch.Tensor):
+        """The per-position reference of :meth:`forward`."""
         B, L = x.shape
         out = torch.empty(B, L, 5)
         for t in range(L):                     # the prediction after position t uses x[t-j+1..t], j = min(t+1, order)

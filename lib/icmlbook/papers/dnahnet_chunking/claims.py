@@ -702,3 +702,39 @@ abstract_sentence("This recursive chunking yields quadratic FLOP reductions, ena
 abstract_sentence("On zero-shot tasks, dnaHNet achieves superior performance in predicting protein variant fitness and "
                   "gene essentiality, while automatically discovering hierarchical biological structures without "
                   "supervision.", "C6", "C6b", "C6c", "C6d", "C7", "C7b", "C8", "C8b", "NT3", "NT4")
+
+
+def _nt_seen(c: DnaHNetConfig) -> int:
+    """Nucleotides dnaHNet-mini reads in training: updates x windows x context."""
+    return c.steps * c.batch * c.context
+
+
+def full_needs(checks: dict[str, ClaimCheck], cfg: DnaHNetConfig, full: DnaHNetConfig) -> list[str]:
+    """For every row of ``checks`` (id -> check) that came out *inconclusive at this scale*, one line saying why (its
+    kind, from the check) and what the ``full`` preset changes for it, computed from the two configs (issue 35: a row
+    that cannot be decided within the profile's budget is decided at ``full``, and the page says what ``full`` needs).
+    The sizes are the presets'; whether ``full`` decides the row is for its run to show."""
+    steps = (f"{full.steps:,} updates of {full.batch} windows of {full.context:,} nt ({_nt_seen(full) / 1e6:,.0f} M nt "
+             f"read, against {_nt_seen(cfg) / 1e6:,.2f} M here), widths {full.widths[0]}→{full.widths[1]}")
+    out = []
+    for cid, c in checks.items():
+        if c.verdict != "inconclusive at this scale":
+            continue
+        v = c.values if isinstance(c.values, dict) else {}
+        kmer = bool(v.get("kmer_level")) or any(isinstance(x, dict) and x.get("kmer_level") for x in v.values())
+        if kmer:
+            need = (f"models that beat the best k-mer Markov chain: `full` trains {steps}; replicates "
+                    f"{full.seeds} (main), {full.mamba_seeds} (Mamba), {full.ablation_seeds} (ablations)")
+        elif c.inconclusive == "not converged":
+            need = (f"models that pass the plateau test (training {cfg.plateau_extend:.0%} longer moves the metric by "
+                    f"less than {cfg.plateau_share:.2g} of the margin): `full` trains {steps}")
+        elif c.inconclusive == "interval spans both":
+            need = (f"a narrower interval: `full` has {full.seeds} main / {full.mamba_seeds} Mamba / "
+                    f"{full.ablation_seeds} ablation replicates, {full.n_knockout:,} knockout and {full.n_snv:,} SNV "
+                    f"sites per class (here {cfg.n_knockout:,} and {cfg.n_snv:,}), {full.eval_windows} evaluation "
+                    f"windows (here {cfg.eval_windows}), and trains {steps}")
+        else:
+            need = (f"timing noise below the effect: `full` times lengths up to 2^{max(full.timing_lengths)} "
+                    f"(here 2^{max(cfg.timing_lengths)}) and trains {steps}")
+        out.append(f"{cid} ({c.inconclusive}): {need}")
+    return out

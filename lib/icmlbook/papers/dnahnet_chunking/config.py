@@ -52,8 +52,8 @@ class DnaHNetConfig(ProfileConfig):
         2 x mamba_width, convolution 4).
     lr, lr_multipliers, alpha, warmup : AdamW rate, per-stage multipliers (outer, main), ratio-loss weight,
         warm-up updates.
-    seeds : independent replicates of dnahnet / transformer / mamba / stride; ablation_seeds those of the ablations and the
-        two-stage model.
+    seeds : independent replicates of dnahnet / transformer / stride; mamba_seeds those of the isotropic Mamba;
+        ablation_seeds those of the ablations and the two-stage model (:func:`.experiments.replicates`).
     eval_windows : held-out windows for bits per nucleotide; evals : evaluation points along training.
     n_knockout, n_snv : sites per class of the knockout proxy and SNV classes; ko_window, zs_window : their windows
         (nt; at most 4 x context; a model reads the whole window at once, beyond the length it was trained on, and
@@ -103,8 +103,9 @@ class DnaHNetConfig(ProfileConfig):
     lr_multipliers2: TupleOf(PositiveFloat, min_len=3, max_len=3, unique=False) = (3.0, 1.7, 1.0)
     alpha: NonNegativeFloat = 0.03
     warmup: Int(ge=0) = 30
-    seeds: PositiveInt = 3
+    seeds: PositiveInt = 2
     ablation_seeds: PositiveInt = 2
+    mamba_seeds: PositiveInt = 1
     eval_windows: PositiveInt = 64
     evals: Int(ge=2) = 5
     n_knockout: Int(ge=10) = 200
@@ -153,12 +154,12 @@ class DnaHNetConfig(ProfileConfig):
 PRESETS: dict[str, DnaHNetConfig] = {
     "smoke": DnaHNetConfig(genome="synthetic", synthetic_length=100_000, holdout=0.3, context=192, batch=8, steps=50,
                            widths=(32, 64), widths2=(32, 48, 64), tf_width=64, tf_layers=2, mamba_width=64, mamba_state=2, seeds=2,
-                           ablation_seeds=1, eval_windows=24, evals=3, n_knockout=40, n_snv=40, zs_window=192, ko_window=384,
+                           ablation_seeds=1, mamba_seeds=2, eval_windows=24, evals=3, n_knockout=40, n_snv=40, zs_window=192, ko_window=384,
                            timing_lengths=(10, 11, 12), timing_repeats=2, n_boot=300, warmup=10),
     "default": DnaHNetConfig(),
     "full": DnaHNetConfig(context=2048, batch=32, steps=4000, widths=(128, 256), widths2=(128, 192, 256),
                           tf_width=256, tf_layers=6, mamba_width=256, mamba_layers=4,
-                          mamba_state=16, d_head=64, seeds=3, ablation_seeds=3, eval_windows=256, evals=10,
+                          mamba_state=16, d_head=64, seeds=3, ablation_seeds=3, mamba_seeds=3, eval_windows=256, evals=10,
                           n_knockout=1000, n_snv=1000, zs_window=2048, ko_window=8192, timing_lengths=(10, 11, 12, 13, 14, 15, 16, 17),
                           n_boot=2000, threads=8),
 }

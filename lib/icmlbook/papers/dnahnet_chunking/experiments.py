@@ -23,7 +23,7 @@ from .model import DnaHNet, HNetConfig, NucleotideTransformer
 
 __all__ = ["Corpus", "prepare_corpus", "hnet_config", "build_model", "ArmResult", "train_arm", "train_all",
            "Analyses", "analyse", "Timing", "time_forward", "timing_study", "load_model", "Study", "study", "track_of",
-           "train_for_ratio", "train_group", "GROUPS", "arm_batch", "early_step", "stage_track", "stage_tracks", "hierarchy_phase"]
+           "train_for_ratio", "train_group", "GROUPS", "replicates", "arm_batch", "early_step", "stage_track", "stage_tracks", "hierarchy_phase"]
 
 LN2 = float(np.log(2))
 
@@ -234,22 +234,32 @@ def load_model(cfg: DnaHNetConfig, res: ArmResult, max_len: int | None = None, e
     return m.eval()
 
 
+def replicates(cfg: DnaHNetConfig, arm: str) -> int:
+    """Independent replicates of ``arm``: ``cfg.mamba_seeds`` for the isotropic Mamba (only C5b reads more than its
+    first replicate, and C5b needs two at least), ``cfg.ablation_seeds`` for the ablations and the two-stage model,
+    ``cfg.seeds`` for dnaHNet-mini, the Transformer and fixed stride."""
+    if arm == "mamba":
+        return cfg.mamba_seeds
+    return cfg.ablation_seeds if arm in GROUPS["ablations"] else cfg.seeds
+
+
 GROUPS = {"main": ("dnahnet", "transformer", "stride"), "mamba": ("mamba",),
           "ablations": ("fixed_router", "no_smoothing", "no_ste", "two_stage")}
 
 
 def train_group(cfg: DnaHNetConfig, seed: int, group: str, corpus: Corpus | None = None) -> dict[str, list[ArmResult]]:
     """One group of arms: "main" (dnaHNet-mini, the Transformer, fixed stride; ``cfg.seeds`` replicates), "mamba" (the
-    isotropic Mamba, ``cfg.seeds``; its own group so that no notebook cell trains for too long) or
+    isotropic Mamba, ``cfg.mamba_seeds``; its own group so that no notebook cell trains for too long) or
     "ablations" (fixed router, no smoothing, no STE, two stages; ``cfg.ablation_seeds``). Replicate ``r`` uses seed
     ``1000 seed + r`` in every group, so replicate r of an ablation pairs with replicate r of dnaHNet-mini (same
     initialisation seed, same training windows)."""
     if group not in GROUPS:
         raise ValueError(f"group={group!r} is not allowed; allowed values: {', '.join(GROUPS)}")
     corpus = prepare_corpus(cfg, seed) if corpus is None else corpus
-    n = cfg.ablation_seeds if group == "ablations" else cfg.seeds
+    n = max(replicates(cfg, a) for a in GROUPS[group])
+    jobs = [(a, r) for r in range(n) for a in GROUPS[group] if r < replicates(cfg, a)]
     out: dict[str, list[ArmResult]] = {}
-    for arm, r in progress([(a, r) for r in range(n) for a in GROUPS[group]], desc=f"{group} arms"):
+    for arm, r in progress(jobs, desc=f"{group} arms"):
         out.setdefault(arm, []).append(train_arm(cfg, corpus, arm, 1000 * seed + r))
     return out
 
