@@ -666,7 +666,9 @@ def _(arms, cfg, corpus, dh, mo, run):
       checked against `mambapy`) runs on the CPU, with width {cfg.mamba_width}, {cfg.mamba_layers} blocks and a
       state of N = {cfg.mamba_state} (Mamba's default is 16): its scan is elementwise work on a tensor of
       batch × length × {2 * cfg.mamba_width} × N, which dominates its wall time here, so a small state keeps it
-      inside the budget. It gets the same training FLOPs as every other arm.
+      inside the budget. It gets the same training FLOPs as every other arm, but costs about three times
+      dnaHNet-mini's CPU time per update at those FLOPs, so this profile trains {cfg.mamba_seeds} replicate(s) of
+      it{" (C5b needs two to bound the seed noise, so it is decided at `full`)" if cfg.mamba_seeds < 2 else ""}.
     - **Ties.** We place a boundary at $p_t\\ge\\tfrac12$ as the dossier writes; H-Net's code takes the
       argmax of $(1-p, p)$, which puts no boundary at exactly $\\tfrac12$ (a measure-zero event).
     - **Baselines**: a nucleotide Transformer and fixed-stride chunking at matched training FLOPs

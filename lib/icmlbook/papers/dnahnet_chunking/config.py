@@ -20,6 +20,32 @@ reproduced; C2, C3, C5, C5b, C6b, C7b, C8, C8b not. C4 passes the rule of the se
 unchunked FLOP ratio) +0.324, lower bound +0.239). C5 fails on the k-mer reference alone: its seed and window bounds
 and its learning-curve lead at dnaHNet-mini's realised FLOPs pass (lead +0.021 to +0.024 bpn; realised budget -2.8 to
 +2.2 % of the Transformer's), but dnaHNet-mini (1.9474 bpn) stays above the best Markov chain (1.9412).
+
+Session 9 (2026-12-05), issue 35 / issue 27 §5. The bench measured the default at commit d189008 (after session 8 added
+the two-stage arm, C4b/C6d and equal updates by FLOP-scaled batches): 1,022 s wall, 822 s CPU at load 12 (CPU time is
+inflated about 1.3-1.4x at such loads), verdicts 0 reproduced / 1 not reproduced (C8b) / 16 inconclusive / 4 not
+testable. Where it goes, measured with ``time.process_time`` per arm (12 updates with their evaluations subtracted,
+extrapolated to 200 updates and 6 evaluations; commit d286246, loads 16-23, so inflated like the bench's numbers):
+dnaHNet-mini 52 s (batch 16; an overestimate: it was first in its process and an untrained router keeps about half
+the positions, while its router ablations measured 30-31 s), Transformer 16.5 s (batch 6), isotropic Mamba 97 s
+(batch 19: its scan is elementwise work on batch x length x 192 x 4 and costs about 3x dnaHNet-mini per update at the
+same FLOPs), fixed stride 29.6 s, fixed router 31.0 s, no smoothing 31.2 s, no STE 30.0 s (batch 16); the two-stage arm
+was not reached before the profiling's time limit (taken as about 35 s). Training at 3 main / 3 Mamba / 2 ablation
+replicates was then about 788 s at that load, the Mamba 37 % of it; the analyses and the timing study (not profiled:
+at that load the process got about 2 % of a core) are the rest of the bench's 822 s. Changes: (i) the Mamba gets its
+own replicate count ``mamba_seeds`` (1 at default; 2 at smoke and 3 at full as before); (ii) ``seeds`` 3 -> 2 for
+dnaHNet-mini, the Transformer and fixed stride; (iii) ``MarkovLM.forward`` computes every position at once (the
+gene-blind reference of C7/C7b/C8/C8b; same numbers as its loop, tested). ``steps``, the arms' sizes, the analyses'
+sites and the thresholds are unchanged, so every model whose convergence a rule tests trains exactly as before. The
+training drops by 2 Mamba runs and one replicate of the main arms, about 275 of the 788 s (35 %); projected default
+about 822 x (1 - 0.31) = 565 s CPU at load 12, about 420 s on a quiet core (to be measured by the bench). What it
+costs the rules: C5b reads one Mamba replicate, so its seed interval is unbounded and it is inconclusive at default
+whatever the models (it was inconclusive at d189008 already: dnaHNet-mini at k-mer level) and decided at ``full``;
+C1, C3 and C5 read two replicates (a one-sided t bound with 1 degree of freedom, 6.31 instead of 2.92: C5's gaps at
+d189008, +0.021 to +0.025 bpn with sd 0.003, would still pass it; C3's would not have passed with three either); C2,
+C1b (ablations, two-stage) keep two. Rows inconclusive at default (C2, C3, C5, C5b: models at k-mer level; C1, C1b,
+C4, C4b, C6-C6d, C7b, C8: not converged by the plateau test at 200 updates; C7: interval) are listed on the page with
+what ``full`` gives them (:func:`.claims.full_needs`).
 """
 
 from __future__ import annotations
