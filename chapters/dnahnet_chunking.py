@@ -634,14 +634,14 @@ def _(
                "C5b": check5b, "C6": check6, "C6b": check6b, "C6c": check6c, "C6d": check6d, "C7": check7,
                "C7b": check7b, "C8": check8, "C8b": check8b}
     _needs = claims.full_needs(_checks, cfg, dh.PRESETS["full"])
-    _lines = "\n    ".join(f"- {_n}" for _n in _needs) if _needs else "- none: every row was decided at this profile."
-    mo.md(f"""
+    # the list is its own mo.md of unindented lines (a multi-line value inside the indented f-string below would keep
+    # its indentation in the papermill export and render as a nested list)
+    _lines = "\n".join(f"- {_n}" for _n in _needs) if _needs else "- none: every row was decided at this profile."
+    mo.vstack([mo.md(f"""
     **Rows inconclusive at profile `{run.profile}`, and what the `full` preset gives them.** The `default`
     profile must run within 10 minutes on one core, which does not buy converged models here; those rows
     are *inconclusive at this scale* and are decided by a `full` run (sized for a GPU: `--profile full`):
-
-    {_lines}
-    """)
+    """), mo.md(_lines)])
     return
 
 
