@@ -791,3 +791,233 @@ def _c8_keyword():
 def test_claim_rules_refuse_moved_thresholds():
     with pytest.raises(ValueError, match="fixed"):
         claims.claim6_monotone(*_bins_world([-6, -3, 3, 6]), vf.config_for("default", bin_step_min=0.1))
+
+
+# ------------------------------------------------------------------------------------------------ recorded answers
+def _same(a, b) -> bool:
+    """Equal bit for bit, NaN included (dicts of arrays / tuples of arrays compared key by key)."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) and a and isinstance(a[0], np.ndarray):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_request_bodies_are_what_the_client_sends(tmp_path):
+    from icmlbook.lm import ChatEndpoint
+    from tests.stub_endpoint import stub_server
+
+    texts = ["A nurse strongly values free clinics.", "Our mayor dismisses free clinics."]
+    req = vf.endpoint_judge_request("m-judge")("care", "kindness", texts)
+    assert req == ChatEndpoint("http://x/v1", "m-judge").request_body(vf.replay.judge_prompt("care", "kindness", texts))
+    assert vf.endpoint_generator_request("m-gen")("Why?") == ChatEndpoint("http://x/v1", "m-gen", temperature=0.7,
+                                                                          max_tokens=200).request_body("Why?")
+    with stub_server(lambda body: "[2, 1]") as (url, seen):
+        judge = vf.OpenAICompatibleJudge(url, "m-judge")
+        assert judge.rank_texts("care", "kindness", texts) == [2, 1]
+        sent = {k: v for k, v in seen[0].items() if not k.startswith("_")}
+        assert sent == req and vf.request_key(sent) == vf.request_key(req)
+        with pytest.raises(ValueError, match="not made for this judge"):
+            judge.answer(vf.endpoint_judge_request("other")("care", "kindness", texts))
+
+
+def test_replay_judge_records_then_replays_and_names_a_missing_key(tmp_path):
+    from tests.stub_endpoint import stub_server
+
+    path = tmp_path / "answers.jsonl"
+    c = S.generate_corpus(12, 5, values=["care"], neutral_share=0.0)
+    windows = [c.texts[i:i + 3] for i in range(0, 12, 3)]
+    with stub_server(_stub_reply) as (url, seen):
+        rec = vf.ReplayJudge(path, vf.OpenAICompatibleJudge(url, "stub-judge"))
+        kept_b, pos_b = rec.rank("benevolence", TX.DEFINITIONS["benevolence"], windows)
+        kept_c, _ = rec.rank("care", TX.DEFINITIONS["care"], windows[:2])      # answered with a non-permutation
+        again = vf.ReplayJudge(path, vf.OpenAICompatibleJudge(url, "stub-judge"))
+        again.rank("benevolence", TX.DEFINITIONS["benevolence"], windows)      # already recorded: nothing asked
+        n_calls = len(seen)
+    assert (rec.asked, rec.invalid, kept_c) == (6, 2, []) and n_calls == 6 and again.asked == 0
+    assert len(path.read_text().splitlines()) == 6
+    # offline: no server, the same answers and the same invalid count
+    rp = vf.ReplayJudge(path, request=vf.endpoint_judge_request("stub-judge"))
+    kept2, pos2 = rp.rank("benevolence", TX.DEFINITIONS["benevolence"], windows)
+    assert kept2 == kept_b and _same(pos2, pos_b) and rp.replayed == 4
+    assert rp.rank("care", TX.DEFINITIONS["care"], windows[:2])[0] == [] and rp.invalid == 2
+    missing = vf.request_key(vf.endpoint_judge_request("stub-judge")("care", TX.DEFINITIONS["care"], windows[3]))
+    with pytest.raises(vf.ReplayMissing, match=missing):
+        rp.rank("care", TX.DEFINITIONS["care"], windows[3:])
+    with pytest.raises(vf.ReplayMissing, match="no recorded answer"):     # another model: other keys
+        vf.ReplayJudge(path, request=vf.endpoint_judge_request("other-model")).rank_texts(
+            "benevolence", TX.DEFINITIONS["benevolence"], windows[0])
+    # any judge with a text interface: the keyword judge recorded under its backend label, then replayed
+    kpath = tmp_path / "keyword.jsonl"
+    live = vf.ReplayJudge(kpath, vf.KeywordJudge())
+    want = live.rank("care", "x", windows)
+    back = vf.ReplayJudge(kpath, backend=vf.KeywordJudge.backend).rank("care", "x", windows)
+    assert want[0] == back[0] and _same(want[1], back[1]) and live.asked == 4
+    with pytest.raises(vf.ReplayMissing):
+        vf.ReplayJudge(kpath, backend="another judge").rank("care", "x", windows)
+    # a hand-edited file is refused, naming the line
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0].replace("stub-judge", "edited") + "\n")
+    with pytest.raises(ValueError, match=r"answers.jsonl:1"):
+        vf.AnswerLog(path)
+    with pytest.raises(ValueError, match="request= / backend="):
+        vf.ReplayJudge(tmp_path / "x.jsonl")
+
+
+# ------------------------------------------------------------------------------------------------ C7 on a stub LLM
+C7CFG = vf.config_for("smoke", c7_values=2, c7_queries=4, vidb_per_value=40)
+
+
+def _c7_reply(world: str):
+    """The stub server's answers for claim 7's worlds (a test fixture, never a result). Judge prompts: the order
+    of the numbered texts by the intensity the template reader finds in the sentence that names the asked value
+    (the whole text when none does). Strength prompts: one template sentence at the requested level, ``+2``
+    'strongly'/'wholeheartedly' by query; ``-2`` muted to 'slightly'/'somewhat' in the 'asymmetric' worlds;
+    bare queries: 'mentions it' or 'slightly values it' by query. Profiles: each value at its level
+    ('additive'), or, when the levels conflict, the negative-level value only mentioned ('dominance')."""
+    import re
+
+    mods = {2: ("strongly", "wholeheartedly"), 1: ("slightly", "somewhat"), -1: ("slightly", "somewhat"),
+            -2: ("strongly", "wholeheartedly")}
+    lvl = {w: lv for lv, w in vf.steering.LEVEL_WORDS.items()}
+
+    def sentence(v, level, q, muted):
+        par = vf.QUERIES.index(q) % 2
+        if level == 0:
+            return f"My neighbour mentions {v}."
+        mod = mods[-1][par] if (level == -2 and muted) else mods[level][par]
+        return f"My neighbour {mod} {'values' if level > 0 else 'dismisses'} {v}."
+
+    def reply(body):
+        prompt = body["messages"][-1]["content"]
+        if prompt.startswith("Value:"):
+            value = prompt.split(" (", 1)[0][len("Value: "):]
+            texts = re.findall(r"^\d+\. (.*)$", prompt, flags=re.M)
+            keyed = [next((s for s in t.split(". ") if value in s), t) for t in texts]
+            return str((np.argsort(-J.TemplateReader.latent(keyed), kind="stable") + 1).tolist())
+        q = prompt.rsplit("\n", 1)[-1]
+        found = [(lvl[w], v) for w, v in re.findall(r"(strongly values|slightly values|slightly rejects|strongly "
+                                                    r"rejects) ([\w-]+)", prompt)]
+        if not found:
+            return f"My neighbour {'slightly values' if vf.QUERIES.index(q) % 2 else 'mentions'} it."
+        muted = world in ("asymmetric", "dominance")
+        if len(found) == 2 and world == "dominance" and found[0][0] * found[1][0] < 0:
+            found = [(lv if lv > 0 else 0, v) for lv, v in found]
+        return " ".join(sentence(v, lv, q, muted) for lv, v in found)
+
+    return reply
+
+
+def _c7_study(world: str, blind: bool = False, replay=None):
+    from tests.stub_endpoint import stub_server
+
+    with stub_server(_c7_reply(world)) as (url, _):
+        gen, judge = vf.endpoint_backends(url, "stub-llm", replay=replay or "")
+        return vf.llm_steering_study(C7CFG, 0, vf.InstructionBlind(gen) if blind else gen, judge)
+
+
+@claim_case("valueflow", "C7", "reproduced")
+def _c7_world():
+    return claims.claim7_llm_steering(_c7_study("dominance"), C7CFG)
+
+
+@claim_case("valueflow", "C7", "not reproduced", alternative="a model that steers both ways alike and composes "
+            "additively (a stub endpoint, a test fixture)")
+def _c7_symmetric():
+    return claims.claim7_llm_steering(_c7_study("additive"), C7CFG)
+
+
+@claim_case("valueflow", "C7", "not reproduced", trivial="the instruction-blind generator (only the query is sent) "
+            "through the real protocol and evaluator, on the stub endpoint")
+def _c7_blind():
+    return claims.claim7_llm_steering(_c7_study("dominance", blind=True), C7CFG)
+
+
+def test_c7_not_testable_without_an_endpoint_and_replayed_bit_for_bit(tmp_path):
+    assert vf.endpoint_backends("", "") is None
+    chk = claims.claim7_llm_steering(None, C7CFG)
+    assert chk.verdict == "not testable at this profile" and "endpoint_url" in chk.reason
+    with pytest.raises(ValueError, match="endpoint_model"):
+        vf.endpoint_backends("http://127.0.0.1:9/v1", "")
+    path = tmp_path / "c7.jsonl"
+    live = _c7_study("dominance", replay=path)
+    gen, judge = vf.endpoint_backends("", "stub-llm", replay=path)        # no server from here on
+    back = vf.llm_steering_study(C7CFG, 0, gen, judge)
+    assert gen.asked == judge.asked == 0 and gen.replayed > 0 and judge.replayed > 0
+    for f in ("scores", "pair_scores", "refusals", "table"):
+        assert _same(getattr(live, f), getattr(back, f)), f
+    assert _same(live.composition.achieved, back.composition.achieved)
+    a, b = claims.claim7_llm_steering(live, C7CFG), claims.claim7_llm_steering(back, C7CFG)
+    assert a.verdict == b.verdict and _same(a.values, b.values)
+    assert a.measured.split("; generator")[0] == b.measured.split("; generator")[0]   # only the labels differ
+    assert "stub-llm" in back.generator and "replay" in back.judge
+    with pytest.raises(vf.ReplayMissing, match="request key"):         # a larger study asks what was never recorded
+        vf.llm_steering_study(vf.config_for("smoke", c7_values=2, c7_queries=5, vidb_per_value=40), 0, gen, judge)
+
+
+# ------------------------------------------------------------------------------------------------ C3f: against flat SupCon
+def _flat_summ(n, rng, rank_diff, corr_diff):
+    """Stage-1 and flat-SupCon curves that rise then flatten, with the default run's spread."""
+    steps = np.array([0, 75, 150, 225, 300, 375, 450, 525, 600], float)
+    shape = 1 - np.exp(-steps / 60)
+    out = []
+    for _ in range(n):
+        base = {"rank_pairwise": 0.67 + rng.normal(0, 0.005), "sim_corr": 0.17 + rng.normal(0, 0.02)}
+        flat = {"rank_pairwise": 0.74 + rng.normal(0, 0.008), "sim_corr": 0.30 + rng.normal(0, 0.02)}
+        hier = {"rank_pairwise": flat["rank_pairwise"] + rank_diff + rng.normal(0, 0.008),
+                "sim_corr": flat["sim_corr"] + corr_diff + rng.normal(0, 0.02)}
+        curves = {r: (steps, {k: base[k] + (f[k] - base[k]) * shape for k in f}) for r, f in
+                  (("stage1", hier), ("flat_dir", flat))}
+        out.append(claims.HivesSummary(base, curves))
+    return out
+
+
+@claim_case("valueflow", "C3f", "reproduced")
+def _c3f_world():
+    return claims.claim3_flat(_flat_summ(3, np.random.default_rng(8), 0.07, 0.2), CFG)
+
+
+@claim_case("valueflow", "C3f", "not reproduced", alternative="a flat loss that orders the hierarchy as well "
+            "(differences ≈ 0)")
+def _c3f_flat_as_good():
+    return claims.claim3_flat(_flat_summ(3, np.random.default_rng(9), -0.01, 0.0), CFG)
+
+
+@claim_case("valueflow", "C3f", "inconclusive at this scale", trivial="the head trained on shuffled labels in "
+            "HiVES's place, against flat SupCon, on the real MiniLM embeddings of a small corpus (two seeds)")
+def _c3f_shuffled():
+    summ, _ = _tiny_hives()
+    return claims.claim3_flat(summ, TINY, run="shuffled")
+
+
+# ------------------------------------------------------------------------------------------------ OpinionQA profiles
+def test_value_profile_against_a_hand_computed_example():
+    from icmlbook.papers.valueflow.profile import base_score, divergence, value_profile
+
+    # three groups, four queries, one value; group 2 did not answer query 3
+    x = np.array([[6.0, -2.0, 4.0, 8.0], [2.0, -2.0, 0.0, 4.0], [-2.0, 4.0, 2.0, np.nan]])
+    d = np.array([[0.5, 0.0, 0.0, 0.25], [0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    b = base_score(x, d)
+    assert np.allclose(b[:, :3], [[3, -2, 4], [2, -2, 0], [-2, 4, 2]]) and b[0, 3] == 6 and np.isnan(b[2, 3])
+    assert np.allclose(base_score(x, d, beta=1.0)[0, :3], [1.8, -0.4, 1.6])
+    z = divergence(b)
+    # query 0: b = (3, 2, -2); sd (ddof 1) of all three = sqrt(7); group 0: (3 - 0) / sqrt(7)
+    assert np.isclose(z[0, 0], 3 / np.sqrt(7)) and np.isclose(z[2, 0], (-2 - 2.5) / np.sqrt(7))
+    # query 3: two groups, b = (6, 4): sd sqrt(2); group 0: (6 - 4) / sqrt(2); group 2 missing
+    assert np.isclose(z[0, 3], 2 / np.sqrt(2)) and np.isclose(z[1, 3], -2 / np.sqrt(2)) and np.isnan(z[2, 3])
+    # query 1: b = (-2, -2, 4): sd sqrt(12); group 2: (4 + 2) / sqrt(12)
+    assert np.isclose(z[2, 1], 6 / np.sqrt(12))
+    p = value_profile(x, d, top_n=2)
+    # group 0: |z| = 3/sqrt7 = 1.134, 3/sqrt12 = 0.866, |4 - 1|/2 = 1.5, 2/sqrt2 = 1.414 -> queries 2, 3; profile
+    # (4 * 1 + 8 * 0.75) / 1.75
+    assert p.selected[0] == [2, 3] and np.isclose(p.profile[0], (4 + 8 * 0.75) / 1.75)
+    # without distances the profile is the plain mean of the chosen intensities
+    p0 = value_profile(x, None, top_n=1)
+    assert all(len(s) == 1 for s in p0.selected) and np.isclose(p0.profile[2], x[2, p0.selected[2][0]])
+    m = divergence(b, "margin")
+    assert np.isclose(m[0, 0], 1.0) and np.isclose(m[2, 1], 6.0)
+    with pytest.raises(ValueError, match="method="):
+        divergence(b, "rank")
+    with pytest.raises(ValueError, match="top_n="):
+        value_profile(x, top_n=0)

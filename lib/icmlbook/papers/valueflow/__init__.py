@@ -23,7 +23,7 @@ What is a substitution or our reconstruction
     orthogonality metric (reconstructions).
 
 Modules: :mod:`.config`, :mod:`.taxonomy`, :mod:`.synthetic`, :mod:`.losses`, :mod:`.samplers`, :mod:`.hives`,
-:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.generators`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
+:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.replay`, :mod:`.generators`, :mod:`.llm_study`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
 """
 
 from . import claims, plots, taxonomy
@@ -35,9 +35,13 @@ from .generators import LocalTransformersGenerator, OpenAICompatibleGenerator, c
 from .hives import STAGES, EmbeddingCache, HeadRun, ResidualHead, evaluate_embeddings, load_minilm, train_head
 from .judges import (KeywordJudge, OpenAICompatibleJudge, ProjectionJudge, SimulatedJudge, TemplateReader,
                      judge_panel, parse_permutation, positions_from_scores)
+from .llm_study import (CONFLICT_PAIR, PROSOCIAL, QUERIES, InstructionBlind, LLMSteeringStudy, ValueDatabase,
+                        endpoint_backends, llm_steering_study, value_database)
 from .losses import anchor_supcon_loss, hier_supcon_loss, level_weights
 from .pl import (anchored_estimate, anchored_estimate_loop, bradley_terry_estimate, bucket_anchors, fit_pl,
                  isotonic_calibrate, mean_rank_estimate, normalise_ratings, pl_nll, score_equation, window_guard)
+from .replay import (AnswerLog, ReplayGenerator, ReplayJudge, ReplayMissing, endpoint_generator_request,
+                     endpoint_judge_request, request_key)
 from .samplers import GroupIndex, stage1_batch, stage2_batch
 from .steering import (CompositionFit, asymmetry, composition_slopes, delta_table, is_refusal, profile_prompt, steer,
                        steering_corpus, strength_prompt, train_steering_lm, user_text_prompt)
@@ -60,4 +64,7 @@ __all__ = [
     "HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator", "value_evaluator",
     "EvaluatorStudy", "evaluator_study", "SteeringStudy", "steering_study", "steered_order", "score_texts",
     "keyword_scores", "text_studies", "playground", "sim_study", "plots",
+    "AnswerLog", "ReplayJudge", "ReplayGenerator", "ReplayMissing", "request_key", "endpoint_judge_request",
+    "endpoint_generator_request", "PROSOCIAL", "CONFLICT_PAIR", "QUERIES", "InstructionBlind", "LLMSteeringStudy",
+    "ValueDatabase", "value_database", "llm_steering_study", "endpoint_backends",
 ]

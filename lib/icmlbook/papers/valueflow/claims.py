@@ -29,8 +29,8 @@ from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, ValueflowConfig
 
 __all__ = ["THRESHOLDS", "check_thresholds", "HivesSummary", "summarise_hives", "claim1_recovery",
-           "claim2_rank_vs_rate", "claim3_structure", "claim4_direction", "claim5_cross_theory",
-           "claim6_monotone", "claim8_planted"]
+           "claim2_rank_vs_rate", "claim3_structure", "claim3_flat", "claim4_direction", "claim5_cross_theory",
+           "claim6_monotone", "claim7_llm_steering", "claim8_planted", "C7_NOT_RUN"]
 
 THRESHOLDS: dict[str, float] = {f: getattr(ValueflowConfig(), f) for f in THRESHOLD_FIELDS}
 _T = THRESHOLDS
@@ -83,13 +83,6 @@ not_testable("P1", statement="The anchor-based evaluator agrees with humans: 85.
              paper=f"{_PAGE} 85.3 %; MAD 1.4; 77.4 % → 84.2 %; 60-79 % win rate",
              reason="needs the paper's LLM judges and human annotations; this book has neither (C1, C2 and C6 test "
                     "the estimator's mechanism with simulated and MiniLM judges instead)")
-not_testable("C7", statement="Steering 10 LLMs: positive steering is reliable, negative steering is systematically "
-                             "harder (especially for prosocial values in safety-aligned models, with refusals at "
-                             "strong-negative targets); conflicting value pairs show strong-anchor dominance.",
-             paper=f"{_PAGE} weak: Phi-4, Claude-4; moderate: Qwen3, GPT-4.1, Mistral-3.1; strong: Grok-4, Gemma-3, "
-                   "Gemini-2.5; Conformity |Δ| ≈ 0; Hedonism and most rights polarity-asymmetric",
-             reason="needs the 10 LLMs (API or multi-billion-parameter weights); the prompt builders and Δ tables are "
-                    "implemented, and C8 validates the measurement protocol on a small LM with a planted asymmetry")
 not_testable("P3", statement="Value profiles built with HiVES and VIDB improve demographic alignment on OpinionQA "
                              "over default prompting and Modular Pluralism on every attribute.",
              paper=f"{_PAGE} t ≈ 16-20, p < 1e-60; e.g. Phi-4 Religion 44.5 % → 57.4 %",
@@ -228,6 +221,42 @@ def claim3_structure(summaries: Sequence[HivesSummary], cfg: ValueflowConfig, ru
 
 
 @claim_rule(
+    "C3f",
+    statement="(ours) The hierarchy in the loss is what improves the structure: at equal updates, sampler and "
+              "seed, the HiVES stage-1 head beats a head trained with flat supervised contrastive loss on the "
+              "finest label (leaf and direction as one class, the same direction penalty) on held-out texts, in "
+              "hierarchical ranking accuracy and similarity correlation.",
+    rule=f"plateau test on both heads and both metrics first; {_PCT} t intervals over replicates of the paired "
+         f"difference (stage 1 − flat SupCon): ranking accuracy lower end > {_T['rank_gain_min']:g} and similarity "
+         f"correlation lower end > {_T['corr_gain_min']:g} (claim 3's margins); against when an interval lies "
+         "wholly below",
+    rejects="flat SupCon on the same labels (a leaf names its ancestors, so a flat loss may order the hierarchy as "
+            "well: differences ≈ 0)",
+    paper="not reached (the dossier lists MiniLM + flat SupCon among the embedding baselines; the project page "
+          "compares HiVES with UniVar and the base encoder)",
+)
+def claim3_flat(summaries: Sequence[HivesSummary], cfg: ValueflowConfig, run: str = "stage1",
+                flat: str = "flat_dir") -> ClaimCheck:
+    check_thresholds(cfg)
+    summaries = list(summaries)
+    dr = [s.final(run, "rank_pairwise") - s.final(flat, "rank_pairwise") for s in summaries]
+    dc = [s.final(run, "sim_corr") - s.final(flat, "sim_corr") for s in summaries]
+    parts = [_t_part("ranking-accuracy difference", dr, _T["rank_gain_min"]),
+             _t_part("similarity-correlation difference", dc, _T["corr_gain_min"])]
+    measured = "; ".join(p.text for p in parts)
+    guard = convergence_guard(*(_plateau(summaries, r, m, thr) for r in (run, flat)
+                                for m, thr in (("rank_pairwise", _T["rank_gain_min"]),
+                                               ("sim_corr", _T["corr_gain_min"]))), measured=measured)
+    if guard is not None:
+        return guard
+    mean = {r: (np.mean([s.final(r, "rank_pairwise") for s in summaries]),
+                np.mean([s.final(r, "sim_corr") for s in summaries])) for r in (run, flat)}
+    return _combine(parts, {"rank_diff": np.array(dr), "corr_diff": np.array(dc)},
+                    f"{run} head: ranking accuracy {mean[run][0]:.3f}, similarity correlation {mean[run][1]:.3f}; "
+                    f"{flat} head: {mean[flat][0]:.3f}, {mean[flat][1]:.3f}")
+
+
+@claim_rule(
     "C4",
     statement="Direction is encoded: after HiVES training, texts on the same value path with opposite directions "
               "lie clearly farther apart than texts with the same direction.",
@@ -306,6 +335,75 @@ def claim6_monotone(level, scores, cfg: ValueflowConfig, judge: str = "MiniLM pr
     rho = sps.spearmanr(level[np.isin(level, bins)], scores[np.isin(level, bins)])[0]
     return _combine(parts, {"steps": np.array(steps)}, f"{judge}; {means}; Spearman with the bin {rho:.2f}; "
                     f"texts per bin {counts}")
+
+
+# ------------------------------------------------------------------------------------------------ C7
+#: why C7 is not testable when no endpoint is given
+C7_NOT_RUN = ("needs an LLM: the book ships none and calls none. Set the chapter's endpoint_url and endpoint_model "
+              "parameters (your own OpenAI-compatible server) or endpoint_replay (answers recorded by such a run) to "
+              "decide this row on that model; C8 validates the measurement protocol on a small LM with a planted "
+              "asymmetry")
+
+
+@claim_rule(
+    "C7",
+    statement="Steering LLMs: positive steering is reliable, negative steering is systematically harder for "
+              "prosocial values, and in conflicting value pairs the value asked at a positive level dominates "
+              "(strong-anchor dominance). Decided only on a reader's own LLM, with our reconstruction of the "
+              "steering protocol, and then about that model.",
+    rule=f"the reader's model generates and judges (anchored evaluator, the model ranking each answer among "
+         f"database anchors); over the prosocial values, normal {_PCT} intervals of the mean Δ(+2) (lower end > "
+         f"{_T['c7_delta_min']:g}), of the mean asymmetry a = Δ(+2) + Δ(−2) (lower end > {_T['asym_min']:g}), and, "
+         f"over the conflicting targets of one value pair's 16 profiles, of the anchor's composition slope minus the "
+         f"other value's (lower end > {_T['dom_min']:g}); against when an interval lies wholly on the far side",
+    rejects="a generator that ignores the steering instruction (Δ ≈ 0 at every level); one that steers both ways "
+            "alike (a ≈ 0) and composes additively (both slopes ≈ 1)",
+    paper=f"{_PAGE} weak: Phi-4, Claude-4; moderate: Qwen3, GPT-4.1, Mistral-3.1; strong: Grok-4, Gemma-3, "
+          "Gemini-2.5; Conformity |Δ| ≈ 0; Hedonism and most rights polarity-asymmetric; conflicting pairs: the +2 "
+          "target governs",
+    reconstruction=True,
+)
+def claim7_llm_steering(study, cfg: ValueflowConfig) -> ClaimCheck:
+    """``study``: an :class:`.llm_study.LLMSteeringStudy`, or None when the chapter ran without an endpoint (then
+    *not testable at this profile*, with :data:`C7_NOT_RUN`)."""
+    check_thresholds(cfg)
+    if study is None:
+        return ClaimCheck(measured="not run (no endpoint given)", passed=None, reason=C7_NOT_RUN)
+    d2, se2, a, sea = [], [], [], []
+    for v in study.values:
+        p, n, z = (study.clean((v, lv)) for lv in (2, -2, 0))
+        if min(p.size, n.size, z.size) < 2:
+            return ClaimCheck.inconclusive_check(f"{study.generator}: {v} has fewer than two scored answers at "
+                                                 "level +2, -2 or 0", "noise above effect",
+                                                 "too few scored answers for an interval (refusals or invalid "
+                                                 "judge answers)")
+        d2.append(p.mean() - z.mean())
+        se2.append(p.var(ddof=1) / p.size + z.var(ddof=1) / z.size)
+        a.append(p.mean() + n.mean() - 2 * z.mean())
+        sea.append(p.var(ddof=1) / p.size + n.var(ddof=1) / n.size + 4 * z.var(ddof=1) / z.size)
+    V = len(study.values)
+    parts = []
+    for name, est, var, thr in (("mean Δ(+2)", np.mean(d2), np.sum(se2) / V**2, _T["c7_delta_min"]),
+                                ("mean asymmetry", np.mean(a), np.sum(sea) / V**2, _T["asym_min"])):
+        lo, hi = normal_interval(est, np.sqrt(var), _T["ci_level"])
+        parts.append(_Part(name, decide_interval(lo, hi, thr).passed,
+                           f"{name} {est:+.2f} [{lo:+.2f}, {hi:+.2f}] (claim > {thr:g})"))
+    comp = study.composition
+    dom = comp.slope_conflict_anchor - comp.slope_conflict_other
+    se = float(np.hypot(comp.se_conflict_anchor, comp.se_conflict_other))
+    if np.isfinite(dom) and np.isfinite(se):
+        lo, hi = normal_interval(dom, se, _T["ci_level"])
+        parts.append(_Part("dominance", decide_interval(lo, hi, _T["dom_min"]).passed,
+                           f"dominance (anchor − other slope) {dom:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+                           f"(claim > {_T['dom_min']:g})"))
+    else:
+        parts.append(_Part("dominance", None, "dominance: no slope (no effect to compose)"))
+    nref = sum(study.refusals.values())
+    return _combine(parts, {"delta2": np.array(d2), "asymmetry": np.array(a), "dominance": dom},
+                    f"generator {study.generator}; judge {study.judge}; {V} prosocial value(s) × "
+                    f"{len(study.queries)} queries; pair {' + '.join(study.pair)}: anchor slope "
+                    f"{comp.slope_conflict_anchor:.2f}, other {comp.slope_conflict_other:.2f}; {nref} refusal(s); "
+                    f"{study.dropped} judge answer(s) dropped, {study.unscored} answer(s) unscored")
 
 
 # ------------------------------------------------------------------------------------------------ C8

@@ -27,7 +27,7 @@ __all__ = ["PRESETS", "ValueflowConfig", "config_for", "THRESHOLD_FIELDS"]
 #: the config fields that are decision thresholds (fixed before the run)
 THRESHOLD_FIELDS = ("ci_level", "rho_min", "mae_max", "m_gain_min", "var_ratio_max", "flip_gain_min", "err_gain_min",
                     "rank_gain_min", "corr_gain_min", "dir_gap_min", "cross_gain_min", "bin_step_min",
-                    "asym_min", "plateau_extend", "plateau_share")
+                    "asym_min", "c7_delta_min", "dom_min", "plateau_extend", "plateau_share")
 
 
 @profile_config
@@ -52,9 +52,12 @@ class ValueflowConfig(ProfileConfig):
     Small LM and steering (claim 8)
         lm_values: values of the corpus; planted: how many of them get the planted asymmetry; lm_texts: texts per
         (value, level); lm_steps, lm_batch, lm_lr, lm_layers, lm_width; n_gen: generations per (value, level).
+    A reader's LLM (claim 7; run only when the chapter's endpoint parameters are set)
+        c7_values: prosocial values steered; c7_queries: queries per (value, level) and per profile.
     Thresholds (fixed before the run; see :mod:`.claims`)
         ci_level; rho_min, mae_max, m_gain_min (C1); var_ratio_max, flip_gain_min, err_gain_min (C2); rank_gain_min,
-        corr_gain_min (C3); dir_gap_min (C4); cross_gain_min (C5); bin_step_min (C6); asym_min (C8);
+        corr_gain_min (C3); dir_gap_min (C4); cross_gain_min (C5); bin_step_min (C6); asym_min (C7, C8);
+        c7_delta_min, dom_min (C7);
         plateau_extend, plateau_share (rule 10).
     """
 
@@ -102,6 +105,9 @@ class ValueflowConfig(ProfileConfig):
     lm_width: Int(ge=16) = 64
     n_gen: Int(ge=2) = 64
     device: OneOf("auto", "cpu", "cuda") = "cpu"
+    # ---- a reader's LLM (claim 7) ----
+    c7_values: Int(ge=1, le=6) = 4
+    c7_queries: Int(ge=2, le=12) = 8
     # ---- thresholds ----
     ci_level: Float(gt=0, lt=1) = 0.95
     rho_min: Float(gt=0, lt=1) = 0.9
@@ -116,6 +122,8 @@ class ValueflowConfig(ProfileConfig):
     cross_gain_min: PositiveFloat = 0.03
     bin_step_min: PositiveFloat = 0.5
     asym_min: PositiveFloat = 2.0
+    c7_delta_min: PositiveFloat = 2.0
+    dom_min: PositiveFloat = 0.5
     plateau_extend: PositiveFloat = 0.5
     plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
 

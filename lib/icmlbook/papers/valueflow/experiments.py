@@ -42,7 +42,7 @@ def steered_order() -> list[str]:
 @dataclasses.dataclass
 class HivesSeed:
     """One HiVES replicate: the runs (``stage1``, ``stage2``, ``stage1_more`` = stage 1 for the stage-2 budget,
-    ``stage2_no_theory``, ``flat``, ``shuffled``), the base metrics, a sample of held-out embeddings (base and
+    ``stage2_no_theory``, ``flat``, ``flat_dir`` = flat SupCon on leaf and direction, ``shuffled``), the base metrics, a sample of held-out embeddings (base and
     HiVES) with their labels for the figure."""
 
     seed: int
@@ -75,6 +75,7 @@ def hives_seed(cfg: ValueflowConfig, seed: int, cache: EmbeddingCache | None = N
     runs["stage2_no_theory"] = train_head(xtr, ctr, xev, cev, stage="stage2", steps=cfg.stage2_steps,
                                           seed=seed + 1, init=runs["stage1"], **(kw | {"lam_theory": 0.0}))
     runs["flat"] = train_head(xtr, ctr, xev, cev, stage="flat", steps=cfg.stage1_steps, seed=seed, **kw)
+    runs["flat_dir"] = train_head(xtr, ctr, xev, cev, stage="flat_dir", steps=cfg.stage1_steps, seed=seed, **kw)
     runs["shuffled"] = train_head(xtr, ctr, xev, cev, stage="shuffled", steps=cfg.stage1_steps, seed=seed, **kw)
     head = runs["stage2"].head()
     labels = {"value": cev.value, "theory": cev.theory, "direction": cev.direction, "leaf": cev.leaf,

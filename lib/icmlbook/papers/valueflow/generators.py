@@ -33,15 +33,25 @@ class OpenAICompatibleGenerator:
                  max_tokens: int | None = 200, timeout: float = 60.0):
         from ...lm import ChatEndpoint
 
+        from .replay import endpoint_generator_request
+
         self.endpoint = ChatEndpoint(base_url, model, api_key=api_key, temperature=temperature,
                                      max_tokens=max_tokens, timeout=timeout)
+        #: ``request(prompt)``: the exact chat body sent (the key of :class:`.replay.ReplayGenerator`)
+        self.request = endpoint_generator_request(model, temperature, max_tokens)
 
     @property
     def backend(self) -> str:
         return f"endpoint generator ({self.endpoint.backend})"
 
+    def answer(self, request: dict) -> str:
+        """Send the chat body ``request`` (made by :attr:`request`) and return the text."""
+        if self.endpoint.request_body(messages=request["messages"]) != request:
+            raise ValueError("request was not made for this generator (model, temperature or max_tokens differ)")
+        return self.endpoint.complete(messages=request["messages"])
+
     def generate(self, prompts: Sequence[str]) -> list[str]:
-        return [self.endpoint.complete(p) for p in prompts]
+        return [self.answer(self.request(p)) for p in prompts]
 
 
 class LocalTransformersGenerator:

@@ -155,6 +155,10 @@ class KeywordJudge:
     def rank_scores(self, scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return positions_from_scores(scores + 1e-3 * rng.random(scores.shape))
 
+    def rank_texts(self, value: str, definition: str, texts) -> list[int]:
+        """The text interface of a judge (1-based text numbers, most supporting first; ties in slot order)."""
+        return (np.argsort(-self.scores(list(texts)), kind="stable") + 1).tolist()
+
 
 def parse_permutation(answer, k: int) -> list[int] | None:
     """A judge's answer as a permutation of 1..k (a list or text such as "[3,1,2]"), or None when it is not
@@ -173,25 +177,35 @@ class OpenAICompatibleJudge:
     """An LLM judge behind an OpenAI-compatible endpoint (off by default: the book never calls one), through the
     book's one client :class:`icmlbook.lm.ChatEndpoint`. Asks for the order of ``k`` numbered texts from most
     supporting to most opposing the value; answers that are not a permutation are dropped and counted in
-    ``invalid``."""
+    ``invalid``. ``request(value, definition, texts)`` is the exact chat body it sends (the key under which
+    :class:`.replay.ReplayJudge` records the answer); ``answer(request)`` sends it and returns the raw text."""
 
     def __init__(self, base_url: str | None, model: str, api_key: str | None = None, timeout: float = 60.0):
         from ...lm import ChatEndpoint
+        from .replay import endpoint_judge_request
 
         if not base_url:
             raise ValueError("base_url is required for the endpoint judge (the book ships no endpoint; give your own)")
         self.endpoint = ChatEndpoint(base_url, model, api_key=api_key, temperature=0.0, timeout=timeout)
+        self.request = endpoint_judge_request(model, self.endpoint.temperature, self.endpoint.max_tokens)
         self.invalid = 0
         self.backend = f"endpoint judge ({self.endpoint.backend})"
 
     def prompt(self, value: str, definition: str, texts) -> str:
-        lines = "\n".join(f"{i + 1}. {t}" for i, t in enumerate(texts))
-        return (f"Value: {value} ({definition}).\nOrder the texts from the one that most strongly supports this "
-                f"value to the one that most strongly opposes it. Answer with a list of numbers only.\n{lines}")
+        from .replay import judge_prompt
+
+        return judge_prompt(value, definition, texts)
+
+    def answer(self, request: dict) -> str:
+        """Send the chat body ``request`` (made by :attr:`request` for this judge's model) and return the text."""
+        body = self.endpoint.request_body(messages=request["messages"])
+        if body != request:
+            raise ValueError("request was not made for this judge (model, temperature or max_tokens differ)")
+        return self.endpoint.complete(messages=request["messages"])
 
     def rank_texts(self, value: str, definition: str, texts) -> list[int] | None:
         """The judge's order (1-based text numbers, most supporting first), or None (dropped, counted)."""
-        perm = parse_permutation(self.endpoint.complete(self.prompt(value, definition, texts)), len(texts))
+        perm = parse_permutation(self.answer(self.request(value, definition, list(texts))), len(texts))
         if perm is None:
             self.invalid += 1
         return perm
@@ -200,15 +214,6 @@ class OpenAICompatibleJudge:
         """Positions (0 = most supporting) of every window of texts that got a valid answer, the book's ranking
         interface; returns (indices of the windows kept, positions (kept, k)). Dropped windows are counted in
         ``invalid``."""
-        if not len(windows) or len({len(t) for t in windows}) != 1 or len(windows[0]) < 2:
-            raise ValueError(f"windows must be a non-empty list of windows of equal size k >= 2 texts; got sizes "
-                             f"{[len(t) for t in windows]}")
-        kept, rows = [], []
-        for w, texts in enumerate(windows):
-            perm = self.rank_texts(value, definition, texts)
-            if perm is not None:
-                pos = np.empty(len(texts), dtype=np.int64)
-                pos[np.asarray(perm, dtype=np.int64) - 1] = np.arange(len(texts))
-                kept.append(w)
-                rows.append(pos)
-        return kept, np.array(rows, dtype=np.int64).reshape(len(rows), len(windows[0]))
+        from .replay import rank_windows
+
+        return rank_windows(self.rank_texts, value, definition, windows)

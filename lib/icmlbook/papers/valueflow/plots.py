@@ -14,7 +14,7 @@ __all__ = ["hierarchy_figure", "embedding_figure", "hives_metrics_figure", "reco
            "monotone_figure", "steering_figure", "playground_figure", "baseline_table", "RUN_LABELS"]
 
 RUN_LABELS = {"base": "untuned MiniLM", "stage1": "HiVES stage 1", "stage2": "HiVES stage 1+2",
-              "flat": "flat SupCon (leaf only)", "shuffled": "shuffled labels", "stage1_more": "stage 1 continued",
+              "flat": "flat SupCon (leaf only)", "flat_dir": "flat SupCon (leaf + direction)", "shuffled": "shuffled labels", "stage1_more": "stage 1 continued",
               "stage2_no_theory": "stage 2 without theory anchors"}
 
 
@@ -71,7 +71,7 @@ def embedding_figure(hs, values=None):
 
 def hives_metrics_figure(summaries):
     """Held-out metrics by training objective (bars: mean over replicates; dots: replicates)."""
-    runs = ["base", "stage1", "stage2", "flat", "shuffled"]
+    runs = ["base", "stage1", "stage2", "flat", "flat_dir", "shuffled"]
     metrics = [("rank_pairwise", "hierarchical ranking accuracy"), ("sim_corr", "similarity correlation"),
                ("dir_gap", "direction gap"), ("cross_theory_p5", "cross-theory precision@5")]
     fig, axes = new_figure(1, 4, width=13, height=3.6)

@@ -195,6 +195,9 @@ class CompositionFit:
     slope_conflict: np.ndarray
     slope_conflict_anchor: float
     slope_conflict_other: float
+    #: standard errors of the two pooled conflicting-target slopes (residual spread about each fit)
+    se_conflict_anchor: float = float("nan")
+    se_conflict_other: float = float("nan")
 
 
 def _slope(x, y) -> tuple[float, float]:
@@ -240,7 +243,7 @@ def composition_slopes(pair_scores: dict, single_scores: dict, pair: tuple) -> C
     anchor_j = (T[~same, 1] > 0).astype(int)
     rows = np.arange(anchor_j.size)
     P_c, A_c = P[~same], A[~same]
-    anchor = _slope(P_c[rows, anchor_j], A_c[rows, anchor_j])[0]
-    other = _slope(P_c[rows, 1 - anchor_j], A_c[rows, 1 - anchor_j])[0]
+    anchor = _slope(P_c[rows, anchor_j], A_c[rows, anchor_j])
+    other = _slope(P_c[rows, 1 - anchor_j], A_c[rows, 1 - anchor_j])
     return CompositionFit(tuple(pair), T, A, P, np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
-                          sim, con, anchor, other)
+                          sim, con, anchor[0], other[0], anchor[1], other[1])
