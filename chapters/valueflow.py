@@ -77,7 +77,13 @@ def _(mo):
 def parameters():
     profile = "default"
     seed = 0
-    return profile, seed
+    # claim 7 on your own LLM (off by default: the book calls no endpoint). endpoint_url: an OpenAI-compatible
+    # server, e.g. "http://localhost:8000/v1"; endpoint_model: its model name; endpoint_replay: a JSON-lines file
+    # the answers are recorded to (with endpoint_url) or replayed from (without it)
+    endpoint_url = ""
+    endpoint_model = ""
+    endpoint_replay = ""
+    return endpoint_model, endpoint_replay, endpoint_url, profile, seed
 
 
 @app.cell
@@ -222,6 +228,7 @@ def _(plots, summaries):
 @app.cell
 def _(cfg, mo, summaries, vc):
     check3 = vc.claim3_structure(summaries, cfg)
+    check3f = vc.claim3_flat(summaries, cfg)
     check4 = vc.claim4_direction(summaries, cfg)
     check5 = vc.claim5_cross_theory(summaries, cfg)
     _flat = sum(_s.final("flat", "rank_pairwise") for _s in summaries) / len(summaries)
@@ -229,15 +236,22 @@ def _(cfg, mo, summaries, vc):
     mo.md(f"""
     *Figures: held-out embeddings of the first replicate on their two main axes, before and after training
     (filled: supports, open: opposes); held-out metrics per training objective (bars: means, dots: replicates).
-    Flat SupCon on leaf labels reaches ranking accuracy {_flat:.3f}; a head trained on shuffled labels {_shuf:.3f}.*
+    Flat SupCon on leaf labels alone reaches ranking accuracy {_flat:.3f}; a head trained on shuffled labels {_shuf:.3f}.*
 
     {check3.sentence("Claim 3")}
+
+    Claim 3 compares with the untuned encoder, as the paper compares with its base model. Which ingredient does
+    the work? Row C3f trains the same head with the same sampler, seed and number of updates on a *flat*
+    supervised contrastive loss whose one class is the leaf and the direction together: it sees every label
+    HiVES sees, but not the hierarchy.
+
+    {check3f.sentence("Claim 3f")}
 
     {check4.sentence("Claim 4")}
 
     {check5.sentence("Claim 5")}
     """)
-    return check3, check4, check5
+    return check3, check3f, check4, check5
 
 
 @app.cell
@@ -432,7 +446,7 @@ def _(cfg, mo, steering, vc):
 @app.cell
 def _(mo):
     mo.md(r"""
-    ### Multi-value steering and composition slopes (claim 7: not run here)
+    ### Multi-value steering and composition slopes (claim 7: run only on your own LLM)
 
     The paper also asks a model for several values at once, as a *value profile*, one bullet per value and
     level. The profile that the library builds for benevolence at +2 and hedonism at −2 reads:
@@ -458,9 +472,72 @@ def _(mo):
     opposite signs), the paper's strong-anchor dominance is a slope near 1 for the value asked at a positive
     level and near 0 for the other (our reading of "the slope shows additivity"; `composition_slopes` in the
     library). Our small model was trained on one value per text, so a profile is outside what it has seen:
-    the composition study needs an instruction-following model. The library has two generators for a
-    reader's own model, both off by default and never run by this book: one behind an OpenAI-compatible
-    endpoint and one for a causal LM saved in a local folder.
+    the composition study needs an instruction-following model. Claim 7 is therefore decided only when you
+    run this chapter with your own model: set the parameters `endpoint_url` and `endpoint_model` (any
+    OpenAI-compatible server) and the chapter asks it for every prosocial value at every level and for the 16
+    profiles of one conflicting pair, and has the same model rank each answer among database texts of known
+    intensity (the anchored evaluator). Give `endpoint_replay` a file name too and every answer is recorded
+    there, keyed by the exact request, so that the run can be executed again without the server (the file
+    alone; a request it does not hold stops the run with its key). Without these parameters, which is how the
+    book is built, nothing is called and the row says so.
+    """)
+    return
+
+
+@app.cell
+def _(cfg, endpoint_model, endpoint_replay, endpoint_url, mo, run, vc, vf):
+    _backends = vf.endpoint_backends(endpoint_url, endpoint_model, endpoint_replay)
+    llm = None if _backends is None else vf.llm_steering_study(cfg, run.seed, *_backends)
+    check7 = vc.claim7_llm_steering(llm, cfg)
+    if llm is None:
+        _out = mo.md(f"*No endpoint was given: claim 7 is {check7.verdict}.*")
+    else:
+        _rows = "\n".join(f"| {_v} | " + " | ".join(f"{llm.table[(_v, _l)]['delta']:+.2f}" if (_v, _l) in llm.table
+                                                   else "–" for _l in (-2, -1, 1, 2)) + " |" for _v in llm.values)
+        _out = mo.md(f"""
+    *Steering effects Δ of {llm.generator}, scored with {llm.judge} ({len(llm.queries)} queries per level):*
+
+    | value | Δ(−2) | Δ(−1) | Δ(+1) | Δ(+2) |
+    |---|---|---|---|---|
+    {_rows}
+
+    {check7.sentence("Claim 7")}
+    """)
+    _out
+    return (check7,)
+
+
+@app.cell
+def _(mo):
+    mo.md(r"""
+    ### Value profiles of groups (the OpinionQA study, P3: formulas only, on synthetic input)
+
+    The paper builds a value profile per demographic group and adds it to the prompt that predicts the group's
+    OpinionQA answers. For one value, with $x_{gq}$ the intensity measured for group $g$ on query $q$ and
+    $\delta_{gq}$ a HiVES relevance distance, the official code scores $b_{gq}=x_{gq}(1-\delta_{gq})^{\alpha}
+    (|x_{gq}|/10)^{\beta}$ ($\alpha=1$, $\beta=0$), takes each group's divergence from the other groups on the same
+    query as a z-score, $z_{gq}=(b_{gq}-\bar b_{-g,q})/s_q$ ($s_q$ the spread over all groups), keeps the five
+    queries of largest $|z_{gq}|$, and averages the original intensities over them weighted by $1-\delta$. The
+    survey data is not available here, so the table applies these formulas to **synthetic groups** (each with
+    a shift planted on three queries of its own); it says nothing about OpinionQA.
+    """)
+    return
+
+
+@app.cell
+def _(mo, np, run, vf):
+    _x, _d, _planted = vf.profile.synthetic_groups(seed=run.seed)
+    _p = vf.profile.value_profile(_x, _d)
+    _own = [sum(3 * _g <= _q < 3 * _g + 3 for _q in _p.selected[_g]) for _g in range(len(_planted))]
+    _rows = "\n".join(f"| {_g + 1} | {_planted[_g]:+.1f} | {np.mean(_x[_g]):+.2f} | {_p.profile[_g]:+.2f} | "
+                       f"{_own[_g]} of {len(_p.selected[_g])} |" for _g in range(len(_planted)))
+    mo.md(f"""
+    *Table (synthetic groups, not survey data): the planted shift, the group's plain mean intensity over all
+    {_x.shape[1]} queries, its profile value, and how many of the five queries chosen are its own shifted ones.*
+
+    | group | planted shift | mean over all queries | profile | own shifted queries chosen |
+    |---|---|---|---|---|
+    {_rows}
     """)
     return
 
@@ -527,9 +604,9 @@ def _(mo):
 
 
 @app.cell
-def _(ClaimsLedger, check1, check2, check3, check4, check5, check6, check8, run):
+def _(ClaimsLedger, check1, check2, check3, check3f, check4, check5, check6, check7, check8, run):
     ledger = ClaimsLedger("valueflow", run.profile)
-    ledger.add_checks(check1, check2, check3, check4, check5, check6, check8)
+    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check8, check3f)
     ledger.add_not_testable()
     ledger
     return (ledger,)
@@ -551,15 +628,16 @@ def _(cfg, mo):
       quoted, never compared.
     - **Generator.** The paper steers ten LLMs with persona prompts; we train a small GPT on control tokens.
       The prompt builders (strength cue, user texts, value profile), the composition slopes and two generators
-      for a reader's own model (an OpenAI-compatible endpoint, a local causal LM) are implemented but not run:
-      the composition study (C7) needs such a model.
+      for a reader's own model (an OpenAI-compatible endpoint, a local causal LM) are implemented; the book runs
+      neither. Claim 7 is decided only on a reader's endpoint (the chapter's `endpoint_url` parameter), with our
+      reconstruction of the protocol: our own twelve queries, not the paper's 500, and the same model as judge.
     - **OpinionQA.** The profiling study (P3) needs the OpinionQA survey data, which is not available offline
-      here (the book ships no copy and fetches nothing at run time), and LLMs; the library does not implement
-      the profile-construction formulas of that study.
+      here (the book ships no copy and fetches nothing at run time), and LLMs. The profile-construction
+      formulas are implemented (`profile.py`) and shown above on synthetic groups only.
     - **Baselines and backends.** TrueSkill is our own implementation with sequential pairwise updates against
       fixed anchors (not the factor-graph update of a ranked list, and not the `trueskill` package); the full
-      Plackett–Luce refit that includes the new item is not run as a baseline. The endpoint judge is implemented
-      but never called.
+      Plackett–Luce refit that includes the new item is not run as a baseline. The endpoint judge is called
+      only when a reader gives an endpoint.
     - **Reconstructions.** The database normalisation (neutral texts at 0, each side scaled so its 1st / 99th
       percentile is ∓10 / ±10), the value-vector orthogonality metric, the cross-theory retrieval metric and the
       decision thresholds (fixed in the config before the run) are ours.

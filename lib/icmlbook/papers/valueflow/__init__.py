@@ -23,10 +23,10 @@ What is a substitution or our reconstruction
     orthogonality metric (reconstructions).
 
 Modules: :mod:`.config`, :mod:`.taxonomy`, :mod:`.synthetic`, :mod:`.losses`, :mod:`.samplers`, :mod:`.hives`,
-:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.replay`, :mod:`.generators`, :mod:`.llm_study`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
+:mod:`.metrics`, :mod:`.pl`, :mod:`.trueskill`, :mod:`.judges`, :mod:`.replay`, :mod:`.generators`, :mod:`.llm_study`, :mod:`.profile`, :mod:`.steering`, :mod:`.experiments`, :mod:`.claims`, :mod:`.plots`.
 """
 
-from . import claims, plots, taxonomy
+from . import claims, plots, profile, taxonomy
 from .config import PRESETS, ValueflowConfig, config_for
 from .experiments import (EvaluatorStudy, HivesSeed, SimReplicate, SteeringStudy, ValueEvaluator, build_vidb,
                           evaluator_study, hives_seed, keyword_scores, score_texts, sim_replicate, steered_order,
@@ -66,5 +66,5 @@ __all__ = [
     "keyword_scores", "text_studies", "playground", "sim_study", "plots",
     "AnswerLog", "ReplayJudge", "ReplayGenerator", "ReplayMissing", "request_key", "endpoint_judge_request",
     "endpoint_generator_request", "PROSOCIAL", "CONFLICT_PAIR", "QUERIES", "InstructionBlind", "LLMSteeringStudy",
-    "ValueDatabase", "value_database", "llm_steering_study", "endpoint_backends",
+    "ValueDatabase", "value_database", "llm_steering_study", "endpoint_backends", "profile",
 ]

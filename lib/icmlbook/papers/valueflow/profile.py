@@ -27,7 +27,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["base_score", "divergence", "significance", "ValueProfile", "value_profile"]
+__all__ = ["base_score", "divergence", "significance", "ValueProfile", "value_profile", "synthetic_groups"]
 
 
 def _check(x, d):
@@ -122,3 +122,19 @@ def value_profile(x, d=None, *, alpha: float = 1.0, beta: float = 0.0, max_abs: 
         if keep.any():
             prof[g] = float(np.dot(xs[keep], ws[keep]) / ws[keep].sum())
     return ValueProfile(b, div, sig, selected, prof)
+
+
+def synthetic_groups(n_groups: int = 4, n_queries: int = 12, seed: int = 0, shift: float = 4.0,
+                     n_shifted: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """**Synthetic** input for the profile formulas (no survey data): intensities (G, Q) of one value, a common
+    per-query level plus noise, and for group g a planted shift of ``shift * (g - (G-1)/2) / (G-1) * 2`` on
+    ``n_shifted`` queries of its own; distances uniform in [0, 0.6]. Returns (x, d, planted shift per group)."""
+    if n_groups < 2 or n_queries < n_shifted * n_groups:
+        raise ValueError(f"n_groups={n_groups!r} must be >= 2 and n_queries={n_queries!r} >= n_shifted * n_groups")
+    rng = np.random.default_rng([seed, 61])
+    level = rng.uniform(-4, 4, n_queries)
+    x = level[None] + rng.normal(0, 0.7, (n_groups, n_queries))
+    planted = shift * (np.arange(n_groups) - (n_groups - 1) / 2) / ((n_groups - 1) / 2)
+    for g in range(n_groups):
+        x[g, g * n_shifted:(g + 1) * n_shifted] += planted[g]
+    return np.clip(x, -10, 10), rng.uniform(0, 0.6, x.shape), planted
