@@ -12,7 +12,11 @@ on 8 values 27-50 s wall; the small LM with its steering run 230-270 s wall. In 
 the stage-1 and stage-2 heads passed the plateau test on ranking accuracy, similarity correlation and the
 direction gap; cross-theory precision of stage 2 missed it by 0.002 (hence 450 stage-2 updates). The whole
 chapter at ``default`` (papermill, one thread) then took 209 s of wall time and 136 s of CPU time at load 2-4
-(seed 0: 5 reproduced, 2 inconclusive, 3 not testable). ``full``: more
+(seed 0: 5 reproduced, 2 inconclusive, 3 not testable). Session 10 added a sixth head per seed (flat SupCon on
+leaf + direction, claim 3f: stage1_steps updates): the three default HiVES seeds with every head took 64 s of CPU
+time (niced, load 12-15), and gave C3 reproduced (ranking gain 0.089 [0.053, 0.124], correlation gain 0.334
+[0.316, 0.353]) and C3f not reproduced (stage 1 - flat SupCon: ranking accuracy -0.052 [-0.091, -0.014],
+correlation +0.132 [0.084, 0.181]; every head passed the plateau test). ``full``: more
 seeds, texts and updates (CUDA when present for the small LM).
 """
 
