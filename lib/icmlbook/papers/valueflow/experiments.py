@@ -20,8 +20,8 @@ from .synthetic import generate_corpus, level_of
 from .taxonomy import STEERED, leaves_of
 
 __all__ = ["HivesSeed", "hives_seed", "SimReplicate", "sim_replicate", "build_vidb", "ValueEvaluator",
-           "value_evaluator", "EvaluatorStudy", "evaluator_study", "SteeringStudy", "steering_study",
-           "steered_order", "score_texts", "keyword_scores", "text_studies", "playground", "sim_study"]
+           "ValueDatabase", "value_database", "value_evaluator", "EvaluatorStudy", "evaluator_study", "SteeringStudy",
+           "steering_study", "steered_order", "score_texts", "keyword_scores", "text_studies", "playground", "sim_study"]
 
 TRAIN_SUBJECTS = tuple(range(9))
 #: names of the two extra arms of the ranking-vs-rating comparison
@@ -203,15 +203,32 @@ class ValueEvaluator:
     judge: ProjectionJudge
 
 
-def value_evaluator(cfg: ValueflowConfig, value: str, seed: int, cache: EmbeddingCache) -> ValueEvaluator:
+@dataclasses.dataclass
+class ValueDatabase:
+    """A value's database: synthetic texts, their latent intensities and the Plackett-Luce ratings."""
+
+    value: str
+    texts: list
+    latent: np.ndarray
+    ratings: np.ndarray
+
+
+def value_database(cfg: ValueflowConfig, value: str, seed: int) -> ValueDatabase:
+    """A value's database (texts of the training subjects, rated by a panel of simulated judges through the full
+    Plackett-Luce fit); :func:`value_evaluator` adds MiniLM embeddings and the projection judge."""
     rng = np.random.default_rng([seed, 23, steered_order().index(value)])
     n_leaves = len(leaves_of(values=[value]))
     c = generate_corpus(-(-cfg.vidb_per_value // n_leaves), int(rng.integers(2**31)), values=[value],
                         subjects=TRAIN_SUBJECTS)
     panel = judge_panel(cfg.n_panel, rng, cfg.judge_noise, cfg.gamma_spread, cfg.offset_sd)
     ratings = build_vidb(c.intensity, panel, cfg.vidb_windows, rng, neutral=c.direction == 0)
-    z = cache(c.texts, desc=f"MiniLM embeddings (database: {value})")
-    return ValueEvaluator(value, c.texts, c.intensity, ratings, z, ProjectionJudge(z, ratings))
+    return ValueDatabase(value, list(c.texts), c.intensity, ratings)
+
+
+def value_evaluator(cfg: ValueflowConfig, value: str, seed: int, cache: EmbeddingCache) -> ValueEvaluator:
+    db = value_database(cfg, value, seed)
+    z = cache(db.texts, desc=f"MiniLM embeddings (database: {value})")
+    return ValueEvaluator(value, db.texts, db.latent, db.ratings, z, ProjectionJudge(z, db.ratings))
 
 
 def score_texts(ev: ValueEvaluator, z_query: np.ndarray, k: int, m: int, rng, temperature: float = 1.0) -> np.ndarray:

@@ -24,9 +24,9 @@ import numpy as np
 
 from . import pl
 from .config import ValueflowConfig
+from .experiments import ValueDatabase, value_database
 from .generators import composition_texts, steering_texts
 from .steering import CompositionFit, composition_slopes, delta_table
-from .synthetic import generate_corpus
 from .taxonomy import DEFINITIONS
 
 __all__ = ["PROSOCIAL", "CONFLICT_PAIR", "QUERIES", "ValueDatabase", "value_database", "LLMSteeringStudy",
@@ -43,31 +43,6 @@ QUERIES = ("How would you spend a free Saturday?", "What makes a good neighbour?
            "What do you think about lending money to relatives?", "How would you plan a holiday with friends?",
            "What makes a school good?", "How should someone choose a career?", "Is it worth volunteering?",
            "What would you do with an unexpected bonus?")
-
-
-@dataclasses.dataclass
-class ValueDatabase:
-    """A value's database: synthetic texts, their latent intensities and the Plackett-Luce ratings."""
-
-    value: str
-    texts: list
-    latent: np.ndarray
-    ratings: np.ndarray
-
-
-def value_database(cfg: ValueflowConfig, value: str, seed: int) -> ValueDatabase:
-    """The same database :func:`.experiments.value_evaluator` builds (same draws), without embeddings."""
-    from .experiments import TRAIN_SUBJECTS, build_vidb, steered_order
-    from .judges import judge_panel
-    from .taxonomy import leaves_of
-
-    rng = np.random.default_rng([seed, 23, steered_order().index(value)])
-    n_leaves = len(leaves_of(values=[value]))
-    c = generate_corpus(-(-cfg.vidb_per_value // n_leaves), int(rng.integers(2**31)), values=[value],
-                        subjects=TRAIN_SUBJECTS)
-    panel = judge_panel(cfg.n_panel, rng, cfg.judge_noise, cfg.gamma_spread, cfg.offset_sd)
-    ratings = build_vidb(c.intensity, panel, cfg.vidb_windows, rng, neutral=c.direction == 0)
-    return ValueDatabase(value, list(c.texts), c.intensity, ratings)
 
 
 class InstructionBlind:
