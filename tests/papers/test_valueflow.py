@@ -941,6 +941,8 @@ def test_c7_not_testable_without_an_endpoint_and_replayed_bit_for_bit(tmp_path):
     with pytest.raises(ValueError, match="endpoint_model"):
         vf.endpoint_backends("http://127.0.0.1:9/v1", "")
     path = tmp_path / "c7.jsonl"
+    with pytest.raises(FileNotFoundError, match="endpoint_replay="):
+        vf.endpoint_backends("", "stub-llm", replay=path)
     live = _c7_study("dominance", replay=path)
     gen, judge = vf.endpoint_backends("", "stub-llm", replay=path)        # no server from here on
     back = vf.llm_steering_study(C7CFG, 0, gen, judge)

@@ -164,5 +164,8 @@ def endpoint_backends(url: str = "", model: str = "", replay: str | Path = "", j
         if replay:
             return ReplayGenerator(replay, gen), ReplayJudge(replay, judge)
         return gen, judge
+    if not Path(replay).is_file():
+        raise FileNotFoundError(f"endpoint_replay={str(replay)!r} is not a file: replay needs the answers an earlier run "
+                                "recorded (give endpoint_url as well to record them)")
     return (ReplayGenerator(replay, request=endpoint_generator_request(model)),
             ReplayJudge(replay, request=endpoint_judge_request(judge_model)))
