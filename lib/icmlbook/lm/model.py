@@ -118,7 +118,8 @@ class Attention(nn.Module):
         self.k_norm = RMSNorm(cfg.d_head) if cfg.qk_norm else None
         self.rope = cfg.positions == "rope"
 
-    def forward(self, x, rope_cs, cache: KVCache | None, past: int, attn: str, return_attn: bool):
+    def forward(self, x, rope_cs, cache: KVCache | None, past: int, attn: str, return_attn: bool,
+                mask: torch.Tensor | None = None):
         B, T, _ = x.shape
         split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)   # (B, H, T, d_h)
         q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
@@ -132,8 +133,12 @@ class Attention(nn.Module):
             k, v = cache.update(self.layer, k, v)
         Tk = k.shape[2]
         probs = None
+        if mask is not None:                                          # an explicit (T, Tk) mask (tree attention)
+            mask = mask.to(x.device)
         if attn == "sdpa" and not return_attn:
-            if past == 0:
+            if mask is not None:
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            elif past == 0:
                 y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             elif T == 1:
                 y = F.scaled_dot_product_attention(q, k, v)          # one new query sees every key
@@ -142,7 +147,8 @@ class Attention(nn.Module):
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         else:
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)          # (B, H, T, Tk)
-            mask = torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril(diagonal=past)
+            if mask is None:
+                mask = torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril(diagonal=past)
             probs = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
             y = probs @ v                                                         # (B, H, T, d_h)
         y = y.transpose(1, 2).reshape(B, T, self.n_head * self.d_head)
@@ -170,9 +176,9 @@ class Block(nn.Module):
         self.norm2, self.mlp = _norm(cfg.norm, cfg.d_model), MLP(cfg)
         self.resid_pre, self.attn_out, self.mlp_out, self.resid_post = HookPoint(), HookPoint(), HookPoint(), HookPoint()
 
-    def forward(self, x, rope_cs, cache, past, attn, return_attn):
+    def forward(self, x, rope_cs, cache, past, attn, return_attn, mask=None):
         x = self.resid_pre(x)
-        a, probs = self.attn(self.norm1(x), rope_cs, cache, past, attn, return_attn)
+        a, probs = self.attn(self.norm1(x), rope_cs, cache, past, attn, return_attn, mask)
         x = x + self.attn_out(a)
         x = x + self.mlp_out(self.mlp(self.norm2(x)))
         return self.resid_post(x), probs
@@ -256,7 +262,10 @@ class GPT(nn.Module, HookSites):
     ``forward(idx, cache=None, attn="sdpa", return_attn=False, extra=None)``: with a :class:`KVCache` the
     positions continue after the cached ones and the cache grows; ``attn="explicit"`` writes the softmax out;
     ``return_attn`` returns ``(logits, [probs of every layer])``; ``extra`` (T, d) or (B, T, d) is added to the
-    token embeddings of these T positions (with a cache: the new positions only).
+    token embeddings of these T positions (with a cache: the new positions only). Without a cache, ``positions``
+    (T,) gives each token its own position index (default 0..T-1) and ``attn_mask`` (T, T) bool (True: may attend)
+    replaces the causal mask: several continuations of one prefix can then share a row (tree attention), e.g.
+    every candidate next token placed at the same position and attending to the prefix and to itself.
     """
 
     def __init__(self, cfg: GPTConfig):
@@ -302,24 +311,36 @@ class GPT(nn.Module, HookSites):
         return self.hook_modules()[name].register_forward_hook(lambda m, inp, out: fn(out))
 
     def forward(self, idx: torch.Tensor, cache: KVCache | None = None, attn: str = "sdpa",
-                return_attn: bool = False, extra: torch.Tensor | None = None):
+                return_attn: bool = False, extra: torch.Tensor | None = None, positions: torch.Tensor | None = None,
+                attn_mask: torch.Tensor | None = None):
         if attn not in ("sdpa", "explicit"):
             raise ValueError(f"attn={attn!r} is not allowed; allowed values: sdpa, explicit")
         if idx.dim() != 2:
             raise ValueError(f"idx must be (batch, time) token ids; got shape {tuple(idx.shape)}")
         B, T = idx.shape
         past = 0 if cache is None else cache.length
-        if past + T > self.cfg.max_len:
+        if (positions is not None or attn_mask is not None) and cache is not None:
+            raise ValueError("positions and attn_mask are for a forward without a KV cache (cache=None)")
+        if positions is not None:
+            positions = torch.as_tensor(positions, dtype=torch.long)
+            if positions.shape != (T,) or (T and (int(positions.min()) < 0 or int(positions.max()) >= self.cfg.max_len)):
+                raise ValueError(f"positions must be (T,) = ({T},) indices in 0..{self.cfg.max_len - 1}; got shape "
+                                 f"{tuple(positions.shape)}")
+        elif past + T > self.cfg.max_len:
             raise ValueError(f"{past + T} positions exceed max_len={self.cfg.max_len}")
+        if attn_mask is not None and (attn_mask.shape != (T, T) or attn_mask.dtype != torch.bool):
+            raise ValueError(f"attn_mask must be a (T, T) = ({T}, {T}) boolean mask (True: may attend); got "
+                             f"{tuple(attn_mask.shape)} {attn_mask.dtype}")
+        at = slice(past, past + T) if positions is None else positions
         if idx.numel():
             lo, hi = int(idx.min()), int(idx.max())
             if lo < 0 or hi >= self.vocab_size:
                 raise ValueError(f"token ids {lo}..{hi} are outside the vocabulary 0..{self.vocab_size - 1}")
         x = self.tok(idx)                                                     # (B, T, d)
         if self.pos is not None:
-            x = x + self.pos[past:past + T]
+            x = x + self.pos[at]
         if self.cfg.positions == "sinusoidal":
-            x = x + self.sin_pos[past:past + T]
+            x = x + self.sin_pos[at]
         if extra is not None:
             if extra.shape[-2:] != (T, self.cfg.d_model) or extra.dim() not in (2, 3) or (
                     extra.dim() == 3 and extra.shape[0] not in (1, B)):
@@ -327,9 +348,11 @@ class GPT(nn.Module, HookSites):
                                  f"got {tuple(extra.shape)}")
             x = x + extra
         rope_cs = (self.rope_cos, self.rope_sin) if self.cfg.positions == "rope" else None
+        if rope_cs is not None and positions is not None:
+            rope_cs = (self.rope_cos[positions], self.rope_sin[positions])      # read from 0 (past is 0 here)
         all_probs = []
         for block in self.blocks:
-            x, probs = block(x, rope_cs, cache, past, attn, return_attn)
+            x, probs = block(x, rope_cs, cache, past, attn, return_attn, attn_mask)
             all_probs.append(probs)
         x = self.norm(x)
         if self.head is None:

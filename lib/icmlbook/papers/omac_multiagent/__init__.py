@@ -34,13 +34,14 @@ from .dimensions import (DIMENSIONS, FAMILIES, LM_SLOTS, SLOTS, AgentSpec, Slot,
                          describe, slot)
 from .engine import QueryTrace, agent_answer, consensus, parse_index_list, run_query
 from .experiments import (ABLATION_DIMS, JOINT_ORDERS, Arm, Playground, Replicate, arm_table, example_query,
-                          lm_agents, lm_specs, lm_study, playground_run, replicate, structure_scan, study)
+                          lm_agents, lm_convergence, lm_specs, lm_study, playground_run, replicate,
+                          structure_scan, study)
 from .optimizer import (ACTORS, ContrastiveComparator, DiversityInitializer, EvalResult, Evaluator, ResamplingActor,
                         SearchTrace, SweepTrace, algorithm1, algorithm2, parent_threshold, random_search)
 
 __all__ = ["OmacConfig", "PRESETS", "config_for", "claims", "dsl", "arith", "llm", "DIMENSIONS", "SLOTS", "AgentSpec", "Slot",
            "Team", "default_team", "describe", "slot", "FAMILIES", "LM_SLOTS", "default_arith_team", "lm_agents",
-           "lm_specs", "lm_study", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
+           "lm_specs", "lm_study", "lm_convergence", "QueryTrace", "agent_answer", "consensus", "parse_index_list",
            "run_query", "ABLATION_DIMS", "JOINT_ORDERS", "Arm", "Replicate", "arm_table", "replicate", "study",
            "Playground", "playground_run", "example_query", "structure_scan",
            "ACTORS", "ContrastiveComparator", "DiversityInitializer", "EvalResult", "Evaluator", "ResamplingActor",

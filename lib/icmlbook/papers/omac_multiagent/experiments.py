@@ -27,9 +27,10 @@ from . import arith, dsl
 from .config import OmacConfig
 from .dimensions import DIMENSIONS, Team, default_arith_team, default_team, describe, slot
 from .optimizer import EvalResult, Evaluator, SearchTrace, algorithm1, algorithm2, random_search
+from ...training import Convergence, PlateauTest, plateau_check
 
 __all__ = ["Arm", "Replicate", "replicate", "study", "ABLATION_DIMS", "JOINT_ORDERS", "arm_table", "Playground",
-           "playground_run", "example_query", "StructureScan", "structure_scan", "lm_specs", "lm_agents", "lm_study"]
+           "playground_run", "example_query", "StructureScan", "structure_scan", "lm_specs", "lm_agents", "lm_study", "lm_convergence"]
 
 ABLATION_DIMS = ("fun1", "str2")
 JOINT_ORDERS = (("fun1", "str2"), ("str2", "fun1"))
@@ -95,6 +96,26 @@ def lm_agents(cfg: OmacConfig, seed: int) -> arith.LMAgentSet:
     if specs not in _AGENTS:
         _AGENTS[specs] = cached("omac-lm-agents", arith.train_lm_agents, args=(specs,), chapter="omac_multiagent")
     return _AGENTS[specs]
+
+
+def lm_convergence(cfg: OmacConfig, seed: int, test: PlateauTest = PlateauTest()) -> list[Convergence]:
+    """Rule 10's guard for the small LMs of this profile, one report per model. First the plateau test read back
+    along each model's held-out answer-loss curve (:meth:`.arith.LMAgentSet.plateau`); where every model passes
+    it, also the literal test: the same models trained ``1 + test.extend`` times as many updates (their own
+    schedule, same seed, batch and rate) and the final held-out losses compared, which then decides. A curve
+    read inside one annealed schedule can flatten because the rate was annealed rather than because the model
+    converged; the longer run is the test's own definition, so the guard only gets stricter."""
+    agents = lm_agents(cfg, seed)
+    read = agents.plateau(cfg.lm_loss_margin, test)
+    if not all(r.converged for r in read):
+        return read
+    specs = tuple(dataclasses.replace(s, steps=int(round(s.steps * (1 + test.extend)))) for s in agents.specs)
+    if specs not in _AGENTS:
+        _AGENTS[specs] = cached("omac-lm-agents", arith.train_lm_agents, args=(specs,), chapter="omac_multiagent")
+    longer = _AGENTS[specs]
+    return [plateau_check(a[1][-1], b[1][-1], cfg.lm_loss_margin, test,
+                          name=f"small LM '{s.name}' ({s.steps} against {ls.steps} updates, read back: passed)")
+            for s, ls, a, b in zip(agents.specs, longer.specs, agents.curves, longer.curves)]
 
 
 def _setup(cfg: OmacConfig, s: int, family: str, agents):
