@@ -108,6 +108,32 @@ def test_kv_cache_equals_full_recomputation(kw):
     assert torch.equal(with_cache, without)
 
 
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_tree_attention_equals_decoding_each_branch(kw):
+    """``positions`` and ``attn_mask``: a prefix followed by three candidate next tokens side by side (all at the
+    prefix's length, each seeing the prefix and itself) gives, at each candidate, what the full recomputation of
+    prefix + that candidate gives at its last position; the default mask and positions are the causal ones."""
+    model = make_gpt(**kw).eval()
+    x = torch.randint(0, 40, (2, 6), generator=torch.Generator().manual_seed(3))
+    cands = torch.tensor([4, 17, 33])
+    row = torch.cat([x, cands.expand(2, -1)], 1)
+    pos = torch.tensor([0, 1, 2, 3, 4, 5, 6, 6, 6])
+    mask = torch.ones(9, 9, dtype=torch.bool).tril()
+    mask[6:, 6:] = torch.eye(3, dtype=torch.bool)
+    for attn in ("sdpa", "explicit"):
+        tree = model(row, positions=pos, attn_mask=mask, attn=attn)
+        torch.testing.assert_close(tree[:, :6], model(x), rtol=1e-10, atol=1e-12)
+        for j, c in enumerate(cands):
+            branch = model(torch.cat([x, c.expand(2, 1)], 1))[:, -1]
+            torch.testing.assert_close(tree[:, 6 + j], branch, rtol=1e-9, atol=1e-11)
+    torch.testing.assert_close(model(x, positions=torch.arange(6), attn_mask=torch.ones(6, 6, dtype=torch.bool).tril()),
+                               model(x), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="without a KV cache"):
+        model(x, cache=lm.KVCache(model.cfg.n_layer), positions=torch.arange(6))
+    with pytest.raises(ValueError, match="attn_mask must be"):
+        model(x, attn_mask=torch.ones(5, 5, dtype=torch.bool))
+
+
 def test_sinusoidal_positions_and_extra_embeddings():
     """The fixed table of Vaswani et al. (2017) by its formula; ``extra`` adds to the token embeddings (with and
     without a cache); the default path is unchanged by the new argument."""
