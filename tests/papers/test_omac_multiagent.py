@@ -406,7 +406,7 @@ def _c2_trivial():
     return C.claim2_test_transfer(_smoke_study(), SMOKE, arm="unscored:joint")
 
 
-@claim_case(CH, "C3", "inconclusive at this scale", trivial="the resampling actor (same initial population, another "
+@claim_case(CH, "C3", "not reproduced", trivial="the resampling actor (same initial population, another "
             "refinement seed) in place of the comparator")
 def _c3_trivial():
     return C.claim3_contrastive(_smoke_study(), SMOKE, a="resample_b")
@@ -427,7 +427,7 @@ def _c6_trivial():
     return C.claim6_order(_smoke_study(), SMOKE, b="joint_b:fun1>str2")
 
 
-@claim_case(CH, "C7", "inconclusive at this scale", trivial="an unoptimised copy of the Generalist as the new agent")
+@claim_case(CH, "C7", "not reproduced", trivial="an unoptimised copy of the Generalist as the new agent")
 def _c7_trivial():
     return C.claim7_new_agent(_smoke_study(), SMOKE, arm="clone")
 
@@ -654,7 +654,7 @@ def _lm_abl(fix, res):
 
 @claim_case(CH, "L3", "reproduced")
 def _l3_better():
-    return C.claim_l3_lm_contrastive(_lm_abl(0.93, 0.91), CFG, CONVERGED)
+    return C.claim_l3_lm_contrastive(_lm_abl(0.95, 0.91), CFG, CONVERGED)
 
 
 @claim_case(CH, "L3", "not reproduced", alternative="resampling finds better small-LM configurations")
@@ -773,7 +773,7 @@ def _l6_trivial():
     return C.claim_l6_lm_order(_smoke_lm_study(), SMOKE, CONVERGED, b="joint_b:fun1>str2")
 
 
-@claim_case(CH, "L7", "inconclusive at this scale", trivial="an unoptimised copy of the small-LM Generalist as the new "
+@claim_case(CH, "L7", "not reproduced", trivial="an unoptimised copy of the small-LM Generalist as the new "
             "agent (guard satisfied)")
 def _l7_trivial():
     return C.claim_l7_lm_new_agent(_smoke_lm_study(), SMOKE, CONVERGED, arm="clone")

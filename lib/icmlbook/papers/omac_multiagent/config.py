@@ -50,7 +50,11 @@ class OmacConfig(ProfileConfig):
     Decision thresholds (fixed before the run)
         ci_level; val_gain_min (C1), test_gain_min (C2), compare_min (C3), acc_change_min and calls_change_min
         (C4: a change in pass@1 or in calls per query), joint_margin (C5 non-inferiority margin), order_min (C6),
-        new_agent_min (C7).
+        new_agent_min (C7). Session 10: test_gain_min, compare_min and new_agent_min were 0, so an arm that changed
+        nothing (Fun-2's constructed agent gives +0.000 exactly in every replicate of the small-LM family) could never
+        be "not reproduced" (rule 9 needs the interval to exclude the claim's minimum effect, and [0, 0] does not
+        exclude 0); all three now take C1's declared minimum effect, two points of pass@1 (stricter only: no default
+        verdict moved: C2's lower end is +0.082, C3's and C7's intervals still contain +0.02).
     The arithmetic family (small LMs trained from scratch, :mod:`.arith`; rows L1, L2)
         lm_seeds: replicates; lm_n_val, lm_n_test: queries per split; lm_d_model, lm_n_layer: width and depth of
         the general model (the two specialists are three quarters as wide); lm_steps, lm_batch, lm_lr: updates,
@@ -73,13 +77,13 @@ class OmacConfig(ProfileConfig):
     trivial_arms: bool = True
     ci_level: Float(gt=0, lt=1) = 0.95
     val_gain_min: Float(ge=0) = 0.02
-    test_gain_min: Float(ge=0) = 0.0
-    compare_min: Float(ge=0) = 0.0
+    test_gain_min: Float(ge=0) = 0.02
+    compare_min: Float(ge=0) = 0.02
     acc_change_min: Float(gt=0) = 0.02
     calls_change_min: Float(gt=0) = 0.5
     joint_margin: Float(gt=0) = 0.03
     order_min: Float(gt=0) = 0.01
-    new_agent_min: Float(ge=0) = 0.0
+    new_agent_min: Float(ge=0) = 0.02
     lm_seeds: Int(ge=2) = 8
     lm_n_val: Int(ge=5) = 150
     lm_n_test: Int(ge=5) = 150
