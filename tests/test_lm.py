@@ -134,6 +134,70 @@ def test_tree_attention_equals_decoding_each_branch(kw):
         model(x, attn_mask=torch.ones(5, 5, dtype=torch.bool))
 
 
+@pytest.mark.parametrize("kw", CONFIGS + [dict(positions="sinusoidal")])
+def test_preallocated_cache_gives_the_concatenated_cache_bitwise(kw):
+    """A cache with ``capacity`` (buffers written in place) gives the very numbers of the growing one, for both
+    attention paths, prefill then a chunk then single tokens; it refuses to overflow."""
+    model = make_gpt(**kw).eval()
+    x = torch.randint(0, 40, (3, 16), generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        for attn in ("sdpa", "explicit"):
+            grow, pre = lm.KVCache(2), lm.KVCache(2, capacity=16)
+            feeds = [x[:, :6], x[:, 6:9]] + [x[:, t:t + 1] for t in range(9, 16)]
+            a = [model(f, cache=grow, attn=attn) for f in feeds]
+            b = [model(f, cache=pre, attn=attn) for f in feeds]
+            assert all(torch.equal(u, w) for u, w in zip(a, b))
+            assert pre.length == grow.length == 16 and pre.k[1].shape == grow.k[1].shape
+        with pytest.raises(ValueError, match="capacity"):
+            model(x[:, :1], cache=pre)
+
+
+def _greedy_by_recomputation(model, prompt: torch.Tensor, n: int, zeroed=(), stop=None, pad=0) -> list[int]:
+    """Greedy continuation of one prompt (T,) by the full forward pass over the whole sequence at every step."""
+    seq, out = prompt[None], []
+    for _ in range(n):
+        with torch.no_grad():
+            logits = model(seq)[0, -1].clone()
+        logits[list(zeroed)] = 0.0
+        tok = int(logits.argmax())
+        out.append(pad if (out and stop is not None and stop in out) else tok)
+        seq = torch.cat([seq, torch.tensor([[tok]])], 1)
+    return out
+
+
+@pytest.mark.parametrize("kw", CONFIGS + [dict(positions="sinusoidal")])
+def test_prompts_of_different_lengths_decode_together_as_each_alone(kw):
+    """``prompt_lens``: right-padded prompts of different lengths decoded in one batch (each row at its own
+    positions in one preallocated cache) give token for token the greedy continuation that the full forward pass
+    over each row's own sequence gives, also with new embedding rows in the prompts (skill tokens, logits
+    zeroed) and a stop token; the grouped path without a cache gives the same."""
+    model = make_gpt(**kw).eval()
+    new = model.add_embedding_rows(3, init=torch.randn(3, 32, dtype=torch.float64,
+                                                         generator=torch.Generator().manual_seed(7)))
+    g = torch.Generator().manual_seed(6)
+    lens = torch.tensor([5, 2, 9, 5, 1, 7])
+    prompts = torch.randint(0, 40, (6, 9), generator=g)
+    prompts[0, 1], prompts[2, 3:5], prompts[5, 0] = new[0], torch.tensor(new[1:]), new[2]   # skill tokens inside
+    for i, n in enumerate(lens.tolist()):
+        prompts[i, n:] = 39                                                       # padding, never read
+    out = lm.generate(model, prompts, 8, zeroed=new, prompt_lens=lens)
+    for i, n in enumerate(lens.tolist()):
+        assert out[i].tolist() == _greedy_by_recomputation(model, prompts[i, :n], 8, zeroed=new)
+    assert torch.equal(lm.generate(model, prompts, 8, zeroed=new, prompt_lens=lens, use_cache=False), out)
+    stop = int(out[2, 2])
+    stopped = lm.generate(model, prompts, 8, zeroed=new, prompt_lens=lens, stop=[stop], pad_id=38)
+    for i, n in enumerate(lens.tolist()):
+        assert stopped[i].tolist() == _greedy_by_recomputation(model, prompts[i, :n], 8, zeroed=new, stop=stop,
+                                                               pad=38)
+    changed = prompts.clone()
+    changed[1, 2:] = 0                                                            # other padding: same output
+    assert torch.equal(lm.generate(model, changed, 8, zeroed=new, prompt_lens=lens), out)
+    with pytest.raises(ValueError, match="prompt_lens"):
+        lm.generate(model, prompts, 4, prompt_lens=[3, 2])
+    with pytest.raises(ValueError, match="prompt_lens"):
+        lm.generate(model, prompts, 4, prompt_lens=[0, 2, 9, 5, 1, 7])
+
+
 def test_sinusoidal_positions_and_extra_embeddings():
     """The fixed table of Vaswani et al. (2017) by its formula; ``extra`` adds to the token embeddings (with and
     without a cache); the default path is unchanged by the new argument."""

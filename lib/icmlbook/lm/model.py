@@ -79,22 +79,122 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
 
 
 class KVCache:
-    """Keys and values of every layer seen so far, (B, H, T_past, d_h) each; ``length`` = T_past."""
+    """Keys and values of every layer seen so far, (B, H, T_past, d_h) each; ``length`` = T_past.
 
-    def __init__(self, n_layer: int):
+    ``KVCache(n_layer)`` grows by concatenation at every call (``k``/``v`` are the tensors themselves: a caller may
+    replace or reorder them). ``KVCache(n_layer, capacity=C)`` preallocates (B, H, C, d_h) buffers at the first call
+    and writes each new position in place; ``k[layer]``/``v[layer]`` are then views of the filled part, so the
+    attention sees the same keys and values as with concatenation (the same numbers, tested) without copying the
+    past at every step.
+
+    Rows of different lengths (right-padded prompts): after a prefill of the padded batch,
+    :meth:`set_row_lengths` gives each row its own length; later calls (one token per row) write row b's new key at
+    position ``row_lengths[b]``, rotate it to that position, and attend only to that row's first
+    ``row_lengths[b] + 1`` keys (needs ``capacity``). Without it every row has the common ``length``.
+    """
+
+    def __init__(self, n_layer: int, capacity: int | None = None):
+        if capacity is not None and (isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1):
+            raise ValueError(f"capacity={capacity!r} is not allowed; it must be an integer >= 1 or None")
+        self.capacity = capacity
         self.k: list[torch.Tensor | None] = [None] * n_layer
         self.v: list[torch.Tensor | None] = [None] * n_layer
+        self._kbuf: list[torch.Tensor | None] = [None] * n_layer
+        self._vbuf: list[torch.Tensor | None] = [None] * n_layer
+        self._filled = [0] * n_layer                      # positions written per layer (preallocated mode)
+        self.row_lengths: torch.Tensor | None = None      # (B,) int64, per-row lengths (ragged mode)
 
     @property
     def length(self) -> int:
+        if self.capacity is not None:
+            return self._filled[0]
         return 0 if self.k[0] is None else self.k[0].shape[2]
 
+    def set_row_lengths(self, lengths: torch.Tensor) -> None:
+        """Give each row its own number of valid past positions (B,), each at most :attr:`length`: later keys of
+        a row are ignored and overwritten as the row advances."""
+        if self.capacity is None:
+            raise ValueError("rows of different lengths need a preallocated cache (KVCache(n_layer, capacity=...))")
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        if self._kbuf[0] is None or lengths.shape != (self._kbuf[0].shape[0],):
+            raise ValueError(f"row_lengths must be (batch,) after a first call; got shape {tuple(lengths.shape)}")
+        if int(lengths.min()) < 1 or int(lengths.max()) > self.length:
+            raise ValueError(f"row lengths {int(lengths.min())}..{int(lengths.max())} must lie in 1..{self.length}")
+        for kb, vb in zip(self._kbuf, self._vbuf):       # never-written positions: zeros (weight 0 * NaN is NaN)
+            kb[:, :, self.length:].zero_()
+            vb[:, :, self.length:].zero_()
+        self.row_lengths = lengths.to(self._kbuf[0].device)
+
+    def _alloc(self, layer: int, k: torch.Tensor, v: torch.Tensor, batch: int | None = None) -> None:
+        # rows written by parts (write_rows) start at zeros: a ragged row's masked keys get weight 0, and
+        # 0 * (uninitialised NaN) would be NaN; a whole-batch cache only ever reads what it wrote
+        B, H, _, D = k.shape
+        new = k.new_zeros if batch is not None else k.new_empty
+        self._kbuf[layer] = new(batch or B, H, self.capacity, D)
+        self._vbuf[layer] = new(batch or B, H, self.capacity, v.shape[-1])
+
+    def write_rows(self, rows: torch.Tensor, other: KVCache, batch: int) -> None:
+        """Copy every position of ``other`` (a cache of ``len(rows)`` rows) into rows ``rows`` of this one, whose
+        buffers hold ``batch`` rows (allocated here at the first write): prompts of different lengths are
+        prefilled one length at a time, then decoded together with :meth:`set_row_lengths`."""
+        if self.capacity is None:
+            raise ValueError("write_rows needs a preallocated cache (KVCache(n_layer, capacity=...))")
+        if other.length > self.capacity:
+            raise ValueError(f"{other.length} positions exceed the cache's capacity {self.capacity}")
+        for layer in range(len(self.k)):
+            k, v = other.k[layer], other.v[layer]
+            if self._kbuf[layer] is None:
+                self._alloc(layer, k, v, batch)
+            lo = int(rows[0])
+            if bool((rows == torch.arange(lo, lo + rows.numel(), device=rows.device)).all()):
+                self._kbuf[layer][lo:lo + rows.numel(), :, :k.shape[2]] = k      # a block of rows: plain copy
+                self._vbuf[layer][lo:lo + rows.numel(), :, :v.shape[2]] = v
+            else:
+                self._kbuf[layer][rows, :, :k.shape[2]] = k
+                self._vbuf[layer][rows, :, :v.shape[2]] = v
+            self._filled[layer] = max(self._filled[layer], k.shape[2])
+            self.k[layer] = self._kbuf[layer][:, :, :self._filled[layer]]
+            self.v[layer] = self._vbuf[layer][:, :, :self._filled[layer]]
+
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.k[layer] is not None:
-            k = torch.cat([self.k[layer], k], dim=2)
-            v = torch.cat([self.v[layer], v], dim=2)
-        self.k[layer], self.v[layer] = k, v
-        return k, v
+        if self.capacity is None:
+            if self.k[layer] is not None:
+                k = torch.cat([self.k[layer], k], dim=2)
+                v = torch.cat([self.v[layer], v], dim=2)
+            self.k[layer], self.v[layer] = k, v
+            return k, v
+        if self._kbuf[layer] is None:
+            self._alloc(layer, k, v)
+        kb, vb = self._kbuf[layer], self._vbuf[layer]
+        if k.shape[0] != kb.shape[0]:
+            raise ValueError(f"this cache holds {kb.shape[0]} rows; got {k.shape[0]}")
+        T = k.shape[2]
+        if self.row_lengths is not None:                   # ragged: row b writes at row_lengths[b]
+            if T != 1:
+                raise ValueError("a cache with per-row lengths takes one new token per row per call")
+            top = int(self.row_lengths.max()) + 1
+            if top > self.capacity:
+                raise ValueError(f"{top} positions exceed the cache's capacity {self.capacity}")
+            rows = torch.arange(kb.shape[0], device=kb.device)
+            kb[rows, :, self.row_lengths] = k[:, :, 0]
+            vb[rows, :, self.row_lengths] = v[:, :, 0]
+            self._filled[layer] = max(self._filled[layer], top)
+            end = top
+        else:
+            start = self._filled[layer]
+            end = start + T
+            if end > self.capacity:
+                raise ValueError(f"{end} positions exceed the cache's capacity {self.capacity}")
+            kb[:, :, start:end] = k
+            vb[:, :, start:end] = v
+            self._filled[layer] = end
+        self.k[layer], self.v[layer] = kb[:, :, :end], vb[:, :, :end]
+        return self.k[layer], self.v[layer]
+
+    def advance_rows(self) -> None:
+        """After a call in ragged mode: every row has one more valid position."""
+        if self.row_lengths is not None:
+            self.row_lengths = self.row_lengths + 1
 
 
 class HookPoint(nn.Module):
@@ -125,16 +225,22 @@ class Attention(nn.Module):
         q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
+        ragged = isinstance(past, torch.Tensor)                 # (B,) per-row positions: one new token per row
         if self.rope:
             cos, sin = rope_cs
-            q, k = apply_rope(q, cos[past:past + T], sin[past:past + T]), apply_rope(k, cos[past:past + T],
-                                                                                      sin[past:past + T])
+            if ragged:
+                c, s = cos[past][:, None, None, :], sin[past][:, None, None, :]       # (B, 1, 1, d_h/2)
+            else:
+                c, s = cos[past:past + T], sin[past:past + T]
+            q, k = apply_rope(q, c, s), apply_rope(k, c, s)
         if cache is not None:
             k, v = cache.update(self.layer, k, v)
         Tk = k.shape[2]
         probs = None
         if mask is not None:                                          # an explicit (T, Tk) mask (tree attention)
             mask = mask.to(x.device)
+        if ragged:                                                    # row b sees its keys 0..past[b]
+            mask = (torch.arange(Tk, device=x.device)[None, :] <= past[:, None])[:, None, None, :]
         if attn == "sdpa" and not return_attn:
             if mask is not None:
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -260,7 +366,8 @@ class GPT(nn.Module, HookSites):
     """A decoder-only transformer; ``forward(idx)`` -> logits (B, T, V).
 
     ``forward(idx, cache=None, attn="sdpa", return_attn=False, extra=None)``: with a :class:`KVCache` the
-    positions continue after the cached ones and the cache grows; ``attn="explicit"`` writes the softmax out;
+    positions continue after the cached ones and the cache grows (with per-row lengths set on the cache, row b's
+    one new token sits at position ``row_lengths[b]``); ``attn="explicit"`` writes the softmax out;
     ``return_attn`` returns ``(logits, [probs of every layer])``; ``extra`` (T, d) or (B, T, d) is added to the
     token embeddings of these T positions (with a cache: the new positions only). Without a cache, ``positions``
     (T,) gives each token its own position index (default 0..T-1) and ``attn_mask`` (T, T) bool (True: may attend)
@@ -318,29 +425,34 @@ class GPT(nn.Module, HookSites):
         if idx.dim() != 2:
             raise ValueError(f"idx must be (batch, time) token ids; got shape {tuple(idx.shape)}")
         B, T = idx.shape
-        past = 0 if cache is None else cache.length
+        ragged = cache is not None and cache.row_lengths is not None
+        past = cache.row_lengths if ragged else (0 if cache is None else cache.length)
         if (positions is not None or attn_mask is not None) and cache is not None:
             raise ValueError("positions and attn_mask are for a forward without a KV cache (cache=None)")
+        if ragged and (T != 1 or past.shape[0] != B):
+            raise ValueError(f"a cache with per-row lengths takes (batch={past.shape[0]}, 1) new tokens; got "
+                             f"shape {tuple(idx.shape)}")
+        top = int(past.max()) + 1 if ragged else past + T
         if positions is not None:
             positions = torch.as_tensor(positions, dtype=torch.long)
             if positions.shape != (T,) or (T and (int(positions.min()) < 0 or int(positions.max()) >= self.cfg.max_len)):
                 raise ValueError(f"positions must be (T,) = ({T},) indices in 0..{self.cfg.max_len - 1}; got shape "
                                  f"{tuple(positions.shape)}")
-        elif past + T > self.cfg.max_len:
-            raise ValueError(f"{past + T} positions exceed max_len={self.cfg.max_len}")
+        elif top > self.cfg.max_len:
+            raise ValueError(f"{top} positions exceed max_len={self.cfg.max_len}")
         if attn_mask is not None and (attn_mask.shape != (T, T) or attn_mask.dtype != torch.bool):
             raise ValueError(f"attn_mask must be a (T, T) = ({T}, {T}) boolean mask (True: may attend); got "
                              f"{tuple(attn_mask.shape)} {attn_mask.dtype}")
-        at = slice(past, past + T) if positions is None else positions
+        at = positions if positions is not None else (None if ragged else slice(past, past + T))
         if idx.numel():
             lo, hi = int(idx.min()), int(idx.max())
             if lo < 0 or hi >= self.vocab_size:
                 raise ValueError(f"token ids {lo}..{hi} are outside the vocabulary 0..{self.vocab_size - 1}")
         x = self.tok(idx)                                                     # (B, T, d)
         if self.pos is not None:
-            x = x + self.pos[at]
+            x = x + (self.pos[past][:, None, :] if ragged else self.pos[at])
         if self.cfg.positions == "sinusoidal":
-            x = x + self.sin_pos[at]
+            x = x + (self.sin_pos[past][:, None, :] if ragged else self.sin_pos[at])
         if extra is not None:
             if extra.shape[-2:] != (T, self.cfg.d_model) or extra.dim() not in (2, 3) or (
                     extra.dim() == 3 and extra.shape[0] not in (1, B)):
@@ -354,6 +466,8 @@ class GPT(nn.Module, HookSites):
         for block in self.blocks:
             x, probs = block(x, rope_cs, cache, past, attn, return_attn, attn_mask)
             all_probs.append(probs)
+        if ragged:
+            cache.advance_rows()
         x = self.norm(x)
         if self.head is None:
             logits = x @ self.tok.table.T                                     # tied: (B, T, V)

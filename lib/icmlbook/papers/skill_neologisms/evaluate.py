@@ -1,9 +1,10 @@
 r"""Evaluation in the digit world: exact match of greedy decoding (the paper's pass@1, at most ``L + 1`` new
 tokens), batched, per group of items, with binomial intervals.
 
-:func:`greedy_exact` groups the items by prompt length (the lab's GPT has no padding mask, so a batch holds prompts
-of one length), decodes each group in one call of :func:`icmlbook.lm.generate` with a KV cache, and calls an item
-right when its first ``L`` new tokens are its answer and the next one is ``<eos>``. :func:`greedy_exact_one_by_one`
+:func:`greedy_exact` decodes up to ``max_batch`` items of every prompt length in one call of
+:func:`icmlbook.lm.generate` (right-padded prompts with their lengths: each row continues at its own positions in
+a preallocated KV cache and never attends to padding), and calls an item right when its first ``L`` new tokens are
+its answer and the next one is ``<eos>``. :func:`greedy_exact_one_by_one`
 is the same decision item by item (the benchmark's reference; the two agree exactly, tested).
 :func:`wilson_interval` is the binomial interval the tables print.
 """
@@ -43,18 +44,18 @@ def greedy_exact(model, batch: DigitBatch, encode_fn: Callable[..., EncodedBatch
     e = encode_fn(batch, answer=False)
     _check_encoded(e, batch)
     plen = e.prompt_len.numpy()
+    order = np.argsort(plen, kind="stable")          # chunks of similar prompt lengths (pad the least)
     was = model.training
     model.eval()
     try:
-        for P in np.unique(plen):
-            rows_all = np.flatnonzero(plen == P)
-            for start in range(0, rows_all.size, max_batch):
-                rows = rows_all[start:start + max_batch]
-                L = batch.lengths[rows]
-                prompts = e.ids[torch.as_tensor(rows), :int(P)]
-                gen = generate(model, prompts, int(L.max()) + 1, zeroed=zeroed, stop=(vocab.eos,),
-                               pad_id=vocab.pad).numpy()
-                out[rows] = _judge(gen, batch.select(rows), vocab)
+        for start in range(0, n, max_batch):
+            rows = order[start:start + max_batch]
+            L = batch.lengths[rows]
+            P = int(plen[rows].max())
+            prompts = e.ids[torch.as_tensor(rows), :P]
+            gen = generate(model, prompts, int(L.max()) + 1, zeroed=zeroed, stop=(vocab.eos,), pad_id=vocab.pad,
+                           prompt_lens=torch.as_tensor(plen[rows])).numpy()
+            out[rows] = _judge(gen, batch.select(rows), vocab)
     finally:
         model.train(was)
     return out
