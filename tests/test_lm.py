@@ -192,6 +192,17 @@ def test_prompts_of_different_lengths_decode_together_as_each_alone(kw):
     changed = prompts.clone()
     changed[1, 2:] = 0                                                            # other padding: same output
     assert torch.equal(lm.generate(model, changed, 8, zeroed=new, prompt_lens=lens), out)
+    budgets = torch.tensor([8, 0, 3, 8, 5, 1])           # per-row budgets: a prefix of each row, pad after
+    cut = lm.generate(model, prompts, 8, zeroed=new, prompt_lens=lens, max_new_per_row=budgets, pad_id=38)
+    for i, n in enumerate(budgets.tolist()):
+        assert cut[i].tolist() == out[i, :n].tolist() + [38] * (8 - n)
+    assert torch.equal(lm.generate(model, prompts, 8, zeroed=new, prompt_lens=lens, max_new_per_row=budgets,
+                                   pad_id=38, use_cache=False), cut)
+    same_len = lm.generate(model, prompts[:, :5], 8, zeroed=new, max_new_per_row=budgets, pad_id=38)
+    assert torch.equal(same_len, lm.generate(model, prompts[:, :5], 8, zeroed=new, pad_id=38).masked_fill(
+        torch.arange(8)[None, :] >= budgets[:, None], 38))
+    with pytest.raises(ValueError, match="max_new_per_row"):
+        lm.generate(model, prompts, 4, max_new_per_row=[5] * 6)
     with pytest.raises(ValueError, match="prompt_lens"):
         lm.generate(model, prompts, 4, prompt_lens=[3, 2])
     with pytest.raises(ValueError, match="prompt_lens"):

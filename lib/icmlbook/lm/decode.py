@@ -28,11 +28,12 @@ __all__ = ["generate", "generate_texts"]
 def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: float = 0.0,
              top_k: int | None = None, generator: torch.Generator | None = None, stop: Iterable[int] = (),
              banned: Iterable[int] = (), zeroed: Iterable[int] = (), pad_id: int = 0,
-             use_cache: bool = True, prompt_lens=None) -> torch.Tensor:
+             use_cache: bool = True, prompt_lens=None, max_new_per_row=None) -> torch.Tensor:
     """Return the new tokens, (B, max_new_tokens) int64 (``pad_id`` after a row's stop token).
 
     ``prompt_lens`` (B,): row b's prompt is ``prompts[b, :prompt_lens[b]]`` (what follows is padding, never read);
-    ``None``: every row is a whole prompt."""
+    ``None``: every row is a whole prompt. ``max_new_per_row`` (B,), each in 0..max_new_tokens: row b gets that
+    many tokens (``pad_id`` after), and with a cache and greedy decoding it is not computed any further."""
     if prompts.dim() != 2 or prompts.shape[1] < 1:
         raise ValueError(f"prompts must be (batch, time>=1) token ids; got shape {tuple(prompts.shape)}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
@@ -44,16 +45,28 @@ def generate(model, prompts: torch.Tensor, max_new_tokens: int, *, temperature: 
     stop, banned, zeroed = tuple(stop), tuple(banned), tuple(zeroed)
     kwargs = dict(temperature=temperature, top_k=top_k, generator=generator, stop=stop, banned=banned,
                   zeroed=zeroed, pad_id=pad_id, use_cache=use_cache)
-    if prompt_lens is not None:
-        lens = torch.as_tensor(prompt_lens, dtype=torch.long).reshape(-1)
+    budgets = None
+    if max_new_per_row is not None:
+        budgets = torch.as_tensor(max_new_per_row, dtype=torch.long).reshape(-1).to(prompts.device)
+        if budgets.shape[0] != prompts.shape[0] or int(budgets.min()) < 0 or int(budgets.max()) > max_new_tokens:
+            raise ValueError(f"max_new_per_row must give each of the {prompts.shape[0]} rows a number of tokens in "
+                             f"0..{max_new_tokens}; got {budgets.tolist()}")
+        if not (use_cache and hasattr(model, "blocks") and temperature == 0.0):
+            out = generate(model, prompts, max_new_tokens, prompt_lens=prompt_lens, **kwargs)  # then cut each row
+            return out.masked_fill(torch.arange(max_new_tokens, device=out.device)[None, :] >= budgets[:, None],
+                                   pad_id)
+    if prompt_lens is not None or budgets is not None:
+        lens = torch.as_tensor(prompt_lens if prompt_lens is not None else [prompts.shape[1]] * prompts.shape[0],
+                               dtype=torch.long).reshape(-1)
         if lens.shape[0] != prompts.shape[0] or int(lens.min()) < 1 or int(lens.max()) > prompts.shape[1]:
             raise ValueError(f"prompt_lens must give each of the {prompts.shape[0]} rows a length in "
                              f"1..{prompts.shape[1]}; got {lens.tolist()}")
-        if bool((lens == prompts.shape[1]).all()):
+        if budgets is None and bool((lens == prompts.shape[1]).all()):
             pass                                                  # one length: the plain path below
         elif use_cache and hasattr(model, "blocks") and temperature == 0.0:
+            full = torch.full((prompts.shape[0],), max_new_tokens, dtype=torch.long, device=prompts.device)
             return _generate_ragged(model, prompts[:, :int(lens.max())], lens.to(prompts.device), max_new_tokens,
-                                    **kwargs)
+                                    full if budgets is None else budgets, **kwargs)
         else:                                                     # one call per length (the reference path)
             out = torch.full((prompts.shape[0], max_new_tokens), pad_id, dtype=torch.long, device=prompts.device)
             for P in torch.unique(lens).tolist():
@@ -105,44 +118,57 @@ def _pick(logits: torch.Tensor, zeroed_ids, banned_ids, temperature, top_k, gene
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(1)
 
 
-def _generate_ragged(model, prompts: torch.Tensor, lens: torch.Tensor, max_new_tokens: int, *, temperature,
-                     top_k, generator, stop, banned, zeroed, pad_id, use_cache) -> torch.Tensor:
-    """Decoding of right-padded prompts of lengths ``lens`` in one batch: the prompts of each length are
-    prefilled together (no padding computed) into one preallocated cache, then all rows decode together, row b
-    continuing at position ``lens[b]`` and attending to its own positions only."""
+def _generate_ragged(model, prompts: torch.Tensor, lens: torch.Tensor, max_new_tokens: int, budgets: torch.Tensor,
+                     *, temperature, top_k, generator, stop, banned, zeroed, pad_id, use_cache) -> torch.Tensor:
+    """Greedy decoding of right-padded prompts of lengths ``lens`` in one batch, row b for ``budgets[b]`` tokens.
+
+    The rows are put in order of decreasing budget; the prompts of each length are prefilled together (no padding
+    computed) into one preallocated cache; then all rows decode together, row b continuing at position ``lens[b]``
+    and attending to its own positions only. At step t only the rows whose budget exceeds t are computed: they
+    are a prefix of the cache's rows, so finished rows drop out without copying anything."""
     was = model.training
     model.eval()
-    B = prompts.shape[0]
-    stop_ids = torch.tensor(sorted(set(int(s) for s in stop)), dtype=torch.long, device=prompts.device)
+    B, dev = prompts.shape[0], prompts.device
+    stop_ids = torch.tensor(sorted(set(int(s) for s in stop)), dtype=torch.long, device=dev)
     banned_ids = sorted(set(int(b) for b in banned))
     zeroed_ids = sorted(set(int(z) for z in zeroed))
-    out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=prompts.device)
+    out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=dev)
     if max_new_tokens == 0:
         return out
-    done = torch.zeros(B, dtype=torch.bool, device=prompts.device)
-    cache = KVCache(len(model.blocks), capacity=prompts.shape[1] + max_new_tokens)
+    perm = torch.argsort(-budgets, stable=True)                       # longest budgets first
+    prompts, lens, budgets = prompts[perm], lens[perm], budgets[perm]
+    active = [int((budgets > t).sum()) for t in range(max_new_tokens)]  # rows still decoding at step t (a prefix)
+    res = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=dev)
+    done = torch.zeros(B, dtype=torch.bool, device=dev)
+    cache = KVCache(len(model.blocks), capacity=int(lens.max()) + max_new_tokens)
     try:
         logits = None
         for P in torch.unique(lens).tolist():
             rows = torch.nonzero(lens == P).flatten()
             sub = KVCache(len(model.blocks), capacity=P)
-            last = model(prompts[rows, :P], cache=sub)[:, -1]                         # (rows, V) at the prompt's end
+            last = model(prompts[rows, :P], cache=sub)[:, -1]                        # (rows, V) at the prompt's end
             if logits is None:
                 logits = last.new_empty(B, last.shape[-1])
             logits[rows] = last
             cache.write_rows(rows, sub, B)
         cache.set_row_lengths(lens)
+        nxt = lens                                                     # replaced at step 0
         for t in range(max_new_tokens):
+            n = active[t]
+            if n == 0:
+                break
             if t:
-                logits = model(nxt[:, None], cache=cache)[:, -1]
-            nxt = _pick(logits, zeroed_ids, banned_ids, temperature, top_k, generator)
-            out[:, t] = torch.where(done, torch.full_like(nxt, pad_id), nxt)
+                cache.keep_rows(n)
+                logits = model(nxt[:n, None], cache=cache)[:, -1]
+            nxt = _pick(logits[:n], zeroed_ids, banned_ids, temperature, top_k, generator)
+            res[:n, t] = torch.where(done[:n], torch.full_like(nxt, pad_id), nxt)
             if stop_ids.numel():
-                done = done | torch.isin(nxt, stop_ids)
-                if bool(done.all()):
+                done[:n] |= torch.isin(nxt, stop_ids)
+                if bool(done[:n].all()):
                     break
     finally:
         model.train(was)
+    out[perm] = res
     return out
 
 

@@ -191,6 +191,17 @@ class KVCache:
         self.k[layer], self.v[layer] = kb[:, :, :end], vb[:, :, :end]
         return self.k[layer], self.v[layer]
 
+    def keep_rows(self, n: int) -> None:
+        """Ragged mode: from now on only the first ``n`` rows are fed (the others are finished); nothing is
+        copied, the buffers are narrowed to a prefix of their rows."""
+        if self.row_lengths is None or not 1 <= n <= self.row_lengths.shape[0]:
+            raise ValueError(f"keep_rows({n}) needs per-row lengths and 1 <= n <= the rows kept so far")
+        self.row_lengths = self.row_lengths[:n]
+        self._kbuf = [kb[:n] for kb in self._kbuf]
+        self._vbuf = [vb[:n] for vb in self._vbuf]
+        self.k = [kb[:, :, :f] for kb, f in zip(self._kbuf, self._filled)]
+        self.v = [vb[:, :, :f] for vb, f in zip(self._vbuf, self._filled)]
+
     def advance_rows(self) -> None:
         """After a call in ragged mode: every row has one more valid position."""
         if self.row_lengths is not None:

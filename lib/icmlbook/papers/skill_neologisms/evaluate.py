@@ -4,7 +4,7 @@ tokens), batched, per group of items, with binomial intervals.
 :func:`greedy_exact` decodes up to ``max_batch`` items of every prompt length in one call of
 :func:`icmlbook.lm.generate` (right-padded prompts with their lengths: each row continues at its own positions in
 a preallocated KV cache and never attends to padding), and calls an item right when its first ``L`` new tokens are
-its answer and the next one is ``<eos>``. :func:`greedy_exact_one_by_one`
+its answer and the next one is ``<eos>`` (so row i decodes ``L_i + 1`` tokens and is not computed further). :func:`greedy_exact_one_by_one`
 is the same decision item by item (the benchmark's reference; the two agree exactly, tested).
 :func:`wilson_interval` is the binomial interval the tables print.
 """
@@ -54,7 +54,7 @@ def greedy_exact(model, batch: DigitBatch, encode_fn: Callable[..., EncodedBatch
             P = int(plen[rows].max())
             prompts = e.ids[torch.as_tensor(rows), :P]
             gen = generate(model, prompts, int(L.max()) + 1, zeroed=zeroed, stop=(vocab.eos,), pad_id=vocab.pad,
-                           prompt_lens=torch.as_tensor(plen[rows])).numpy()
+                           prompt_lens=torch.as_tensor(plen[rows]), max_new_per_row=torch.as_tensor(L + 1)).numpy()
             out[rows] = _judge(gen, batch.select(rows), vocab)
     finally:
         model.train(was)
