@@ -4,10 +4,11 @@
 right-padded rows of the lengths ``prompt_lens``; :func:`generate_texts` groups prompts of different lengths).
 Each step feeds only the new token when ``use_cache`` (the keys and values of the past stay in a preallocated
 :class:`~icmlbook.lm.model.KVCache`, written in place), or the whole sequence again otherwise; both give the
-same tokens. With ``prompt_lens`` and a cache, all rows decode together, each at its own positions (the cache's
-per-row lengths); without a cache (or for a model without ``blocks``) the rows are grouped by length. ``temperature=0`` is greedy (argmax; ties to the lowest
-id), otherwise tokens are drawn from softmax(logits / temperature), optionally restricted to the ``top_k``
-largest, with ``generator``. ``banned`` ids get probability zero (e.g. skill tokens that must not be emitted).
+same tokens (the preallocated cache gives the very numbers of one grown by concatenation, tested). With
+``prompt_lens`` (greedy, with a cache) all rows decode together, each at its own positions (the cache's per-row
+lengths), and ``max_new_per_row`` drops a row from the batch once it has its tokens; otherwise the rows are grouped
+by length. ``temperature=0`` is greedy (argmax; ties to the lowest id), otherwise tokens are drawn from
+softmax(logits / temperature), optionally restricted to the ``top_k`` largest, with ``generator``. ``banned`` ids get probability zero (e.g. skill tokens that must not be emitted).
 ``zeroed`` ids get the logit 0, what a tied head gives for rows of the unembedding set to zero (the skill-token
 papers' way to keep a tied model from emitting its new tokens, without a hard ban).
 A row that emits a ``stop`` id is finished: later positions hold ``pad_id``.

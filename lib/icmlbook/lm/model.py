@@ -87,10 +87,12 @@ class KVCache:
     attention sees the same keys and values as with concatenation (the same numbers, tested) without copying the
     past at every step.
 
-    Rows of different lengths (right-padded prompts): after a prefill of the padded batch,
-    :meth:`set_row_lengths` gives each row its own length; later calls (one token per row) write row b's new key at
-    position ``row_lengths[b]``, rotate it to that position, and attend only to that row's first
-    ``row_lengths[b] + 1`` keys (needs ``capacity``). Without it every row has the common ``length``.
+    Rows of different lengths (needs ``capacity``): fill the rows by parts (:meth:`write_rows`, e.g. one prompt
+    length at a time) or with one padded prefill, then :meth:`set_row_lengths` gives each row its own length; later
+    calls (one token per row) write row b's new key at position ``row_lengths[b]``, rotate it to that position, and
+    attend only to that row's first ``row_lengths[b] + 1`` keys. :meth:`keep_rows` narrows the batch to a prefix of
+    its rows (the finished rows drop out, nothing is copied). Without per-row lengths every row has the common
+    ``length``.
     """
 
     def __init__(self, n_layer: int, capacity: int | None = None):
