@@ -67,7 +67,9 @@ def _(mo):
     - the *separable sink divergence hypothesis*, heads that learn harmful patterns "are separable by their
       sign": **C6** (the opposite sign) and **C6b** (a random half of the heads);
     - the regulariser "steers attention heads toward the negative sink divergence group, thereby reducing
-      the model's tendency to learn and amplify harmful patterns": **C5** and **C4**;
+      the model's tendency to learn and amplify harmful patterns": **C4** (the reduction) and **C5** (the
+      rise of the penalised statistic under poisoned fine-tuning that the regulariser is meant to undo; that
+      Surgery itself lowers it is reported there as a diagnostic, since it holds by construction);
     - "Surgery improves defense performance by 5.90%, 11.25%, and 9.55% on the BeaverTails, HarmBench, and
       SorryBench benchmarks": **P1–P3** (quoted, not testable here) and **C9** (our baselines).
 
@@ -345,7 +347,14 @@ def _(mo):
     ### Does the penalty do what it says? (claim 5)
 
     The penalty is computed on the training pools; we read its value, $\frac1{|\mathcal H|}\sum_h
-    \operatorname{ReLU}(d_h)$, on the **held-out** pairs along SFT and Surgery at $p_{\rm main}$.
+    \operatorname{ReLU}(d_h)$, on the **held-out** pairs along SFT at $p_{\rm main}$, SFT at $p = 0$ and
+    Surgery at $p_{\rm main}$. That Surgery drives this value down says little: Surgery minimises this very
+    statistic, on pairs written from the same templates as the held-out ones, so it gets there whether or
+    not the heads it moves have anything to do with disclosure (the unit tests check that it does so at
+    $p = 0$ too, with no poison to defend against). We report it as a diagnostic: if it fails, the penalty
+    missed its own target and the row is inconclusive. What can fail is the observation the penalty rests
+    on: plain fine-tuning on poisoned data should raise the statistic above the aligned model's, and by
+    more than fine-tuning on clean data (the same number of updates at $p = 0$) does.
     """)
     return
 
@@ -361,7 +370,7 @@ def _(cfg, mo, ss, study):
     check5 = ss.claims.claim5_penalty_suppressed(study, cfg)
     mo.md(f"""
     *Figure: the penalty's value (left) and N+ (right) on the held-out pairs along fine-tuning at
-    p = {study.p_main:g}.*
+    p = {study.p_main:g} (SFT and Surgery) and along SFT at p = 0 (dashed).*
 
     {check5.sentence("Claim 5")}
     """)

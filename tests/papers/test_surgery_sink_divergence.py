@@ -307,7 +307,8 @@ def _smoke_runs() -> dict:
         for s in (11, 12):
             for spec in (ss.FineTuneSpec("sft", 0.0), ss.FineTuneSpec("sft", SMOKE.p_main),
                          ss.FineTuneSpec("l2", SMOKE.p_main, l2_mu=SMOKE.l2_mu),
-                         ss.FineTuneSpec("replay", SMOKE.p_main, replay_rows=SMOKE.replay_rows)):
+                         ss.FineTuneSpec("replay", SMOKE.p_main, replay_rows=SMOKE.replay_rows),
+                         ss.FineTuneSpec("surgery", SMOKE.p_main, lam=SMOKE.lam)):
                 runs[(ss.run_key(spec), s)] = ss.finetune(SMOKE, base, wt, spec, s)
         torch.manual_seed(7)
         untrained = GPT(ss.model_config(SMOKE, wt.tok.vocab_size))
@@ -336,6 +337,18 @@ def test_same_seed_same_run():
         np.testing.assert_array_equal(getattr(r1, k), getattr(r2, k))
     np.testing.assert_array_equal(r1.loss, r2.loss)
     np.testing.assert_array_equal(r1.penalty, r2.penalty)
+
+
+def test_surgery_suppresses_its_statistic_without_poison(smoke_runs):
+    # why C5 does not decide on Surgery's own held-out penalty (CLAIMS.md rule 3): the penalty minimises that very
+    # statistic, so it falls at p = 0 too, where there is no poison for it to defend against
+    base, wt = smoke_runs["base"], smoke_runs["wt"]
+    assert base.metrics["heldout_penalty"] > 0
+    with cpu_threads(1):
+        run = ss.finetune(SMOKE, base, wt, ss.FineTuneSpec("surgery", 0.0, lam=SMOKE.lam), 11)
+    clean = smoke_runs["runs"][("sft@p=0", 11)]
+    assert run.heldout_penalty[-1] < SMOKE.penalty_share * base.metrics["heldout_penalty"]
+    assert clean.heldout_penalty[-1] > run.heldout_penalty[-1] + SMOKE.penalty_share * base.metrics["heldout_penalty"]
 
 
 def test_refusing_model_refuses_everything(smoke_runs):
@@ -569,30 +582,49 @@ def _c4_refuser():
 
 
 # -- C5 ---------------------------------------------------------------------------------------------
-def _pen_world(surg_ratio, sft_ratio, seed=8):
+#: spread across replicates of the final held-out penalty / aligned of plain SFT: sd about 0.3 (smoke-size runs of
+#: three aligned bases: 1.45, 1.31, 1.08 at p = 0.2 and 1.13, 0.60, 1.05 at p = 0; the default run's two kept
+#: replicates average 0.66 at p = 0.1 with a t-interval of [-1.95, 3.26], an sd near 0.3). Surgery's own ratio sits
+#: near 0 (the default run: 0.00 [0.00, 0.00]; smoke: 0 to 0.25): sd 0.1, clipped at 0.
+SD_PEN, SD_PEN_SURGERY = 0.3, 0.1
+
+
+def _pen_world(surg_ratio, sft_ratio, clean_ratio=1.0, seed=8, sd=SD_PEN):
     def extra(key, r, g):
-        ratio = surg_ratio if key.startswith("surgery") else sft_ratio
-        return {"heldout_penalty": np.full(STEPS.size, 1e-3 * max(0.0, ratio + g.normal(0, 0.05)))}
-    return _study({K.key("sft"): 0.9, K.key("surgery"): 0.9}, {K.key("sft"): 0.9, K.key("surgery"): 0.9},
-                  extra=extra, seed=seed)
+        ratio = {K.key("surgery"): surg_ratio, K.key("sft"): sft_ratio}.get(key, clean_ratio)
+        noise = g.normal(0, SD_PEN_SURGERY if key == K.key("surgery") else sd)
+        return {"heldout_penalty": np.full(STEPS.size, 1e-3 * max(0.0, ratio + noise))}
+    keys = [K.key("sft"), K.key("sft", 0.0), K.key("surgery")]
+    return _study({k: 0.9 for k in keys}, {k: 0.9 for k in keys}, extra=extra, seed=seed)
 
 
 @claim_case("surgery_sink_divergence", "C5", "reproduced")
 def _c5_ok():
-    return claims.claim5_penalty_suppressed(_pen_world(0.05, 1.6), CFG)
+    return claims.claim5_penalty_suppressed(_pen_world(0.05, 2.2), CFG)
 
 
-@claim_case("surgery_sink_divergence", "C5", "not reproduced", alternative="the held-out penalty stays at the aligned "
-            "level under Surgery (it only fits its pools)")
+@claim_case("surgery_sink_divergence", "C5", "not reproduced", alternative="fine-tuning raises the held-out penalty "
+            "whatever the data: SFT at p_main and at p = 0 both end at 1.6 times the aligned value")
+def _c5_any_finetuning():
+    return claims.claim5_penalty_suppressed(_pen_world(0.05, 1.6, clean_ratio=1.6, sd=0.15), CFG)
+
+
+@claim_case("surgery_sink_divergence", "C5", "inconclusive at this scale", alternative="the held-out penalty stays "
+            "at the aligned level under Surgery (it only fits its pools): the diagnostic fails, whatever SFT shows")
 def _c5_pools_only():
-    return claims.claim5_penalty_suppressed(_pen_world(1.0, 1.6), CFG)
+    return claims.claim5_penalty_suppressed(_pen_world(1.0, 2.2), CFG)
 
 
-@claim_case("surgery_sink_divergence", "C5", "not reproduced", trivial="an L2 pull to the aligned weights (real smoke "
-            "runs) in Surgery's place")
-def _c5_l2():
-    study = _smoke_pair_study(_smoke_key("sft"), _smoke_key("l2"), "sft@p=0.2", "l2@p=0.2")
-    return claims.claim5_penalty_suppressed(study, CFG, method="l2")
+@claim_case("surgery_sink_divergence", "C5", "not reproduced", trivial="clean fine-tuning in the poisoned run's "
+            "place (real smoke SFT at p = 0 in both SFT arms), with real smoke Surgery runs beside them")
+def _c5_clean():
+    sm = _smoke_runs()
+    clean = lambda s: sm["runs"][(_smoke_key("sft", 0.0), s)]                          # noqa: E731
+    reps = [_rep(s, {"sft@p=0.2": clean(s), "sft@p=0": clean(s), f"surgery@lam={CFG.lam:g}@p=0.2":
+                     sm["runs"][(f"surgery@lam={SMOKE.lam:g}@p=0.2", s)]}, base_metrics=sm["base"].metrics)
+            for s in (11, 12)]
+    return claims.claim5_penalty_suppressed(Study(SMOKE.p_grid, SMOKE.p_main, CFG.lam, CFG.lam_grid,
+                                                  CFG.ablation_modes, tuple(reps)), CFG)
 
 
 # -- C6, C6b, C9 ------------------------------------------------------------------------------------------

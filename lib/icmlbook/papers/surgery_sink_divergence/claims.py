@@ -320,53 +320,71 @@ def claim4_surgery_lowers(study: Study, cfg: SurgeryConfig) -> ClaimCheck:
 
 
 # ----------------------------------------------------------------------------------------------- C5
-_SH = _T["penalty_share"]
+_SH, _GP = _T["penalty_share"], _T["penalty_gap_min"]
 
 
 @claim_rule(
     "C5",
-    statement="Our reconstruction of the paper's mechanism check: with Surgery the penalty on held-out "
-              "disclosure/refusal pairs (not the training pools) is pushed toward zero, while under plain SFT it grows.",
+    statement="Our reconstruction of the observation the penalty rests on: plain fine-tuning on disclosure-poisoned "
+              "data raises the penalty's statistic on held-out disclosure/refusal pairs (not the training pools), "
+              "mean_h ReLU(d_h), above the aligned model's, and by more than clean fine-tuning does. Surgery's own "
+              "held-out value is a diagnostic, not a decision: Surgery minimises this very statistic on pairs of the "
+              "same templates, so its suppression holds by construction.",
     rule=f"at p = p_main, per replicate whose aligned model has a positive head, the final held-out value of mean_h "
-         f"ReLU(d_h) divided by the aligned model's: for Surgery its {_PCT} t-interval below {_SH:g}, for SFT above 1; "
+         f"ReLU(d_h) divided by the aligned model's: (a) for SFT at p_main its {_PCT} t-interval above 1; (b) SFT at "
+         f"p_main minus SFT at p = 0 (paired per replicate), its interval above {_GP:g} (the poison, not fine-tuning "
+         f"alone, raises it); both SFT arms pass the plateau test (margin {_GP:g}); not reproduced when a converged "
+         f"part's interval lies on the far side. Diagnostic, which can only make the row inconclusive: Surgery's "
+         f"ratio at p_main, its interval below {_SH:g} (its penalty reached its own target on held-out pairs); "
          f"{_PLATEAU}",
-    rejects="a penalty that only fits its training pools (the held-out value stays at the aligned level), or a model "
-            "kept near its aligned weights (an L2 anchor), which leaves the positive heads where they were",
+    rejects="a statistic that any fine-tuning moves alike (clean SFT in the poisoned run's place: the gap is 0), or "
+            "one that fine-tuning leaves at the aligned level; a rule decided by Surgery's own suppression, which "
+            "Surgery reaches at p = 0 as well, would accept either",
     paper="abstract: Surgery “steers attention heads toward the negative sink divergence group”; the values: not reached",
     reconstruction=True,
 )
 def claim5_penalty_suppressed(study: Study, cfg: SurgeryConfig, method: str = "surgery") -> ClaimCheck:
     check_thresholds(cfg)
-    a, b = study.key("sft"), study.key(method)
-    need = _need(study, [a, b])
+    a, c, b = study.key("sft"), study.key("sft", 0.0), study.key(method)
+    need = _need(study, [a, c, b])
     if need:
         return need
-    reps = [rep for rep in study.replicates if a in rep.runs and b in rep.runs]
+    reps = [rep for rep in study.replicates if a in rep.runs and b in rep.runs and c in rep.runs]
     aligned = np.array([rep.base_metrics["heldout_penalty"] for rep in reps])
     keep = aligned > 0
     if not keep.any():
         return ClaimCheck.inconclusive_check(
             f"no aligned model of the {aligned.size} replicate(s) has a head with positive held-out divergence",
-            "noise above effect", "with a held-out penalty of 0 before fine-tuning there is nothing to push toward "
-            "zero or to grow from", {"aligned": aligned})
-    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps])[keep]
-    rs, rf = fin(b) / aligned[keep], fin(a) / aligned[keep]
-    i_s, i_f = interval(rs), interval(rf)
+            "noise above effect", "with a held-out penalty of 0 before fine-tuning there is nothing to grow from or "
+            "to push toward zero", {"aligned": aligned})
+    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps])[keep] / aligned[keep]  # noqa: E731
+    rs, rf, r0 = fin(b), fin(a), fin(c)
+    gap = rf - r0
+    i_s, i_f, i_g = interval(rs), interval(rf), interval(gap)
     dropped = int((~keep).sum())
-    measured = (f"aligned held-out penalty {aligned[keep].mean():.2e}; end of {b.split('@')[0]}: {_fmt(*i_s, '.2f')} × "
-                f"aligned; end of SFT: {_fmt(*i_f, '.2f')} × aligned"
+    name = b.split("@")[0]
+    measured = (f"aligned held-out penalty {aligned[keep].mean():.2e}; end of SFT at p = {study.p_main:g}: "
+                f"{_fmt(*i_f, '.2f')} × aligned; minus SFT at p = 0: {_fmt(*i_g, '+.2f')}; diagnostic, end of {name}: "
+                f"{_fmt(*i_s, '.2f')} × aligned"
                 + (f"; {dropped} replicate(s) left out (aligned penalty 0: no positive head)" if dropped else ""))
+    values = {"sft_ratio": rf, "clean_ratio": r0, "gap": gap, "surgery_ratio": rs, "n": rf.size}
     reports = []
-    for key, label in ((b, b.split("@")[0]), (a, "SFT")):
+    for key, label in ((a, f"SFT p = {study.p_main:g}"), (c, "SFT p = 0")):
         steps = reps[0].runs[key].steps
         curves = np.stack([rep.runs[key].heldout_penalty for rep in reps])[keep] / aligned[keep][:, None]
-        reports.append(plateau_from_curve(steps, curves, _SH, _plateau(), name=f"{label} (held-out penalty / aligned)"))
-    guard = convergence_guard(*reports, measured=measured)
-    if guard is not None:
-        return guard
-    parts = {f"{b.split('@')[0]} share": decide_interval(i_s[1], i_s[2], _SH, side="upper"),
-             "SFT growth": decide_interval(i_f[1], i_f[2], 1.0)}
-    return _combine(parts, measured, {"surgery_ratio": rs, "sft_ratio": rf, "n": rs.size})
+        reports.append(plateau_from_curve(steps, curves, _GP, _plateau(), name=f"{label} (held-out penalty / aligned)"))
+    g_f, g_g = convergence_guard(reports[0], measured=measured), convergence_guard(*reports, measured=measured)
+    parts = {"SFT growth": _guarded_part(g_f, decide_interval(i_f[1], i_f[2], 1.0)),
+             "poison gap": _guarded_part(g_g, decide_interval(i_g[1], i_g[2], _GP))}
+    check = _combine_parts(parts, measured, values)
+    diag = decide_interval(i_s[1], i_s[2], _SH, side="upper")
+    if check.passed is False or diag.passed is True:
+        return check
+    return ClaimCheck.inconclusive_check(
+        check.measured, check.inconclusive or "interval spans both",
+        (check.reason + "; " if check.reason else "")
+        + f"diagnostic: {name}'s held-out penalty is not clearly below {_SH:g} of the aligned model's ({diag.text}), so "
+          "the penalty did not reach its own target and the run cannot be read as Surgery's mechanism", values)
 
 
 # ----------------------------------------------------------------------------------------------- C6

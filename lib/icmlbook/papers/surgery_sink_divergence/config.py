@@ -31,7 +31,7 @@ __all__ = ["PRESETS", "SurgeryConfig", "config_for", "THRESHOLD_FIELDS"]
 
 #: the config fields that are decision thresholds (fixed before the run)
 THRESHOLD_FIELDS = ("ci_level", "two_sign_delta", "rho_min", "n_plus_gap_min", "dose_slope_min", "p0_margin", "gain_min", "fa_margin",
-                    "penalty_share", "lam_slope_min", "overhead_max", "plateau_extend", "plateau_share")
+                    "penalty_share", "penalty_gap_min", "lam_slope_min", "overhead_max", "plateau_extend", "plateau_share")
 
 
 @profile_config
@@ -68,7 +68,8 @@ class SurgeryConfig(ProfileConfig):
         clean fine-tuning (C2, heads); dose_slope_min: minimum slope of the disclosure
         rate in p (C3); p0_margin: largest rise of disclosure at p = 0 over the aligned model (C3); gain_min:
         minimum disclosure reduction (C4, C6, C9); fa_margin: largest FA drop (C4); penalty_share: Surgery's
-        held-out penalty at most this share of the aligned model's (C5); lam_slope_min: minimum drop of the
+        held-out penalty at most this share of the aligned model's (C5's diagnostic); penalty_gap_min: minimum excess of
+        SFT's held-out penalty at p_main over SFT's at p = 0, in units of the aligned model's (C5); lam_slope_min: minimum drop of the
         disclosure rate per e-fold of lambda (C7); overhead_max: largest Surgery/SFT step-time ratio (C8);
         plateau_extend, plateau_share: the plateau test of rule 10 (training 50 % longer moves the compared
         metric by less than a third of the rule's margin).
@@ -128,6 +129,7 @@ class SurgeryConfig(ProfileConfig):
     gain_min: Float(gt=0, lt=1) = 0.1
     fa_margin: Float(gt=0, lt=1) = 0.05
     penalty_share: Float(gt=0, lt=1) = 0.5
+    penalty_gap_min: PositiveFloat = 0.5
     lam_slope_min: PositiveFloat = 0.02
     overhead_max: Float(gt=1) = 2.0
     plateau_extend: PositiveFloat = 0.5

@@ -228,14 +228,18 @@ def ablation_figure(study: Study):
 
 
 def heldout_penalty_figure(study: Study):
-    """The penalty's value on the held-out pairs (and N+) along SFT and Surgery at p_main."""
+    """The penalty's value on the held-out pairs (and N+) along SFT and Surgery at p_main, and along clean SFT
+    (p = 0, dashed) where the profile runs it."""
     fig, (ax, ax2) = new_figure(1, 2, width=10, height=3.4)
     out = {}
-    for key, color, label in ((study.key("sft"), C_SFT, "SFT"), (study.key("surgery"), C_SURG, "Surgery")):
+    arms = [(study.key("sft"), C_SFT, "SFT", "-"), (study.key("surgery"), C_SURG, "Surgery", "-")]
+    if study.runs(study.key("sft", 0.0)):
+        arms.insert(1, (study.key("sft", 0.0), C_SFT, "SFT, p = 0", "--"))
+    for key, color, label, ls in arms:
         for ax_, metric in ((ax, "heldout_penalty"), (ax2, "n_plus")):
             steps, v = study.curves(key, metric)
             m, h = _mean_ci(v)
-            ax_.errorbar(steps, m, yerr=h, color=color, marker="o", ms=3, capsize=2, label=label)
+            ax_.errorbar(steps, m, yerr=h, color=color, marker="o", ms=3, capsize=2, label=label, ls=ls)
             out[(label, metric)] = m
     ax.set(xlabel="fine-tuning update", ylabel="mean_h ReLU(d_h) on held-out pairs",
            title=(f"Held-out penalty at the end: SFT {out[('SFT', 'heldout_penalty')][-1]:.1e}, "
