@@ -599,41 +599,17 @@ def _(
     run,
 ):
     ledger = ClaimsLedger("dnahnet_chunking", run.profile)
-    ledger.add_checks(check1, check1b, check2, check3, check4, check4b, check5, check5b, check6, check6b, check6c,
-                      check6d, check7, check7b, check8, check8b)
+    checks = (check1, check1b, check2, check3, check4, check4b, check5, check5b, check6, check6b, check6c, check6d,
+              check7, check7b, check8, check8b)
+    ledger.add_checks(*checks)
     ledger.add_not_testable()
     ledger
-    return (ledger,)
+    return checks, ledger
 
 
 @app.cell
-def _(
-    check1,
-    check1b,
-    check2,
-    check3,
-    check4,
-    check4b,
-    check5,
-    check5b,
-    check6,
-    check6b,
-    check6c,
-    check6d,
-    check7,
-    check7b,
-    check8,
-    check8b,
-    cfg,
-    claims,
-    dh,
-    mo,
-    run,
-):
-    _checks = {"C1": check1, "C1b": check1b, "C2": check2, "C3": check3, "C4": check4, "C4b": check4b, "C5": check5,
-               "C5b": check5b, "C6": check6, "C6b": check6b, "C6c": check6c, "C6d": check6d, "C7": check7,
-               "C7b": check7b, "C8": check8, "C8b": check8b}
-    _needs = claims.full_needs(_checks, cfg, dh.PRESETS["full"])
+def _(cfg, checks, claims, dh, mo, run):
+    _needs = claims.full_needs(checks, cfg, dh.PRESETS["full"])
     # the list is its own mo.md of unindented lines (a multi-line value inside the indented f-string below would keep
     # its indentation in the papermill export and render as a nested list)
     _lines = "\n".join(f"- {_n}" for _n in _needs) if _needs else "- none: every row was decided at this profile."

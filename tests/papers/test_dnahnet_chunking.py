@@ -1414,6 +1414,11 @@ def test_full_needs_lists_only_inconclusive_rows_with_the_full_sizes():
     assert f"{full.n_knockout:,} knockout" in lines[3]
     assert claims.full_needs({"C6": checks["C6"]}, cfg, full) == []
     assert str(dataclasses.replace(full, steps=8000).steps) not in "".join(claims.full_needs(checks, cfg, full))
+    # the page passes the checks as it gives them to its ledger: each row's id comes from the rule that made it
+    registered = [dataclasses.replace(c, rule_id=f"dnahnet_chunking:{k}") for k, c in checks.items()]
+    assert claims.full_needs(registered, cfg, full) == lines
+    with pytest.raises(ValueError, match="registered rule"):
+        claims.full_needs(list(checks.values()), cfg, full)
 
 
 def test_markov_lm_vectorised_equals_its_loop():

@@ -7,6 +7,8 @@ study of :mod:`.experiments`. The zero-shot rows are proxies on our genomes, nev
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
@@ -709,15 +711,28 @@ def _nt_seen(c: DnaHNetConfig) -> int:
     return c.steps * c.batch * c.context
 
 
-def full_needs(checks: dict[str, ClaimCheck], cfg: DnaHNetConfig, full: DnaHNetConfig) -> list[str]:
-    """For every row of ``checks`` (id -> check) that came out *inconclusive at this scale*, one line saying why (its
-    kind, from the check) and what the ``full`` preset changes for it, computed from the two configs (issue 35: a row
-    that cannot be decided within the profile's budget is decided at ``full``, and the page says what ``full`` needs).
-    The sizes are the presets'; whether ``full`` decides the row is for its run to show."""
+def full_needs(checks: Mapping[str, ClaimCheck] | Iterable[ClaimCheck], cfg: DnaHNetConfig,
+               full: DnaHNetConfig) -> list[str]:
+    """For every row of ``checks`` that came out *inconclusive at this scale*, one line saying why (its kind, from the
+    check) and what the ``full`` preset changes for it, computed from the two configs (issue 35: a row that cannot be
+    decided within the profile's budget is decided at ``full``, and the page says what ``full`` needs). The sizes are
+    the presets'; whether ``full`` decides the row is for its run to show.
+
+    ``checks``: the rules' checks as the page passes them to its ledger (each row's id read from the rule that made
+    it), or a mapping id -> check. It takes the checks, not the ledger's rows, because a row keeps the verdict but not
+    the numbers behind it, and the k-mer flag that picks a line is among those numbers."""
+    if isinstance(checks, Mapping):
+        items = list(checks.items())
+    else:
+        items = []
+        for c in checks:
+            if c.rule_id is None:
+                raise ValueError("full_needs: a check without a registered rule has no row id; pass a mapping id -> check")
+            items.append((c.rule_id.split(":", 1)[1], c))
     steps = (f"{full.steps:,} updates of {full.batch} windows of {full.context:,} nt ({_nt_seen(full) / 1e6:,.0f} M nt "
              f"read, against {_nt_seen(cfg) / 1e6:,.2f} M here), widths {full.widths[0]}→{full.widths[1]}")
     out = []
-    for cid, c in checks.items():
+    for cid, c in items:
         if c.verdict != "inconclusive at this scale":
             continue
         v = c.values if isinstance(c.values, dict) else {}
