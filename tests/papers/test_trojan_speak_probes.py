@@ -510,42 +510,39 @@ def _S():
     return len(reference_study()[1][0].sites)
 
 
+def _c3(trained, untrained):
+    """Claim 3 on seeds whose probe AUROC on plain text is ``trained`` at the chosen site (2) of the trained model and
+    ``untrained`` at site 0 of the untrained one (one value per seed; every other site 0.5)."""
+    S = _S()
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in trained],
+                        untrained_auroc_plain=[_at(S, 0, v) for v in untrained])
+    return claims.claim3_probe_plain(seeds, cfg)
+
+
 @claim_case("trojan_speak_probes", "C3", "reproduced")
 def c3_reproduced():
     # the untrained side carries a spread of ~0.025 over seeds (AUROC on ~150 positives at default; the tiny
     # reference study's untrained probes scatter 0.04-0.08 on 20-40 positives)
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.999, 0.997, 0.9995)],
-                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.84, 0.87, 0.82)])
-    return claims.claim3_probe_plain(seeds, cfg)
+    return _c3((0.999, 0.997, 0.9995), (0.84, 0.87, 0.82))
 
 
 @claim_case("trojan_speak_probes", "C3", "not reproduced", alternative="activations that carry the topic weakly (AUROC 0.8)")
 def c3_weak():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.80, 0.82, 0.78)],
-                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
-    return claims.claim3_probe_plain(seeds, cfg)
+    return _c3((0.80, 0.82, 0.78), (0.70, 0.74, 0.68))
 
 
 @claim_case("trojan_speak_probes", "C3", "not reproduced",
             alternative="training adds little: the probe on the trained model (0.98-0.99) only 0.04 above the same "
                         "probe on an untrained model (0.94-0.95), which reads the topic words' surface form")
 def c3_surface_only():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.985, 0.982, 0.988)],
-                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.945, 0.940, 0.948)])
-    return claims.claim3_probe_plain(seeds, cfg)
+    return _c3((0.985, 0.982, 0.988), (0.945, 0.940, 0.948))
 
 
 @claim_case("trojan_speak_probes", "C3", "inconclusive at this scale",
             alternative="an untrained model's probe already at the ceiling (AUROC 0.97-0.99): no probe can beat it "
                         "by the margin")
 def c3_ceiling():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.999, 0.997, 0.9995)],
-                        untrained_auroc_plain=[_at(S, 0, v) for v in (0.97, 0.99, 0.975)])
-    return claims.claim3_probe_plain(seeds, cfg)
+    return _c3((0.999, 0.997, 0.9995), (0.97, 0.99, 0.975))
 
 
 @claim_case("trojan_speak_probes", "C3", "not reproduced",
@@ -557,40 +554,37 @@ def c3_trivial():
 
 
 # C4 ------------------------------------------------------------------------------------------------
+def _c4(trained, untrained=None, competence=0.95):
+    """Claim 4 on seeds whose probe AUROC on ciphered text is ``trained`` at the chosen site (2) and, if given,
+    ``untrained`` at site 0 of the untrained model (otherwise the reference study's own), with cipher competence
+    ``competence`` (a number or one per seed)."""
+    S = _S()
+    fields = {"probe_auroc_cipher": [_at(S, 2, v) for v in trained]}
+    if untrained is not None:
+        fields["untrained_auroc_cipher"] = [_at(S, 0, v) for v in untrained]
+    cfg, seeds = _world(chosen_site=2, competence_cipher=competence, **fields)
+    return claims.claim4_probe_transfer(seeds, cfg)
+
+
 @claim_case("trojan_speak_probes", "C4", "reproduced")
 def c4_reproduced():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, competence_cipher=0.95,
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)],
-                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
-    return claims.claim4_probe_transfer(seeds, cfg)
+    return _c4((0.97, 0.95, 0.98), (0.70, 0.74, 0.68))
 
 
 @claim_case("trojan_speak_probes", "C4", "not reproduced",
             alternative="a transfer no better than an untrained model's (both read the plain request)")
 def c4_leak_only():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, competence_cipher=0.95,
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.95, 0.93, 0.96)],
-                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.95, 0.94, 0.95)])
-    return claims.claim4_probe_transfer(seeds, cfg)
+    return _c4((0.95, 0.93, 0.96), (0.95, 0.94, 0.95))
 
 
 @claim_case("trojan_speak_probes", "C4", "not reproduced", alternative="a partial transfer (AUROC 0.75)")
 def c4_partial():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, competence_cipher=0.95,
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.75, 0.78, 0.72)])
-    return claims.claim4_probe_transfer(seeds, cfg)
+    return _c4((0.75, 0.78, 0.72))
 
 
 @claim_case("trojan_speak_probes", "C4", "inconclusive at this scale", alternative="a model that has not learned the cipher")
 def c4_incompetent():
-    S = _S()
-    cfg, seeds = _world(chosen_site=2, competence_cipher=[0.95, 0.4, 0.9],
-                        probe_auroc_cipher=[_at(S, 2, v) for v in (0.97, 0.95, 0.98)],
-                        untrained_auroc_cipher=[_at(S, 0, v) for v in (0.70, 0.74, 0.68)])
-    return claims.claim4_probe_transfer(seeds, cfg)
+    return _c4((0.97, 0.95, 0.98), (0.70, 0.74, 0.68), competence=[0.95, 0.4, 0.9])
 
 
 @claim_case("trojan_speak_probes", "C4", "not reproduced", trivial="the same probe on an untrained model's activations")
