@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import collections
 import functools
+import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -334,6 +337,79 @@ def test_replicate_is_deterministic_and_complete():
     assert set(a.sha256) >= {"general", "code", "math", "code_sft", "math_sft", "general_sft"}
 
 
+# ------------------------------------------------------------------------------------------------ measured spread
+#: the run record of the real ``default`` run (the bench's, committed): rule 12's noise is read from it
+RECORD = Path(__file__).resolve().parents[1] / "benchmarks" / "records" / f"{SLUG}.default.record.json"
+_IV = r"([+-]?\d+\.\d+) \[([+-]?\d+\.\d+), ([+-]?\d+\.\d+)\]( \(n = (\d+)\))?"
+
+
+def _measured(rule: str) -> str:
+    rows = [c for c in json.loads(RECORD.read_text())["claims"] if c["id"] == rule]
+    return rows[0]["measured"] if rows else ""
+
+
+def record_sd(rule: str, *labels: str) -> float | None:
+    """The spread behind an interval the default run printed for ``rule``: the first interval after ``labels``
+    (found in turn) in the record's measured text. A t-interval over n replicates gives the per-replicate
+    standard deviation (half-width x sqrt(n) / t_{0.975, n-1}); a normal (bootstrap) interval its standard error
+    (half-width / 1.96). None when the record has no such interval."""
+    from scipy import stats as sps
+
+    text, at = _measured(rule), 0
+    for lab in labels:
+        at = text.find(lab, at)
+        if at < 0:
+            return None
+        at += len(lab)
+    m = re.compile(_IV).search(text, at)
+    if m is None:
+        return None
+    half = (float(m.group(3)) - float(m.group(2))) / 2
+    if m.group(5):
+        n = int(m.group(5))
+        return half * np.sqrt(n) / float(sps.t.ppf(0.975, n - 1))
+    return half / float(sps.norm.ppf(0.975))
+
+
+def _spread() -> dict:
+    sd = {
+        "C1": max(record_sd("C1", f"{e}:", "differences", t) for e in ("minilm", "lsa") for t in ("code_sft", "math_sft")),
+        "C2 gap": record_sd("C2", "gap"),
+        "C3 r": max(record_sd("C3", f"Pearson r ({e} PA)", "mean") for e in ("minilm", "lsa")),
+        "C3 within": max(record_sd("C3", f"Pearson r ({e} PA)", "within-target r") for e in ("minilm", "lsa")),
+        "C7 contrast": record_sd("C7", "interaction contrast"), "C7 late": record_sd("C7", "late start"),
+        "C7b gap": record_sd("C7b", "early minus late"), "C7b dose": record_sd("C7b", "dose-matched"),
+        "C8 contrast": record_sd("C8", "interaction contrast"), "C8 late": record_sd("C8", "late start"),
+    }
+    for d in D.DOMAINS:
+        sd[f"C4 forget {d}"] = record_sd("C4", f"{d}: CPT - mid general loss after SFT")
+        sd[f"C4 ri {d}"] = record_sd("C4", f"RI of mid on {d} SFT")
+        sd[f"C5 {d}"] = record_sd("C5", f"{d}: CPT - mid SFT loss")
+        sd[f"C6 window {d}"] = record_sd("C6", f"{d}: CPT - mid excess general loss after t0")
+        sd[f"C6 dose {d}"] = record_sd("C6", f"{d}: CPT - mid excess general loss after t0", "dose-matched")
+        # C6b's own spread once the bench record holds it; until then C4's spread of general losses after SFT
+        sd[f"C6b rise {d}"] = record_sd("C6b", f"{d}: rise of the general loss") or sd[f"C4 forget {d}"]
+        sd[f"C6b after {d}"] = record_sd("C6b", f"{d}: rise of the general loss", "general loss after SFT") or sd[f"C4 forget {d}"]
+    missing = [k for k, v in sd.items() if v is None]
+    assert not missing, f"the default record has no interval for {missing}"
+    return sd
+
+
+SPREAD = _spread()
+N_DEFAULT = CFG.n_seeds
+#: per rule, the world's noise parameter per unit of the measured spread (set so that the world's statistic spreads
+#: at least as much as the default run's: test_reproduced_worlds_carry_the_measured_spread)
+K = {"C1": 1.25, "C2": 1.2, "C3": 0.03, "C4": (1.7, 0.85), "C5": 0.85, "C6": 0.85, "C6b": 0.85, "C7": 1.2,
+     "C7b": 1.75, "C8": 1.25}
+
+
+def test_record_sd_by_hand():
+    # C2's gap printed as +0.020 [+0.006, +0.035] (n = 3) in the default record: sd = 0.0145 * sqrt(3) / t(0.975, 2)
+    assert "gap +0.020 [+0.006, +0.035] (n = 3)" in _measured("C2")
+    assert record_sd("C2", "gap") == pytest.approx(0.0145 * np.sqrt(3) / 4.302653, rel=1e-5)
+    assert record_sd("C2", "no such label") is None
+
+
 # ------------------------------------------------------------------------------------------------ claim worlds
 STEPS = np.arange(0, 61, 6)
 
@@ -367,12 +443,16 @@ class _Sim:
 
 
 def _study(finals: dict, gen_after: dict | None = None, n=4, noise=0.01, pa=None, curves=None, seed=0, cfg=CFG,
-           lsa_pa=None):
-    """A study of ``n`` replicates: SFT finals ``finals[(key, target)]`` (per-replicate noise ``noise``, nats)."""
+           lsa_pa=None, gen_noise=None):
+    """A study of ``n`` replicates: SFT finals ``finals[(key, target)]`` (per-replicate noise ``noise``, nats) and
+    general losses after SFT ``gen_after`` (noise ``gen_noise``, default ``noise / 2``); either noise may be a
+    function of the (key, target) pair."""
     g = np.random.default_rng(seed)
+    sd = noise if callable(noise) else (lambda k: noise)
+    gsd = gen_noise if callable(gen_noise) else (lambda k: sd(k) / 2 if gen_noise is None else gen_noise)
     reps = []
     for i in range(n):
-        sft = {k: _sft(k[1], v + g.normal(0, noise), (gen_after or {}).get(k, 5.0) + g.normal(0, noise / 2), seed=i)
+        sft = {k: _sft(k[1], v + g.normal(0, sd(k)), (gen_after or {}).get(k, 5.0) + g.normal(0, gsd(k)), seed=i)
                for k, v in finals.items()}
         branches = {}
         if curves:
@@ -412,8 +492,10 @@ def _sim_result(d_code, d_math, d_gen, sd=0.005, seed=0, lsa=None):
 
 
 @claim_case(SLUG, "C1", "reproduced")
-def _c1_distant():
-    return claims.claim1_distant_domains([_sim_result(0.68, 0.85, 0.38), _sim_result(0.70, 0.84, 0.40, seed=1)], CFG)
+def _c1_distant(k=K["C1"]):
+    sd = k * SPREAD["C1"]              # per draw and target; a difference averaged over the two results: about sd
+    return claims.claim1_distant_domains([_sim_result(0.68, 0.85, 0.38, sd=sd),
+                                          _sim_result(0.70, 0.84, 0.40, sd=sd, seed=1)], CFG)
 
 
 @claim_case(SLUG, "C1", "not reproduced", alternative="code SFT as close to general text as the general instructions")
@@ -457,8 +539,8 @@ _PA = {("code", "code_sft"): 0.42, ("code", "math_sft"): -0.03, ("code", "genera
 
 
 @claim_case(SLUG, "C2", "reproduced")
-def _c2_distant():
-    return claims.claim2_largest_for_distant(_ri_world(_RI_DISTANT, noise=0.01), CFG)
+def _c2_distant(n=N_DEFAULT, k=K["C2"]):
+    return claims.claim2_largest_for_distant(_ri_world(_RI_DISTANT, noise=k * SPREAD["C2 gap"], n=n), CFG)
 
 
 @claim_case(SLUG, "C2", "not reproduced", alternative="a benefit as large on general instructions as on code and math")
@@ -483,8 +565,8 @@ def _c2_unconverged():
 
 
 @claim_case(SLUG, "C3", "reproduced")
-def _c3_scales():
-    return claims.claim3_scales_with_pa(_ri_world(_RI_DISTANT, noise=0.008, pa=_PA), CFG)
+def _c3_scales(n=N_DEFAULT, k=K["C3"]):
+    return claims.claim3_scales_with_pa(_ri_world(_RI_DISTANT, noise=k, pa=_PA, n=n), CFG)
 
 
 @claim_case(SLUG, "C3", "not reproduced", alternative="RI rising with PA under MiniLM but falling with it under LSA")
@@ -542,20 +624,29 @@ def _c2_swapped():
 
 
 # -- C4, C5 ---------------------------------------------------------------------------------------------
-def _cpt_world(sft_gap, forget_gap, noise=0.01, mid_gain=0.1):
+def _cpt_world(sft_gap, forget_gap, noise=0.01, mid_gain=0.1, n=4, sft_noise=None, gen_noise=None):
+    """``sft_gap``, ``forget_gap``: CPT minus midtraining (a number, or one per domain); ``sft_noise``,
+    ``gen_noise``: per-domain noise of the SFT finals and of the general losses after SFT (default ``noise`` and
+    ``noise / 2``)."""
     st0 = _study({}, n=1)
+    per = lambda v, d: v[d] if isinstance(v, dict) else v             # noqa: E731
     finals, gen = {}, {}
     for d in D.DOMAINS:
         t = f"{d}_sft"
-        finals[(st0.mid_key(d), t)], finals[(st0.cpt_key(d), t)] = 2.0, 2.0 + sft_gap
+        finals[(st0.mid_key(d), t)], finals[(st0.cpt_key(d), t)] = 2.0, 2.0 + per(sft_gap, d)
         finals[(st0.base_key(), t)] = 2.0 / (1 - mid_gain)
-        gen[(st0.mid_key(d), t)], gen[(st0.cpt_key(d), t)] = 5.0, 5.0 + forget_gap
-    return _study(finals, gen, noise=noise)
+        gen[(st0.mid_key(d), t)], gen[(st0.cpt_key(d), t)] = 5.0, 5.0 + per(forget_gap, d)
+    dom = lambda key: key[1].removesuffix("_sft")                     # noqa: E731
+    return _study(finals, gen, n=n, noise=(lambda key: sft_noise[dom(key)]) if sft_noise else noise,
+                  gen_noise=(lambda key: gen_noise[dom(key)]) if gen_noise else None)
 
 
 @claim_case(SLUG, "C4", "reproduced")
-def _c4_less_forgetting():
-    return claims.claim4_forgetting(_cpt_world(0.05, 0.08), CFG)
+def _c4_less_forgetting(n=N_DEFAULT, k=K["C4"]):
+    # effects near the default run's (code 0.26, math 1.4 nats); noise per domain from its spread
+    return claims.claim4_forgetting(_cpt_world(0.05, {"code": 0.3, "math": 1.5}, mid_gain=0.05, n=n,
+                                               sft_noise={d: k[0] * SPREAD[f"C4 ri {d}"] for d in D.DOMAINS},
+                                               gen_noise={d: k[1] * SPREAD[f"C4 forget {d}"] for d in D.DOMAINS}), CFG)
 
 
 @claim_case(SLUG, "C4", "not reproduced", alternative="CPT forgetting less than midtraining")
@@ -581,8 +672,10 @@ def _c4_trivial():
 
 
 @claim_case(SLUG, "C5", "reproduced")
-def _c5_in_domain():
-    return claims.claim5_in_domain(_cpt_world(0.08, 0.05), CFG)
+def _c5_in_domain(n=N_DEFAULT, k=K["C5"]):
+    # at the default spread (code 0.025 nats per replicate) only an in-domain gain above about 0.08 nats is decided
+    return claims.claim5_in_domain(_cpt_world(0.12, 0.05, n=n, sft_noise={d: k * SPREAD[f"C5 {d}"] for d in D.DOMAINS}),
+                                   CFG)
 
 
 @claim_case(SLUG, "C5", "not reproduced", alternative="CPT better in-domain")
@@ -598,21 +691,27 @@ def _c5_trivial():
 
 
 # -- C6 ---------------------------------------------------------------------------------------------------
-def _jump_world(cpt_jump, mid_jump, noise=0.01):
+def _jump_world(cpt_jump, mid_jump, noise=0.01, n=4):
+    """Excess general loss after t0 of CPT and of midtraining (a number, or one per domain), each with a
+    per-replicate offset of sd ``noise`` (a number, or one per domain)."""
     st0 = _study({}, n=1)
+    per = lambda v, d: v[d] if isinstance(v, dict) else v             # noqa: E731
     steps = np.arange(0, CFG.steps + 1, CFG.eval_every).astype(float)
     base = lambda g: 6.0 * np.exp(-steps / 100) + 3.0                        # noqa: E731
     after = (steps > CFG.t0_main).astype(float)
     curves = {st0.base_key(): base}
     for d in D.DOMAINS:
-        curves[st0.cpt_key(d)] = lambda g, j=cpt_jump: base(g) + after * (j + g.normal(0, noise))
-        curves[st0.mid_key(d)] = lambda g, j=mid_jump: base(g) + after * (j + g.normal(0, noise))
-    return _study({}, curves=curves)
+        sd = per(noise, d)
+        curves[st0.cpt_key(d)] = lambda g, j=per(cpt_jump, d), sd=sd: base(g) + after * (j + g.normal(0, sd))
+        curves[st0.mid_key(d)] = lambda g, j=per(mid_jump, d), sd=sd: base(g) + after * (j + g.normal(0, sd))
+    return _study({}, curves=curves, n=n)
 
 
 @claim_case(SLUG, "C6", "reproduced")
-def _c6_smooth():
-    return claims.claim6_smooth_transition(_jump_world(0.4, 0.05), CFG)
+def _c6_smooth(n=N_DEFAULT, k=K["C6"]):
+    # effects near the default run's (code 0.55, math 2.0 nats); noise per domain from its spread
+    return claims.claim6_smooth_transition(_jump_world({"code": 0.6, "math": 2.0}, 0.05, n=n, noise={
+        d: k * max(SPREAD[f"C6 window {d}"], SPREAD[f"C6 dose {d}"]) for d in D.DOMAINS}), CFG)
 
 
 @claim_case(SLUG, "C6", "not reproduced", alternative="a CPT transition no rougher than midtraining's")
@@ -639,6 +738,59 @@ def _c6_trivial():
     return claims.claim6_smooth_transition(st, MICRO_T, mid_keys={d: st.base_key() for d in D.DOMAINS})
 
 
+# -- C6b --------------------------------------------------------------------------------------------------
+def _rise_world(before: dict, after: dict, noise=0.01, n=4, extra=None):
+    """SFT runs on each domain's own target whose general loss rises from ``before[kind]`` to ``after[kind]``
+    (kind base or mid; flat over the last third, so the plateau test passes; ``extra[domain]`` more for the
+    general-only model's end), per-replicate noise ``noise`` (a number, or one per domain) on both ends."""
+    st0 = _study({}, n=1)
+    g = np.random.default_rng(3)
+    reps = []
+    s = STEPS.astype(float)
+    for i in range(n):
+        sft = {}
+        for d in D.DOMAINS:
+            for kind, key in (("base", st0.base_key()), ("mid", st0.mid_key(d))):
+                sd = noise[d] if isinstance(noise, dict) else noise
+                up = (extra or {}).get(d, 0.0) if kind == "base" else 0.0
+                b0, b1 = before[kind] + g.normal(0, sd), after[kind] + up + g.normal(0, sd)
+                gen = b1 + (b0 - b1) * np.exp(-s / 4.0)
+                gen[0], gen[-1] = b0, b1
+                run = _sft(f"{d}_sft", 2.0, seed=i)
+                sft[(key, f"{d}_sft")] = R.SFTRun(run.target, 0.0, STEPS, run.sft_loss, gen, float(b0), float(b1))
+        reps.append(R.Replicate(i, {}, sft, _Sim({}), {}, ""))
+    return Study.of(CFG, reps)
+
+
+@claim_case(SLUG, "C6b", "reproduced")
+def _c6b_direct_largest(n=N_DEFAULT, k=K["C6b"]):
+    # at the default spread of general losses after SFT (math's 0.35 nats) only an effect near 1 nat in math is
+    # decided with three replicates
+    return claims.claim6b_direct_sft_largest(_rise_world(
+        {"base": 4.0, "mid": 4.1}, {"base": 4.6, "mid": 4.3}, n=n, noise={
+            d: k * max(SPREAD[f"C6b rise {d}"], SPREAD[f"C6b after {d}"]) for d in D.DOMAINS},
+        extra={"code": 0.3, "math": 1.6}), CFG)
+
+
+@claim_case(SLUG, "C6b", "not reproduced", alternative="SFT raises the midtrained model's general loss as much as "
+            "the general-only model's")
+def _c6b_same_rise():
+    return claims.claim6b_direct_sft_largest(_rise_world({"base": 4.0, "mid": 4.1}, {"base": 4.6, "mid": 4.7}), CFG)
+
+
+@claim_case(SLUG, "C6b", "not reproduced", alternative="a smaller rise only because the midtrained model starts SFT "
+            "with a higher general loss (it ends SFT higher than the general-only model)")
+def _c6b_starts_higher():
+    return claims.claim6b_direct_sft_largest(_rise_world({"base": 4.0, "mid": 4.6}, {"base": 4.6, "mid": 4.8}), CFG)
+
+
+@claim_case(SLUG, "C6b", "inconclusive at this scale", trivial="the general-only model in midtraining's place "
+            "(real tiny runs)")
+def _c6b_trivial():
+    st = _micro_study()
+    return claims.claim6b_direct_sft_largest(st, CFG, mid_keys={d: st.base_key() for d in D.DOMAINS})
+
+
 #: the tiny config with the declared thresholds (the claims refuse other thresholds; the tiny sizes are its own)
 MICRO_T = MICRO
 
@@ -660,8 +812,9 @@ _ADDITIVE = {(_E, _LO): 0.03, (_E, _HI): 0.05, (_L, _LO): 0.01, (_L, _HI): 0.03}
 
 
 @claim_case(SLUG, "C7", "reproduced")
-def _c7_window():
-    return claims.claim7_interaction(_grid_world(_WINDOW), CFG)
+def _c7_window(n=N_DEFAULT, k=K["C7"]):
+    return claims.claim7_interaction(_grid_world(_WINDOW, noise=k * max(SPREAD["C7 contrast"], SPREAD["C7 late"]),
+                                                 n=n), CFG)
 
 
 def _dose(t0, w):
@@ -727,8 +880,9 @@ def _trivial_grid_study(schedule):
 
 
 @claim_case(SLUG, "C7b", "reproduced")
-def _c7b_late_worse():
-    return claims.claim7b_late_not_compensated(_grid_world(_WINDOW), CFG)
+def _c7b_late_worse(n=N_DEFAULT, k=K["C7b"]):
+    return claims.claim7b_late_not_compensated(_grid_world(_WINDOW, noise=k * max(SPREAD["C7b gap"],
+                                                                                  SPREAD["C7b dose"]), n=n), CFG)
 
 
 @claim_case(SLUG, "C7b", "not reproduced", alternative="a late start made up by a higher weight")
@@ -743,8 +897,9 @@ def _c7b_trivial():
 
 
 @claim_case(SLUG, "C8", "reproduced")
-def _c8_window():
-    return claims.claim8_wsd_control(_grid_world(_WINDOW, "wsd"), CFG)
+def _c8_window(n=N_DEFAULT, k=K["C8"]):
+    return claims.claim8_wsd_control(_grid_world(_WINDOW, "wsd", noise=k * max(SPREAD["C8 contrast"], SPREAD["C8 late"]),
+                                                 n=n), CFG)
 
 
 @claim_case(SLUG, "C8", "not reproduced", alternative="the interaction vanishes under WSD")
@@ -770,7 +925,7 @@ def test_claim_cases(case):
     assert out.verdict == mine[0].expected, (case.__name__, out.measured, out.reason)
 
 
-TRIVIAL_GUARDED = [_c2_trivial, _c2_swapped, _c3_trivial, _c4_trivial, _c5_trivial, _c7_trivial, _c7b_trivial,
+TRIVIAL_GUARDED = [_c2_trivial, _c2_swapped, _c3_trivial, _c4_trivial, _c5_trivial, _c6b_trivial, _c7_trivial, _c7b_trivial,
                    _c8_trivial]
 
 
@@ -784,6 +939,38 @@ def test_trivial_fails_the_decision_itself(case, monkeypatch):
     assert out.verdict != "reproduced", (case.__name__, out.measured)
     if case is not _c2_swapped and case is not _c3_trivial and case is not _c5_trivial:
         assert out.verdict == "not reproduced", (case.__name__, out.measured, out.reason)
+
+
+def _spread_stats():
+    d2 = D.DOMAINS
+    return {
+        _c1_distant: lambda v: [(((v[e][t][2] - v[e][t][1]) / (2 * 1.959964)), "C1") for e in ("minilm", "lsa")
+                                for t in ("code_sft", "math_sft")],
+        _c2_distant: lambda v: [(v["gap"], "C2 gap")],
+        _c3_scales: lambda v: [(v["r_by"][e], "C3 r") for e in v["r_by"]] + [(v["within"][e], "C3 within")
+                                                                               for e in v["within"]],
+        _c4_less_forgetting: lambda v: [(v["diff"][d], f"C4 forget {d}") for d in d2] + [(v["ri"][d], f"C4 ri {d}")
+                                                                                         for d in d2],
+        _c5_in_domain: lambda v: [(v["diff"][d], f"C5 {d}") for d in d2],
+        _c6_smooth: lambda v: [(v["diff"][d], f"C6 window {d}") for d in d2] + [(v["dose"][d], f"C6 dose {d}")
+                                                                                for d in d2],
+        _c6b_direct_largest: lambda v: [(v["rise"][d], f"C6b rise {d}") for d in d2] + [(v["after"][d], f"C6b after {d}")
+                                                                                      for d in d2],
+        _c7_window: lambda v: [(v["contrast"], "C7 contrast"), (v["late"], "C7 late")],
+        _c7b_late_worse: lambda v: [(v["gap"], "C7b gap"), (v["dose"], "C7b dose")],
+        _c8_window: lambda v: [(v["contrast"], "C8 contrast"), (v["late"], "C8 late")],
+    }
+
+
+@pytest.mark.parametrize("case", list(_spread_stats()), ids=lambda c: c.__name__)
+def test_reproduced_worlds_carry_the_measured_spread(case):
+    """Rule 12: each reproduced case passes (test_claim_cases) at the default's replicate count with noise read
+    from the default run's record; here its world, drawn with many replicates, spreads each decided statistic at
+    least as much as the default run did (the per-replicate standard deviation; C1's bootstrap standard error)."""
+    out = case() if case is _c1_distant else case(n=300)
+    for stat, key in _spread_stats()[case](out.values):
+        world = float(stat) if np.ndim(stat) == 0 else float(np.std(stat, ddof=1))
+        assert world >= SPREAD[key], (case.__name__, key, world, SPREAD[key])
 
 
 def test_thresholds_fixed():

@@ -33,7 +33,7 @@ from .similarity import SimilarityResult
 
 __all__ = ["THRESHOLDS", "check_thresholds", "claim1_distant_domains", "claim2_largest_for_distant",
            "claim3_scales_with_pa", "claim4_forgetting", "claim5_in_domain", "claim6_smooth_transition",
-           "claim7_interaction", "claim7b_late_not_compensated", "claim8_wsd_control", "interval", "domain_share",
+           "claim6b_direct_sft_largest", "claim7_interaction", "claim7b_late_not_compensated", "claim8_wsd_control", "interval", "domain_share",
            "within_target_r"]
 
 THRESHOLDS: dict[str, float] = {f: getattr(MidtrainConfig(), f) for f in THRESHOLD_FIELDS}
@@ -409,6 +409,48 @@ def claim6_smooth_transition(study: Study, cfg: MidtrainConfig, mid_keys: dict[s
     return _combine(parts, measured, {"diff": diffs, "dose": dose, "n": diffs["code"].size})
 
 
+@claim_rule(
+    "C6b",
+    statement="Our reconstruction of the bridging picture's third part: direct SFT of the general-only model "
+              "raises the general-text loss most. On the domain's own target, SFT raises the general-only model's "
+              "general loss by more than the midtrained model's, and the general-only model also ends SFT with the "
+              "higher general loss (no credit for a midtrained model that only starts SFT already worse).",
+    rule=f"per replicate and domain, (a) the rise of the general validation loss over SFT on the domain's target "
+         f"(after minus before), general-only minus midtraining, its {_PCT} t-interval above {_J6:g} nats (the "
+         f"transition margin of C6), and (b) the general loss after that SFT, general-only minus midtraining "
+         f"(the rise from the common reference: the general-only model before SFT), its {_PCT} t-interval above "
+         f"{_F4:g} nats (the forgetting margin of C4); for code and for math, decided part by part; the plateau "
+         f"test runs on the general loss along each compared SFT run (margin {_F4:g})",
+    rejects="a transition that midtraining does not soften (a difference of 0: the general-only model in "
+            "midtraining's place), or a smaller rise only because the midtrained model starts SFT with a higher "
+            "general loss (it ends no lower: (a) passes, (b) does not)",
+    paper="not reached (the dossier's reading of the bridging picture; the figure was not reached)",
+    reconstruction=True,
+)
+def claim6b_direct_sft_largest(study: Study, cfg: MidtrainConfig, mid_keys: dict[str, str] | None = None) -> ClaimCheck:
+    check_thresholds(cfg)
+    base = study.base_key()
+    rise, end = {}, {}
+    for d in D.DOMAINS:
+        mk, t = (mid_keys or {}).get(d, study.mid_key(d)), f"{d}_sft"
+        rise[d] = ((study.general_after(base, t) - study.general_before(base, t))
+                   - (study.general_after(mk, t) - study.general_before(mk, t)))
+        end[d] = study.general_after(base, t) - study.general_after(mk, t)
+    ri_, ei = {d: interval(v) for d, v in rise.items()}, {d: interval(v) for d, v in end.items()}
+    measured = "; ".join(f"{d}: rise of the general loss over {d} SFT, general-only minus mid {_fmt(*ri_[d])} "
+                         f"(general-only {np.mean(study.general_after(base, f'{d}_sft') - study.general_before(base, f'{d}_sft')):+.3f}); "
+                         f"general loss after SFT, general-only minus mid {_fmt(*ei[d])}" for d in D.DOMAINS)
+    runs = [(k, f"{d}_sft") for d in D.DOMAINS for k in ((mid_keys or {}).get(d, study.mid_key(d)), base)]
+    guard = _guard(study, runs, _F4, measured, metric="general_loss")
+    if guard is not None:
+        return guard
+    parts = {}
+    for d in D.DOMAINS:
+        parts[f"{d} rise"] = decide_interval(ri_[d][1], ri_[d][2], _J6)
+        parts[f"{d} after SFT"] = decide_interval(ei[d][1], ei[d][2], _F4)
+    return _combine(parts, measured, {"rise": rise, "after": end, "n": rise["code"].size})
+
+
 # ----------------------------------------------------------------------------------------------- C7, C7b, C8
 _I7, _R7 = _T["interaction_min"], _T["ri_gap_min"]
 
@@ -539,7 +581,7 @@ not_testable("P3", statement="Distributional transitions between any training ph
                    "from similar bridging strategies”")
 
 abstract_sentence("We propose that midtraining functions as distributional bridging by providing better "
-                  "initialization for posttraining.", "P2", "C6")
+                  "initialization for posttraining.", "P2", "C6", "C6b")
 abstract_sentence("We conduct controlled pretraining experiments, and find that midtraining benefits are largest for "
                   "domains distant from general pretraining data, such as code and math, and scale with the proximity "
                   "advantage the midtraining data provides toward the target distribution.", "C1", "C2", "C3", "P1")
