@@ -578,8 +578,10 @@ def _(cfg, mb, mo):
     - **Second parts of the rules.** An attack on the rules found alternatives that passed them without the
       paper's ingredient, so several rows carry a second condition (rules only got stricter; no margin moved):
       C3 also asks for the correlation *within* each target (a benefit that follows only the target's distance
-      from general text raises the pooled r); C4 asks that midtraining keep an in-domain benefit (the general-only
-      model forgets less than CPT too); C6 compares CPT and midtraining at equal specialised tokens (a model that
+      from general text raises the pooled r) and, after removing each midtraining domain's mean as well, for the
+      *interaction* correlation (code midtraining that helps every target a little more than math midtraining
+      raises the first two at our proximity values, whatever the proximity); C4 asks that midtraining keep an
+      in-domain benefit (the general-only model forgets less than CPT too); C6 compares CPT and midtraining at equal specialised tokens (a model that
       sees less specialised data has a smaller excess by dose alone; this part reads CPT at a higher learning rate
       than midtraining at T, which favours the claim); C7 and C8 ask that a low weight beat a high one at the
       latest start, and C7b compares the early, low-weight cell with the late, high-weight one that has seen no

@@ -34,7 +34,7 @@ from .similarity import SimilarityResult
 __all__ = ["THRESHOLDS", "check_thresholds", "claim1_distant_domains", "claim2_largest_for_distant",
            "claim3_scales_with_pa", "claim4_forgetting", "claim5_in_domain", "claim6_smooth_transition",
            "claim6b_direct_sft_largest", "claim7_interaction", "claim7b_late_not_compensated", "claim8_wsd_control", "interval", "domain_share",
-           "within_target_r"]
+           "within_target_r", "interaction_r"]
 
 THRESHOLDS: dict[str, float] = {f: getattr(MidtrainConfig(), f) for f in THRESHOLD_FIELDS}
 _T = THRESHOLDS
@@ -200,6 +200,26 @@ def within_target_r(pa, ri, targets) -> float:
     return 0.0 if den == 0 else float(x @ y / den)
 
 
+def interaction_r(pa, ri, targets, domains) -> float:
+    """The correlation of PA and RI after removing each target's mean **and** each midtraining domain's mean (the
+    residuals of the additive two-way fit on the balanced (domain, target) table; uncentred after that); 0 when
+    either has no such spread. A benefit that follows only the target, only the midtraining data, or both
+    additively cannot raise it: what is left is how RI moves with the proximity of this data to this target."""
+    pa, ri = np.asarray(pa, float), np.asarray(ri, float)
+    targets, domains = np.asarray(targets), np.asarray(domains)
+    ut, ud = np.unique(targets), np.unique(domains)
+    if pa.size != ut.size * ud.size or len({(a, b) for a, b in zip(domains, targets)}) != pa.size:
+        raise ValueError("interaction_r needs one value per (domain, target) pair of a full table")
+    out = []
+    for v in (pa, ri):
+        tm = {t: v[targets == t].mean() for t in ut}
+        dm = {d: v[domains == d].mean() for d in ud}
+        out.append(np.array([x - tm[t] - dm[d] + v.mean() for x, t, d in zip(v, targets, domains)]))
+    x, y = out
+    den = float(np.sqrt((x @ x) * (y @ y)))
+    return 0.0 if den < 1e-300 else float(x @ y / den)
+
+
 @claim_rule(
     "C3",
     statement="Midtraining's benefit scales with the proximity advantage PA = dist(general, target) - "
@@ -208,12 +228,15 @@ def within_target_r(pa, ri, targets) -> float:
          f"over the {len(D.DOMAINS) * len(D.TARGETS)} (domain, target) pairs, and (b) the within-target r: the "
          f"correlation of PA and RI after removing each target's mean (with two domains, the cosine of the "
          f"differences code - math of PA and of RI over the targets), which a benefit that follows only the "
-         f"target's distance from general text cannot raise; each {_PCT} t-interval over replicates above "
-         f"{_R3:g}, for both substitutes (decided part by part); a mixed model RI ~ PA (primary substitute) with a "
+         f"target's distance from general text cannot raise, and (c) the interaction r: the same after removing each "
+         f"midtraining domain's mean too (the residuals of the additive domain + target fit), which a benefit that "
+         f"follows only the midtraining data (code midtraining better on every target) cannot raise either; each "
+         f"{_PCT} t-interval over replicates above {_R3:g}, for both substitutes (decided part by part); a mixed model RI ~ PA (primary substitute) with a "
          f"random intercept per SFT target (statsmodels, pooled points) is reported beside it; {_PLATEAU}",
     rejects="RI unrelated to PA (each domain's midtraining swapped for the other's: the benefit no longer follows "
             "the data's proximity), a benefit that falls with PA, or one that follows the target only (larger on "
-            "targets far from general text whatever the midtraining data)",
+            "targets far from general text whatever the midtraining data), or one that follows the midtraining data only "
+            "(one domain's midtraining better on every target: it passes (a) and (b) at our PA values, not (c))",
     paper="abstract: benefits “scale with the proximity advantage the midtraining data provides toward the target "
           "distribution”; the correlation and the mixed-model fit: not reached",
 )
@@ -223,25 +246,29 @@ def claim3_scales_with_pa(study: Study, cfg: MidtrainConfig, mid_keys: dict[str,
     embedders = study.replicates[0].similarity.embedders
     rs = {e: [] for e in embedders}
     within = {e: [] for e in embedders}
+    inter = {e: [] for e in embedders}
     xs, ys, gs = [], [], []
     for rep in study.replicates:
-        rv, tg = [], []
+        rv, tg, dg = [], [], []
         for d in D.DOMAINS:
             for t in D.TARGETS:
                 b = rep.sft[(study.base_key(), t)].final
                 rv.append((b - rep.sft[(keys[d], t)].final) / b)
                 tg.append(t)
+                dg.append(d)
         for e in embedders:
             sim = rep.similarity.with_embedder(e) if e != rep.similarity.embedder else rep.similarity
             pa = [sim.pa(d, t) for d in D.DOMAINS for t in D.TARGETS]
             rs[e].append(pearson(pa, rv))
             within[e].append(within_target_r(pa, rv, tg))
+            inter[e].append(interaction_r(pa, rv, tg, dg))
             if e == embedders[0]:
                 xs += pa
         ys += rv
         gs += tg
     ints = {e: interval(v) for e, v in rs.items()}
     wints = {e: interval(v) for e, v in within.items()}
+    iints = {e: interval(v) for e, v in inter.items()}
     try:
         fit = mixed_slope(xs, ys, gs, _T["ci_level"])
         mixed = (f"; mixed-model slope ({embedders[0]} PA) {fit.slope:+.3f} [{fit.lo:+.3f}, {fit.hi:+.3f}] RI per "
@@ -249,7 +276,8 @@ def claim3_scales_with_pa(study: Study, cfg: MidtrainConfig, mid_keys: dict[str,
     except (ValueError, np.linalg.LinAlgError):
         fit, mixed = None, "; mixed model not fitted"
     measured = "; ".join(f"Pearson r ({e} PA) per replicate {', '.join(f'{r:+.2f}' for r in rs[e])}, mean "
-                         f"{_fmt(*ints[e], '+.2f')}, within-target r {_fmt(*wints[e], '+.2f')}" for e in embedders) + mixed
+                         f"{_fmt(*ints[e], '+.2f')}, within-target r {_fmt(*wints[e], '+.2f')}, interaction r "
+                         f"{_fmt(*iints[e], '+.2f')}" for e in embedders) + mixed
     runs = [(study.base_key(), t) for t in D.TARGETS] + [(keys[d], t) for d in D.DOMAINS for t in D.TARGETS]
     guard = _guard(study, runs, _T["ri_gap_min"] * _base_loss(study, D.TARGETS), measured)
     if guard is not None:
@@ -258,9 +286,11 @@ def claim3_scales_with_pa(study: Study, cfg: MidtrainConfig, mid_keys: dict[str,
     for e in embedders:
         parts[f"r ({e})"] = decide_interval(ints[e][1], ints[e][2], _R3)
         parts[f"within-target r ({e})"] = decide_interval(wints[e][1], wints[e][2], _R3)
+        parts[f"interaction r ({e})"] = decide_interval(iints[e][1], iints[e][2], _R3)
     return _combine(parts, measured,
                     {"r": np.array(rs[embedders[0]]), "r_by": {e: np.array(v) for e, v in rs.items()},
-                     "pa": np.array(xs), "ri": np.array(ys), "target": gs, "within": {e: np.array(v) for e, v in within.items()}, "fit": fit,
+                     "pa": np.array(xs), "ri": np.array(ys), "target": gs, "within": {e: np.array(v) for e, v in within.items()},
+                     "interaction": {e: np.array(v) for e, v in inter.items()}, "fit": fit,
                      "n": len(rs[embedders[0]])})
 
 
