@@ -74,7 +74,8 @@ def _(mo):
       forgetting": **C5** and **C4**;
     - "time of introduction and mixture weight interact strongly": **C7**, and, under a schedule that keeps the
       learning rate high until the end, **C8**;
-    - late introduction "cannot be compensated for by increasing data mixtures later": **C7b**;
+    - late introduction "cannot be compensated for by increasing data mixtures later": **C7b**, and under WSD
+      **C8b**;
     - the mechanism, the paper's scale, and the closing suggestion: **P1–P3**, not testable here; the bridging
       picture's smoother transition: **C6**, and direct SFT's larger rise of the general loss: **C6b**.
     """)
@@ -396,7 +397,7 @@ def _(cfg, claims, mo, study):
 @app.cell
 def _(mo):
     mo.md(r"""
-    ### When and how much: the t0 × w grid (claims 7, 7b and 8)
+    ### When and how much: the t0 × w grid (claims 7, 7b, 8 and 8b)
 
     Code midtraining from every start of the grid at every weight, fine-tuned on code SFT, under the cosine
     schedule and under WSD. The paper's plasticity window predicts that a high weight pays early and hurts late.
@@ -415,6 +416,7 @@ def _(cfg, claims, mo, study):
     check7 = claims.claim7_interaction(study, cfg)
     check7b = claims.claim7b_late_not_compensated(study, cfg)
     check8 = claims.claim8_wsd_control(study, cfg)
+    check8b = claims.claim8b_wsd_not_compensated(study, cfg)
     mo.md(f"""
     *Figure: mean RI on code SFT over replicates in each cell (hover for the values).*
 
@@ -422,9 +424,13 @@ def _(cfg, claims, mo, study):
 
     {check7b.sentence("Claim 7b")}
 
+    The same two questions under WSD, where a late start does not coincide with a small learning rate:
+
     {check8.sentence("Claim 8")}
+
+    {check8b.sentence("Claim 8b")}
     """)
-    return check7, check7b, check8
+    return check7, check7b, check8, check8b
 
 
 @app.cell
@@ -516,10 +522,11 @@ def _(
     check7,
     check7b,
     check8,
+    check8b,
     run,
 ):
     ledger = ClaimsLedger("midtraining_bridging", run.profile)
-    ledger.add_checks(check1, check2, check3, check5, check4, check7, check7b, check6, check6b, check8)
+    ledger.add_checks(check1, check2, check3, check5, check4, check7, check7b, check6, check6b, check8, check8b)
     ledger.add_not_testable()
     ledger
     return (ledger,)

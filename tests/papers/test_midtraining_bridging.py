@@ -394,6 +394,10 @@ def _spread() -> dict:
         # C6b's own spread once the bench record holds it; until then C4's spread of general losses after SFT
         sd[f"C6b rise {d}"] = record_sd("C6b", f"{d}: rise of the general loss") or sd[f"C4 forget {d}"]
         sd[f"C6b after {d}"] = record_sd("C6b", f"{d}: rise of the general loss", "general loss after SFT") or sd[f"C4 forget {d}"]
+    # C8b was added after the default record: its own spread once the record holds it, else the larger of C7b's
+    # (the same statistics under cosine) and C8's (the WSD grid's)
+    for part, lab in (("gap", "early minus late"), ("dose", "dose-matched")):
+        sd[f"C8b {part}"] = record_sd("C8b", lab) or max(sd[f"C7b {part}"], sd["C8 contrast"], sd["C8 late"])
     missing = [k for k, v in sd.items() if v is None and k != "C3 interaction"]
     assert not missing, f"the default record has no interval for {missing}"
     return sd
@@ -404,7 +408,7 @@ N_DEFAULT = CFG.n_seeds
 #: per rule, the world's noise parameter per unit of the measured spread (set so that the world's statistic spreads
 #: at least as much as the default run's: test_reproduced_worlds_carry_the_measured_spread)
 K = {"C1": 1.25, "C2": 1.2, "C3": 0.03, "C4": (1.7, 0.85), "C5": 0.85, "C6": 0.85, "C6b": 0.85, "C7": 1.2,
-     "C7b": 1.75, "C8": 1.25}
+     "C7b": 1.75, "C8": 1.25, "C8b": 1.75}
 
 
 def test_record_sd_by_hand():
@@ -953,6 +957,23 @@ def _c8_trivial():
     return claims.claim8_wsd_control(_trivial_grid_study("wsd"), CFG)
 
 
+@claim_case(SLUG, "C8b", "reproduced")
+def _c8b_late_worse(n=N_DEFAULT, k=K["C8b"]):
+    return claims.claim8b_wsd_not_compensated(_grid_world(_WINDOW, "wsd", noise=k * max(SPREAD["C8b gap"],
+                                                                                         SPREAD["C8b dose"]), n=n), CFG)
+
+
+@claim_case(SLUG, "C8b", "not reproduced", alternative="a pure dose response under WSD (the early start wins only by "
+            "its larger token budget)")
+def _c8b_dose():
+    return claims.claim8b_wsd_not_compensated(_grid_world(_DOSE, "wsd", noise=0.001), CFG)
+
+
+@claim_case(SLUG, "C8b", "inconclusive at this scale", trivial="the general-only model in every cell (real tiny runs)")
+def _c8b_trivial():
+    return claims.claim8b_wsd_not_compensated(_trivial_grid_study("wsd"), CFG)
+
+
 CASES = [v for k, v in dict(globals()).items() if k.startswith("_c") and callable(v) and k[2].isdigit()]
 
 
@@ -967,7 +988,7 @@ def test_claim_cases(case):
 
 
 TRIVIAL_GUARDED = [_c2_trivial, _c2_swapped, _c3_trivial, _c4_trivial, _c5_trivial, _c6b_trivial, _c7_trivial, _c7b_trivial,
-                   _c8_trivial]
+                   _c8_trivial, _c8b_trivial]
 
 
 @pytest.mark.parametrize("case", TRIVIAL_GUARDED, ids=[c.__name__ for c in TRIVIAL_GUARDED])
@@ -1001,6 +1022,7 @@ def _spread_stats():
         _c7_window: lambda v: [(v["contrast"], "C7 contrast"), (v["late"], "C7 late")],
         _c7b_late_worse: lambda v: [(v["gap"], "C7b gap"), (v["dose"], "C7b dose")],
         _c8_window: lambda v: [(v["contrast"], "C8 contrast"), (v["late"], "C8 late")],
+        _c8b_late_worse: lambda v: [(v["gap"], "C8b gap"), (v["dose"], "C8b dose")],
     }
 
 
