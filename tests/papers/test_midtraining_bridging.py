@@ -348,14 +348,14 @@ def _measured(rule: str) -> str:
     return rows[0]["measured"] if rows else ""
 
 
-def record_sd(rule: str, *labels: str) -> float | None:
+def record_sd(rule: str, *labels: str, text: str | None = None) -> float | None:
     """The spread behind an interval the default run printed for ``rule``: the first interval after ``labels``
     (found in turn) in the record's measured text. A t-interval over n replicates gives the per-replicate
     standard deviation (half-width x sqrt(n) / t_{0.975, n-1}); a normal (bootstrap) interval its standard error
     (half-width / 1.96). None when the record has no such interval."""
     from scipy import stats as sps
 
-    text, at = _measured(rule), 0
+    text, at = (_measured(rule) if text is None else text), 0
     for lab in labels:
         at = text.find(lab, at)
         if at < 0:
@@ -412,10 +412,12 @@ K = {"C1": 1.25, "C2": 1.2, "C3": 0.03, "C4": (1.7, 0.85), "C5": 0.85, "C6": 0.8
 
 
 def test_record_sd_by_hand():
-    # C2's gap printed as +0.020 [+0.006, +0.035] (n = 3) in the default record: sd = 0.0145 * sqrt(3) / t(0.975, 2)
-    assert "gap +0.020 [+0.006, +0.035] (n = 3)" in _measured("C2")
-    assert record_sd("C2", "gap") == pytest.approx(0.0145 * np.sqrt(3) / 4.302653, rel=1e-5)
-    assert record_sd("C2", "no such label") is None
+    # a t-interval over 3 replicates: sd = half-width * sqrt(3) / t(0.975, 2); a normal interval: half-width / 1.96
+    text = "mean RI a +0.1; gap +0.020 [+0.006, +0.035] (n = 3); lsa: differences code_sft +0.311 [+0.294, +0.327]"
+    assert record_sd("C2", "gap", text=text) == pytest.approx(0.0145 * np.sqrt(3) / 4.302653, rel=1e-5)
+    assert record_sd("C1", "lsa:", "code_sft", text=text) == pytest.approx(0.0165 / 1.959964, rel=1e-5)
+    assert record_sd("C2", "no such label", text=text) is None
+    assert _measured("C2")                                    # the committed record holds the rule's measurement
 
 
 # ------------------------------------------------------------------------------------------------ claim worlds
