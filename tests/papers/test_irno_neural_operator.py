@@ -329,7 +329,7 @@ TINY_MAIN = dict(n=16, n_sim=16, train_traj=2, test_traj=2, frames=6, spinup=0.5
 def test_study_of_a_second_seed_trains_every_base_and_variant_and_the_long_bases_start_from_their_base():
     cfg = config_for("smoke", **TINY_MAIN)
     assert cfg.run_seeds(0) == (0, 1) and cfg.run_seeds(3) == (3, 4)       # offsets added to the page's seed
-    assert config_for("smoke").run_seeds(0) == (0,) and config_for("default").run_seeds(0) == (0, 1)
+    assert config_for("smoke").run_seeds(0) == (0,) and config_for("default", seeds=(0, 1)).run_seeds(0) == (0, 1)
     st = ex.study(cfg, 1, show_progress=False)
     assert st["seed"] == 1 and set(st["evals"]) == set(ex.STUDY_RUNS) and set(st["alone"]) == set(ex.BASES)
     assert st["evals"][("k1", "fno")].K == 1 and st["evals"][("unshared", "fno")].K == cfg.K
@@ -343,6 +343,64 @@ def test_study_of_a_second_seed_trains_every_base_and_variant_and_the_long_bases
         rec = ex.train_base_operator(cfg, task, long, 0, show_progress=False)
         assert rec["epochs"] == cfg.base_epochs + cfg.irno_epochs
     assert ex.train_base_operator(cfg, task, "tfno", 0, show_progress=False)["epochs"] == cfg.base_epochs
+
+
+def test_study_without_controls_trains_only_the_core_and_the_same_core_as_with_them():
+    cfg = config_for("smoke", **dict(TINY_MAIN, seeds=(0,)), controls=False)
+    assert ex.study_plan(cfg) == (ex.CORE_BASES, ex.CORE_RUNS)
+    assert ex.study_plan(config_for("smoke")) == (ex.BASES, ex.STUDY_RUNS)
+    assert set(ex.CORE_BASES) <= set(ex.BASES) and set(ex.CORE_RUNS) <= set(ex.STUDY_RUNS)
+    st = ex.study(cfg, 0, show_progress=False)
+    assert set(st["evals"]) == set(ex.CORE_RUNS) and set(st["alone"]) == set(ex.CORE_BASES)
+    assert set(st["evals"][("irno", "fno")].lipschitz) == {0, cfg.K, 2 * cfg.K}
+    # the core is the same computation as the core of the full study (same seeds, same initialisations)
+    full = ex.study(config_for("smoke", **dict(TINY_MAIN, seeds=(0,))), 0, show_progress=False)
+    for key in ex.CORE_RUNS:
+        np.testing.assert_allclose(st["evals"][key].vrmse, full["evals"][key].vrmse, rtol=1e-6)
+    np.testing.assert_allclose(st["alone"]["fno_long"].vrmse, full["alone"]["fno_long"].vrmse, rtol=1e-6)
+
+
+def test_rows_without_their_control_arms_read_the_plateau_test_of_the_trained_refiners():
+    """Without the control arms (``default``) a comparison row is inconclusive (not converged) where a refiner it
+    did train fails the plateau test, and not testable at this profile where it passes: it never decides a row
+    on arms that were not trained, and never turns one green."""
+    cfg = config_for("smoke", n_boot=300, controls=False)
+    conv, falling = make_eval(GOOD), make_eval(GOOD)
+    falling.loss_curve = FALLING
+    lb = [at_plateau(conv)]
+    rows = {"C5": lambda e: claims.claim5([e], None, None, cfg), "C6": lambda e: claims.claim6([e], None, cfg),
+            "C8": lambda e: claims.claim8([e], None, [e], None, cfg),
+            "C8x": lambda e: claims.claim8x([e], None, [e], None, cfg),
+            "C9": lambda e: claims.claim9([e], None, None, None, cfg)}
+    for cid, rule in rows.items():
+        off = rule(falling)
+        assert off.verdict == "inconclusive at this scale" and off.inconclusive == "not converged", cid
+        assert "NOT converged" in off.reason and "not trained at this profile" in off.reason, cid
+        on = rule(conv)
+        assert on.verdict == "not testable at this profile" and "not trained" in on.reason, cid
+    # with the arms the same rows decide as before (the None path is only for absent arms)
+    assert claims.claim3([conv], lb, cfg).passed is True
+    # the super-resolution rows when the task is not run: inconclusive where the recipe is shorter than the test reads
+    for rule in (claims.claim10, claims.claim11):
+        short = rule(None, None, None, cfg)
+        assert cfg.sr_irno_epochs < 10 and short.verdict == "inconclusive at this scale"
+        assert f"sr_irno_epochs = {cfg.sr_irno_epochs}" in short.reason
+        assert rule(None, None, None, config_for("smoke", sr_irno_epochs=12, controls=False)).verdict == \
+            "not testable at this profile"
+
+
+def test_full_needs_lists_every_inconclusive_row_with_the_full_presets_sizes():
+    from icmlbook.papers.irno_neural_operator import PRESETS
+
+    cfg = config_for("default")
+    falling = make_eval(GOOD)
+    falling.loss_curve = FALLING
+    checks = {"C1": claims.claim1([make_eval(GOOD)], config_for("smoke", n_boot=300)),
+              "C5": claims.claim5([falling], None, None, cfg), "C10": claims.claim10(None, None, None, cfg)}
+    needs = claims.full_needs(checks, cfg, PRESETS["full"])
+    assert [n.split(" ")[0] for n in needs] == ["C5", "C10"]           # C1 was decided: no line
+    assert all(f"{PRESETS['full'].irno_epochs} epochs (here {cfg.irno_epochs})" in n for n in needs)
+    assert f"{PRESETS['full'].sr_irno_epochs} epochs" in needs[1]
 
 
 # -- metrics -------------------------------------------------------------------------------------------------
@@ -658,7 +716,7 @@ def test_rules_refuse_fewer_seeds_than_the_profile_runs():
     """A second pass over the session 6 rules (rev_s6): 'on every seed' was not checked against the config, so
     claim 3 with the first seed only under the default profile (seeds (0, 1)) returned reproduced."""
     ev = make_eval(GOOD)
-    default = config_for("default", n_boot=300)
+    default = config_for("default", n_boot=300, seeds=(0, 1))
     lb = at_plateau(ev)
     for call in (lambda: claims.claim1([ev], default), lambda: claims.claim2([ev], default),
                  lambda: claims.claim3([ev], [lb], default), lambda: claims.claim4([ev], [ev], default),

@@ -156,6 +156,27 @@ def _refiner_guard(cfg: IRNOConfig, margin: float, named: Sequence[tuple[str, ob
     return convergence_guard(*reports, measured=measured)
 
 
+_UNTRAINED = (" At a profile without the control arms (config controls = False: ``default``, to fit its budget) the "
+              "arms the row compares against are not trained; the row then reads the plateau test on the refiners "
+              "that were trained and is inconclusive at this scale (not converged) where one of them fails it (the "
+              "row could not be decided whatever the missing arms measured), not testable at this profile otherwise.")
+
+
+def _without_controls(cfg: IRNOConfig, margin: float, trained: Sequence[tuple[str, object]], missing: str,
+                      measured: str) -> ClaimCheck:
+    """The verdict of a row whose comparison arms (``missing``) were not trained (``cfg.controls`` False): the
+    plateau test on the refiners it did train (``trained``, (name, Evaluation) pairs) at the rule's ``margin``;
+    *inconclusive* (not converged) where one fails it, *not testable at this profile* where all pass."""
+    why = (f"{missing} not trained at this profile (controls = False, to fit its time budget); they are trained "
+           "where controls = True (smoke, full)")
+    guard = _refiner_guard(cfg, margin, trained, measured)
+    if guard is not None:
+        return ClaimCheck.inconclusive_check(measured, "not converged", f"{guard.reason}; {why}: with these "
+                                             "refiners off their plateau the row is inconclusive whatever those "
+                                             "arms measure", dict(guard.values))
+    return ClaimCheck(measured, None, {}, reason=why)
+
+
 def _verdict(measured: str, parts: Sequence[tuple[bool, bool, bool]], values: dict, why_invalid: str = ""
              ) -> ClaimCheck:
     """The four-verdict decision over parts ``(passed, against, valid)``: *not reproduced* as soon as one part's
@@ -246,12 +267,18 @@ def claim4(evs: Sequence[Evaluation], manys: Sequence[Evaluation], cfg: IRNOConf
             "without it or with a constant exponent.",
             rule="on every seed, paired over test samples, high-band ratio at K of the ablation minus IRNO's: 95 % "
                  "lower bound > effect_min (0.01) for both 'no spectral loss' and 'constant exponent lambda = 1' "
-                 "(over seeds since a default run that had the ablations on one seed)" + _GUARD,
+                 "(over seeds since a default run that had the ablations on one seed)" + _GUARD + _UNTRAINED,
             rejects="a spectral loss that does not matter for the high band (ablations as good or better on some "
                     "seed)",
             paper="not reached (the ablation tables were not read)")
-def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequence[Evaluation],
+def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation] | None, const: Sequence[Evaluation] | None,
            cfg: IRNOConfig) -> ClaimCheck:
+    if no_spec is None or const is None:
+        _seeds(evs, cfg=cfg)
+        return _without_controls(cfg, cfg.effect_min, [(f"IRNO, seed {s}", e) for s, e in enumerate(evs)],
+                                 "the ablations 'no spectral loss' and 'constant exponent' were",
+                                 "; ".join(f"seed {s}: high-band ratio IRNO {float(np.median(e.band(e.K)['high'])):.1%}"
+                                           for s, e in enumerate(evs)))
     _seeds(evs, no_spec, const, cfg=cfg)
     rows, parts, vals = [], [], []
     for s, (ev, ns, cl) in enumerate(zip(evs, no_spec, const, strict=True)):
@@ -278,13 +305,19 @@ def claim5(evs: Sequence[Evaluation], no_spec: Sequence[Evaluation], const: Sequ
                  "past K (VRMSE_2K - VRMSE_K) and RMS of Phi([x; y]), each with 95 % lower bound > effect_min (1 %) of "
                  "IRNO's mean (of VRMSE_2K for the drift) (over seeds since a default run that had the ablations on "
                  "one seed; the drift added in session 6: the level at 2K alone was won by an ablation uniformly "
-                 "worse at every k, with the same drift)" + _GUARD,
+                 "worse at every k, with the same drift)" + _GUARD + _UNTRAINED,
             rejects="a regulariser without effect (the ablation as stable past K, as accurate at 2K, or its "
                     "Phi([x; y]) as small, on some seed), or one that only makes the refiner more accurate at every "
                     "step; the Phi part is the regulariser's own objective (a check that it acted), the drift and the "
                     "level at 2K are the evidence",
             paper="not reached (the ablation tables were not read)")
-def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+def claim6(evs: Sequence[Evaluation], no_fps: Sequence[Evaluation] | None, cfg: IRNOConfig) -> ClaimCheck:
+    if no_fps is None:
+        _seeds(evs, cfg=cfg)
+        return _without_controls(cfg, cfg.effect_min, [(f"IRNO, seed {s}", e) for s, e in enumerate(evs)],
+                                 "the ablation 'no fixed-point term' was",
+                                 "; ".join(f"seed {s}: VRMSE at 2K IRNO {e.vrmse[2 * e.K].mean():.4f}, RMS Phi([x;y]) "
+                                           f"{e.phi_y.mean():.4f}" for s, e in enumerate(evs)))
     _seeds(evs, no_fps, cfg=cfg)
     rows, parts, vals = [], [], []
     for s, (ev, no_fp) in enumerate(zip(evs, no_fps, strict=True)):
@@ -345,13 +378,22 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
                  "plateau (its own architecture and start trained with IRNO's extra epochs gains < plateau_tol, "
                  "5 %): a base whose gain misses effect_min fails the row whether or not it is at a plateau, and a base off its plateau leaves a row whose bases "
                  "all pass undecided (changed in session 6: now over seeds, "
-                 "before on the first seed only, where any base off its plateau left the row undecided)" + _GUARD,
+                 "before on the first seed only, where any base off its plateau left the row undecided)" + _GUARD + _UNTRAINED,
             rejects="a refiner that helps only one kind of base (no gain on another) or on one seed only; a gain that "
                     "only makes up for an under-trained base",
             paper="gains on FNO and TFNO bases (TR-2D, Active Matter) and FNO/WDSR (ERA5)")
 def _plug_and_play(fnos, tfnos, manys, longs, cfg: IRNOConfig, extra: bool) -> ClaimCheck:
     """Claims 8 (``extra`` False: each base's gain above effect_min) and 8x (``extra`` True: also above what the same
     base gains from IRNO's extra epochs, where the base is at a plateau)."""
+    if tfnos is None or longs is None:
+        _seeds(fnos, manys, cfg=cfg)
+        return _without_controls(
+            cfg, cfg.effect_min, [(f"refiner on the {n}, seed {s}", e) for s in range(len(fnos))
+                                  for n, e in (("few-mode FNO", fnos[s]), ("many-mode FNO", manys[s]))],
+            "IRNO on the TFNO and the bases' plateau references with the extra epochs (TFNO and many-mode FNO) were",
+            "; ".join(f"seed {s}: " + ", ".join(
+                f"{n}: VRMSE {e.vrmse[0].mean():.4f} → {e.vrmse[e.K].mean():.4f}"
+                for n, e in (("few-mode FNO", fnos[s]), ("many-mode FNO", manys[s]))) for s in range(len(fnos))))
     _seeds(fnos, tfnos, manys, longs, cfg=cfg)
     rows, parts, per, short = [], [], [], []
     for s, (fno, tfno, many, lbs) in enumerate(zip(fnos, tfnos, manys, longs, strict=True)):
@@ -382,8 +424,8 @@ def _plug_and_play(fnos, tfnos, manys, longs, cfg: IRNOConfig, extra: bool) -> C
                     "lower the VRMSE of the " + ", ".join(short) + f", >= {cfg.plateau_tol:.0%})")
 
 
-def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Sequence[Evaluation],
-           longs: Sequence[Sequence[np.ndarray]], cfg: IRNOConfig) -> ClaimCheck:
+def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation] | None, manys: Sequence[Evaluation],
+           longs: Sequence[Sequence[np.ndarray]] | None, cfg: IRNOConfig) -> ClaimCheck:
     return _plug_and_play(fnos, tfnos, manys, longs, cfg, extra=False)
 
 
@@ -391,11 +433,11 @@ def claim8(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Seque
             "base gains from IRNO's extra epochs (spending the refiner's budget on the base instead).",
             rule="as claim 8, and at a plateau each base's gain has a 95 % lower bound above what the same base "
                  "trained with IRNO's extra epochs gains over it (split from claim 8 in the contract's second "
-                 "edition: the extra-epoch bar is ours, not the abstract's)" + _GUARD,
+                 "edition: the extra-epoch bar is ours, not the abstract's)" + _GUARD + _UNTRAINED,
             rejects="a refiner whose gain a base trained with its extra epochs matches (no better use of the budget)",
             paper="not reached (our check)")
-def claim8x(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Sequence[Evaluation],
-            longs: Sequence[Sequence[np.ndarray]], cfg: IRNOConfig) -> ClaimCheck:
+def claim8x(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation] | None, manys: Sequence[Evaluation],
+            longs: Sequence[Sequence[np.ndarray]] | None, cfg: IRNOConfig) -> ClaimCheck:
     return _plug_and_play(fnos, tfnos, manys, longs, cfg, extra=True)
 
 
@@ -405,12 +447,18 @@ def claim8x(fnos: Sequence[Evaluation], tfnos: Sequence[Evaluation], manys: Sequ
                  "base and of the many-mode base (each base trained with the extra epochs) minus IRNO's at K: every "
                  "difference with a 95 % lower bound > effect_min (1 %) of IRNO's mean VRMSE (the many-mode control "
                  "added after a default run: width cannot undo a mode truncation; changed in session 6: the two "
-                 "capacity controls now over seeds, before on the first seed only)" + _GUARD,
+                 "capacity controls now over seeds, before on the first seed only)" + _GUARD + _UNTRAINED,
             rejects="a one-shot corrector, a wider base or a base with more Fourier modes that does as well on some "
                     "seed",
             paper="not reached (the baseline tables were not read)")
-def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation], larges: Sequence[Evaluation],
-           many_longs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
+def claim9(evs: Sequence[Evaluation], k1s: Sequence[Evaluation] | None, larges: Sequence[Evaluation] | None,
+           many_longs: Sequence[Evaluation] | None, cfg: IRNOConfig) -> ClaimCheck:
+    if k1s is None or larges is None or many_longs is None:
+        _seeds(evs, cfg=cfg)
+        return _without_controls(cfg, cfg.effect_min, [(f"IRNO, seed {s}", e) for s, e in enumerate(evs)],
+                                 "the one-shot corrector, the wider base and the many-mode base with the extra "
+                                 "epochs were", "; ".join(f"seed {s}: IRNO at K {e.vrmse[e.K].mean():.4f}"
+                                                          for s, e in enumerate(evs)))
     _seeds(evs, k1s, larges, many_longs, cfg=cfg)
     rows, parts, per = [], [], []
     for s, (ev, k1, large, many) in enumerate(zip(evs, k1s, larges, many_longs, strict=True)):
@@ -443,6 +491,27 @@ def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray
             f">= {cfg.plateau_tol:.0%}), so a gain would partly make up for an under-trained base")
 
 
+_SR_UNTRAINED = (" At a profile that does not run the super-resolution task (config controls = False: ``default``, to "
+                 "fit its budget) the row is inconclusive at this scale (not converged) where that profile's refiner "
+                 "recipe is shorter than the 10 logged epochs the plateau test reads, not testable at this profile "
+                 "otherwise.")
+
+
+def _sr_not_run(cfg: IRNOConfig) -> ClaimCheck:
+    """The verdict of a super-resolution row at a profile that does not run the task (``cfg.controls`` False):
+    *inconclusive* (not converged) where the profile's refiner recipe is shorter than the plateau test reads
+    (``sr_irno_epochs`` below its fewest logged epochs, so the guard could never pass it, whatever the run
+    measured), *not testable at this profile* otherwise."""
+    why = ("the super-resolution task is not run at this profile (controls = False, to fit its time budget); it runs "
+           "where controls = True (smoke, full)")
+    if cfg.sr_irno_epochs < _MIN_CURVE:
+        return ClaimCheck.inconclusive_check(
+            "—", "not converged", f"{why}: its refiner's recipe trains sr_irno_epochs = {cfg.sr_irno_epochs} epochs, "
+            f"fewer than the {_MIN_CURVE} logged epochs the declared plateau test reads, so the refiner could not "
+            "count as converged here whatever it measured", {})
+    return ClaimCheck("—", None, {}, reason=why)
+
+
 _SR_SEEDS = ("changed in session 6: now over seeds, before on the first seed only; a seed that misses the effect "
              "bars fails the row whether or not its base meets the precondition (the extra-epoch bar counts where "
              "it does), and a seed whose base does not leaves a row whose seeds all pass undecided")
@@ -457,12 +526,14 @@ _SR_SEEDS = ("changed in session 6: now over seeds, before on the first seed onl
                  "epochs (added after a second review: the plateau test alone let a gain below that pass); "
                  "decided only where the base beats the Fourier-interpolated observation and is at a "
                  "plateau (the same base trained with IRNO's extra epochs gains < plateau_tol, 5 %, in RFNE) "
-                 f"({_SR_SEEDS})" + _GUARD,
+                 f"({_SR_SEEDS})" + _GUARD + _SR_UNTRAINED,
             rejects="a refiner that does not help on super-resolution (RFNE or ACC no better than the base's) on some "
                     "seed; a gain that only makes up for an under-trained base",
             paper="ERA5 16x, FNO base: ACC 0.7523 → 0.892, RFNE 0.3247 → 0.214")
-def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
-            cfg: IRNOConfig) -> ClaimCheck:
+def claim10(evs: Sequence[SREvaluation] | None, long_rfnes: Sequence[np.ndarray] | None,
+            interp_rfnes: Sequence[np.ndarray] | None, cfg: IRNOConfig) -> ClaimCheck:
+    if evs is None:
+        return _sr_not_run(cfg)
     _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
     rows, parts, per, why = [], [], [], []
     for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
@@ -493,11 +564,13 @@ def claim10(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], inter
 @claim_rule("C11", statement="On super-resolution the RFNE gain is large (the paper: a third).",
             rule="on every seed, the relative RFNE gain at k = K has a 95 % cluster-bootstrap lower bound >= gain_min "
                  f"(10 %); decided only where the base beats interpolation and is at a plateau (as in claim 10) "
-                 f"({_SR_SEEDS})" + _GUARD,
+                 f"({_SR_SEEDS})" + _GUARD + _SR_UNTRAINED,
             rejects="a refiner that only polishes the super-resolved field (RFNE gain below 10 %) on some seed",
             paper="RFNE −34.09 % (ERA5 16x, FNO base)")
-def claim11(evs: Sequence[SREvaluation], long_rfnes: Sequence[np.ndarray], interp_rfnes: Sequence[np.ndarray],
-            cfg: IRNOConfig) -> ClaimCheck:
+def claim11(evs: Sequence[SREvaluation] | None, long_rfnes: Sequence[np.ndarray] | None,
+            interp_rfnes: Sequence[np.ndarray] | None, cfg: IRNOConfig) -> ClaimCheck:
+    if evs is None:
+        return _sr_not_run(cfg)
     _seeds(evs, long_rfnes, interp_rfnes, cfg=cfg)
     rows, parts, per, why = [], [], [], []
     for s, (ev, long_rfne, interp_rfne) in enumerate(zip(evs, long_rfnes, interp_rfnes, strict=True)):
@@ -551,3 +624,32 @@ abstract_sentence("Across physical systems, IRNO consistently lowers error, with
 abstract_sentence("On Active Matter, spectral analysis reveals that, relative to base operator, the normalized error "
                   "ratios decrease to 27.72–36.10% in low-, 5.07–6.68% in mid-, and 1.48–2.04% in high-frequencies, "
                   "remaining stable beyond the trained iteration count.", "C4", "C2", "P4")
+
+
+def full_needs(checks: dict[str, ClaimCheck], cfg: IRNOConfig, full: IRNOConfig) -> list[str]:
+    """For every row of ``checks`` (id -> check) that came out *inconclusive at this scale*, one line saying why (its
+    kind, from the check) and what the ``full`` preset gives it, computed from the two configs (issue 35: a row that
+    cannot be decided within the profile's budget is decided at ``full``, and the page says what ``full`` needs). The
+    sizes are the presets'; whether ``full`` decides the row is for its run to show."""
+    def arms(c: IRNOConfig) -> str:
+        return "every control arm and the super-resolution task" if c.controls else "no control arm"
+
+    train = (f"`full` trains the refiners {full.irno_epochs} epochs (here {cfg.irno_epochs}) on {full.train_traj} "
+             f"trajectories of {full.n}² (here {cfg.train_traj} of {cfg.n}²), with the paper's U-Net (base "
+             f"{full.unet_base}, depth {full.unet_depth}) and K = {full.K}, {arms(full)} (here {arms(cfg)}), on "
+             f"{len(full.seeds)} seed(s) (here {len(cfg.seeds)})")
+    sr = (f"; its super-resolution refiner trains {full.sr_irno_epochs} epochs on {full.sr_train_traj} trajectories "
+          f"of {full.sr_fine}² (here {cfg.sr_irno_epochs if cfg.controls else 'not run'})")
+    out = []
+    for cid, c in checks.items():
+        if c.verdict != "inconclusive at this scale":
+            continue
+        if c.inconclusive == "not converged":
+            need = (f"refiners (and bases) that pass the plateau test (training {cfg.plateau_extend:.0%} longer moves "
+                    f"the metric by less than {cfg.plateau_share:.2g} of the rule's margin): {train}"
+                    + (sr if cid in ("C10", "C11") else ""))
+        else:
+            need = (f"a narrower interval: `full` has {full.test_traj} test trajectories (here {cfg.test_traj}) and "
+                    f"{len(full.seeds)} seed(s); {train}")
+        out.append(f"{cid} ({c.inconclusive}): {need}")
+    return out

@@ -24,7 +24,8 @@ from .well import load_well_fields, well_windows
 
 __all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base", "variant_spec",
            "train_variant", "load_irno", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
-           "paired_difference", "decay_ratio", "study", "STUDY_RUNS", "solver_checks", "SRTask", "make_sr_task",
+           "paired_difference", "decay_ratio", "study", "STUDY_RUNS", "CORE_BASES", "CORE_RUNS", "study_plan",
+           "solver_checks", "SRTask", "make_sr_task",
            "SREvaluation", "evaluate_sr", "sr_study", "load_sr_irno"]
 
 
@@ -293,17 +294,30 @@ def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int 
 
 #: the IRNO runs of the main study: (variant, base)
 STUDY_RUNS = tuple((v, "fno") for v in VARIANTS) + (("irno", "tfno"), ("irno", "fno_many"))
+#: what the study trains without its control arms (``cfg.controls = False``, ``default``): IRNO on the few-mode and
+#: the many-mode FNO (claims 1-4 and 7), the few-mode FNO's plateau reference (claim 3), and nothing else
+CORE_BASES = ("fno", "fno_many", "fno_long")
+CORE_RUNS = (("irno", "fno"), ("irno", "fno_many"))
+
+
+def study_plan(cfg: IRNOConfig) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``(bases, runs)`` the main study trains under ``cfg``: everything with ``cfg.controls`` (the default of the
+    config, ``smoke`` and ``full``), the core of :data:`CORE_BASES` and :data:`CORE_RUNS` without it."""
+    return (BASES, STUDY_RUNS) if cfg.controls else (CORE_BASES, CORE_RUNS)
 
 
 def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
     """The main study on one seed (the chapter runs it on every seed of :meth:`.config.IRNOConfig.run_seeds`, one
     cached artefact per seed): the task, the bases (:data:`.config.BASES`), IRNO and its ablations on the FNO
     base, IRNO on the TFNO and many-mode bases, and every evaluation (k = 0..eval_steps; Lipschitz at k = 0, K, 2K
-    for IRNO). Each base's outputs on the training inputs are computed once and shared by its refiners."""
+    for IRNO). Each base's outputs on the training inputs are computed once and shared by its refiners. Without
+    ``cfg.controls`` only :func:`study_plan`'s core is trained (the record's ``bases``, ``runs``, ``evals`` and
+    ``alone`` then hold those keys only)."""
+    plan_bases, plan_runs = study_plan(cfg)
     task = make_task(cfg, seed, show_progress)
-    bases = {k: train_base_operator(cfg, task, k, seed, show_progress) for k in BASES}
-    h0 = {b: base_outputs(load_base(bases[b]), task.x_train) for b in dict.fromkeys(b for _, b in STUDY_RUNS)}
-    runs = {(v, b): train_variant(cfg, task, bases[b], v, seed, show_progress, h0=h0[b]) for v, b in STUDY_RUNS}
+    bases = {k: train_base_operator(cfg, task, k, seed, show_progress) for k in plan_bases}
+    h0 = {b: base_outputs(load_base(bases[b]), task.x_train) for b in dict.fromkeys(b for _, b in plan_runs)}
+    runs = {(v, b): train_variant(cfg, task, bases[b], v, seed, show_progress, h0=h0[b]) for v, b in plan_runs}
     evals = {}
     for (v, b), rec in runs.items():
         model = load_irno(cfg, bases[b], rec)
@@ -311,7 +325,7 @@ def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
         evals[(v, b)] = evaluate(cfg, task, model, cfg.eval_steps, K=1 if v == "k1" else cfg.K, lip_at=lip,
                                  seed=seed)
         evals[(v, b)].loss_curve = np.asarray(rec["loss"], dtype=float)
-    alone = {k: evaluate(cfg, task, None, 0, base=load_base(bases[k])) for k in BASES}
+    alone = {k: evaluate(cfg, task, None, 0, base=load_base(bases[k])) for k in plan_bases}
     return {"seed": seed, "task": task, "bases": bases, "runs": runs, "evals": evals, "alone": alone}
 
 
