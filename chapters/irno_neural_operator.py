@@ -863,9 +863,10 @@ def _(cfg, mo, seeds, study):
       mode of the 64² fields below their Nyquist wavenumber) with 16 training trajectories instead of 20. Each
       seed's study and each seed's super-resolution task is one cached artefact, so with two threads the seeds
       train side by side. With every experiment on both seeds the default profile measured 23.2 min of CPU time
-      end to end (76 min of wall time at loads of 8-14, not on a quiet machine); two workers put it near the
-      book's 10-minute aim on 2 quiet cores, a projection from the loaded run (the chapter's config states the
-      parts).
+      end to end, and 27.7 min on one thread through the book's benchmark (session 10), against a budget of 10
+      minutes on one core; so the `default` profile now runs one seed, trains the refiners
+      {cfg.irno_epochs} epochs, and trains the control arms only where `controls` is set (here: {cfg.controls};
+      the **Controls** item above says what is lost without them). The chapter's config states the parts.
     - **The contract's second edition** (after an outside audit; every change only makes a row stricter or
       inconclusive). Four verdicts: "not reproduced" now needs a 95 % interval lying entirely past the rule's bar;
       an interval that straddles it is *inconclusive at this scale* (interval spans both), and a base off its

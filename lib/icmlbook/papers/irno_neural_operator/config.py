@@ -53,7 +53,7 @@ and the super-resolution figures; claims 5, 6, 8, 8x and 9 are decided only from
 profile trains (inconclusive, not converged, where those fail it, as at every default run so far; not testable if
 they passed), claims 10 and 11 are inconclusive (not converged: the recipe's 6 epochs are fewer than the test reads,
 as before); claims 1, 2, 3, 4 and 7 are decided on one seed instead of two. ``smoke`` (every arm, one seed) and
-``full`` (every arm, three seeds, 150 epochs) are unchanged. {MEASURED}
+``full`` (every arm, three seeds, 150 epochs) are unchanged.
 """
 
 from __future__ import annotations
