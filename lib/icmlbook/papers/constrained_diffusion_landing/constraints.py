@@ -393,6 +393,22 @@ class SpecialOrthogonal(ConstraintSet):
         M, U = X.reshape(B, n, n), V.reshape(B, n, n)
         return (0.5 * (U - M @ U.transpose(1, 2) @ M)).reshape(B, -1)
 
+    def landing_direction_eigh(self, X):
+        r"""Landing's correction :math:`\nabla J^\top G^{-1}\tilde J` written for :math:`SO(n)` (session 10, an outside
+        review of claim 6s): the same step as the generic :meth:`ConstraintSet.landing_direction` up to its damping,
+        without the :math:`n(n+1)/2\times n^2` Jacobian. It is the least-norm :math:`V` with
+        :math:`M^\top V+V^\top M=E` (:math:`E=M^\top M-I`, the upper triangle being the constraints), i.e.
+        :math:`V=MS` with :math:`CS+SC=E`, :math:`C=M^\top M=Q\Lambda Q^\top`:
+        :math:`S=Q\,[(Q^\top EQ)_{ij}/(\lambda_i+\lambda_j)]\,Q^\top`, one symmetric eigendecomposition of an
+        :math:`n\times n` matrix. The samplers keep the generic step; claim 6s times this one beside it."""
+        B, n = X.shape[0], self.n
+        M = X.reshape(B, n, n)
+        C = M.transpose(1, 2) @ M
+        lam, Q = torch.linalg.eigh(C)
+        Et = Q.transpose(1, 2) @ (C - torch.eye(n, dtype=X.dtype)) @ Q
+        S = Q @ (Et / (lam.unsqueeze(-1) + lam.unsqueeze(-2))) @ Q.transpose(1, 2)
+        return (M @ S).reshape(B, -1)
+
     def uniform(self, n, generator):
         """Haar-uniform rotations (QR of a Gaussian matrix with the sign fix, then det +1)."""
         A = torch.randn((n, self.n, self.n), generator=generator, dtype=torch.float64)

@@ -324,7 +324,8 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
     per point (:func:`newton_operations`; deterministic for a seed, this decides claim 6) and the wall time
     of each, the smallest over ``repeat`` interleaved rounds (:func:`interleaved_best_times`; reported). SO(n)'s
     closed-form projection (the polar factor by SVD, :meth:`SpecialOrthogonal.project`) is timed in the same rounds,
-    every round's times kept (``round_seconds``): claim 6s decides on them.
+    every round's times kept (``round_seconds``): claim 6s decides on them, with landing's same step written for SO(n)
+    (:meth:`SpecialOrthogonal.landing_direction_eigh`, one n×n eigendecomposition) timed in the same rounds.
 
     Second edition (issue 35): both sides' operations are counted on the real code (:func:`counted_operations`:
     landing's step as the samplers call it, Newton per point by :func:`per_point_newton_operations`); landing's
@@ -349,7 +350,11 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
         def svd():
             return so.project(Y)[0]
 
-        rounds = interleaved_times({"landing": landing, "newton": newton, "svd": svd}, repeat)
+        def landing_eigh():                 # the same step written for SO(n) (claim 6s, session 10)
+            return Y - so.landing_direction_eigh(Y)
+
+        rounds = interleaved_times({"landing": landing, "newton": newton, "svd": svd, "landing_eigh": landing_eigh},
+                                   repeat)
         best = {k: min(v) for k, v in rounds.items()}
         _, failed, iters = ConstraintSet.newton_project(so, Y, max_iter=newton_max_iter)
         ops = per_point_newton_operations(so, Y, iters, newton_max_iter)
@@ -368,9 +373,11 @@ def cost_study(cfg: LandingConfig, seed: int, step: float | None = None, repeat:
                      "before": so.violations(Y)["max_abs_h"],
                      # claim 6s (session 9, issue 35): SO(n)'s closed-form projection, timed in the same rounds
                      "svd_seconds": best["svd"], "svd_violation_after": so.violations(svd())["max_abs_h"],
+                     "landing_eigh_seconds": best["landing_eigh"],
+                     "landing_eigh_difference": float((landing_eigh() - landing()).abs().max()),
                      "round_seconds": {k: [float(t) for t in v] for k, v in rounds.items()}})
     return {"rows": rows, "points": cfg.cost_points, "repeat": repeat, "step": step, "newton_max_iter": newton_max_iter,
-            "counted": True, "svd_timed": True}
+            "counted": True, "svd_timed": True, "eigh_timed": True}
 
 
 def mixed_study(cfg: LandingConfig, seed: int) -> dict:
