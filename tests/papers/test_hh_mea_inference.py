@@ -499,6 +499,27 @@ def _c1c_alt_wide():
     return claims.claim1c(_gaussian_sbc(1.5, 100), CFG)
 
 
+@claim_case("hh_mea_inference", "C1c", "inconclusive at this scale")
+def _c1c_calibrated_low_coverage():
+    """Session 10 (an outside review): a calibrated posterior on smoke's 40 SBC cells whose y coverage came out 0.775 by
+    chance (31 of 40; exact family interval reaching 0.8); the rule said 'not reproduced' on the point coverage."""
+    return claims.claim1c(_gaussian_sbc(1.0, 40, seed=18), CFG)
+
+
+def test_claim1c_coverage_is_decided_on_its_interval():
+    c = _c1c_calibrated_low_coverage()
+    assert c.inconclusive == "interval spans both" and c.values["parts"]["90 % coverage"] is None
+    lo, hi = c.values["coverage_interval"][1]
+    assert lo < 0.8 < hi and "y" in c.reason
+    # a calibrated posterior is 'not reproduced' only as often as its rank tests reject (family level 0.01 each), not
+    # 1 time in 10 (the point coverage: 6 of 60 seeds before session 10)
+    verdicts = [claims.claim1c(_gaussian_sbc(1.0, 40, seed=s), CFG).passed for s in range(30)]
+    assert verdicts.count(False) <= 2
+    # an over-confident posterior (half the width: coverage about 0.6) is still evidence against on 40 cells
+    over = claims.claim1c(_gaussian_sbc(0.6, 40), CFG)
+    assert over.passed is False and over.values["parts"]["90 % coverage"] is False
+
+
 def test_claim1c_rejects_a_too_wide_posterior_and_says_when_it_cannot():
     wide = _gaussian_sbc(1.5, 100)
     assert (np.abs(wide.coverage90 - 0.9) <= 0.1).all()              # the coverage half cannot see it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...runtime.stats import BootstrapInterval, EffectBound, effect_bound, unit_bootstrap
+from ...runtime.stats import BootstrapInterval, EffectBound, binomial_interval, effect_bound, unit_bootstrap
 from ...training import PlateauTest, plateau_from_curve
 from .config import HHMEAConfig
 from .inference import rank_spread_p, rank_spread_power
@@ -183,7 +183,12 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "calibrated by construction, passed the rule); "
                  "inconclusive (noise above effect) when the spread test would reject a posterior sbc_wide (1.5) times too wide "
                  "with probability "
-                 "below sbc_power (0.8) at this number of SBC cells",
+                 "below sbc_power (0.8) at this number of SBC cells. Not reproduced only on evidence against (session 10, "
+                 "an outside review: a calibrated posterior failed the point coverage 1 time in 10 on smoke's 40 cells): "
+                 "a rank test rejecting, the contraction below its minimum, or a parameter whose coverage's exact "
+                 "(Clopper-Pearson) interval, at family level 95 % Bonferroni-divided over the parameters, lies wholly "
+                 "outside 0.9 ± coverage_tol; a coverage outside the window whose interval reaches into it is "
+                 "inconclusive (interval spans both)",
             rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, too large or too small a rank spread, "
                     "coverage off by more than 0.1), e.g. a posterior 1.5 times too wide, or the prior itself (calibrated "
                     "and uninformative)",
@@ -203,18 +208,34 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
     var_prior = (np.asarray(study.high, float) - np.asarray(study.low, float)) ** 2 / 12
     contraction = 1 - var_post / var_prior
     ok = old and bool((ps >= level).all()) and float(contraction.mean()) >= cfg.min_contraction
+    # session 10 (an outside review): the coverage decided three-way on its exact interval; a point coverage of 0.78
+    # on 40 cells (interval [0.62, 0.89]) was 'not reproduced' although a calibrated posterior gives it 1 time in 10
+    cov_ci = [binomial_interval(int(round(c * n_obs)), n_obs, 1 - 0.05 / len(cov)) for c in cov]
+    lo_ok, hi_ok = 0.9 - cfg.coverage_tol, 0.9 + cfg.coverage_tol
+    cov_against = [n for n, (a, b) in zip(study.names, cov_ci) if b < lo_ok or a > hi_ok]
+    parts = {"rank uniformity (chi-squared)": bool((p >= level).all()),
+             "rank spread": bool((ps >= level).all()),
+             "90 % coverage": True if (np.abs(cov - 0.9) <= cfg.coverage_tol).all() else (False if cov_against else None),
+             "contraction": float(contraction.mean()) >= cfg.min_contraction}
     txt = ("posterior contraction " + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, contraction))
            + f" (mean {contraction.mean():.2f}, at least {cfg.min_contraction:g} asked); SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; rank-spread p "
            + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, ps)) + "; 90 % coverage "
            + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, cov))
            + f"; power against a posterior {cfg.sbc_wide:g}× too wide {power:.2f} ({n_obs} cells)")
     values = {"spread_p": ps.tolist(), "power": power, "contraction": contraction.tolist(),
-              "contraction_mean": float(contraction.mean())}
+              "contraction_mean": float(contraction.mean()), "coverage_interval": [list(c) for c in cov_ci]}
+    if parts["90 % coverage"] is not True:
+        txt += ("; coverage's exact intervals (family 95 %) " + ", ".join(f"{n} [{a:.2f}, {b:.2f}]" for n, (a, b) in
+                                                                        zip(study.names, cov_ci)))
     if ok and power < cfg.sbc_power:
         return ClaimCheck.inconclusive_check(txt, "noise above effect", f"{n_obs} SBC cells: the rank-spread test "
                                              f"rejects a posterior {cfg.sbc_wide:g}× too wide with probability "
                                              f"{power:.2f} only (below {cfg.sbc_power:g})", values)
-    return ClaimCheck(txt, ok, values)
+    if ok:
+        return ClaimCheck(txt, True, values)
+    return _three_way(txt, parts, values, why=f"the coverage outside {lo_ok:g}-{hi_ok:g} at "
+                      + ", ".join(n for n, c in zip(study.names, cov) if abs(c - 0.9) > cfg.coverage_tol)
+                      + f", but its interval reaches into the window ({n_obs} SBC cells)")
 
 
 @claim_rule("C2", statement="Designed features carry more information about θ than an equal-dimension summary of "
