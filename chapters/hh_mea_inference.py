@@ -201,8 +201,9 @@ def _(mo):
     calibrated) is tested too, and when the SBC cells are too few for that test to catch a posterior 1.5 times
     too wide, the calibration row says so instead of passing. The 90 % coverage is a count over the SBC cells, so
     it is read with its exact interval: a coverage below 0.8 whose interval still reaches 0.8 leaves the row
-    undecided, since a calibrated posterior on 40 cells falls there about one time in ten (session 10, an outside
-    review; the row had said "not reproduced" on the point value). As a control, the same NPE is trained on a
+    undecided, since a calibrated posterior falls there by chance (in an outside review's simulation in session 10,
+    6 of 60 calibrated five-parameter posteriors on 40 cells; the row had said "not reproduced" on the point
+    value). As a control, the same NPE is trained on a
     Gaussian random projection of the raw (z-scored) EI to the same dimension.
 
     Whether a parameter is identifiable from the features is a property of the features, not of one estimator.
