@@ -287,8 +287,12 @@ def _(mo):
 
     Each probe is trained on the plain answers of the training split. The site used by the claims is the one a
     defender can pick without any encoded data: the lowest log-loss on plain calibration answers. The dotted
-    line is the same probe on an **untrained** model's activations of the same answers: what surface statistics
-    and attention to the (plain) request give without any learned representation.
+    line is the same probe on an **untrained** model's activations of the same answers: what a randomly
+    initialised network of the same shape makes linearly readable, without any learned representation. It is not
+    a ceiling for the surface form: on plain answers the topic words alone (the keyword list, whose AUROC claim
+    3's row prints) detect the topic, so claim 3 says that training made the topic more readable from the
+    activations, not that the probe reads more than the words. Claim 4, on encoded answers, is where the words
+    are hidden.
     """)
     return
 

@@ -510,12 +510,13 @@ def _S():
     return len(reference_study()[1][0].sites)
 
 
-def _c3(trained, untrained):
+def _c3(trained, untrained, **world):
     """Claim 3 on seeds whose probe AUROC on plain text is ``trained`` at the chosen site (2) of the trained model and
-    ``untrained`` at site 0 of the untrained one (one value per seed; every other site 0.5)."""
+    ``untrained`` at site 0 of the untrained one (one value per seed; every other site 0.5); ``world`` goes to
+    ``_world`` (e.g. the untrained model's calibration-chosen site)."""
     S = _S()
     cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in trained],
-                        untrained_auroc_plain=[_at(S, 0, v) for v in untrained])
+                        untrained_auroc_plain=[_at(S, 0, v) for v in untrained], **world)
     return claims.claim3_probe_plain(seeds, cfg)
 
 
@@ -535,7 +536,33 @@ def c3_weak():
             alternative="training adds little: the probe on the trained model (0.98-0.99) only 0.04 above the same "
                         "probe on an untrained model (0.94-0.95), which reads the topic words' surface form")
 def c3_surface_only():
-    return _c3((0.985, 0.982, 0.988), (0.945, 0.940, 0.948))
+    return _c3((0.985, 0.982, 0.988), (0.945, 0.940, 0.948), untrained_chosen_site=0)
+
+
+@claim_case("trojan_speak_probes", "C3", "inconclusive at this scale",
+            alternative="the untrained model's best site picked on the eval answers (0.94-0.95) above the site its "
+                        "calibration answers pick (0.90): the gap at the eval-picked site is a selection artefact")
+def c3_selected_baseline():
+    S = _S()
+    cfg, seeds = _world(chosen_site=2, probe_auroc_plain=[_at(S, 2, v) for v in (0.985, 0.982, 0.988)],
+                        untrained_auroc_plain=[_at(S, 0, v, other=0.90) for v in (0.945, 0.940, 0.948)],
+                        untrained_chosen_site=1)
+    return claims.claim3_probe_plain(seeds, cfg)
+
+
+def test_c3_evidence_against_needs_the_calibration_chosen_untrained_site_too():
+    """Session 10 (an outside review): the untrained model's best site is a maximum over sites on the eval answers,
+    biased upward; the advantage counts against the claim only if it is also below the margin at the untrained
+    model's site chosen on calibration answers (as the trained model's is)."""
+    assert c3_surface_only().passed is False
+    sel = c3_selected_baseline()
+    assert sel.inconclusive == "interval spans both" and "calibration-chosen site" in sel.measured
+    assert np.allclose(sel.values["untrained_at_calibration_site"], 0.90)
+    cfg, sums, runs = reference_study()              # the real summaries carry the calibration-chosen site
+    t = world.check_topic(cfg.monitored_topic)
+    for s, r in zip(sums, runs):
+        assert 0 <= s.untrained_chosen_site < len(s.sites)
+        assert s.untrained_chosen_site == experiments._choose_site(r.untrained_mean["plain"], r.responses["plain"], t)
 
 
 @claim_case("trojan_speak_probes", "C3", "inconclusive at this scale",

@@ -251,9 +251,16 @@ def claim2_encoding_blinds(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig
          f"its advantage over the same probe on an untrained model's activations of the same answers, at that "
          f"model's best site (lower end > {_T['baseline_margin']:g}); against when either interval lies wholly below; "
          f"the advantage is inconclusive when the untrained model's probe is within {_T['baseline_margin']:g} of "
-         "AUROC 1 in some seed (a ceiling no probe can beat by the margin)",
-    rejects="activations that do not carry the topic linearly (AUROC 0.8), e.g. a probe on shuffled labels; a probe "
-            "that reads no more than the topic words' surface form (the same probe on an untrained model matches it)",
+         "AUROC 1 in some seed (a ceiling no probe can beat by the margin). The untrained model's best site is picked "
+         "on the eval answers themselves (favouring it); so the advantage is evidence against only when it also lies "
+         "wholly below the margin against the untrained model's site chosen as the trained model's is (plain "
+         "calibration log-loss), else inconclusive (session 10, an outside review: a maximum over sites of noisy "
+         "AUROCs is biased upward). The untrained model is a random-feature baseline, not the surface form: on plain "
+         "answers the topic words alone (the keyword list, reported) detect the topic, so the row cannot show that "
+         "the probe reads more than the words",
+    rejects="activations that do not carry the topic linearly (AUROC 0.8), e.g. a probe on shuffled labels; "
+            "activations of the trained model no more topic-readable than a randomly initialised network's (the same "
+            "probe on an untrained model matches it)",
     reconstruction=True,
 )
 def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) -> ClaimCheck:
@@ -263,12 +270,24 @@ def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) ->
     base = np.array([_nanmax(s.untrained_auroc_plain) for s in seeds])
     parts = [_part("AUROC", auc, _T["probe_auroc_min"]),
              _part("advantage over the untrained model", auc - base, _T["baseline_margin"], fmt="+.3f")]
+    # session 10 (an outside review): 'against' also against the untrained model's site chosen on calibration answers
+    at_cal = np.array([s.untrained_auroc_plain[s.untrained_chosen_site]
+                       if getattr(s, "untrained_chosen_site", -1) >= 0 else np.nan for s in seeds], dtype=float)
+    cal_part = _part("advantage over the untrained model at its calibration-chosen site", auc - at_cal,
+                     _T["baseline_margin"], fmt="+.3f")
+    cal_note = ""
+    if parts[1].passed is False and cal_part.passed is not False:
+        parts[1] = _Part(parts[1].name, None, parts[1].text)
+        cal_note = (f"; {cal_part.text}: not wholly below the margin there, so the gap at the untrained model's "
+                    "eval-picked best site is not evidence against")
     measured = "; ".join(p.text for p in parts)
     guard = _positives_guard([s.n_pos_plain for s in seeds], "plain eval answers", measured)
     if guard is not None:
         return guard
-    values = {"auroc": auc, "untrained": base}
-    extra = f"sites {_chosen_labels(seeds)}; the untrained model's best site {_nanmean(base):.3f}"
+    values = {"auroc": auc, "untrained": base, "untrained_at_calibration_site": at_cal}
+    extra = (f"sites {_chosen_labels(seeds)}; the untrained model's best site {_nanmean(base):.3f}, its "
+             f"calibration-chosen site {_nanmean(at_cal):.3f}; the keyword list (the topic words alone, no model) "
+             f"{_nanmean([s.keyword_auroc_plain for s in seeds]):.3f}" + cal_note)
     if parts[0].passed is not False and np.any(base > 1.0 - _T["baseline_margin"]):
         return ClaimCheck.inconclusive_check(
             f"{measured}; {extra}", "noise above effect",

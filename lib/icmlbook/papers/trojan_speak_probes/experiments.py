@@ -431,6 +431,9 @@ class SeedSummary:
     site_kind_losses: dict                 # kind -> plain calibration log-loss of that site
     capability: dict                       # name -> Capability
     sft_curves: dict                       # name -> (steps, arith_heldout, general_loss, format_loss)
+    #: the untrained model's site chosen as the trained model's is (plain calibration log-loss; claim 3's evidence
+    #: against, session 10): -1 where unknown
+    untrained_chosen_site: int = -1
 
 
 def _safe_auroc(scores, y) -> float:
@@ -515,7 +518,8 @@ def summarise(run: SeedRun, cfg: TrojanProbesConfig, cipher: str | None = None, 
         shuffled_auroc_cipher=sh_e, shuffled_auroc_spread=sh_sd, shuffled_insample=run.shuffled_insample.copy(), control_auroc_cipher=ct_e,
         free_auroc_plain=fr_p, free_auroc_cipher=fr_e, untrained_free_auroc_cipher=ufr_e, site_kind_choice=kinds,
         site_kind_losses=kind_losses,
-        capability=dict(run.capability), sft_curves=sft)
+        capability=dict(run.capability), sft_curves=sft,
+        untrained_chosen_site=_choose_site(run.untrained_mean["plain"], P, t))
 
 
 # ------------------------------------------------------------------------------------------------ the study
