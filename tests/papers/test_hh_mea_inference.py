@@ -1063,11 +1063,15 @@ def _c7_trivial():
     f = _prior_started_fits()
     (_, _, s_fit), (_, tr_go, s_go) = f["prior-started"], f["gradient-only"]
     steps = s_go.shape[1]
-    # one round per cell: the 'amortised' call is a whole fit of that cell, the fits' block that cell's steps
+    # one round per cell: the 'amortised' call is a whole fit of that cell, the fits' block that cell's steps.
+    # The per-cell speed limit (speed_s, 1 s) is lifted here: a whole fit's wall time crosses it or not with the
+    # machine's load (1.6 s at load 13, session 10), which flipped the verdict between inconclusive and not
+    # reproduced; what the trivial method lacks is the amortisation ratio (a fit against a fit, < 10x), and that
+    # alone decides the case.
     return claims.claim7(SimpleNamespace(test_theta=np.zeros((1, 5)), seconds_npe_all=tuple(s_fit.sum(1)),
                                          seconds_gradient_only_blocks=tuple(s_go.mean(1) * steps),
                                          seconds_gradient_only_run=float(s_go.sum(1).mean()),
-                                         loss_trace_gradient_only=tr_go), TINY)
+                                         loss_trace_gradient_only=tr_go), dataclasses.replace(TINY, speed_s=1e9))
 
 
 def test_trivial_worlds_are_what_they_claim():
