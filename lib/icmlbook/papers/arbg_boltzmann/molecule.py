@@ -14,6 +14,7 @@ Coordinates are nm, shape (frames, atoms, 3), in the topology's atom order.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import io
 import math
@@ -106,7 +107,10 @@ def heavy_atom_positions(phi: float = -80.0, psi: float = 150.0, omega: float = 
             for res, name, el, xyz in alanine_peptide_heavy_atoms(1, True, phi, psi, omega)]
 
 
+@functools.lru_cache(maxsize=None)
 def _forcefield(name: str):
+    """The parsed force field (parsed once per process: each parse reads the XML files, ~0.25 s; a ForceField is
+    not changed by ``createSystem`` or ``Modeller.addHydrogens``, so one object serves every system built here)."""
     from openmm import app
     if name not in FORCE_FIELDS:
         raise ValueError(f"force_field={name!r} is not allowed; allowed values: {', '.join(FORCE_FIELDS)}")
