@@ -18,6 +18,7 @@ One study does everything on fresh draws from the prior, and inference never see
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
 import numpy as np
@@ -64,9 +65,17 @@ class RidgeBaseline:
 
 
 def build_model(cfg: HHMEAConfig) -> ForwardModel:
-    layout = CellLayout(n_ais=cfg.n_ais, n_axon=cfg.n_axon, comp_length=cfg.comp_length, record_frac=cfg.record_frac)
-    return ForwardModel(tuple(cfg.free), cfg.n_electrodes, layout, dt=cfg.dt, stim_t_max=cfg.stim_t_max,
-                        source=cfg.source, chunk=cfg.chunk)
+    """The forward model of ``cfg``, built once per process for the same forward-model settings: the notebook's model
+    and the study's are then one object, so the Jaxley cell is built and each jitted batch function (EIs, features,
+    thresholds) compiled once, not twice (session 10; a ForwardModel is not changed after it is built)."""
+    return _build_model(tuple(cfg.free), cfg.n_electrodes, cfg.n_ais, cfg.n_axon, cfg.comp_length, cfg.record_frac,
+                        cfg.dt, cfg.stim_t_max, cfg.source, cfg.chunk)
+
+
+@functools.lru_cache(maxsize=4)
+def _build_model(free, n_electrodes, n_ais, n_axon, comp_length, record_frac, dt, stim_t_max, source, chunk) -> ForwardModel:
+    layout = CellLayout(n_ais=n_ais, n_axon=n_axon, comp_length=comp_length, record_frac=record_frac)
+    return ForwardModel(free, n_electrodes, layout, dt=dt, stim_t_max=stim_t_max, source=source, chunk=chunk)
 
 
 def fastest_of(fn, repeats: int, clock=time.perf_counter) -> tuple:
