@@ -810,9 +810,11 @@ def _rise_world(before: dict, after: dict, noise=0.01, n=4, extra=None):
 
 
 @claim_case(SLUG, "C6b", "reproduced")
-def _c6b_direct_largest(n=N_DEFAULT, k=K["C6b"]):
-    # at the default spread of general losses after SFT (math's 0.35 nats) only an effect near 1 nat in math is
-    # decided with three replicates
+def _c6b_direct_largest(n=2 * N_DEFAULT, k=K["C6b"]):
+    # Rule 12, underpowered at default: with the default run's own spreads (session 10's record: math rise
+    # +0.778 [-0.392, +1.947] over 3 replicates, a per-replicate sd near 0.5 nats) a 1.6-nat effect in math is not
+    # decided by three replicates (the interval of the math rise contains the minimum effect); this world needs
+    # six. The row is inconclusive at default and full alike (both run 3 replicates): noted on issue 30
     return claims.claim6b_direct_sft_largest(_rise_world(
         {"base": 4.0, "mid": 4.1}, {"base": 4.6, "mid": 4.3}, n=n, noise={
             d: k * max(SPREAD[f"C6b rise {d}"], SPREAD[f"C6b after {d}"]) for d in D.DOMAINS},
