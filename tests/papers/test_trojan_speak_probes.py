@@ -581,15 +581,15 @@ def c3_trivial():
 
 
 # C4 ------------------------------------------------------------------------------------------------
-def _c4(trained, untrained=None, competence=0.95):
+def _c4(trained, untrained=None, competence=0.95, other=0.5, **world):
     """Claim 4 on seeds whose probe AUROC on ciphered text is ``trained`` at the chosen site (2) and, if given,
-    ``untrained`` at site 0 of the untrained model (otherwise the reference study's own), with cipher competence
-    ``competence`` (a number or one per seed)."""
+    ``untrained`` at site 0 of the untrained model (``other`` at its other sites; otherwise the reference study's
+    own), with cipher competence ``competence`` (a number or one per seed); ``world`` goes to ``_world``."""
     S = _S()
     fields = {"probe_auroc_cipher": [_at(S, 2, v) for v in trained]}
     if untrained is not None:
-        fields["untrained_auroc_cipher"] = [_at(S, 0, v) for v in untrained]
-    cfg, seeds = _world(chosen_site=2, competence_cipher=competence, **fields)
+        fields["untrained_auroc_cipher"] = [_at(S, 0, v, other=other) for v in untrained]
+    cfg, seeds = _world(chosen_site=2, competence_cipher=competence, **fields, **world)
     return claims.claim4_probe_transfer(seeds, cfg)
 
 
@@ -601,7 +601,15 @@ def c4_reproduced():
 @claim_case("trojan_speak_probes", "C4", "not reproduced",
             alternative="a transfer no better than an untrained model's (both read the plain request)")
 def c4_leak_only():
-    return _c4((0.95, 0.93, 0.96), (0.95, 0.94, 0.95))
+    return _c4((0.95, 0.93, 0.96), (0.95, 0.94, 0.95), untrained_chosen_site=0)   # calibration picks that site too
+
+
+@claim_case("trojan_speak_probes", "C4", "inconclusive at this scale",
+            alternative="the untrained model's best encoded site picked on the eval answers (0.94-0.95) above the site "
+                        "its plain calibration answers pick (0.80): the gap at the eval-picked site is a selection "
+                        "artefact (session 10, as C3)")
+def c4_selected_baseline():
+    return _c4((0.95, 0.93, 0.96), (0.95, 0.94, 0.95), other=0.80, untrained_chosen_site=1)
 
 
 @claim_case("trojan_speak_probes", "C4", "not reproduced", alternative="a partial transfer (AUROC 0.75)")
