@@ -112,3 +112,43 @@ def test_over_budget_is_judged_on_cpu_time_and_on_wall_time_only_when_the_machin
                                   "load_avg": 1.0})
     assert not table.row_over_budget({**base, "profile": "full", "wall_seconds": 1e5, "cpu_seconds": 1e5,
                                       "load_avg": 1.0})
+
+
+def test_the_bench_kernels_follow_its_autogroup_priority(tmp_path):
+    """A process started in a new session (the pipeline; papermill's kernel) gets its own autogroup at nice 0; the
+    bench keeps its descendants at its own autogroup priority. Checked in a child process that lowers its own
+    priority to nice 5 (always allowed) and starts a two-level process tree in a new session."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not Path("/proc/self/autogroup").exists():
+        pytest.skip("no scheduler autogroups on this kernel")
+    script = tmp_path / "follow.py"
+    script.write_text(
+        "import subprocess, sys, time\n"
+        "from pathlib import Path\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from tests.benchmarks.__main__ import _FollowPriority, _autogroup_nice, _descendants\n"
+        "try:\n"
+        "    Path('/proc/self/autogroup').write_text('5')\n"
+        "except OSError:\n"
+        "    sys.exit(3)\n"
+        "p = subprocess.Popen(['bash', '-c', 'setsid sleep 4 & sleep 4'], start_new_session=True)\n"
+        "time.sleep(0.5)\n"
+        "before = [_autogroup_nice(q) for q in _descendants(p.pid) + [p.pid]]\n"
+        "with _FollowPriority(p.pid, every=0.2):\n"
+        "    time.sleep(1.0)\n"
+        "    after = [_autogroup_nice(q) for q in _descendants(p.pid) + [p.pid]]\n"
+        "for q in _descendants(p.pid):\n"
+        "    subprocess.run(['kill', str(q)])\n"
+        "p.kill()\n"
+        "print(before, after)\n")
+    out = subprocess.run([sys.executable, str(script), str(Path(__file__).resolve().parents[1])], capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode == 3:
+        pytest.skip("this machine does not let a process change its autogroup priority")
+    assert out.returncode == 0, out.stderr
+    before, after = out.stdout.strip().split("] [")
+    assert "0" in before                                   # the new sessions started at nice 0
+    assert set(after.strip("[]").split(", ")) == {"5"}     # every process of the tree now at the bench's nice 5
