@@ -42,18 +42,11 @@ from icmlbook.papers.irno_neural_operator import (IRNO, FNO2d, NSSolver, Refinem
                                            lipschitz_power, random_vorticity)
 from icmlbook.runtime import cpu_threads
 
-from .common import BenchResult, best_time
+from .common import BenchResult, best_time, best_wall_and_cpu
 
 
 def _best_wall_and_cpu(fn, repeat: int) -> tuple[float, float]:
-    """The best wall time and the best CPU time of this thread over ``repeat`` runs (the work runs on one torch
-    thread, so the thread's CPU time is its cost without the waits a loaded machine adds)."""
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.thread_time()
-        fn()
-        wall, cpu = min(wall, time.perf_counter() - t0), min(cpu, time.thread_time() - c0)
-    return wall, cpu
+    return best_wall_and_cpu(fn, repeat, time.thread_time)
 
 #: Lanczos stops once every sample's top Ritz residual bound is below this fraction of the Ritz value (a bound on
 #: sigma^2, so about half of it on sigma: 20x inside the 1 % target), and after at most this many steps

@@ -21,18 +21,11 @@ from icmlbook.papers.skill_neologisms.skills import Skill, SkilledLM, init_rows
 from icmlbook.papers.skill_neologisms.training import BaseModel, build_gpt
 from icmlbook.runtime import cpu_threads
 
-from .common import BenchResult
+from .common import BenchResult, best_wall_and_cpu
 
 
 def _best(fn, repeat: int) -> tuple[float, float]:
-    """(best wall, best CPU) seconds of ``repeat`` runs; on one thread the CPU time is what a quiet core takes, the
-    wall time also counts the time other jobs held the core."""
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        wall, cpu = min(wall, time.perf_counter() - w0), min(cpu, time.process_time() - c0)
-    return wall, cpu
+    return best_wall_and_cpu(fn, repeat, time.process_time)
 
 
 def _setup():
