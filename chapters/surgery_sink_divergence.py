@@ -185,10 +185,25 @@ def _(mo):
     mo.md(r"""
     ## Experiments
 
-    Each replicate trains its own aligned model, then fine-tunes it with plain SFT and with Surgery at every
-    poison ratio; on the first replicates it also runs the sign ablations, a random half of the heads, two
-    baselines (replaying alignment texts in every batch; an $L_2$ pull to the aligned weights) and a sweep
-    of λ. Every model compared below gets the same number of updates on the same user data.
+    Each replicate trains its own aligned model, then fine-tunes it with plain SFT at every poison ratio and
+    with Surgery at the main one; on the first replicates it also runs Surgery at the other ratios, the sign
+    ablations, a random half of the heads, two baselines (replaying alignment texts in every batch; an $L_2$
+    pull to the aligned weights) and a sweep of λ. Every model compared below gets the same number of updates
+    on the same user data.
+    """)
+    return
+
+
+@app.cell
+def _(cfg, mo):
+    _modes = ", ".join(cfg.ablation_modes)
+    mo.md(f"""
+    At this profile: Surgery runs at every poison ratio on the first {cfg.dose_surgery_seeds} replicate(s) and
+    at p = {cfg.p_main:g} on all {cfg.n_seeds}; the ablations ({_modes}), baselines and λ sweep run on the first
+    {cfg.ablation_seeds}. The `default` sizes were cut to fit the chapter's ten-minute budget; what the cut
+    costs: no rule reads Surgery at the other ratios (the dose figure shows them from fewer replicates), and the
+    $|d_h|$ penalty, which no rule decides, {"runs here" if "abs" in cfg.ablation_modes else
+    "runs only at the `full` profile"}.
     """)
     return
 
@@ -332,7 +347,9 @@ def _(cfg, mo, ss, study):
     check4 = ss.claims.claim4_surgery_lowers(study, cfg)
     mo.md(f"""
     *Figure: final disclosure rate (left) and fine-tune accuracy (right) against the poison ratio, for plain
-    SFT and Surgery (mean and 95 % interval over {study.n} replicate(s)); dotted, the aligned model.*
+    SFT and Surgery (mean and 95 % interval over the replicates that ran each point: SFT on all {study.n},
+    Surgery on {len(study.runs(study.key("surgery", 0.0)))} away from p = {study.p_main:g}; dots: replicates);
+    dotted, the aligned model.*
 
     {check3.sentence("Claim 3")}
 
@@ -354,7 +371,9 @@ def _(mo):
     $p = 0$ too, with no poison to defend against). We report it as a diagnostic: if it fails, the penalty
     missed its own target and the row is inconclusive. What can fail is the observation the penalty rests
     on: plain fine-tuning on poisoned data should raise the statistic above the aligned model's, and by
-    more than fine-tuning on clean data (the same number of updates at $p = 0$) does.
+    more than fine-tuning on clean data (the same number of updates at $p = 0$) does. The values are read in
+    one unit for every replicate, the aligned models' mean held-out value, so that a replicate whose aligned
+    model has no positive head (a value of 0) still counts.
     """)
     return
 
@@ -385,7 +404,7 @@ def _(mo):
     The separable sink divergence hypothesis says the heads that learn the harmful pattern are the ones
     with positive $d_h$. If so, penalising the **opposite** sign, $\operatorname{ReLU}(-d_h)$, or the
     **same hinge on a random half** of the heads should protect less than Surgery; $|d_h|$ is shown beside
-    them. The two baselines anchor the fine-tuning in simpler ways.
+    them where the profile runs it. The two baselines anchor the fine-tuning in simpler ways.
     """)
     return
 

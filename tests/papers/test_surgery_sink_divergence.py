@@ -333,8 +333,12 @@ def test_same_seed_same_run():
         assert all(torch.equal(a.state[k], b.state[k]) for k in a.state)
         spec = ss.FineTuneSpec("surgery", 0.2, lam=5.0)
         r1, r2 = ss.finetune(tiny, a, wt, spec, 3), ss.finetune(tiny, a, wt, spec, 3)
+        # the step-0 evaluation the replicates reuse (the aligned base's own metrics) equals the recomputed one
+        r3 = ss.finetune(tiny, a, wt, spec, 3, start_metrics=a.metrics)
     for k in ss.RUN_METRICS:
         np.testing.assert_array_equal(getattr(r1, k), getattr(r2, k))
+        np.testing.assert_array_equal(getattr(r1, k), getattr(r3, k))
+    np.testing.assert_array_equal(r1.d, r3.d)
     np.testing.assert_array_equal(r1.loss, r2.loss)
     np.testing.assert_array_equal(r1.penalty, r2.penalty)
 
@@ -582,31 +586,56 @@ def _c4_refuser():
 
 
 # -- C5 ---------------------------------------------------------------------------------------------
-#: spread across replicates of the final held-out penalty / aligned of plain SFT: sd about 0.3 (smoke-size runs of
-#: three aligned bases: 1.45, 1.31, 1.08 at p = 0.2 and 1.13, 0.60, 1.05 at p = 0; the default run's two kept
-#: replicates average 0.66 at p = 0.1 with a t-interval of [-1.95, 3.26], an sd near 0.3). Surgery's own ratio sits
-#: near 0 (the default run: 0.00 [0.00, 0.00]; smoke: 0 to 0.25): sd 0.1, clipped at 0.
-SD_PEN, SD_PEN_SURGERY = 0.3, 0.1
+#: the real run's spread, in C5's unit (the aligned models' mean held-out penalty). The default record of commit
+#: 1bacfe9 (tests/benchmarks/records, four replicates): two aligned models had no positive head (held-out penalty 0),
+#: the other two averaged 1.24e-4, so the unit is about half that and the aligned values run 0, 0, ~2, ~2 units; on
+#: the two replicates with a positive head, SFT at p = 0.1 ended at 0.66 [-1.95, 3.26] x their own aligned value
+#: (sd about 0.3, so about 0.6 units) and the gap to SFT at p = 0 was -2.10 [-13.8, 9.6] (sd about 1.3, so about
+#: 2.6 units: clean SFT spreads, sd about 2.5 units). Surgery's own value sits near 0 (that run: 0.00 [0.00, 0.00];
+#: smoke: 0 to 0.25): sd 0.1, clipped at 0.
+ALIGNED_UNITS, SD_PEN, SD_PEN_CLEAN, SD_PEN_SURGERY = (0.0, 0.0, 2.0, 2.0), 0.6, 2.5, 0.1
+#: the claimed truth's size: poisoned SFT grows the positive group. Two more clearly positive heads than clean SFT
+#: (C2's declared minimum gap, n_plus_gap_min = 2) at C1's clearly-signed size (two_sign_delta = 0.002) raise
+#: mean_h ReLU(d_h) over the 8 heads by 2 x 0.002 / 8 = 5e-4, about 8 units at the default run's unit (6.2e-5)
+CLAIMED_GAP = 8.0
 
 
-def _pen_world(surg_ratio, sft_ratio, clean_ratio=1.0, seed=8, sd=SD_PEN):
+def _pen_world(surg_ratio, sft_ratio, clean_ratio=1.0, seed=8, sd=SD_PEN, sd_clean=SD_PEN, aligned=(1.0,) * 4):
+    """Held-out penalties (in units: x 1e-3) of SFT at p_main (``sft_ratio``), SFT at p = 0 (``clean_ratio``) and
+    Surgery (``surg_ratio``) with replicate noise, over aligned models of held-out penalty ``aligned`` (units, whose
+    mean is the unit)."""
     def extra(key, r, g):
-        ratio = {K.key("surgery"): surg_ratio, K.key("sft"): sft_ratio}.get(key, clean_ratio)
-        noise = g.normal(0, SD_PEN_SURGERY if key == K.key("surgery") else sd)
-        return {"heldout_penalty": np.full(STEPS.size, 1e-3 * max(0.0, ratio + noise))}
+        ratio, s = {K.key("surgery"): (surg_ratio, SD_PEN_SURGERY), K.key("sft"): (sft_ratio, sd)}.get(
+            key, (clean_ratio, sd_clean))
+        return {"heldout_penalty": np.full(STEPS.size, 1e-3 * max(0.0, ratio + g.normal(0, s)))}
     keys = [K.key("sft"), K.key("sft", 0.0), K.key("surgery")]
-    return _study({k: 0.9 for k in keys}, {k: 0.9 for k in keys}, extra=extra, seed=seed)
+    study = _study({k: 0.9 for k in keys}, {k: 0.9 for k in keys}, extra=extra, seed=seed)
+    unit = 1e-3 / np.mean(aligned)
+    reps = [dataclasses.replace(rep, base=dataclasses.replace(rep.base, metrics=rep.base.metrics | {
+        "heldout_penalty": unit * a})) for rep, a in zip(study.replicates, aligned)]
+    return dataclasses.replace(study, replicates=tuple(reps))
 
 
 @claim_case("surgery_sink_divergence", "C5", "reproduced")
 def _c5_ok():
-    return claims.claim5_penalty_suppressed(_pen_world(0.05, 2.2), CFG)
+    # the real run's spread and aligned values (two of four at 0), clean SFT where the real run had it
+    return claims.claim5_penalty_suppressed(_pen_world(0.05, 5.5 + CLAIMED_GAP, clean_ratio=5.5, sd_clean=SD_PEN_CLEAN,
+                                                       aligned=ALIGNED_UNITS), CFG)
+
+
+def test_c5_counts_every_replicate():
+    # a replicate whose aligned model has no positive head (held-out penalty 0) is not dropped (CLAIMS.md rule 12:
+    # the rule uses the replicates the profile runs)
+    check = claims.claim5_penalty_suppressed(_pen_world(0.05, 13.5, clean_ratio=5.5, sd_clean=SD_PEN_CLEAN,
+                                                        aligned=ALIGNED_UNITS), CFG)
+    assert check.values["n"] == CFG.n_seeds == len(ALIGNED_UNITS)
+    assert check.values["scale"] == pytest.approx(1e-3)
 
 
 @claim_case("surgery_sink_divergence", "C5", "not reproduced", alternative="fine-tuning raises the held-out penalty "
             "whatever the data: SFT at p_main and at p = 0 both end at 1.6 times the aligned value")
 def _c5_any_finetuning():
-    return claims.claim5_penalty_suppressed(_pen_world(0.05, 1.6, clean_ratio=1.6, sd=0.15), CFG)
+    return claims.claim5_penalty_suppressed(_pen_world(0.05, 1.6, clean_ratio=1.6, sd=0.15, sd_clean=0.15), CFG)
 
 
 @claim_case("surgery_sink_divergence", "C5", "inconclusive at this scale", alternative="the held-out penalty stays "

@@ -330,12 +330,13 @@ _SH, _GP = _T["penalty_share"], _T["penalty_gap_min"]
               "mean_h ReLU(d_h), above the aligned model's, and by more than clean fine-tuning does. Surgery's own "
               "held-out value is a diagnostic, not a decision: Surgery minimises this very statistic on pairs of the "
               "same templates, so its suppression holds by construction.",
-    rule=f"at p = p_main, per replicate whose aligned model has a positive head, the final held-out value of mean_h "
-         f"ReLU(d_h) divided by the aligned model's: (a) for SFT at p_main its {_PCT} t-interval above 1; (b) SFT at "
-         f"p_main minus SFT at p = 0 (paired per replicate), its interval above {_GP:g} (the poison, not fine-tuning "
-         f"alone, raises it); both SFT arms pass the plateau test (margin {_GP:g}); not reproduced when a converged "
-         f"part's interval lies on the far side. Diagnostic, which can only make the row inconclusive: Surgery's "
-         f"ratio at p_main, its interval below {_SH:g} (its penalty reached its own target on held-out pairs); "
+    rule=f"at p = p_main, on every replicate, the final held-out value of mean_h ReLU(d_h) in units of the aligned "
+         f"models' mean value (the mean over replicates of each aligned model's held-out value; a replicate whose "
+         f"aligned model has no positive head counts, with its aligned value 0): (a) SFT at p_main minus its own "
+         f"aligned model, its {_PCT} t-interval above 0; (b) SFT at p_main minus SFT at p = 0 (paired per replicate), "
+         f"its interval above {_GP:g} (the poison, not fine-tuning alone, raises it); both SFT arms pass the plateau "
+         f"test (margin {_GP:g}); not reproduced when a converged part's interval lies on the far side. Diagnostic, "
+         f"which can only make the row inconclusive: Surgery's value at p_main, its interval below {_SH:g}; "
          f"{_PLATEAU}",
     rejects="a statistic that any fine-tuning moves alike (clean SFT in the poisoned run's place: the gap is 0), or "
             "one that fine-tuning leaves at the aligned level; a rule decided by Surgery's own suppression, which "
@@ -351,30 +352,33 @@ def claim5_penalty_suppressed(study: Study, cfg: SurgeryConfig, method: str = "s
         return need
     reps = [rep for rep in study.replicates if a in rep.runs and b in rep.runs and c in rep.runs]
     aligned = np.array([rep.base_metrics["heldout_penalty"] for rep in reps])
-    keep = aligned > 0
-    if not keep.any():
+    scale = float(aligned.mean())
+    if not scale > 0:
         return ClaimCheck.inconclusive_check(
             f"no aligned model of the {aligned.size} replicate(s) has a head with positive held-out divergence",
             "noise above effect", "with a held-out penalty of 0 before fine-tuning there is nothing to grow from or "
             "to push toward zero", {"aligned": aligned})
-    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps])[keep] / aligned[keep]  # noqa: E731
+    # one unit for every replicate (the aligned models' mean), so that no replicate drops out for an aligned value
+    # of 0 and the per-replicate differences are not divided by a near-zero number
+    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps]) / scale  # noqa: E731
     rs, rf, r0 = fin(b), fin(a), fin(c)
-    gap = rf - r0
-    i_s, i_f, i_g = interval(rs), interval(rf), interval(gap)
-    dropped = int((~keep).sum())
+    growth, gap = rf - aligned / scale, rf - r0
+    i_s, i_f, i_g = interval(rs), interval(growth), interval(gap)
     name = b.split("@")[0]
-    measured = (f"aligned held-out penalty {aligned[keep].mean():.2e}; end of SFT at p = {study.p_main:g}: "
-                f"{_fmt(*i_f, '.2f')} × aligned; minus SFT at p = 0: {_fmt(*i_g, '+.2f')}; diagnostic, end of {name}: "
-                f"{_fmt(*i_s, '.2f')} × aligned"
-                + (f"; {dropped} replicate(s) left out (aligned penalty 0: no positive head)" if dropped else ""))
-    values = {"sft_ratio": rf, "clean_ratio": r0, "gap": gap, "surgery_ratio": rs, "n": rf.size}
+    n_zero = int((aligned <= 0).sum())
+    measured = (f"aligned held-out penalty {scale:.2e} (mean of {aligned.size}; the unit below"
+                + (f"; {n_zero} aligned model(s) with no positive head" if n_zero else "")
+                + f"); end of SFT at p = {study.p_main:g} minus its aligned model: {_fmt(*i_f, '+.2f')}; minus SFT at "
+                  f"p = 0: {_fmt(*i_g, '+.2f')}; diagnostic, end of {name}: {_fmt(*i_s, '.2f')}")
+    values = {"sft_ratio": rf, "clean_ratio": r0, "growth": growth, "gap": gap, "surgery_ratio": rs,
+              "scale": scale, "n": rf.size}
     reports = []
     for key, label in ((a, f"SFT p = {study.p_main:g}"), (c, "SFT p = 0")):
         steps = reps[0].runs[key].steps
-        curves = np.stack([rep.runs[key].heldout_penalty for rep in reps])[keep] / aligned[keep][:, None]
+        curves = np.stack([rep.runs[key].heldout_penalty for rep in reps]) / scale
         reports.append(plateau_from_curve(steps, curves, _GP, _plateau(), name=f"{label} (held-out penalty / aligned)"))
     g_f, g_g = convergence_guard(reports[0], measured=measured), convergence_guard(*reports, measured=measured)
-    parts = {"SFT growth": _guarded_part(g_f, decide_interval(i_f[1], i_f[2], 1.0)),
+    parts = {"SFT growth": _guarded_part(g_f, decide_interval(i_f[1], i_f[2], 0.0)),
              "poison gap": _guarded_part(g_g, decide_interval(i_g[1], i_g[2], _GP))}
     check = _combine_parts(parts, measured, values)
     diag = decide_interval(i_s[1], i_s[2], _SH, side="upper")
@@ -383,7 +387,7 @@ def claim5_penalty_suppressed(study: Study, cfg: SurgeryConfig, method: str = "s
     return ClaimCheck.inconclusive_check(
         check.measured, check.inconclusive or "interval spans both",
         (check.reason + "; " if check.reason else "")
-        + f"diagnostic: {name}'s held-out penalty is not clearly below {_SH:g} of the aligned model's ({diag.text}), so "
+        + f"diagnostic: {name}'s held-out penalty is not clearly below {_SH:g} of the aligned models' ({diag.text}), so "
           "the penalty did not reach its own target and the run cannot be read as Surgery's mechanism", values)
 
 

@@ -6,17 +6,24 @@ before the run; :mod:`.claims` refuses a config whose thresholds differ from the
 
 Budgets (2 CPU cores). ``smoke`` (one replicate, a 2-layer width-32 GPT): 16.7 s of kernel time and 26.5 s of wall
 time for the papermill execution at a load average near 5 on the 2 shared cores (about 25 s of CPU time per
-execution); its verdicts are all undecided by design (one replicate). ``default``: four replicates; the dose
-response at three poison ratios (0, 0.1, 0.2) and, on the first three replicates, the sign ablations, baselines and
-lambda sweep at p = 0.1. Measured by ``make bench --chapters`` (one thread, as ``make book`` runs a chapter) at the
-earlier sizes (p in {0, 0.05, 0.1, 0.2}, the ablation block on all four replicates: 60 fine-tuning runs of 700
-updates): 710 s of wall time, 707 s of CPU time at load 1.7, over the 600 s budget of a default. A fine-tuning run
-is about 80 % of the time (Surgery's runs about 1.8 times an SFT run: the penalty's second forward pass with
-explicit attention), alignment about 6 % per replicate. The present sizes run 45 fine-tuning runs (8 fewer on the
-dose grid, 7 fewer in the ablation block): projected about 540 s; what they cost the rules: the dose slope (C3) is
-fitted on three ratios instead of four, and the ablation, baseline and lambda rows (C1's ablation part, C7, C9)
-have three replicates instead of four, so their t-intervals are wider (t quantile 4.30 instead of 3.18) and the
-rows are more often inconclusive at this scale. ``full`` (a larger model, five ratios and five replicates for
+execution); its verdicts are all undecided by design (one replicate). ``default``: four replicates; SFT at three
+poison ratios (0, 0.1, 0.2) on every replicate, Surgery at p_main = 0.1 on every replicate and at the other ratios on
+the first (``dose_surgery_seeds``); on the first three replicates the sign ablations (opposite sign, random half),
+the baselines and the lambda sweep at p = 0.1. Measured by ``make bench --chapters`` (one thread, as ``make book``
+runs a chapter) with 45 fine-tuning runs of 700 updates (Surgery at every ratio on all four replicates, the |d_h|
+ablation on three): 660 s of CPU time (581 s earlier, no preset change), over the 600 s budget. Where it went
+(each piece timed alone at default size for a few steps and extrapolated, one thread, load 4-11, CPU seconds
+inflated about 1.18 times against the bench): fine-tuning updates 576 (SFT-like 11.6 s a run, Surgery 13.6 s: the
+penalty's pool rows and explicit attention), evaluations along the runs 113 (7 a run at 0.36 s: greedy decoding of
+600 prompts and the held-out attention statistics), alignment 83 (18 ms an update, 1,000 updates, four replicates),
+timing benchmark 9, base analysis 1. The present sizes run 36 fine-tuning runs (the six Surgery dose runs away from
+p_main on replicates 1-3 and the three |d_h| runs dropped: no rule reads either) and reuse every run's step-0
+evaluation (the aligned base's own metrics, computed once per replicate): projected about 625 inflated, about
+530 s of CPU time at the bench. What the cut costs: no rule loses a replicate or a run; the dose figure shows
+Surgery away from p_main from one replicate, and the |d_h| bar runs at ``full`` only. Earlier cuts (from 60 runs):
+C3's slope is fitted on three ratios instead of four, and the ablation, baseline and lambda rows (C6, C6b, C7, C7b,
+C9) have three replicates instead of four (t quantile 4.30 instead of 3.18), so they are more often inconclusive.
+``full`` (a larger model, five ratios and five replicates for
 every part) is meant for a GPU.
 """
 
@@ -61,6 +68,8 @@ class SurgeryConfig(ProfileConfig):
     Replicates and measurements
         n_seeds: independent replicates (each its own world draw, aligned base and fine-tuning data);
         ablation_seeds: seeds (the first ones) that also run the sign ablations, baselines and lambda sweep;
+        dose_surgery_seeds: seeds (the first ones) that also run Surgery at the poison ratios other than p_main (the
+        dose figure's Surgery points; no rule reads them; Surgery at p_main runs on every replicate);
         n_boot: bootstrap resamples; timing_steps, timing_repeats: the overhead benchmark.
     Decision thresholds (fixed before the run; see :mod:`.claims`)
         ci_level; two_sign_delta: minimum |d_h| (attention mass) of a clearly signed head (C1); rho_min: minimum
@@ -68,9 +77,9 @@ class SurgeryConfig(ProfileConfig):
         clean fine-tuning (C2, heads); dose_slope_min: minimum slope of the disclosure
         rate in p (C3); p0_margin: largest rise of disclosure at p = 0 over the aligned model (C3); gain_min:
         minimum disclosure reduction (C4, C6, C9); fa_margin: largest FA drop (C4); penalty_share: Surgery's
-        held-out penalty at most this share of the aligned model's (C5's diagnostic); penalty_gap_min: minimum excess of
-        SFT's held-out penalty at p_main over SFT's at p = 0, in units of the aligned model's (C5); lam_slope_min: minimum drop of the
-        disclosure rate per e-fold of lambda (C7); overhead_max: largest Surgery/SFT step-time ratio (C8);
+        held-out penalty at most this share of the aligned models' mean (C5's diagnostic); penalty_gap_min: minimum
+        excess of SFT's held-out penalty at p_main over SFT's at p = 0, in units of the aligned models' mean (C5);
+        lam_slope_min: minimum drop of the disclosure rate per e-fold of lambda (C7); overhead_max: largest Surgery/SFT step-time ratio (C8);
         plateau_extend, plateau_share: the plateau test of rule 10 (training 50 % longer moves the compared
         metric by less than a third of the rule's margin).
     """
@@ -107,13 +116,14 @@ class SurgeryConfig(ProfileConfig):
     lam_grid: Grid(ge=0, min_len=3) = (0.0, 10.0, 100.0, 1000.0)
     pairs_per_step: Int(ge=1) = 1
     sink: Int(ge=0) = 0
-    ablation_modes: TupleOf(OneOf("opposite", "abs", "random_half")) = ("opposite", "abs", "random_half")
+    ablation_modes: TupleOf(OneOf("opposite", "abs", "random_half")) = ("opposite", "random_half")
     # ---- baselines ----
     replay_rows: Int(ge=1) = 2
     l2_mu: PositiveFloat = 1.0
     # ---- replicates and measurements ----
     n_seeds: Int(ge=1) = 4
     ablation_seeds: Int(ge=1) = 3
+    dose_surgery_seeds: Int(ge=0) = 1
     n_boot: Int(ge=10) = 1000
     timing_steps: Int(ge=2) = 30
     timing_repeats: Int(ge=2) = 8
@@ -153,6 +163,9 @@ class SurgeryConfig(ProfileConfig):
             raise ValueError(f"align_warmup={self.align_warmup!r} is not allowed; it must be < align_steps={self.align_steps}")
         if self.ablation_seeds > self.n_seeds:
             raise ValueError(f"ablation_seeds={self.ablation_seeds!r} is not allowed; it must be <= n_seeds={self.n_seeds}")
+        if self.dose_surgery_seeds > self.n_seeds:
+            raise ValueError(f"dose_surgery_seeds={self.dose_surgery_seeds!r} is not allowed; it must be <= "
+                             f"n_seeds={self.n_seeds}")
         if self.ft_steps < self.n_evals:
             raise ValueError(f"n_ft={self.n_ft}, epochs={self.epochs}, ft_batch={self.ft_batch} give {self.ft_steps} "
                              f"steps, fewer than n_evals={self.n_evals}")
@@ -175,7 +188,8 @@ PRESETS: dict[str, SurgeryConfig] = {
     "default": SurgeryConfig(),
     "full": SurgeryConfig(
         n_layer=4, d_model=128, align_texts=40000, align_steps=6000, p_grid=(0.0, 0.05, 0.1, 0.15, 0.2), n_seeds=5,
-        ablation_seeds=5, lam_grid=(0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), timing_repeats=10, device="auto",
+        ablation_seeds=5, dose_surgery_seeds=5, ablation_modes=("opposite", "abs", "random_half"),
+        lam_grid=(0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), timing_repeats=10, device="auto",
     ),
 }
 

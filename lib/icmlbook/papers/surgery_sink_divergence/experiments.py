@@ -6,8 +6,8 @@ fine-tuning data. In it:
 
 1. the aligned base is trained and analysed (:class:`BaseAnalysis`: sink attention per head, the key that gets
    the most attention, the held-out sink divergence with bootstrap intervals, attention maps);
-2. plain SFT and Surgery fine-tune it at every poison ratio of ``p_grid`` (:class:`.train.FineTuneRun`, with
-   evaluations along each run);
+2. plain SFT fine-tunes it at every poison ratio of ``p_grid``, Surgery at ``p_main`` (and at every ratio on the
+   first ``dose_surgery_seeds`` replicates) (:class:`.train.FineTuneRun`, with evaluations along each run);
 3. on the first ``ablation_seeds`` replicates, at ``p_main``: the sign ablations and the random-half control
    (``ablation_modes``), the two baselines (refusal replay, L2 anchor) and the lambda sweep.
 
@@ -49,12 +49,14 @@ def run_key(spec: FineTuneSpec) -> str:
     return f"{spec.method}@p={spec.p:g}"
 
 
-def specs_for(cfg: SurgeryConfig, ablations: bool) -> list[FineTuneSpec]:
-    """Every fine-tuning run of one replicate (see the module docstring)."""
+def specs_for(cfg: SurgeryConfig, ablations: bool, dose_surgery: bool = True) -> list[FineTuneSpec]:
+    """Every fine-tuning run of one replicate (see the module docstring); ``dose_surgery`` False runs Surgery at
+    ``p_main`` only (SFT still at every ratio)."""
     specs = []
     for p in cfg.p_grid:
         specs.append(FineTuneSpec("sft", p))
-        specs.append(FineTuneSpec("surgery", p, lam=cfg.lam, sink=cfg.sink, pairs_per_step=cfg.pairs_per_step))
+        if dose_surgery or p == cfg.p_main:
+            specs.append(FineTuneSpec("surgery", p, lam=cfg.lam, sink=cfg.sink, pairs_per_step=cfg.pairs_per_step))
     if ablations:
         pm = cfg.p_main
         for mode in cfg.ablation_modes:
@@ -167,8 +169,11 @@ def replicate_study(cfg: SurgeryConfig, seed: int, i: int) -> ReplicateStudy:
     with cpu_threads(cfg.threads):
         analysis = analyse_base(load_model(base), wt, cfg.sink, cfg.n_boot, rs)
     runs = {}
-    for spec in specs_for(cfg, ablations=i < cfg.ablation_seeds):
-        runs[run_key(spec)] = finetune(cfg, base, wt, spec, rs)
+    for spec in specs_for(cfg, ablations=i < cfg.ablation_seeds, dose_surgery=i < cfg.dose_surgery_seeds):
+        # every run starts from the aligned base: its step-0 evaluation is the base's own (align_base evaluated it on
+        # this world at cfg.sink), reused instead of recomputed
+        start = base.metrics if spec.sink == cfg.sink else None
+        runs[run_key(spec)] = finetune(cfg, base, wt, spec, rs, start_metrics=start)
     timing = timing_study(cfg, base, wt) if i == 0 else None
     return ReplicateStudy(rs, base, analysis, runs, timing)
 

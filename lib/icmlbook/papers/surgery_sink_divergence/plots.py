@@ -145,16 +145,21 @@ def positive_heads_figure(study: Study, rho: list[float] | None = None):
 
 
 def dose_figure(study: Study):
-    """Final disclosure rate and FA against the poison ratio, SFT and Surgery."""
+    """Final disclosure rate and FA against the poison ratio, SFT and Surgery (mean and 95 % interval over the
+    replicates that ran each point, which may differ by ratio; dots: the replicates)."""
     fig, (ax, ax2) = new_figure(1, 2, width=10, height=3.6)
     ps = np.array(study.p_grid)
     finals = {}
     for method, color, label in (("sft", C_SFT, "SFT"), ("surgery", C_SURG, f"Surgery (λ = {study.lam:g})")):
         keys = [study.key(method, p) for p in ps]
         for ax_, metric in ((ax, "disclosure"), (ax2, "fa")):
-            v = np.stack([study.final(k, metric) for k in keys], axis=1)
-            m, h = _mean_ci(v)
-            ax_.errorbar(ps, m, yerr=h, color=color, marker="o", capsize=3, label=label)
+            per_p = [study.final(k, metric) for k in keys]
+            have = np.array([v.size > 0 for v in per_p])
+            mh = [_mean_ci(v) if v.size else (np.nan, np.nan) for v in per_p]
+            m, h = np.array([x[0] for x in mh], dtype=float), np.array([x[1] for x in mh], dtype=float)
+            ax_.errorbar(ps[have], m[have], yerr=h[have], color=color, marker="o", capsize=3, label=label)
+            for p, v in zip(ps, per_p):
+                ax_.scatter(np.full(v.size, p), v, color=color, s=8, alpha=0.5, zorder=3)
             finals[(method, metric)] = m
     aligned = study.aligned("disclosure").mean()
     ax.axhline(aligned, color="0.4", ls=":", lw=0.9, label="aligned model")

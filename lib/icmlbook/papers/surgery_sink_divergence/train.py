@@ -389,10 +389,13 @@ def eval_steps(total: int, n_evals: int) -> list[int]:
 
 
 def finetune(cfg: SurgeryConfig, base: AlignedBase, wt: WorldTensors, spec: FineTuneSpec, seed: int,
-             steps: int | None = None, evaluate_along: bool = True, extra_callbacks: tuple = ()) -> FineTuneRun:
+             steps: int | None = None, evaluate_along: bool = True, extra_callbacks: tuple = (),
+             start_metrics: dict | None = None) -> FineTuneRun:
     """Fine-tune a copy of ``base`` on the user's set of ``cfg.n_ft`` items with poison ratio ``spec.p``
     (drawn with ``seed``) by ``spec``'s method, for ``steps`` updates (default ``cfg.ft_steps``);
-    ``extra_callbacks`` join the trainer's (after the method's own)."""
+    ``extra_callbacks`` join the trainer's (after the method's own). ``start_metrics``: the step-0 evaluation, when
+    the caller already has it (``base.metrics``, which :func:`align_base` computed with :func:`evaluate` on the same
+    world at ``spec.sink``: the model at step 0 is the base); otherwise it is computed."""
     total = cfg.ft_steps if steps is None else int(steps)
     user = W.encode_texts(wt.tok, W.finetune_texts(wt.world, cfg.n_ft, spec.p, seed))
     pad = wt.tok.special["pad"]
@@ -422,6 +425,15 @@ def finetune(cfg: SurgeryConfig, base: AlignedBase, wt: WorldTensors, spec: Fine
         else:
             def measure(m):
                 return evaluate(m, wt, spec.sink)
+        if start_metrics is not None:
+            missing = [k for k in RUN_METRICS + ("d",) if k not in start_metrics]
+            if missing:
+                raise ValueError(f"start_metrics lacks {', '.join(missing)}; pass evaluate()'s output or None")
+            fresh, calls = measure, [0]
+
+            def measure(m):                                 # the first evaluation is at step 0 (eval_steps)
+                calls[0] += 1
+                return dict(start_metrics) if calls[0] == 1 else fresh(m)
         callbacks.append(Evaluate(measure, at=eval_steps(total, cfg.n_evals)))
     callbacks.extend(extra_callbacks)
     trainer = Trainer(model, opt, ft_loss, data,
