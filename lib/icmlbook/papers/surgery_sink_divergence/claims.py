@@ -415,7 +415,7 @@ def _versus(study: Study, key_other: str, label: str, measured_extra: str = "") 
     statement="Our reconstruction of the test of the separable sink divergence hypothesis: the sign matters, since "
               "penalising the opposite sign, ReLU(−d_h), does not lower disclosure as much as Surgery's ReLU(d_h).",
     rule=f"at p = p_main, per replicate, disclosure(opposite sign) − disclosure(Surgery): its {_PCT} t-interval above "
-         f"{_G:g}; {_PLATEAU}; |d_h| is reported beside it",
+         f"{_G:g}; {_PLATEAU}; |d_h| is reported beside it where the profile runs it",
     rejects="the sign is irrelevant: any penalty on sink divergence (either sign) lowers disclosure alike",
     paper="abstract: “attention heads associating with learning harmful patterns during fine-tuning are separable "
           "by their sign of sink divergence”; the ablation: not reached",
