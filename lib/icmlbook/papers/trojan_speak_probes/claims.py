@@ -39,28 +39,13 @@ from ...runtime.stats import decide_interval, finite_values, mean_t_interval
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, TrojanProbesConfig
 from .experiments import SeedSummary
+from .metrics import finite_max as _nanmax
+from .metrics import finite_mean as _nanmean
 
 __all__ = ["THRESHOLDS", "check_thresholds", "claim1_monitor_plain", "claim2_encoding_blinds",
            "claim3_probe_plain", "claim4_probe_transfer", "claim5_sites", "claim6_streaming", "claim7_controls",
            "claim8_free_choice", "claim9_capability", "claim10_adaptive_monitor", "PLATEAU", "relative_change"]
 
-
-def _nanmean(values, axis=None):
-    """The mean of the finite values (NaN, silently, when there is none)."""
-    v = np.asarray(values, dtype=float)
-    if axis is None:
-        v = v[np.isfinite(v)]
-        return float(v.mean()) if v.size else float("nan")
-    ok = np.isfinite(v)
-    n = ok.sum(axis)
-    total = np.where(ok, v, 0.0).sum(axis)
-    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
-
-
-def _nanmax(values):
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(v.max()) if v.size else float("nan")
 
 #: the declared thresholds (the rule texts quote them)
 THRESHOLDS: dict[str, float] = {f: getattr(TrojanProbesConfig(), f) for f in THRESHOLD_FIELDS}

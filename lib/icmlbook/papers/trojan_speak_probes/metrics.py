@@ -10,6 +10,8 @@ For scores :math:`s` and labels :math:`y\in\{0,1\}` and a threshold :math:`\tau`
 - :func:`auroc` is the Mann-Whitney statistic :math:`P(s^+>s^-)+\tfrac12P(s^+=s^-)` (equal to scikit-learn's
   ``roc_auc_score``; tested).
 - :func:`tpr_at_fpr` is the TPR at the threshold :func:`threshold_at_fpr` gives on the same set's negatives.
+- :func:`finite_mean` and :func:`finite_max` summarise over seeds while skipping undefined (NaN) values; the claims
+  and the figures both use them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["check_fpr", "threshold_at_fpr", "auroc", "tpr_at_fpr", "rate_above", "check_two_classes"]
+__all__ = ["check_fpr", "threshold_at_fpr", "auroc", "tpr_at_fpr", "rate_above", "check_two_classes", "finite_mean",
+           "finite_max"]
 
 
 def check_fpr(target: float) -> float:
@@ -63,3 +66,22 @@ def tpr_at_fpr(scores, y, target: float) -> float:
     s = np.asarray(scores, dtype=float).ravel()
     y = check_two_classes(np.asarray(y).ravel().astype(bool), "y")
     return rate_above(s[y], threshold_at_fpr(s[~y], target))
+
+
+def finite_mean(values, axis=None):
+    """The mean of the finite values (NaN, silently, when there is none); along ``axis`` an array of such means."""
+    v = np.asarray(values, dtype=float)
+    if axis is None:
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if v.size else float("nan")
+    ok = np.isfinite(v)
+    n = ok.sum(axis)
+    total = np.where(ok, v, 0.0).sum(axis)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def finite_max(values) -> float:
+    """The largest finite value (NaN when there is none)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    return float(v.max()) if v.size else float("nan")

@@ -11,29 +11,14 @@ import numpy as np
 from ...runtime.style import PALETTE, new_figure
 from .capture import SITE_KINDS
 from .experiments import SeedRun, Study
+from .metrics import finite_max as _nanmax
+from .metrics import finite_mean as _nanmean
 from .metrics import rate_above, threshold_at_fpr
 from .world import TOPICS
 
 __all__ = ["roc_points", "monitor_roc_figure", "layer_profile_figure", "streaming_figure", "controls_figure",
            "free_choice_figure", "capability_figure", "projection_figure", "fmt_name"]
 
-
-def _nanmean(values, axis=None):
-    """The mean of the finite values (NaN, silently, when there is none)."""
-    v = np.asarray(values, dtype=float)
-    if axis is None:
-        v = v[np.isfinite(v)]
-        return float(v.mean()) if v.size else float("nan")
-    ok = np.isfinite(v)
-    n = ok.sum(axis)
-    total = np.where(ok, v, 0.0).sum(axis)
-    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
-
-
-def _nanmax(values):
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(v.max()) if v.size else float("nan")
 
 _KIND_COLOR = {"resid": PALETTE[0], "attn": PALETTE[1], "mlp": PALETTE[2]}
 
