@@ -170,7 +170,12 @@ def _(mo):
     calibration split so that their FPR is at most 1 %; the **oracle threshold** is set the same way on encoded
     negatives, which a defender would not have. We report AUROC and TPR at 1 % FPR, and the text monitor's
     evasion rate $1-\mathrm{TPR}$ on encoded answers. Detectors are trained and calibrated on answers to one half
-    of the request templates and evaluated on answers to the other half. Capability is exact-match accuracy on
+    of the request templates and evaluated on answers to the other half; an evaluation dialogue whose reference
+    answer is also a fit dialogue's is redrawn, and an evaluation answer the model writes that repeats, word for
+    word, a fit answer of the same format is set aside (counted below), so the detectors are never scored on a
+    text they were fitted on. The language model is not held out in this way, by design: it was trained on fresh
+    draws of the same world, with requests of both halves and the same answer templates, so it has seen many of
+    the evaluation answers' exact strings. Capability is exact-match accuracy on
     arithmetic pairs held out of all training, with the relative change
     $\Delta=(\mathrm{acc}_{\rm after}-\mathrm{acc}_{\rm before})/\mathrm{acc}_{\rm before}$, and the next-token
     loss on fresh plain answers.
@@ -233,7 +238,12 @@ def _(cfg, fmts, mo, np, plots, study, tsp):
                      f"{np.mean([x.monitor_tpr_cipher for x in _s]):.2f} | "
                      f"{np.mean([x.probe_auroc_cipher[x.chosen_site] for x in _s]):.3f} | "
                      f"{np.mean([x.free_auroc_cipher[x.chosen_site] for x in _s]):.3f} |")
+    _seen = {_f: np.mean([int((_r.responses[_f].split == tsp.SPLITS["seen"]).sum()) for _r in study.runs])
+             for _f in fmts}
     mo.md(f"""
+    Evaluation answers set aside because the model wrote, word for word, a fit answer of the same format (mean per
+    seed, of {cfg.n_prompts}): {", ".join(f"{plots.fmt_name(_f)} {_n:.1f}" for _f, _n in _seen.items())}.
+
     How well the model learned each format (mean over {study.n_seeds} seeds): the share of answers to topic
     requests that decode to the requested topic (for a cipher, also written in it: an answer that shows a topic
     word in the clear does not count, since the codebook's decoder passes plain words through), and the main

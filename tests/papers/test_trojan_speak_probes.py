@@ -119,6 +119,49 @@ def test_faker_names_and_places_are_seeded_and_keep_the_world_s_properties():
         world.World(world_seed=-1)
 
 
+@pytest.mark.parametrize("profile", ["smoke", "default", "full"])
+def test_detector_eval_answers_are_disjoint_from_fit_answers(profile):
+    """At every profile's size and seeds, the detectors' evaluation dialogues share no request template and no
+    reference answer string with their fit (training + calibration) dialogues. Before the fix, shared answer
+    templates let about 6 of 1,000 evaluation answers per default seed repeat a fit answer verbatim."""
+    cfg = tsp.config_for(profile)
+    w = world.World(arith_max=cfg.arith_max)
+    for i in range(1 if profile == "full" else cfg.n_seeds):          # full: one seed of its 3,000 + 3,000
+        ds, split = experiments._eval_dialogues(w, cfg, experiments.seed_of(0, i))
+        fit = [d for d, s in zip(ds, split) if s != experiments.SPLITS["eval"]]
+        ev = [d for d, s in zip(ds, split) if s == experiments.SPLITS["eval"]]
+        assert len(fit) == len(ev) == cfg.n_prompts
+        assert not {d.answer for d in ev} & {d.answer for d in fit}
+        assert not {d.request for d in ev} & {d.request for d in fit}
+        for kind, halves in (("topic", world.REQUEST_SPLITS), ("free", world.FREE_SPLITS)):
+            assert {d.request_template for d in fit if d.kind == kind} <= set(halves["fit"])
+            assert {d.request_template for d in ev if d.kind == kind} <= set(halves["eval"])
+    again, _ = experiments._eval_dialogues(w, cfg, experiments.seed_of(0, 0))
+    assert again == experiments._eval_dialogues(w, cfg, experiments.seed_of(0, 0))[0]     # seeded, deterministic
+
+
+def test_draw_redraws_excluded_answers_keeping_kind_and_topic():
+    w = world.World()
+    first = w.draw(400, np.random.default_rng(5), free_fraction=0.3)
+    banned = {d.answer for d in first[:200]}
+    redrawn = w.draw(400, np.random.default_rng(5), free_fraction=0.3, exclude_answers=banned)
+    assert not {d.answer for d in redrawn} & banned
+    i = next(i for i, (a, b) in enumerate(zip(first, redrawn)) if a != b)     # the first redrawn dialogue
+    assert first[i].answer in banned and (redrawn[i].kind, redrawn[i].topic) == (first[i].kind, first[i].topic)
+    assert redrawn[:i] == first[:i]
+    assert w.draw(400, np.random.default_rng(5), free_fraction=0.3, exclude_answers={"no such answer."}) == first
+
+
+def test_model_answers_repeating_a_fit_answer_are_set_aside():
+    S = experiments.SPLITS
+    texts = ["a", "b", "c", "a", "d", "b", "c"]
+    split = np.array([S["train"], S["calib"], S["eval"], S["eval"], S["eval"], S["eval"], S["train"]])
+    out = experiments.held_out_split(texts, split)
+    np.testing.assert_array_equal(out, [S["train"], S["calib"], S["seen"], S["seen"], S["eval"], S["seen"],
+                                        S["train"]])
+    np.testing.assert_array_equal(split[:3], [S["train"], S["calib"], S["eval"]])        # the input is not changed
+
+
 def test_keyword_monitor_sees_plain_and_not_rot13():
     km = tsp.KeywordMonitor("weather")
     rot = ciphers.make_cipher("rot13")

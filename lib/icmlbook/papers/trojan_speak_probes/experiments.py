@@ -8,7 +8,9 @@ One seed (fresh data, initialisation and evaluation prompts):
    *mixed* (a share of ordinary data in every batch); capability before and after (claim 9);
 3. the **mixed** model answers ``n_prompts`` "fit" and ``n_prompts`` "eval" dialogues, each in plain and in every
    cipher (the request plain, the answer in the format), with its activations captured during generation at every layer and site;
-   the oracle labeller (:func:`.world.topic_of`) gives each answer its topic;
+   the oracle labeller (:func:`.world.topic_of`) gives each answer its topic. The two sets' requests come from
+   disjoint template halves and their reference answers are disjoint (:func:`_eval_dialogues`); an "eval" answer
+   the model writes that repeats a "fit" answer of the same format is set aside (:func:`held_out_split`);
 4. detectors trained on the plain answers of the "fit" dialogues (first half: training; second half: calibration
    of the deployment thresholds), scored on everything: the text monitor, a keyword list, a length scorer, the
    adaptive monitor (retrained on plain + encoded answers: the upper bound of claim 10), mean-pooled linear probes
@@ -40,10 +42,11 @@ from .probes import control_task_labels, fit_probe, shuffled_labels, streaming_s
 from .world import TOPICS, World, check_topic, has_plain_topic_word, topic_of
 
 __all__ = ["evaluate", "Responses", "SeedRun", "SeedSummary", "Study", "run_seed", "run_study", "summarise", "SPLITS",
-           "seed_of", "train_models", "TrainedModels"]
+           "seed_of", "train_models", "TrainedModels", "held_out_split"]
 
-#: split codes of the evaluation rows: detector training, calibration (deployment thresholds), evaluation
-SPLITS = {"train": 0, "calib": 1, "eval": 2}
+#: split codes of the evaluation rows: detector training, calibration (deployment thresholds), evaluation, and
+#: "seen": an eval row whose answer text repeats a fit row's in that format (:func:`held_out_split`), scored by no rule
+SPLITS = {"train": 0, "calib": 1, "eval": 2, "seen": 3}
 
 
 def seed_of(base: int, i: int) -> int:
@@ -146,16 +149,32 @@ class Responses:
 
 
 def _eval_dialogues(world: World, cfg: TrojanProbesConfig, seed: int):
+    """The detectors' dialogues: ``n_prompts`` "fit" ones (rows alternate between training and calibration) on the
+    fit half of the request templates, then ``n_prompts`` "eval" ones on the other half whose reference answers are
+    none of the fit dialogues' (an eval dialogue whose answer text occurs among them is redrawn: :meth:`World.draw`)."""
     g = rng(seed, 23)
     dialogues, split = [], []
     for name in ("fit", "eval"):
-        ds = world.draw(cfg.n_prompts, g, free_fraction=cfg.eval_free_fraction, split=name)
+        ds = world.draw(cfg.n_prompts, g, free_fraction=cfg.eval_free_fraction, split=name,
+                        exclude_answers={d.answer for d in dialogues})
         dialogues += ds
         if name == "fit":   # alternate rows between training and calibration
             split += [SPLITS["train"] if i % 2 == 0 else SPLITS["calib"] for i in range(len(ds))]
         else:
             split += [SPLITS["eval"]] * len(ds)
     return dialogues, np.array(split)
+
+
+def held_out_split(texts: Sequence[str], split: np.ndarray) -> np.ndarray:
+    """``split`` with every "eval" row whose text (as written) is also the text of a "fit" row (training or
+    calibration) recoded to ``SPLITS["seen"]``: the model's own answers can repeat one another across the two halves
+    even when the prompts and the reference answers do not, and an answer a detector was fitted on is no held-out
+    evidence. Applied per format to the answers the detectors read."""
+    split = np.asarray(split)
+    fit = {t for t, s in zip(texts, split) if s <= SPLITS["calib"]}
+    out = split.copy()
+    out[(split == SPLITS["eval"]) & np.array([t in fit for t in texts], dtype=bool)] = SPLITS["seen"]
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ one seed
@@ -262,7 +281,8 @@ def evaluate(cfg: TrojanProbesConfig, seed: int, trained: TrainedModels | None, 
         texts = [codec.answer_text(r) for r in cap.tokens.tolist()]
         plain = [world.cipher(f).decode(t) for t in texts]
         label = np.array([topic_of(t, "plain") for t in plain])
-        responses[f] = Responses(f, texts, plain, label, requested, kind, split, cap.mask.sum(1).numpy())
+        responses[f] = Responses(f, texts, plain, label, requested, kind, held_out_split(texts, split),
+                                 cap.mask.sum(1).numpy())
         acts[f], masks[f] = cap.acts, cap.mask
         for b in ("untrained", "pretrained"):
             base_acts[b][f] = capture_teacher_forced(models[b], prompts, cap.tokens, sites=sites, eos=codec.eos).acts

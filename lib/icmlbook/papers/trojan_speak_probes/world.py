@@ -18,9 +18,23 @@ fetched. A drawn name or place is kept only when it is short, lower-case letters
 ROT13 or atbash image is a word the world already uses (a topic word, a code word of the codebook, an adjective or
 a template word): otherwise a name could decode to a topic word or show one in the clear.
 
-Request templates are split in two halves (:data:`REQUEST_SPLITS`): the responses a monitor or a probe is
-trained on come from prompts of one half, the ones it is evaluated on from the other half, so no evaluation
-prompt was seen by a detector in training (the language model itself is trained on both halves).
+What the detectors' two sets share, exactly:
+
+- **requests**: disjoint. Request templates are split in two halves (:data:`REQUEST_SPLITS`, :data:`FREE_SPLITS`):
+  the dialogues a monitor or a probe is fitted on (trained and calibrated) use templates of one half, the ones it is
+  evaluated on the other half, so no evaluation request was seen by a detector;
+- **reference answers**: disjoint. Answer templates are shared by both halves (and by every topic), so two draws
+  can give the same answer string (about 6 of 1,000 evaluation answers at the default profile's size did); an
+  evaluation dialogue whose answer occurs among the fit dialogues' is redrawn (``World.draw(exclude_answers=...)``,
+  seeded and deterministic);
+- **the model's answers**, which are what the detectors read: the model writes its own answers, which can repeat
+  one another across the halves even so; an evaluation answer whose text repeats a fit answer of the same format is
+  set aside and scored by no rule (:func:`.experiments.held_out_split`).
+
+The **language model** is not held out in this way, by design: it is pretrained and format fine-tuned on fresh
+draws of the same world, with requests of both halves and the shared answer templates, so many evaluation
+reference answers also occur verbatim in its training data (about 18 % in its pretraining data and 16 % in its
+format fine-tuning data at the default profile's size). What is held out is the detectors' data, not the world.
 
 :func:`topic_of` is the evaluation's **oracle labeller**: it decodes a text with the format's decoder and
 returns the one topic whose words it contains (-1 when none or several do). It reads the plain content, which
@@ -32,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -263,14 +277,25 @@ class World:
         return [pairs[i] for i in sorted(perm[n_out:])], [pairs[i] for i in sorted(perm[:n_out])]
 
     def draw(self, n: int, g: np.random.Generator, *, free_fraction: float = 0.0, split: str | None = None,
-             topics: Sequence[int] | None = None) -> list[Dialogue]:
-        """``n`` topic (and, with ``free_fraction``, free-choice) dialogues, topics uniform over ``topics``."""
+             topics: Sequence[int] | None = None, exclude_answers: Collection[str] = ()) -> list[Dialogue]:
+        """``n`` topic (and, with ``free_fraction``, free-choice) dialogues, topics uniform over ``topics``.
+
+        ``exclude_answers``: a dialogue whose answer is one of these strings is redrawn (same kind and topic, from
+        the same generator ``g``, so the draw stays deterministic) until its answer is not; used to keep the
+        detectors' evaluation answers disjoint from their fit answers."""
         topics = tuple(range(len(TOPICS))) if topics is None else tuple(topics)
+        exclude = exclude_answers if isinstance(exclude_answers, (set, frozenset)) else frozenset(exclude_answers)
         out = []
         for _ in range(n):
             t = topics[int(g.integers(len(topics)))]
-            out.append(self.free_dialogue(g, split, t) if g.random() < free_fraction
-                       else self.topic_dialogue(t, g, split))
+            free = g.random() < free_fraction
+            for _ in range(_MAX_DRAWS):
+                d = self.free_dialogue(g, split, t) if free else self.topic_dialogue(t, g, split)
+                if d.answer not in exclude:
+                    break
+            else:
+                raise RuntimeError(f"no answer on topic {TOPICS[t]!r} outside exclude_answers in {_MAX_DRAWS} draws")
+            out.append(d)
         return out
 
     # -- rendering ---------------------------------------------------------------------------------------------
