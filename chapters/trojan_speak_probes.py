@@ -62,15 +62,19 @@ def _(mo):
     models of 14 B parameters and more, the real classifiers, and the attack):
 
     - fine-tuning teaches an encoded protocol that evades the output classifiers in at least 99 % of cases at
-      14 B parameters and more: **S1**, and its toy mechanism **C2**;
+      14 B parameters and more: **S1**, and **our reconstruction** of its mechanism in the toy, **C2**;
     - general reasoning degrades by less than 5 %, against more than 25 % for earlier adversarial fine-tuning
-      attacks: **S2**, and the toy's capability comparison **C9**;
+      attacks: **S2**, and our reconstruction of the capability side in the toy, **C9**;
     - activation-level probes substantially restore robustness: **S3**, and **our reconstruction** of probing in
       the toy, **C3**-**C8**.
 
-    The remaining rows (C1, C10) are the checks a defender needs so the chapter does not overclaim: does the text
-    monitor work on plain text at all, and would a monitor retrained on the cipher recover? The probe method is
-    reconstructed from related public defence work, each cited by its own arXiv id: Constitutional Classifiers
+    Two checks a defender needs so the chapter does not overclaim are shown beside claim 2 but are **not ledger
+    rows**: does the text monitor work on plain text at all, and would a monitor retrained on the cipher recover?
+    Both hold by the way this world is built (the oracle labels an answer by its topic words, so on plain answers
+    a keyword list is the labeller itself; a fixed cipher writes each word as one fixed code, which a retrained
+    classifier learns back), so they test our code, not the paper; the dossier's checklist numbered them C1 and
+    C10, and those ids stay unused. The probe method is reconstructed from related public defence work, each
+    cited by its own arXiv id: Constitutional Classifiers
     [@sharma2025constitutional], Constitutional Classifiers++ (linear probes on activations, cascaded with
     external classifiers) [@constitutionalpp2026] and segment-level coherence for streaming probes
     [@segmentcoherence2026]. Their numbers are theirs and are never compared with ours.
@@ -249,7 +253,7 @@ def _(cfg, fmts, mo, np, plots, study, tsp):
     word in the clear does not count, since the codebook's decoder passes plain words through), and the main
     detectors on that cipher's evaluation answers (the claims below use **{cfg.main_cipher}**; a model below
     {cfg.competence_min:.0%} such encoded answers has not learned the cipher, and the rows read on encoded answers,
-    claims 2, 4-8 and 10, are inconclusive on it).
+    claims 2 and 4-8, are inconclusive on it).
 
     | cipher | plain answers on topic | encoded answers on topic, in the cipher | text monitor TPR at 1 % FPR | probe AUROC (requested) | probe AUROC (free choice) |
     |---|---|---|---|---|---|
@@ -261,7 +265,7 @@ def _(cfg, fmts, mo, np, plots, study, tsp):
 @app.cell
 def _(mo):
     mo.md(r"""
-    ### The text monitor on plain and on encoded answers (claims 1, 2, 10)
+    ### The text monitor on plain and on encoded answers (claim 2, and two checks)
     """)
     return
 
@@ -274,20 +278,16 @@ def _(cfg, first, plots, tsp):
 
 @app.cell
 def _(cfg, mo, study, tsp):
-    check1 = tsp.claims.claim1_monitor_plain(study.summaries, cfg)
     check2 = tsp.claims.claim2_encoding_blinds(study.summaries, cfg)
-    check10 = tsp.claims.claim10_adaptive_monitor(study.summaries, cfg)
     mo.md(f"""
     *Figure: ROC curves of the text monitor, the keyword list and the adaptive monitor on the first seed's plain
     (left) and {cfg.main_cipher} (right) evaluation answers; the star is the deployment threshold.*
 
-    {check1.sentence("Claim 1")}
+    **Checks, not claims** (they hold by the world's design; no verdict): {tsp.claims.setup_checks(study.summaries)}.
 
     {check2.sentence("Claim 2")}
-
-    {check10.sentence("Claim 10")}
     """)
-    return check1, check10, check2
+    return (check2,)
 
 
 @app.cell
@@ -519,9 +519,11 @@ def _(mo):
     ## Claims ledger
 
     Each row is decided by the rule shown, applied to the numbers this run produced; under each rule, the
-    alternative it rejects. Rows S1-S3 are the secondary summary's results; the paper column says "not reached"
-    wherever the paper was not read (everywhere). Rows marked *our reconstruction* test the probe method as we
-    reconstructed it, not the paper's.
+    alternative it rejects. Rows S1-S3 are the secondary summary's results; the paper column quotes the summary
+    where a row stands for one of its results and says "not reached" everywhere else (the paper itself was not
+    read; related work's numbers are in the statements, never in that column). Rows marked *our reconstruction*
+    test the mechanism or the probe method as we reconstructed it, not the paper's. There are no rows C1 and C10:
+    see "The paper at a glance".
     """)
     return
 
@@ -529,8 +531,6 @@ def _(mo):
 @app.cell
 def _(
     ClaimsLedger,
-    check1,
-    check10,
     check2,
     check3,
     check4,
@@ -543,7 +543,7 @@ def _(
 ):
     ledger = ClaimsLedger("trojan_speak_probes", run.profile)
     ledger.add_not_testable("S1", "S2", "S3")
-    ledger.add_checks(check1, check2, check3, check4, check5, check6, check7, check8, check9, check10)
+    ledger.add_checks(check2, check3, check4, check5, check6, check7, check8, check9)
     ledger
     return (ledger,)
 
@@ -570,9 +570,9 @@ def _(cfg, mo):
     - **Choices of ours**, fixed in the config before the run: the site selection on plain calibration answers,
       the thresholds of every rule (AUROC ≥ {cfg.probe_auroc_min:g} on plain, ≥ {cfg.transfer_auroc_min:g} after
       transfer, TPR at {100 * cfg.fpr_target:g} % FPR, the margins), the competence guard
-      ({cfg.competence_min:.0%} of encoded answers on topic and written in the cipher; it also guards claims 2 and
-      10, added after the review of the second edition, where a model answering in the clear would otherwise decide
-      claim 2 against the paper and pass claim 10), the mixed fine-tuning's share of ordinary data
+      ({cfg.competence_min:.0%} of encoded answers on topic and written in the cipher; it also guards claim 2, added
+      after the review of the second edition, where a model answering in the clear would otherwise decide claim 2
+      against the paper), the mixed fine-tuning's share of ordinary data
       ({cfg.mix_fraction:g}), the cipher the claims are decided on ({cfg.main_cipher}; chosen before this run, from
       development runs in which the model learned it faster than ROT13, whose BPE pieces are arbitrary fragments;
       the table "How well the model learned each format" above shows both in this run).

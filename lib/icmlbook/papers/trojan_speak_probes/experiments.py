@@ -13,7 +13,7 @@ One seed (fresh data, initialisation and evaluation prompts):
    the model writes that repeats a "fit" answer of the same format is set aside (:func:`held_out_split`);
 4. detectors trained on the plain answers of the "fit" dialogues (first half: training; second half: calibration
    of the deployment thresholds), scored on everything: the text monitor, a keyword list, a length scorer, the
-   adaptive monitor (retrained on plain + encoded answers: the upper bound of claim 10), mean-pooled linear probes
+   adaptive monitor (retrained on plain + encoded answers: an upper bound, a check on the page), mean-pooled linear probes
    and per-token probes at every (layer, site), the same probes on the untrained and on the pretrained-only
    model's activations of the same answers (baselines), and the controls (shuffled labels, control task).
 

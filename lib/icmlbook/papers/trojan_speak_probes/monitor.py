@@ -6,9 +6,9 @@ r"""Output-text monitors: what a deployed output classifier sees (the answer tex
   target false-positive rate (:func:`.metrics.threshold_at_fpr`): the deployment threshold.
 - :class:`KeywordMonitor`: the count of the monitored topic's words in the text (a keyword list; no training).
 - :class:`LengthMonitor`: the answer's length in characters, a monitor that does not read the content (the
-  trivial alternative of claim 1).
-- The **adaptive** monitor is a :class:`TextMonitor` retrained on plain and encoded answers (claim 10): an upper
-  bound that needs examples of the new format, which a deployed monitor does not have.
+  baseline beside the monitor's check on plain answers).
+- The **adaptive** monitor is a :class:`TextMonitor` retrained on plain and encoded answers (a check on the page):
+  an upper bound that needs examples of the new format, which a deployed monitor does not have.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class KeywordMonitor:
 
 
 class LengthMonitor:
-    """Scores an answer by its length: reads no content (claim 1's trivial alternative)."""
+    """Scores an answer by its length: reads no content (a baseline beside the monitor's plain check)."""
 
     def fit(self, texts=None, y=None) -> LengthMonitor:
         return self
