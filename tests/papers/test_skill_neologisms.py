@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 
+from icmlbook.lm import lm_loss
 from icmlbook.papers import skill_neologisms as sn
 from icmlbook.papers.skill_neologisms import claims, digits as D, evaluate as E, experiments as ex, skills as S
 from icmlbook.papers.skill_neologisms import training as T
@@ -196,8 +197,8 @@ def test_full_table_gradient_is_zero_outside_new_rows():
     x = torch.nn.functional.embedding(e.ids, table)
     # run the rest of the model by hooking the embedding output
     handle = m.gpt.tok.register_forward_hook(lambda mod, inp, out: x)
-    try:
-        T.answer_loss(m, (e.ids, e.targets, e.loss_mask)).backward()
+    try:                                 # one full-width pass (answer_loss cuts the batch, the hook returns it whole)
+        lm_loss(m(e.ids), e.targets, e.loss_mask).backward()
     finally:
         handle.remove()
     g_table = table.grad
@@ -322,6 +323,39 @@ def test_teacher_forced_exact_by_length_buckets_equals_one_full_width_pass():
         assert widths[b].max() <= 1.25 * widths[b].min()
     for i in range(len(items)):                                  # nothing after the last answer target is needed
         assert not bool(e.loss_mask[i, widths[i]:].any()) and bool(e.loss_mask[i, widths[i] - 1])
+
+
+def test_answer_loss_split_by_width_equals_one_full_width_pass():
+    """The training loss, run as two width-cut parts, against the plain masked cross-entropy computed here on one
+    full-width forward pass of the same batch (value and every gradient, to float rounding), on a padded
+    pretraining batch of mixed lengths and on a neologism's batch (gradients reach only its rows); and the split
+    covers every row once and computes fewer positions than the full width."""
+    torch.manual_seed(0)
+    g = T.build_gpt(V, 32, 2, 4)
+    rng = np.random.default_rng(5)
+    items = D.sample_pretraining(rng, 96, ("ADD", "SUB", "REVERSE"), (1, 2), (2, 3, 4, 6, 8))
+    e = D.encode(items, V, pads=D.random_pads(rng, items, 3, 0.3, 4))
+    neo = T.make_adapter("neologism", g, V, "SHIFT_RIGHT", length=3)
+    e_neo = neo.encode_fn(D.sample_skill_centred(rng, 64, "SHIFT_RIGHT", ("ADD", "SUB", "REVERSE"), (1, 2, 3),
+                                                 (2, 3, 4, 6, 8)))
+    for model, enc in ((g, e), (neo.model, e_neo)):
+        widths = T._loss_widths(enc.loss_mask)
+        parts = T._two_width_split(widths)
+        assert len(parts) == 2
+        np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(enc.ids.shape[0]))
+        assert sum(len(p) * widths[p].max() for p in parts) < 0.9 * enc.ids.numel()
+        params = [p for p in model.parameters() if p.requires_grad]
+        logits = model(enc.ids)                                   # by hand: every position, one pass
+        ce = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), enc.targets.reshape(-1),
+                                               reduction="none").reshape(enc.ids.shape)
+        ref = (ce * enc.loss_mask).sum() / enc.loss_mask.sum()
+        ref_grads = torch.autograd.grad(ref, params)
+        loss = T.answer_loss(model, (enc.ids, enc.targets, enc.loss_mask))
+        grads = torch.autograd.grad(loss, params)
+        assert torch.allclose(loss, ref, rtol=1e-5, atol=1e-6)
+        for a, b in zip(grads, ref_grads):
+            assert torch.allclose(a, b, rtol=1e-4, atol=1e-7)
+        assert any(float(b.abs().max()) > 1e-4 for b in ref_grads)  # gradients that could differ
 
 
 def test_wilson_interval_against_closed_form():
