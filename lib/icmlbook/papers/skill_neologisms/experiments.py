@@ -232,12 +232,15 @@ def _by_k(batch: DigitBatch, right: np.ndarray) -> dict[int, Accuracy]:
 
 def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test_op: str, method: str, *,
                   ell: int | None = None, init: str = "mean_ops", corrupt: float = 0.0,
-                  trained: bool = True) -> UnitResult:
+                  trained: bool = True, orig_base: Accuracy | None = None) -> UnitResult:
     """Train (``trained=True``) and evaluate ``method`` on the unit (skill, test_op, seed).
 
     ``method`` is one of :data:`GRID_METHODS`, or ``"base"`` (the frozen base with the literal token: no
     training) or ``"oracle"`` (``base`` must then be the oracle; no training). ``trained=False`` evaluates a
-    method at its initialisation (the neologism's mean-operation rows untrained, a trivial method)."""
+    method at its initialisation (the neologism's mean-operation rows untrained, a trivial method).
+    ``orig_base``: the frozen base's accuracy on this unit's original-operation set when already measured (the
+    ``original_base`` of another unit of the same base, seed, skill and T: the same model on the same items),
+    so that :func:`skill_study` computes it once per T instead of once per method."""
     v = vocab()
     sets = _unit_sets(cfg, seed, skill, test_op)
     model0 = base.model()
@@ -245,7 +248,8 @@ def evaluate_unit(cfg: SkillConfig, base: BaseModel, seed: int, skill: str, test
     ell = cfg.ell if ell is None else int(ell)
     s, t = op_index(skill), op_index(test_op)
     plain = lambda b, answer=True, require=True: encode(b, v, answer=answer)  # noqa: E731
-    orig_base = accuracy_of(_exact(model0, sets.original, plain, []))
+    if orig_base is None:
+        orig_base = accuracy_of(_exact(model0, sets.original, plain, []))
     empty = np.zeros(0)
     if method in ("base", "oracle"):
         model, encode_fn, zeroed, n_tr, seconds = model0, plain, [], 0, 0.0
@@ -349,18 +353,22 @@ def skill_study(cfg: SkillConfig, base: BaseModel, seed: int, skill: str) -> Ski
     units = {}
     for test_op in cfg.test_ops:
         units[("base", test_op)] = evaluate_unit(cfg, base, seed, skill, test_op, "base")
+        ob = units[("base", test_op)].original_base               # the frozen base's, measured once per T
         for method in GRID_METHODS:
-            units[(method, test_op)] = evaluate_unit(cfg, base, seed, skill, test_op, method)
+            units[(method, test_op)] = evaluate_unit(cfg, base, seed, skill, test_op, method, orig_base=ob)
     t0 = cfg.test_ops[0]
-    ablations = {"untrained": evaluate_unit(cfg, base, seed, skill, t0, "neologism", trained=False)}
+    ob = units[("base", t0)].original_base
+    ablations = {"untrained": evaluate_unit(cfg, base, seed, skill, t0, "neologism", trained=False, orig_base=ob)}
     for ell in cfg.ablation_ells:
         if ell != cfg.ell:
-            ablations[f"ell={ell}"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", ell=ell)
+            ablations[f"ell={ell}"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", ell=ell, orig_base=ob)
     if cfg.ablation_random_init:
-        ablations["init=random"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", init="random")
+        ablations["init=random"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", init="random",
+                                                 orig_base=ob)
     for c in cfg.ablation_corrupt:
         if c > 0:
-            ablations[f"corrupt={c:g}"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", corrupt=c)
+            ablations[f"corrupt={c:g}"] = evaluate_unit(cfg, base, seed, skill, t0, "neologism", corrupt=c,
+                                                        orig_base=ob)
     return SkillStudy(seed, skill, units, ablations, competence(cfg, base, seed))
 
 
