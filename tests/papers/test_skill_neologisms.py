@@ -468,10 +468,13 @@ def test_profiles_and_derived_sets():
 @functools.lru_cache(maxsize=1)
 def tiny() -> dict:
     """A tiny real run (smoke's operations, lengths 2-4, no pads, a base that learns its operations in 400 updates,
-    30 updates per method): the base, both skills' studies, compositions, competence, keyword analogue, and the
+    30 updates per method, two held-out partners T so that the rules pooling units see four: with two, one unit's
+    chance hits (at length 2 SHIFT_RIGHT is REVERSE, so the frozen base's literal token is sometimes right) made the
+    t-interval span every bar): the base, both skills' studies, compositions, competence, keyword analogue, and the
     untrained GPT's competence and keyword analogue (the trivial methods' real output)."""
     torch.set_num_threads(1)
-    cfg = sn.config_for("smoke", max_len=4, heldout_lengths=(3,), d_model=64, pre_steps=400, pre_warmup=40, pad_left=0,
+    cfg = sn.config_for("smoke", test_ops=("ADD", "SUB"), max_len=4, heldout_lengths=(3,), d_model=64, pre_steps=400,
+                        pre_warmup=40, pad_left=0,
                         pad_prob=0.0, adapt_steps=30, adapt_warmup=5, val_size=40, forget_size=40, competence_n=30,
                         keyword_n=20, comp_n_per=4, n_per_group=3)
     base = ex.pretrain(cfg, 0)
