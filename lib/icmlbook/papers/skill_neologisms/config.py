@@ -14,6 +14,10 @@ measured in development runs (about 0.10 s per pretraining update of the padded 
 0.05 s per adaptation update at batch 64 with its curve evaluations): two bases of 1500 updates side by side
 (~150 s), then the oracle's pretraining and the four (seed, skill) studies (~130 s each) on two workers (~400 s),
 then compositions, keyword analogue and figures (~30 s): about 9-10 minutes of wall time on two quiet cores.
+Measured by the bench (one thread, load 9.5): 655 s of CPU. The training loss then ran each batch at its full padded
+width; it now runs it as two width-cut parts (:func:`.training.answer_loss`, the same loss and gradient), measured
+at default size 95 -> 64 ms per pretraining update and 30 -> 26 ms per neologism update (load 9-13): projected
+about 500-530 s of CPU, not yet measured by the bench.
 ``full``: the paper's grid (both skills, all six partner operations, three base seeds, ℓ = 20, the complete
 ablations) on a larger base; meant for a GPU.
 """
