@@ -615,7 +615,11 @@ def _(cfg, mo):
       skill tokens on a reader's own local Hugging Face model (`icmlbook.papers.skill_neologisms.hf_path`, off by
       default, tested only on a tiny random model); no result on this page comes from it.
     - **The rules** (bars, margins, which accuracy each claim is decided on, the convergence test) are ours,
-      fixed in the chapter's config before the run.
+      fixed in the chapter's config before the run. Every row after claim 1 trains its methods on the bases of
+      claim 1, so it is decided only once each base has passed claim 1's plateau test on its pretraining loss
+      (and does at least half of each operation alone); otherwise the row is *inconclusive (not converged)*, its
+      numbers still shown. A base stopped while its loss still falls could give other comparisons when trained
+      longer, which is what `full`'s longer pretraining is for.
     """)
     return
 

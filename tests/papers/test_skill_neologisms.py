@@ -467,7 +467,10 @@ def test_profiles_and_derived_sets():
 # ------------------------------------------------------------------------------------------------ the claims
 @functools.lru_cache(maxsize=1)
 def tiny() -> dict:
-    """A tiny real run (smoke's operations, lengths 2-4, no pads, a base that learns its operations in 400 updates,
+    """(Its base does not pass claim 1's plateau test at 400 updates, nor at 800: 0.35 and 0.08 nats against 0.033, so
+    every rule's row on it is inconclusive behind :func:`claims.base_gate`; the trivial cases declare that, and the
+    rules' "not reproduced" paths are checked by the alternative worlds.)
+    A tiny real run (smoke's operations, lengths 2-4, no pads, a base that learns its operations in 400 updates,
     30 updates per method, two held-out partners T so that the rules pooling units see four: with two, one unit's
     chance hits (at length 2 SHIFT_RIGHT is REVERSE, so the frozen base's literal token is sometimes right) made the
     t-interval span every bar): the base, both skills' studies, compositions, competence, keyword analogue, and the
@@ -664,13 +667,14 @@ def _c2_unconverged():
     return claims.claim2_acquisition(_world(**_with(neologism__tau=400.0)), _CFG)
 
 
-@claim_case("skill_neologisms", "C2", "not reproduced", trivial="the frozen base with the literal op token")
+@claim_case("skill_neologisms", "C2", "inconclusive at this scale", trivial="the frozen base with the literal op token")  # behind the base gate
 def _c2_trivial_base():
     st = tiny()["studies"]
     return claims.claim2_acquisition(_swap(st, {"neologism": lambda s, t: s.units[("base", t)]}), tiny()["cfg"])
 
 
-@claim_case("skill_neologisms", "C2", "not reproduced", trivial="the neologism's mean-of-operations rows, untrained")
+@claim_case("skill_neologisms", "C2", "inconclusive at this scale",
+            trivial="the neologism's mean-of-operations rows, untrained")  # behind the base gate
 def _c2_trivial_untrained():
     st = tiny()["studies"]
     return claims.claim2_acquisition(_swap(st, {"neologism": lambda s, t: s.ablations["untrained"]}), tiny()["cfg"])
@@ -701,7 +705,7 @@ def _c3_nothing():
     return claims.claim3_transfer(_world(noise=0.2, **_with(neologism__partner=0.05, prompt_tuning__partner=0.0)), _CFG)
 
 
-@claim_case("skill_neologisms", "C3", "not reproduced", trivial="untrained neologism rows against trained prompt tuning")
+@claim_case("skill_neologisms", "C3", "inconclusive at this scale", trivial="untrained neologism rows against trained prompt tuning")  # behind the base gate
 def _c3_trivial():
     st = tiny()["studies"]
     return claims.claim3_transfer(_swap(st, {"neologism": lambda s, t: s.ablations["untrained"]}), tiny()["cfg"])
@@ -717,7 +721,7 @@ def _c3b_equal():
     return claims.claim3b_transfer_vs_lora(_world(**_with(lora__partner=0.62)), _CFG)
 
 
-@claim_case("skill_neologisms", "C3b", "not reproduced", trivial="untrained neologism rows against trained LoRA")
+@claim_case("skill_neologisms", "C3b", "inconclusive at this scale", trivial="untrained neologism rows against trained LoRA")  # behind the base gate
 def _c3b_trivial():
     st = tiny()["studies"]
     return claims.claim3b_transfer_vs_lora(_swap(st, {"neologism": lambda s, t: s.ablations["untrained"]}),
@@ -748,7 +752,7 @@ def _c4_none():
     return claims.claim4_composition(_comps(0.06, 0.05), _world(**_GOOD), _CFG)
 
 
-@claim_case("skill_neologisms", "C4", "not reproduced", trivial="the two neologisms' untrained mean-of-operations rows")
+@claim_case("skill_neologisms", "C4", "inconclusive at this scale", trivial="the two neologisms' untrained mean-of-operations rows")  # behind the base gate
 def _c4_trivial():
     st = _swap(tiny()["studies"], {"neologism": lambda s, t: s.ablations["untrained"]})
     return claims.claim4_composition(tiny()["comp_untrained"], st, tiny()["cfg"])
@@ -765,7 +769,7 @@ def _c5_drop():
     return claims.claim5_lengths(_world(**_with(neologism__held=0.65)), _CFG)
 
 
-@claim_case("skill_neologisms", "C5", "not reproduced", trivial="the frozen base with the literal op token (gap 0)")
+@claim_case("skill_neologisms", "C5", "inconclusive at this scale", trivial="the frozen base with the literal op token (gap 0)")  # behind the base gate
 def _c5_trivial():
     st = tiny()["studies"]
     return claims.claim5_lengths(_swap(st, {"neologism": lambda s, t: s.units[("base", t)]}), tiny()["cfg"])
@@ -782,7 +786,7 @@ def _c6a_same():
     return claims.claim6a_length(_world(**_with(abl_ell1__partner=0.6)), _CFG)
 
 
-@claim_case("skill_neologisms", "C6a", "not reproduced", trivial="untrained mean-of-operations rows in both arms")
+@claim_case("skill_neologisms", "C6a", "inconclusive at this scale", trivial="untrained mean-of-operations rows in both arms")  # behind the base gate
 def _c6a_trivial():
     st = tiny()["studies"]
     t0 = tiny()["cfg"].test_ops[0]
@@ -802,7 +806,7 @@ def _c6b_same():
     return claims.claim6b_init(_world(**_with(abl_initrandom__tau=30.0, abl_initrandom__partner=0.6)), _CFG)
 
 
-@claim_case("skill_neologisms", "C6b", "not reproduced", trivial="random initialisation in both arms")
+@claim_case("skill_neologisms", "C6b", "inconclusive at this scale", trivial="random initialisation in both arms")  # behind the base gate
 def _c6b_trivial():
     st = tiny()["studies"]
     t0 = tiny()["cfg"].test_ops[0]
@@ -820,7 +824,7 @@ def _c6c_costly():
     return claims.claim6c_noise(_world(**_with(abl_corrupt02__partner=0.3)), _CFG)
 
 
-@claim_case("skill_neologisms", "C6c", "not reproduced", trivial="untrained neologism rows in both arms")
+@claim_case("skill_neologisms", "C6c", "inconclusive at this scale", trivial="untrained neologism rows in both arms")  # behind the base gate
 def _c6c_trivial():
     st = tiny()["studies"]
     t0 = tiny()["cfg"].test_ops[0]
@@ -879,7 +883,7 @@ def test_c8_guard_counts_only_a_fall():
     assert not claims._forgetting_convergence(unit, "full fine-tuning").converged
 
 
-@claim_case("skill_neologisms", "C8a", "not reproduced", trivial="the frozen base in place of fine-tuning")
+@claim_case("skill_neologisms", "C8a", "inconclusive at this scale", trivial="the frozen base in place of fine-tuning")  # behind the base gate
 def _c8a_trivial():
     st = tiny()["studies"]
     return claims.claim8a_forgetting_ft(_swap(st, {"full_ft": lambda s, t: s.units[("base", t)]}), tiny()["cfg"])
@@ -895,7 +899,7 @@ def _c8b_keeps():
     return claims.claim8b_forgetting_lora(_world(**_with(lora__orig=0.005)), _CFG)
 
 
-@claim_case("skill_neologisms", "C8b", "not reproduced", trivial="the frozen base in place of LoRA")
+@claim_case("skill_neologisms", "C8b", "inconclusive at this scale", trivial="the frozen base in place of LoRA")  # behind the base gate
 def _c8b_trivial():
     st = tiny()["studies"]
     return claims.claim8b_forgetting_lora(_swap(st, {"lora": lambda s, t: s.units[("base", t)]}), tiny()["cfg"])

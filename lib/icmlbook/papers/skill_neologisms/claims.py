@@ -107,8 +107,9 @@ def _decide(measured: str, parts: dict[str, tuple[bool | None, str | None]], gua
             values: dict, competences: Sequence[Competence | None] | None = None) -> ClaimCheck:
     """All parts must pass. A part decided against the claim fails the row (evidence against it, whatever the
     other parts); otherwise an undecided part makes the row inconclusive, "not converged" when a compared model
-    failed its plateau test, else "interval spans both". Before any of this, a base below claim 1's bars makes the
-    row inconclusive (:func:`base_gate`)."""
+    failed its plateau test, else "interval spans both". Before any of this, a base that does not do half of an
+    operation alone, or whose pretraining loss has not passed claim 1's plateau test, makes the row inconclusive
+    (:func:`base_gate`)."""
     if competences is not None:
         gate = base_gate(competences, measured)
         if gate is not None:
@@ -171,15 +172,24 @@ def _incompetent(competences: Sequence[Competence | None]) -> list[int]:
 
 
 def base_gate(competences: Sequence[Competence | None], measured: str) -> ClaimCheck | None:
-    """None when every base has learned its operations (:func:`_incompetent`); otherwise the row's *inconclusive*
-    check: the base itself has not converged to competence at this profile."""
+    """None when every base has learned its operations (:func:`_incompetent`) and passed claim 1's plateau test on
+    its pretraining answer loss (:func:`base_convergence`); otherwise the row's *inconclusive* check (not
+    converged): every method of the row is trained on that base, and a base whose loss still falls (or that does not
+    do half of one operation) may give another comparison once trained longer (CLAIMS.md rule 10)."""
     bad = _incompetent(competences)
-    if not bad:
-        return None
-    return ClaimCheck.inconclusive_check(
-        measured, "not converged",
-        f"the base of seed(s) {bad} has not learned the known operations at this profile (an operation alone below "
-        f"{_T['gate_single']:g}), so no comparison made on it can tell the claim from its negation")
+    if bad:
+        return ClaimCheck.inconclusive_check(
+            measured, "not converged",
+            f"the base of seed(s) {bad} has not learned the known operations at this profile (an operation alone "
+            f"below {_T['gate_single']:g}), so no comparison made on it can tell the claim from its negation")
+    moving = [g for g in (base_convergence(c) for c in competences) if not g.converged]
+    if moving:
+        return ClaimCheck.inconclusive_check(
+            measured, "not converged",
+            "every method of this row is trained on a base still improving at this profile: "
+            + "; ".join(g.text for g in moving)
+            + " (the row is decided once each base passes claim 1's plateau test)")
+    return None
 
 
 def _comps(studies: Sequence[SkillStudy]) -> list[Competence | None]:
