@@ -1046,3 +1046,35 @@ def test_reproduced_worlds_carry_the_measured_spread(case):
 def test_thresholds_fixed():
     with pytest.raises(ValueError, match="ri_gap_min"):
         claims.claim2_largest_for_distant(_ri_world(_RI_DISTANT), mb.config_for("default", ri_gap_min=0.0))
+
+
+# -- C6b's power note (session 11) --------------------------------------------------------------------------------
+def test_replicates_needed_by_hand():
+    from icmlbook.runtime.stats import mean_t_interval
+
+    # independent check: at the returned n, a sample with exactly the measured mean and sd has a t-interval wholly
+    # above the margin; at n - 1 it does not
+    v = np.array([0.30, 0.05, 0.55, 0.20])
+    need = claims.replicates_needed(v, 0.05)
+    m, sd = v.mean(), v.std(ddof=1)
+
+    def spans(n):
+        z = np.linspace(-1.0, 1.0, n)
+        x = m + sd * (z - z.mean()) / z.std(ddof=1)            # mean m, sd exactly sd
+        ci = mean_t_interval(x, 0.95)
+        return ci.lo <= 0.05 <= ci.hi
+
+    assert need is not None and need > 2
+    assert not spans(need) and spans(need - 1)
+    assert claims.replicates_needed(np.array([0.1, 0.2]), 0.15) is None        # a mean on the margin
+    assert claims.replicates_needed(np.array([0.1]), 0.0) is None              # no spread to read
+
+
+def test_c6b_underpowered_at_default_says_so():
+    # the reproduced world at default's replicate count, with the recorded spreads: inconclusive, and the row says
+    # the count is what keeps it open (computed from the run's own values, more replicates than it has)
+    check = _c6b_direct_largest(n=N_DEFAULT)
+    assert check.passed is None and check.inconclusive == "interval spans both"
+    assert f"underpowered at n = {N_DEFAULT} replicate(s)" in check.measured
+    needs = [int(x) for x in re.findall(r" about (\d+)", check.measured.split("underpowered")[1])]
+    assert needs and all(k > N_DEFAULT for k in needs)

@@ -35,7 +35,7 @@ __all__ = ["THRESHOLDS", "check_thresholds", "claim1_distant_domains", "claim2_l
            "claim3_scales_with_pa", "claim4_forgetting", "claim5_in_domain", "claim6_smooth_transition",
            "claim6b_direct_sft_largest", "claim7_interaction", "claim7b_late_not_compensated", "claim8_wsd_control", "claim8b_wsd_not_compensated",
            "interval", "domain_share",
-           "within_target_r", "interaction_r"]
+           "within_target_r", "interaction_r", "replicates_needed"]
 
 THRESHOLDS: dict[str, float] = {f: getattr(MidtrainConfig(), f) for f in THRESHOLD_FIELDS}
 _T = THRESHOLDS
@@ -90,6 +90,40 @@ def _combine(parts: dict, measured: str, values: dict) -> ClaimCheck:
                                              f"the interval of {', '.join(open_)} contains the minimum effect "
                                              f"(n = {values.get('n', '?')} replicate(s))", values)
     return ClaimCheck(text, True, values)
+
+
+def replicates_needed(values, margin: float, level: float | None = None, cap: int = 1000) -> int | None:
+    """The smallest replicate count n at which a t-interval (``level``, the declared one by default) with the mean
+    and the standard deviation of ``values`` would lie wholly on one side of ``margin``: the power the claim's
+    interval would need if the measured effect and spread held. ``None`` past ``cap`` (or with no spread to read:
+    fewer than two values, a mean on the margin)."""
+    from scipy.stats import t as student_t
+
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        return None
+    gap, sd = abs(float(v.mean()) - margin), float(v.std(ddof=1))
+    if gap == 0.0:
+        return None
+    q = 0.5 + 0.5 * (_T["ci_level"] if level is None else level)
+    for n in range(2, cap + 1):
+        if student_t.ppf(q, n - 1) * sd / np.sqrt(n) < gap:
+            return n
+    return None
+
+
+def _power_note(open_parts: dict) -> str:
+    """For open parts {label: (per-replicate values, margin)}: 'underpowered at n = k' with the replicates each
+    would need at the measured mean and spread (:func:`replicates_needed`), or that no count within 1,000 would do
+    (an effect at the margin)."""
+    texts = []
+    n = None
+    for label, (v, margin) in open_parts.items():
+        n = np.asarray(v).size
+        need = replicates_needed(v, margin)
+        texts.append(f"{label} about {need}" if need is not None else f"{label} more than 1000 (a mean at the margin)")
+    return (f"underpowered at n = {n} replicate(s): at this run's own means and spreads the interval would clear "
+            f"its margin with " + ", ".join(texts) + " replicates")
 
 
 def _base_loss(study: Study, targets: Sequence[str], schedule: str = "cosine") -> float:
@@ -451,7 +485,9 @@ def claim6_smooth_transition(study: Study, cfg: MidtrainConfig, mid_keys: dict[s
          f"transition margin of C6), and (b) the general loss after that SFT, general-only minus midtraining "
          f"(the rise from the common reference: the general-only model before SFT), its {_PCT} t-interval above "
          f"{_F4:g} nats (the forgetting margin of C4); for code and for math, decided part by part; the plateau "
-         f"test runs on the general loss along each compared SFT run (margin {_F4:g})",
+         f"test runs on the general loss along each compared SFT run (margin {_F4:g}); an open part states the "
+         f"replicates its interval would need at the run's own mean and spread (rule 12: the session-10 default "
+         f"record needed six where the default and full profiles run three)",
     rejects="a transition that midtraining does not soften (a difference of 0: the general-only model in "
             "midtraining's place), or a smaller rise only because the midtrained model starts SFT with a higher "
             "general loss (it ends no lower: (a) passes, (b) does not)",
@@ -475,11 +511,19 @@ def claim6b_direct_sft_largest(study: Study, cfg: MidtrainConfig, mid_keys: dict
     guard = _guard(study, runs, _F4, measured, metric="general_loss")
     if guard is not None:
         return guard
-    parts = {}
+    parts, samples = {}, {}
     for d in D.DOMAINS:
         parts[f"{d} rise"] = decide_interval(ri_[d][1], ri_[d][2], _J6)
         parts[f"{d} after SFT"] = decide_interval(ei[d][1], ei[d][2], _F4)
-    return _combine(parts, measured, {"rise": rise, "after": end, "n": rise["code"].size})
+        samples[f"{d} rise"], samples[f"{d} after SFT"] = (rise[d], _J6), (end[d], _F4)
+    check = _combine(parts, measured, {"rise": rise, "after": end, "n": rise["code"].size})
+    if check.passed is not None or check.inconclusive != "interval spans both":
+        return check
+    # rule 12 (session 11): an open part says whether the replicate count is what keeps it open, computed from this
+    # run's own mean and spread (session 10's default record needed six replicates where the default runs three)
+    note = _power_note({k: samples[k] for k, d in parts.items() if d.passed is None})
+    return ClaimCheck.inconclusive_check(check.measured + "; " + note, check.inconclusive,
+                                         check.reason + "; " + note, check.values)
 
 
 # ----------------------------------------------------------------------------------------------- C7, C7b, C8
