@@ -1078,3 +1078,19 @@ def test_c6b_underpowered_at_default_says_so():
     assert f"underpowered at n = {N_DEFAULT} replicate(s)" in check.measured
     needs = [int(x) for x in re.findall(r" about (\d+)", check.measured.split("underpowered")[1])]
     assert needs and all(k > N_DEFAULT for k in needs)
+
+
+def test_sft_general_loss_read_where_the_rules_read_it():
+    # session 11: the general loss along SFT is evaluated before, after, and at the two logged steps around
+    # T / (1 + extend) (the plateau test's read-back point), not at every evaluation of the target's loss
+    st = _micro_study()
+    for rep in st.replicates:
+        for run in rep.sft.values():
+            T = run.steps[-1]
+            early = T / (1.0 + MICRO_T.plateau_extend)
+            gs = run.general_steps
+            assert gs[0] == 0 and gs[-1] == T and gs.size == run.general_loss.size <= 4
+            assert set(gs) <= set(run.steps)
+            assert gs[gs <= early].max() == run.steps[run.steps <= early].max()
+            assert gs[gs >= early].min() == run.steps[run.steps >= early].min()
+            assert run.general_before == run.general_loss[0] and run.general_after == run.general_loss[-1]

@@ -71,7 +71,9 @@ def _guard(study: Study, runs: Sequence[tuple[str, str]], margin: float, measure
     for key, tgt in dict.fromkeys(runs):
         study._check(key, tgt)
         rs = [r.sft[(key, tgt)] for r in study.replicates]
-        steps = rs[0].steps[1:]                                   # from the first update on (step 0 is the start)
+        steps = rs[0].steps if metric == "sft_loss" or getattr(rs[0], "general_steps", None) is None \
+            else rs[0].general_steps
+        steps = steps[1:]                                         # from the first update on (step 0 is the start)
         values = np.stack([getattr(s, metric)[1:] for s in rs])
         reports.append(plateau_from_curve(steps, values, margin, _plateau(), name=f"SFT of {key} on {tgt} ({metric})"))
     return convergence_guard(*reports, measured=measured)

@@ -314,8 +314,8 @@ class ReplayBatches:
 @dataclasses.dataclass
 class SFTRun:
     """One SFT run: the target's validation loss and the general validation loss along SFT (``steps``,
-    ``sft_loss``, ``general_loss``; step 0 is before SFT), the general loss before and after (``general_before``,
-    ``general_after``)."""
+    ``sft_loss``, ``general_loss``; step 0 is before SFT; the general loss only where it is read, at
+    ``general_steps``), the general loss before and after (``general_before``, ``general_after``)."""
 
     target: str
     replay: float
@@ -324,6 +324,7 @@ class SFTRun:
     general_loss: np.ndarray
     general_before: float
     general_after: float
+    general_steps: np.ndarray | None = None     # the steps of ``general_loss`` where they are not ``steps``
 
     @property
     def final(self) -> float:
@@ -348,17 +349,22 @@ def sft(cfg: MidtrainConfig, world: World, state: Mapping[str, torch.Tensor], ta
         return lm_loss(m(batch[:, :-1]), batch[:, 1:], batch[:, 1:] != pad)
 
     val = world.sft_val[target]
-    every = [s for s in range(0, cfg.sft_steps + 1, cfg.sft_eval_every)]
-    evaluate = Evaluate(lambda m: {"sft_loss": _rows_loss(m, val, pad), "general_loss": _rows_loss(m, world.general_eval)},
-                        at=sorted(set(every) | {cfg.sft_steps}))
+    at = sorted(set(range(0, cfg.sft_steps + 1, cfg.sft_eval_every)) | {cfg.sft_steps})
+    # the general loss along SFT is read before and after SFT and by the plateau test at T / (1 + extend), linear
+    # between the two logged steps around it: only those four are evaluated (session 11: the other seven of
+    # default's eleven were never read; the same values at the steps kept, so the same verdicts)
+    i = int(np.searchsorted(at, cfg.sft_steps / (1.0 + cfg.plateau_extend)))
+    gen_at = sorted({0, cfg.sft_steps, at[max(i - 1, 0)], at[min(i, len(at) - 1)]})
+    evaluate = Evaluate(lambda m: {"sft_loss": _rows_loss(m, val, pad)}, at=at)
+    evaluate_general = Evaluate(lambda m: {"general_loss": _rows_loss(m, world.general_eval)}, at=gen_at)
     tc = TrainerConfig(steps=cfg.sft_steps, schedule=WarmupCosine(warmup=max(1, cfg.sft_steps // 10),
                        total=cfg.sft_steps, final=0.1), grad_clip=1.0, seed=seed,
                        device="cpu" if cfg.device == "cpu" else "auto", show_progress=False)
-    tr = Trainer(model, opt, loss_fn, data, tc, callbacks=[evaluate])
+    tr = Trainer(model, opt, loss_fn, data, tc, callbacks=[evaluate, evaluate_general])
     tr.run()
     steps, vals = tr.history("sft_loss")
-    _, gen = tr.history("general_loss")
-    return SFTRun(target, replay, steps, vals, gen, float(gen[0]), float(gen[-1]))
+    gen_steps, gen = tr.history("general_loss")
+    return SFTRun(target, replay, steps, vals, gen, float(gen[0]), float(gen[-1]), gen_steps)
 
 
 @dataclasses.dataclass
