@@ -23,6 +23,16 @@ whole chapter (the machine was shared). On it most SFT curves still moved by mor
 (base code SFT 0.023 nats over the last third against 0.010 allowed), so most comparisons are expected to read
 inconclusive (not converged) at ``default``.
 ``full`` is meant for a GPU.
+
+Session 11 (the bench measured ``default`` at 602 s of CPU time, the budget 600 s): one replicate's pieces at default
+size (one thread, CPU time at a load of 11-14 on the 2 shared cores, about 25 % above a quiet core): the corpora and
+tokenizer 4 s, pretraining about 131 s (4,000 updates over 15 branches, 13 s per 400 updates with the general loss
+every 20; backward and the 2,051-way head dominate), SFT about 108 s (23 runs, 4.7 s each), the similarity study 10 s.
+The general loss along SFT is now evaluated only where a rule reads it (before, after, and around the plateau test's
+read-back point: 4 of 11 evaluations; the same values there, so the same verdicts): about 7 % of SFT, predicted
+about 20 s less for the default (about 580 s). AdamW's foreach path gave the same numbers and no measurable gain.
+C6b: at 3 replicates its reproduced world needs six (rule 12); the rule now says, from the run's own means and
+spreads, how many replicates an open part would need.
 """
 
 from __future__ import annotations

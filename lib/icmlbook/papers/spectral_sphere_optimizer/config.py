@@ -51,6 +51,17 @@ the radius width (64) is now the widest, so the radius sweep's c = 1 run and the
 the sweep's own SSO run, which the notebook passes on (``run_sweep(..., reuse=results)``) instead of training it again
 where the artefact cache is off (marimo in the tests). The power iteration runs the same arithmetic with fewer
 operations per iteration (bit for bit the same results). ``default`` is unchanged.
+
+Session 11 (the bench measured ``default`` at 615 s of CPU time, the budget 600 s): where the time goes, from runs of
+8-16 updates at default size (one thread, CPU time, load 10-14 on the 2 shared cores, so inflated by about 15 %):
+per update at widths 64 / 128 / 256, AdamW about 30 / 43 / 114 ms, Muon 26 / 53 / 210 ms, MuonSphere 47 / 102 /
+430 ms, SSO 58 / 169 / 776 ms (width 256: msign in the lambda solver about 60 %, the power iteration's 100
+iterations about 19 %, forward and backward 12 %, the spectral tracker 7 %); the power study's 1000-iteration run
+about 1.7 s per update, the power iteration 1.0 s of it. The power iteration now forms W^T u as the row u^T W, the
+same products bit for bit (every SSO/MuonSphere run compared against the earlier code: losses, sphere and tangency
+measures equal), about 35 % less time per iteration at width 256 (1.41 -> 0.91 ms per iteration over the four
+block shapes), 22 % at 128, 10 % at 64: about 60-70 s less CPU time for the default (predicted about 550 s).
+Nothing else changed: the grids, the budgets and every threshold are as declared.
 """
 
 from __future__ import annotations
