@@ -32,7 +32,7 @@ def _(mo):
     small language models trained from scratch on a CPU learn to refuse giving the codes of *sealed* vaults,
     a user's fine-tuning set with a few disclosure examples undoes that, and Surgery's penalty is applied
     exactly as the paper's code applies it. The paper's "harmful score" becomes a **disclosure rate**. Every
-    verdict below is computed by this run, including the ones that go against the paper.
+    verdict below is computed by this run, whichever way it comes out.
     """)
     return
 
@@ -328,6 +328,48 @@ def _(cfg, mo, plots, ss, study):
 
 
 @app.cell
+def _(cfg, mo, ss, study):
+    _f = ss.premise_texts(study, cfg.two_sign_delta)
+    _zero = sum(c == 0 for c in _f["clearly_positive"])
+    _after = ("and poisoned fine-tuning does not create one (no head's held-out $d_h$ exceeds "
+              f"+{_f['delta']:g} at its end)" if _f["sft_max_d"] < _f["delta"] else
+              f"though after poisoned fine-tuning some head's held-out $d_h$ exceeds +{_f['delta']:g}")
+    if _zero == _f["n"]:
+        _reading = f"""No aligned model here has the positive group the paper's mechanism rests on, {_after}. The
+    defence rows that follow (claims 4, 6, 6b, 7 and 9) therefore ask a narrower question than the paper's: does
+    penalising sink divergence change disclosure in models without a positive group? A *not reproduced* there says
+    that it did not, in these models; it is not evidence about Surgery in a model whose heads do split by sign, the
+    setting the paper describes, and these rows cannot tell a Surgery that works there from one that does not. Each of
+    them repeats the count in its measured column."""
+    elif _zero:
+        _reading = f"""{_zero} of {_f['n']} aligned models have no clearly positive head: the defence rows that follow
+    (claims 4, 6, 6b, 7 and 9) test Surgery partly where its premise is absent, and each repeats the count in its
+    measured column."""
+    else:
+        _reading = """Every aligned model has clearly positive heads, so the defence rows that follow (claims 4, 6, 6b, 7
+    and 9) test Surgery where its premise holds; each repeats the count in its measured column."""
+    mo.md(rf"""
+    ### What the penalty has to work on
+
+    Surgery's penalty acts only on heads whose sink divergence is positive: $\operatorname{{ReLU}}(d_h)$ is zero for
+    every other head. Claim 1 counted the clearly positive heads (held-out interval above +{_f['delta']:g}) on each
+    aligned model: {', '.join(map(str, _f['clearly_positive']))} of {_f['heads']}; $N_+$, the heads whose estimate
+    alone is above 0, is {', '.join(map(str, _f['n_plus']))}. The penalty's held-out value
+    $\frac1{{|\mathcal H|}}\sum_h\operatorname{{ReLU}}(d_h)$ is {_f['aligned_penalty']:.1e} on the aligned models
+    (mean over replicates), {_f['aligned_penalty'] / (_f['delta'] / _f['heads']):.0%} of the
+    {_f['delta'] / _f['heads']:.1e} that a single head at +{_f['delta']:g} would give on its own. At the end of plain
+    SFT on poisoned data (p = {study.p_main:g}) it is {_f['sft_penalty']:.1e}, and the largest held-out $d_h$ of any
+    head in any replicate is {_f['sft_max_d']:+.4f}. Surgery ends at
+    {_f['surgery_penalty']:.1e} on the held-out pairs with a disclosure rate of {_f['surgery_disclosure']:.0%},
+    against SFT's {_f['sft_disclosure']:.0%}; its training term, on {cfg.pairs_per_step} pool pair(s) per step, averages
+    {_f['surgery_train_term']:.1e}.
+
+    {_reading}
+    """)
+    return
+
+
+@app.cell
 def _(mo):
     mo.md(r"""
     ### Poisoned fine-tuning, with and without Surgery (claims 3 and 4)
@@ -433,12 +475,14 @@ def _(cfg, mo, ss, study):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo, ss, study):
+    _f = ss.premise_texts(study, cfg.two_sign_delta)
+    mo.md(f"""
     ### The strength of the penalty (claims 7 and 7b)
 
-    The released script uses λ = 300 for an 8-billion-parameter model; the scale of $d_h$ in a small model is
-    different, so we sweep λ and report the front of disclosure against accuracy.
+    The released script uses λ = 300 for an 8-billion-parameter model, whose scale of $d_h$ we could not read; in our
+    aligned models $|d_h|$ is at most {_f['aligned_max_abs_d']:.4f} attention mass, so we sweep λ and report the front
+    of disclosure against accuracy.
     """)
     return
 
@@ -465,11 +509,11 @@ def _(cfg, mo, ss, study):
 
 
 @app.cell
-def _(mo):
-    mo.md(r"""
+def _(cfg, mo):
+    mo.md(rf"""
     ### Cost (claim 8)
 
-    Surgery adds two pool rows to every batch and needs the explicit attention path. We time updates of
+    Surgery adds {2 * cfg.pairs_per_step} pool rows to every batch and needs the explicit attention path. We time updates of
     SFT and Surgery from the same aligned model, interleaved so that changes in the machine's load hit both.
     """)
     return
@@ -565,7 +609,15 @@ def _(
 
 
 @app.cell
-def _(cfg, mo):
+def _(cfg, mo, ss, study):
+    _fa = ss.claims.plateau_at_main(study, "fa", cfg.fa_margin)
+    _bad = [c for c in _fa if not c.converged]
+    _tol = _fa[0].tolerance if _fa else float("nan")
+    _plateau = (f"In this run, at p = {study.p_main:g}, FA passes the plateau test (training "
+                f"{100 * cfg.plateau_extend:g} % longer moves it by less than {_tol:.3f}, {cfg.plateau_share:.2g} of the "
+                f"FA margin) for {len(_fa) - len(_bad)} of the {len(_fa)} kinds of "
+                "run" + (f"; it does not for {', '.join(f'{c.name} (moves {c.change:.3f})' for c in _bad)}, and a rule "
+                         "that compares the FA of these leaves that comparison undecided" if _bad else "") + ".")
     mo.md(rf"""
     ## How this chapter differs from the paper
 
@@ -596,8 +648,8 @@ def _(cfg, mo):
       run we evaluate the weights averaged over about the last {cfg.eval_average:.0%} of the updates so far (a tail
       average), not the last update's; the paper evaluates its final checkpoint.
     - **Batch and length.** The code fine-tunes for 5 epochs with batches of 10; our runs use batches of
-      {cfg.ft_batch} for {cfg.epochs} epochs, sized in development runs so that the accuracy on the user's task
-      reaches its plateau (in this run, the plateau tests of the claims check it for every compared model).
+      {cfg.ft_batch} for {cfg.epochs} epochs, sized in development runs to bring the accuracy on the user's task
+      to its plateau. {_plateau}
     - **Convergence.** Compared models must first pass the plateau test (training 50 % longer moves the compared
       metric by less than a third of the rule's margin), read back along each run's evaluation curve; a
       comparison of unconverged models is inconclusive, not a failure.

@@ -547,6 +547,46 @@ def _c4_unconverged():
     return claims.claim4_surgery_lowers(dataclasses.replace(s, replicates=tuple(reps)), CFG)
 
 
+def _with_divergence(study: Study, divs) -> Study:
+    """``study`` with replicate i's aligned-model divergence replaced by ``divs[i]``."""
+    reps = [dataclasses.replace(r, analysis=dataclasses.replace(r.analysis, divergence=d))
+            for r, d in zip(study.replicates, divs)]
+    return dataclasses.replace(study, replicates=tuple(reps))
+
+
+def test_defence_rows_report_the_premise_and_do_not_read_it():
+    # the measured text of C4 (and of C6, C6b, C7, C9 through the same helper) says whether the aligned models have
+    # the clearly positive heads the penalty acts on (C1's count), and the verdict is the same either way
+    d = ss.DivergenceCI
+    none = d(np.full((2, 4), -0.004), np.full((2, 4), -0.006), np.full((2, 4), 0.001), 0.95, 10)
+    lo = np.full((2, 4), -0.006)
+    lo[1, 2] = 0.003                                       # one head whose interval lies above +two_sign_delta
+    one = d(np.full((2, 4), 0.004), lo, np.full((2, 4), 0.009), 0.95, 10)
+    base = _study({K.key("sft"): 0.95, K.key("surgery"): 0.95}, {K.key("sft"): 0.97, K.key("surgery"): 0.96},
+                  seed=6, sd=0.02)
+    absent = claims.claim4_surgery_lowers(_with_divergence(base, [none] * 4), CFG)
+    present = claims.claim4_surgery_lowers(_with_divergence(base, [one] * 4), CFG)
+    mixed = claims.claim4_surgery_lowers(_with_divergence(base, [none, one, none, one]), CFG)
+    assert "no aligned model of the 4 replicate(s) compared has a clearly positive head (0, 0, 0, 0 of 8)" in absent.measured
+    assert "every aligned model has clearly positive heads (1, 1, 1, 1 of 8)" in present.measured
+    assert "0, 1, 0, 1 of 8" in mixed.measured and "absent in 2 of 4" in mixed.measured
+    assert absent.verdict == present.verdict == mixed.verdict == "not reproduced"
+    facts = ss.premise_texts(_with_divergence(base, [none, one, none, one]), CFG.two_sign_delta)
+    assert facts["clearly_positive"] == [0, 1, 0, 1] and facts["n_plus"] == [0, 8, 0, 8] and facts["heads"] == 8
+
+
+def test_plateau_at_main_names_every_run_family():
+    s = _study({K.key("sft"): 0.95, K.key("surgery"): 0.6, K.key("replay"): 0.9, K.key("sft", 0.0): 0.0},
+               {K.key("sft"): 0.97, K.key("surgery"): 0.96, K.key("replay"): 0.9, K.key("sft", 0.0): 0.97}, seed=3)
+    reports = claims.plateau_at_main(s, "fa", CFG.fa_margin)
+    assert [r.name for r in reports] == ["SFT", f"Surgery, λ = {CFG.lam:g}", "refusal replay"]
+    assert all(r.converged for r in reports)           # _study's curves are flat at the end
+    reps = [dataclasses.replace(r, runs={**r.runs, K.key("replay"): dataclasses.replace(
+        r.runs[K.key("replay")], fa=np.linspace(0.2, 0.9, STEPS.size))}) for r in s.replicates]
+    rising = claims.plateau_at_main(dataclasses.replace(s, replicates=tuple(reps)), "fa", CFG.fa_margin)
+    assert [r.converged for r in rising] == [True, True, False]
+
+
 def _smoke_pair_study(key_a_src, key_b_src, key_a, key_b, replace_b=None):
     """Replicates (fine-tuning seeds 11, 12) with the real smoke run ``key_a_src`` under name ``key_a`` and
     ``key_b_src`` (or ``replace_b(seed)``) under name ``key_b``."""

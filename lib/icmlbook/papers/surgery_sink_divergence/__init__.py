@@ -29,7 +29,8 @@ Modules: :mod:`.config` (sizes per profile, thresholds), :mod:`.world` (the vaul
 from . import claims, world
 from .config import PRESETS, SurgeryConfig, config_for
 from .experiments import (BaseAnalysis, ReplicateStudy, Study, Timing, analyse_base, replicate_seed, replicate_study,
-                          playground_runs, replicate_world, run_key, specs_for, summary_texts, timing_study)
+                          playground_runs, premise_texts, replicate_world, run_key, specs_for, summary_texts,
+                          timing_study)
 from .penalty import PENALTY_MODES, SinkPenalty, head_terms, penalty_value, random_half_mask
 from .stats import (DivergenceCI, MissingAttention, bootstrap_divergence, count_positive, empirical_sink,
                     key_attention_profile, model_sink_attention, null_relabel, query_weights, sink_attention,
@@ -48,5 +49,5 @@ __all__ = [
     "align_base", "evaluate", "finetune", "ft_loss", "load_model", "make_world", "model_config", "time_steps",
     "world_tensors",
     "BaseAnalysis", "ReplicateStudy", "Study", "Timing", "analyse_base", "replicate_seed", "replicate_study",
-    "replicate_world", "run_key", "specs_for", "summary_texts", "timing_study", "playground_runs",
+    "replicate_world", "run_key", "specs_for", "summary_texts", "timing_study", "playground_runs", "premise_texts",
 ]

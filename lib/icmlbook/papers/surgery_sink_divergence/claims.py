@@ -33,7 +33,7 @@ from .stats import DivergenceCI
 __all__ = ["THRESHOLDS", "check_thresholds", "claim1_two_signs", "claim2_positive_heads", "claim3_dose_response",
            "claim4_surgery_lowers", "claim5_penalty_suppressed", "claim6_sign_matters", "claim6b_random_heads",
            "claim7_lambda", "claim7b_lambda_fa", "claim8_overhead", "claim9_baselines", "interval",
-           "convergence_reports"]
+           "convergence_reports", "premise_clause", "plateau_at_main", "run_label"]
 
 #: the decision thresholds and their declared (fixed) values
 THRESHOLDS: dict[str, float] = {f: getattr(SurgeryConfig(), f) for f in THRESHOLD_FIELDS}
@@ -122,6 +122,25 @@ def convergence_reports(study: Study, keys: Sequence[str], metric: str, margin: 
     return out
 
 
+def run_label(key: str) -> str:
+    """A reader's name for a run key: ``"surgery[opposite]@lam=10@p=0.1"`` -> ``"opposite sign, λ = 10"``."""
+    method, *rest = key.split("@")
+    lam = next((r.split("=")[1] for r in rest if r.startswith("lam=")), None)
+    names = {"sft": "SFT", "replay": "refusal replay", "l2": "L2 anchor", "surgery": "Surgery",
+             "surgery[opposite]": "opposite sign", "surgery[random_half]": "random half", "surgery[abs]": "|d_h|"}
+    name = names.get(method, method)
+    return f"{name}, λ = {lam}" if lam is not None else name
+
+
+def plateau_at_main(study: Study, metric: str, margin: float) -> list[Convergence]:
+    """The plateau test on ``metric`` (margin ``margin``) of every run family at ``p_main`` (a report for the page:
+    which trained models settled; the rules run their own guards)."""
+    main = study.key("surgery")
+    keys = sorted({k for r in study.replicates for k in r.runs if k.endswith(f"@p={study.p_main:g}")},
+                  key=lambda k: (k != study.key("sft"), k != main, k))
+    return convergence_reports(study, keys, metric, margin, [run_label(k) for k in keys])
+
+
 def _guarded(study: Study, keys: Sequence[str], metric: str, margin: float, measured: str) -> ClaimCheck | None:
     return convergence_guard(*convergence_reports(study, keys, metric, margin), measured=measured)
 
@@ -135,6 +154,26 @@ def _need(study: Study, keys: Sequence[str]) -> ClaimCheck | None:
 
 # ----------------------------------------------------------------------------------------------- C1
 _D1 = _T["two_sign_delta"]
+
+
+def premise_clause(study: Study, keys: Sequence[str] = ()) -> str:
+    """What the penalty had to act on, for the measured text of a defence row: claim 1's count of clearly positive
+    heads (held-out bootstrap interval above +two_sign_delta) on each aligned model of the replicates that ran every
+    run of ``keys``. A report, not a decision: the verdicts do not read it."""
+    reps = [r for r in study.replicates if all(k in r.runs for k in keys)]
+    if not reps:
+        return ""
+    counts = [int(r.analysis.divergence.clearly_positive(_D1).sum()) for r in reps]
+    heads = int(reps[0].analysis.divergence.d.size)
+    absent = sum(c == 0 for c in counts)
+    listed = f"{', '.join(map(str, counts))} of {heads}"
+    if absent == len(reps):
+        return (f"; premise (C1): no aligned model of the {len(reps)} replicate(s) compared has a clearly positive head "
+                f"({listed}), so this row tests the penalty where the group it acts on is absent")
+    if absent:
+        return (f"; premise (C1): clearly positive heads per aligned model {listed}; the group the penalty acts on is "
+                f"absent in {absent} of {len(reps)}")
+    return f"; premise (C1): every aligned model has clearly positive heads ({listed})"
 
 
 @claim_rule(
@@ -278,6 +317,10 @@ def claim3_dose_response(study: Study, cfg: SurgeryConfig) -> ClaimCheck:
 
 # ----------------------------------------------------------------------------------------------- C4
 _G, _FA = _T["gain_min"], _T["fa_margin"]
+#: the scope of the defence rows (C4, C6, C6b, C7, C9): they test the penalty on our models, whatever their heads show
+_SCOPE = (" Read with C1: the penalty acts only on heads of positive sink divergence; the measured column says how many "
+          "clearly positive heads the aligned models it compares have, and a row measured where there are none tests "
+          "the penalty without the positive group it is meant to shrink.")
 
 
 def _paired(study: Study, key_a: str, key_b: str, metric: str) -> np.ndarray:
@@ -292,7 +335,7 @@ def _paired(study: Study, key_a: str, key_b: str, metric: str) -> np.ndarray:
 @claim_rule(
     "C4",
     statement="Surgery lowers the disclosure rate of fine-tuning on poisoned data (the paper's harmful score) at "
-              "little cost in fine-tune accuracy.",
+              "little cost in fine-tune accuracy." + _SCOPE,
     rule=f"at p = p_main, per replicate, disclosure(SFT) − disclosure(Surgery): its {_PCT} t-interval above "
          f"{_G:g}; and FA(SFT) − FA(Surgery): its interval below {_FA:g}; {_PLATEAU}, part by part (a part whose "
          f"converged interval lies on the far side fails the claim whatever the other part says)",
@@ -310,7 +353,8 @@ def claim4_surgery_lowers(study: Study, cfg: SurgeryConfig) -> ClaimCheck:
     i_d, i_f = interval(dd), interval(df)
     measured = (f"p = {study.p_main:g}: disclosure SFT {study.final(a, 'disclosure').mean():.3f}, Surgery "
                 f"{study.final(b, 'disclosure').mean():.3f}, difference {_fmt(*i_d)}; FA SFT "
-                f"{study.final(a, 'fa').mean():.3f}, Surgery {study.final(b, 'fa').mean():.3f}, drop {_fmt(*i_f)}")
+                f"{study.final(a, 'fa').mean():.3f}, Surgery {study.final(b, 'fa').mean():.3f}, drop {_fmt(*i_f)}"
+                + premise_clause(study, [a, b]))
     g_d = convergence_guard(*convergence_reports(study, [a, b], "disclosure", _G, ["SFT (disclosure)", "Surgery (disclosure)"]),
                             measured=measured)
     g_f = convergence_guard(*convergence_reports(study, [a, b], "fa", _FA, ["SFT (FA)", "Surgery (FA)"]), measured=measured)
@@ -402,7 +446,7 @@ def _versus(study: Study, key_other: str, label: str, measured_extra: str = "") 
     i = interval(diff)
     measured = (f"p = {study.p_main:g}: disclosure {label} {study.final(key_other, 'disclosure').mean():.3f}, "
                 f"Surgery {np.mean([r.runs[b].disclosure[-1] for r in study.replicates if key_other in r.runs]):.3f}; "
-                f"difference {_fmt(*i)}" + measured_extra)
+                f"difference {_fmt(*i)}" + measured_extra + premise_clause(study, [key_other, b]))
     guard = convergence_guard(*convergence_reports(study, [key_other, b], "disclosure", _G, [label, "Surgery"]),
                               measured=measured)
     if guard is not None:
@@ -413,7 +457,7 @@ def _versus(study: Study, key_other: str, label: str, measured_extra: str = "") 
 @claim_rule(
     "C6",
     statement="Our reconstruction of the test of the separable sink divergence hypothesis: the sign matters, since "
-              "penalising the opposite sign, ReLU(−d_h), does not lower disclosure as much as Surgery's ReLU(d_h).",
+              "penalising the opposite sign, ReLU(−d_h), does not lower disclosure as much as Surgery's ReLU(d_h)." + _SCOPE,
     rule=f"at p = p_main, per replicate, disclosure(opposite sign) − disclosure(Surgery): its {_PCT} t-interval above "
          f"{_G:g}; {_PLATEAU}; |d_h| is reported beside it where the profile runs it",
     rejects="the sign is irrelevant: any penalty on sink divergence (either sign) lowers disclosure alike",
@@ -433,7 +477,7 @@ def claim6_sign_matters(study: Study, cfg: SurgeryConfig) -> ClaimCheck:
 @claim_rule(
     "C6b",
     statement="Our reconstruction of a control for the hypothesis: the heads must be chosen by their sign; the same "
-              "hinge on a random half of the heads does not lower disclosure as much.",
+              "hinge on a random half of the heads does not lower disclosure as much." + _SCOPE,
     rule=f"at p = p_main, per replicate, disclosure(ReLU(d_h) on a fixed random half of the heads) − "
          f"disclosure(Surgery): its {_PCT} t-interval above {_G:g}; {_PLATEAU}",
     rejects="any subset of heads will do (the penalty works through the number of heads it touches, not their sign)",
@@ -466,7 +510,7 @@ def _lambda_slopes(lams: np.ndarray, finals: np.ndarray) -> np.ndarray:
 
 @claim_rule(
     "C7",
-    statement="Our reconstruction of the λ trade-off: a stronger penalty lowers the disclosure rate.",
+    statement="Our reconstruction of the λ trade-off: a stronger penalty lowers the disclosure rate." + _SCOPE,
     rule=f"at p = p_main, per replicate, the least-squares slope of the final disclosure rate on ln(1 + λ) over the λ "
          f"grid (λ = 0 is SFT); its {_PCT} t-interval below −{_L7:g} (per e-fold of 1 + λ); {_PLATEAU}",
     rejects="λ without effect on disclosure (slope 0), or a penalty that raises it",
@@ -483,6 +527,7 @@ def claim7_lambda(study: Study, cfg: SurgeryConfig) -> ClaimCheck:
     measured = ("final disclosure by λ: " + ", ".join(f"{lam:g}: {fin[:, j].mean():.2f}" for j, lam in enumerate(lams))
                 + f"; slope per e-fold of 1 + λ {_fmt(*i)}")
     keys = [study.key("surgery", lam=lam) for lam in lams]
+    measured += premise_clause(study, keys)
     guard = _guarded(study, keys, "disclosure", _L7 * np.log1p(lams.max()), measured)
     if guard is not None:
         return guard
@@ -553,7 +598,8 @@ def claim8_overhead(timing: Timing, cfg: SurgeryConfig) -> ClaimCheck:
 @claim_rule(
     "C9",
     statement="Our reconstruction of the headline comparison: Surgery discloses less than the stronger of two "
-              "fine-tuning-stage baselines run on the same data (refusal replay, an L2 pull to the aligned weights).",
+              "fine-tuning-stage baselines run on the same data (refusal replay, an L2 pull to the aligned weights)."
+              + _SCOPE,
     rule=f"at p = p_main, the baseline with the lower mean final disclosure; per replicate, its disclosure − "
          f"Surgery's: the {_PCT} t-interval above {_G:g}; {_PLATEAU}; FA reported beside it",
     rejects="Surgery no better than a simple anchor (replaying alignment texts, or staying near the aligned weights)",

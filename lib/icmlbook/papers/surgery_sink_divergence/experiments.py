@@ -259,4 +259,29 @@ def summary_texts(study: Study) -> dict:
             "argmax_share_sink": float(np.mean([np.mean(r.analysis.argmax == r.analysis.sink) for r in study.replicates]))}
 
 
-__all__ += ["replicate_world", "summary_texts", "playground_runs"]
+def premise_texts(study: Study, delta: float) -> dict:
+    """Computed facts about what Surgery's penalty has to act on (no decisions): per aligned model, the heads that
+    claim 1 calls clearly positive (bootstrap interval above ``delta``) and N+ (point estimate); the held-out
+    penalty mean_h ReLU(d_h) of the aligned models and at the end of SFT and of Surgery at ``p_main``; the largest
+    held-out d_h of any head on the aligned models and at the end of SFT at ``p_main``; the mean of Surgery's own
+    training term (one pool pair per step) at ``p_main``; the final disclosure rates of SFT and Surgery there."""
+    reps = study.replicates
+    sft, sur = study.key("sft"), study.key("surgery")
+    divs = [r.analysis.divergence for r in reps]
+    pen = [r.runs[sur].penalty for r in reps if sur in r.runs and r.runs[sur].penalty is not None]
+    out = {"n": len(reps), "heads": int(divs[0].d.size) if divs else 0, "delta": float(delta),
+           "clearly_positive": [int(ci.clearly_positive(delta).sum()) for ci in divs],
+           "n_plus": [int(ci.n_positive) for ci in divs],
+           "aligned_penalty": float(np.mean([r.base_metrics["heldout_penalty"] for r in reps])),
+           "aligned_max_d": float(max(ci.d.max() for ci in divs)) if divs else float("nan"),
+           "aligned_max_abs_d": float(max(np.abs(ci.d).max() for ci in divs)) if divs else float("nan"),
+           "surgery_train_term": float(np.mean([p.mean() for p in pen])) if pen else float("nan")}
+    for name, key in (("sft", sft), ("surgery", sur)):
+        runs = study.runs(key)
+        out[f"{name}_penalty"] = float(np.mean([r.heldout_penalty[-1] for r in runs])) if runs else float("nan")
+        out[f"{name}_disclosure"] = float(np.mean([r.disclosure[-1] for r in runs])) if runs else float("nan")
+        out[f"{name}_max_d"] = float(max(r.d[-1].max() for r in runs)) if runs else float("nan")
+    return out
+
+
+__all__ += ["replicate_world", "summary_texts", "playground_runs", "premise_texts"]
