@@ -335,7 +335,8 @@ def _(cfg, mo, ss, study):
               f"+{_f['delta']:g} at its end)" if _f["sft_max_d"] < _f["delta"] else
               f"though after poisoned fine-tuning some head's held-out $d_h$ exceeds +{_f['delta']:g}")
     if _zero == _f["n"]:
-        _reading = f"""No aligned model here has the positive group the paper's mechanism rests on, {_after}. The
+        _reading = f"""No aligned model here has a clearly positive head, the group the paper's mechanism rests on,
+    {_after}. The
     defence rows that follow (claims 4, 6, 6b, 7 and 9) therefore ask a narrower question than the paper's: does
     penalising sink divergence change disclosure in models without a positive group? A *not reproduced* there says
     that it did not, in these models; it is not evidence about Surgery in a model whose heads do split by sign, the
@@ -616,7 +617,7 @@ def _(cfg, mo, ss, study):
     _plateau = (f"In this run, at p = {study.p_main:g}, FA passes the plateau test (training "
                 f"{100 * cfg.plateau_extend:g} % longer moves it by less than {_tol:.3f}, {cfg.plateau_share:.2g} of the "
                 f"FA margin) for {len(_fa) - len(_bad)} of the {len(_fa)} kinds of "
-                "run" + (f"; it does not for {', '.join(f'{c.name} (moves {c.change:.3f})' for c in _bad)}, and a rule "
+                "run" + (f"; FA still moves for {', '.join(f'{c.name} (by {c.change:.3f})' for c in _bad)}, and a rule "
                          "that compares the FA of these leaves that comparison undecided" if _bad else "") + ".")
     mo.md(rf"""
     ## How this chapter differs from the paper

@@ -579,7 +579,7 @@ def test_plateau_at_main_names_every_run_family():
     s = _study({K.key("sft"): 0.95, K.key("surgery"): 0.6, K.key("replay"): 0.9, K.key("sft", 0.0): 0.0},
                {K.key("sft"): 0.97, K.key("surgery"): 0.96, K.key("replay"): 0.9, K.key("sft", 0.0): 0.97}, seed=3)
     reports = claims.plateau_at_main(s, "fa", CFG.fa_margin)
-    assert [r.name for r in reports] == ["SFT", f"Surgery, λ = {CFG.lam:g}", "refusal replay"]
+    assert [r.name for r in reports] == ["SFT", f"Surgery at λ = {CFG.lam:g}", "refusal replay"]
     assert all(r.converged for r in reports)           # _study's curves are flat at the end
     reps = [dataclasses.replace(r, runs={**r.runs, K.key("replay"): dataclasses.replace(
         r.runs[K.key("replay")], fa=np.linspace(0.2, 0.9, STEPS.size))}) for r in s.replicates]

@@ -123,13 +123,13 @@ def convergence_reports(study: Study, keys: Sequence[str], metric: str, margin: 
 
 
 def run_label(key: str) -> str:
-    """A reader's name for a run key: ``"surgery[opposite]@lam=10@p=0.1"`` -> ``"opposite sign, λ = 10"``."""
+    """A reader's name for a run key: ``"surgery[opposite]@lam=10@p=0.1"`` -> ``"opposite sign at λ = 10"``."""
     method, *rest = key.split("@")
     lam = next((r.split("=")[1] for r in rest if r.startswith("lam=")), None)
     names = {"sft": "SFT", "replay": "refusal replay", "l2": "L2 anchor", "surgery": "Surgery",
              "surgery[opposite]": "opposite sign", "surgery[random_half]": "random half", "surgery[abs]": "|d_h|"}
     name = names.get(method, method)
-    return f"{name}, λ = {lam}" if lam is not None else name
+    return f"{name} at λ = {lam}" if lam is not None else name
 
 
 def plateau_at_main(study: Study, metric: str, margin: float) -> list[Convergence]:
