@@ -875,7 +875,9 @@ def _c7_reply(world: str):
     (the whole text when none does). Strength prompts: one template sentence at the requested level, ``+2``
     'strongly'/'wholeheartedly' by query; ``-2`` muted to 'slightly'/'somewhat' in the 'asymmetric' worlds;
     bare queries: 'mentions it' or 'slightly values it' by query. Profiles: each value at its level
-    ('additive'), or, when the levels conflict, the negative-level value only mentioned ('dominance')."""
+    ('additive'), or, when the levels conflict, the negative-level value only mentioned ('dominance' and
+    'refusing'). 'refusing': a model that refuses half of its strength prompts at -2 (a refusal sentence) and
+    steers the other half as strongly as at +2."""
     import re
 
     mods = {2: ("strongly", "wholeheartedly"), 1: ("slightly", "somewhat"), -1: ("slightly", "somewhat"),
@@ -901,8 +903,10 @@ def _c7_reply(world: str):
                                                     r"rejects) ([\w-]+)", prompt)]
         if not found:
             return f"My neighbour {'slightly values' if vf.QUERIES.index(q) % 2 else 'mentions'} it."
+        if world == "refusing" and len(found) == 1 and found[0][0] == -2 and vf.QUERIES.index(q) % 2 == 0:
+            return "I can't write an answer that rejects this value."
         muted = world in ("asymmetric", "dominance")
-        if len(found) == 2 and world == "dominance" and found[0][0] * found[1][0] < 0:
+        if len(found) == 2 and world in ("dominance", "refusing") and found[0][0] * found[1][0] < 0:
             found = [(lv if lv > 0 else 0, v) for lv, v in found]
         return " ".join(sentence(v, lv, q, muted) for lv, v in found)
 
@@ -932,6 +936,53 @@ def _c7_symmetric():
             "through the real protocol and evaluator, on the stub endpoint")
 def _c7_blind():
     return claims.claim7_llm_steering(_c7_study("dominance", blind=True), C7CFG)
+
+
+@claim_case("valueflow", "C7", "inconclusive at this scale", alternative="a model that refuses half of its negative "
+            "strength prompts and steers the rest as strongly as the positive ones (a stub endpoint, a test fixture): "
+            "the scored answers alone are symmetric (before the fix: 'not reproduced', against on the asymmetry, "
+            "although every refusal was at -2)")
+def _c7_refusing():
+    return claims.claim7_llm_steering(_c7_study("refusing"), C7CFG)
+
+
+class _InProcessGenerator:
+    """The stub endpoint's generator answers without the server (the same reply function; a test fixture)."""
+
+    backend = "stub generator (in process)"
+
+    def __init__(self, reply):
+        self.reply = reply
+
+    def generate(self, prompts):
+        return [self.reply({"messages": [{"role": "user", "content": p}]}) for p in prompts]
+
+
+class _OrderShownJudge:
+    """The nearest judge without the reading: it answers every window in the order shown (a position-biased
+    judge that ignores the texts)."""
+
+    backend = "order-as-shown judge"
+
+    def rank(self, value, definition, windows):
+        return vf.replay.rank_windows(lambda v, d, texts: list(range(1, len(texts) + 1)), value, definition, windows)
+
+
+@claim_case("valueflow", "C7", "inconclusive at this scale", trivial="a judge that ignores the texts (it answers "
+            "every window in the order shown) with a generator that steers (the 'dominance' stub world) at the "
+            "chapter's C7 size, 4 values x 8 queries: every score near the middle (before the fix: 'not "
+            "reproduced', against on mean Δ(+2) -0.77 [-2.58, +1.03])")
+def _c7_judge_ignores_texts():
+    cfg = vf.config_for("smoke", vidb_per_value=40)
+    assert (cfg.c7_values, cfg.c7_queries) == (CFG.c7_values, CFG.c7_queries)
+    study = vf.llm_steering_study(cfg, 0, _InProcessGenerator(_c7_reply("dominance")), _OrderShownJudge())
+    return claims.claim7_llm_steering(study, cfg)
+
+
+def test_c7_refusals_at_minus_two_never_count_against_the_asymmetry():
+    chk = _c7_refusing()
+    assert chk.values["refusals_neg2"] > 0 == chk.values["refusals_pos2"]
+    assert "undecided" in chk.measured and "refusal" in chk.reason
 
 
 def test_c7_not_testable_without_an_endpoint_and_replayed_bit_for_bit(tmp_path):

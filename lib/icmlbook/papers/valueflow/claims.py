@@ -360,9 +360,17 @@ C7_NOT_RUN = ("needs an LLM: the book ships none and calls none. Set the chapter
          f"database anchors); over the prosocial values, normal {_PCT} intervals of the mean Δ(+2) (lower end > "
          f"{_T['c7_delta_min']:g}), of the mean asymmetry a = Δ(+2) + Δ(−2) (lower end > {_T['asym_min']:g}), and, "
          f"over the conflicting targets of one value pair's 16 profiles, of the anchor's composition slope minus the "
-         f"other value's (lower end > {_T['dom_min']:g}); against when an interval lies wholly on the far side",
+         f"other value's (lower end > {_T['dom_min']:g}); against when an interval lies wholly on the far side. "
+         "Refused answers are kept out of the scores, so the asymmetry is decided only in the direction its "
+         "refusals allow: more refusals at −2 than at +2 (pooled over the values) are themselves muted negative "
+         "steering, so its interval below the threshold is then inconclusive, not against; more refusals at +2 "
+         "than at −2 make an interval above it inconclusive. No part counts against the claim unless the judge "
+         "orders the database anchors in its windows better than chance (lower end of the t interval over windows "
+         "of the share of anchor pairs in the database's order > 0.5); otherwise inconclusive",
     rejects="a generator that ignores the steering instruction (Δ ≈ 0 at every level); one that steers both ways "
-            "alike (a ≈ 0) and composes additively (both slopes ≈ 1)",
+            "alike (a ≈ 0) and composes additively (both slopes ≈ 1); and the scored answers alone of a model that "
+            "refuses half its negative requests (a ≈ 0 on what it agreed to write); a judge that ignores the texts "
+            "(always the same order: every score near the middle, Δ ≈ 0 for a generator that steers)",
     paper=f"{_PAGE} weak: Phi-4, Claude-4; moderate: Qwen3, GPT-4.1, Mistral-3.1; strong: Grok-4, Gemma-3, "
           "Gemini-2.5; Conformity |Δ| ≈ 0; Hedonism and most rights polarity-asymmetric; conflicting pairs: the +2 "
           "target governs",
@@ -388,11 +396,22 @@ def claim7_llm_steering(study, cfg: ValueflowConfig) -> ClaimCheck:
         sea.append(p.var(ddof=1) / p.size + n.var(ddof=1) / n.size + 4 * z.var(ddof=1) / z.size)
     V = len(study.values)
     parts = []
+    # refusals are kept out of the scores: at -2 beyond those at +2 they are muted negative steering themselves
+    # (the claimed asymmetry), so the scored answers alone cannot count against it (and vice versa)
+    r_neg = sum(int(study.refusals.get((v, -2), 0)) for v in study.values)
+    r_pos = sum(int(study.refusals.get((v, 2), 0)) for v in study.values)
+    held = []                                     # why a part's interval was not allowed to decide
     for name, est, var, thr in (("mean Δ(+2)", np.mean(d2), np.sum(se2) / V**2, _T["c7_delta_min"]),
                                 ("mean asymmetry", np.mean(a), np.sum(sea) / V**2, _T["asym_min"])):
         lo, hi = normal_interval(est, np.sqrt(var), _T["ci_level"])
-        parts.append(_Part(name, decide_interval(lo, hi, thr).passed,
-                           f"{name} {est:+.2f} [{lo:+.2f}, {hi:+.2f}] (claim > {thr:g})"))
+        passed = decide_interval(lo, hi, thr).passed
+        text = f"{name} {est:+.2f} [{lo:+.2f}, {hi:+.2f}] (claim > {thr:g})"
+        if name == "mean asymmetry" and ((passed is False and r_neg > r_pos) or (passed is True and r_pos > r_neg)):
+            passed = None
+            held.append("refusals")
+            text += (f", undecided: {r_neg} refusal(s) at −2 against {r_pos} at +2 (refused answers are not "
+                     "scored, and a refusal is itself a failure to steer)")
+        parts.append(_Part(name, passed, text))
     comp = study.composition
     dom = comp.slope_conflict_anchor - comp.slope_conflict_other
     se = float(np.hypot(comp.se_conflict_anchor, comp.se_conflict_other))
@@ -403,12 +422,40 @@ def claim7_llm_steering(study, cfg: ValueflowConfig) -> ClaimCheck:
                            f"(claim > {_T['dom_min']:g})"))
     else:
         parts.append(_Part("dominance", None, "dominance: no slope (no effect to compose)"))
+    # the judge must read intensity before a small effect can count against the generator: its order of the
+    # database anchors in the windows it ranked (no extra request), against chance (0.5)
+    conc = np.asarray(getattr(study, "anchor_concordance", ()), dtype=float)
+    if conc.size >= 2:
+        cc = mean_t_interval(conc, _T["ci_level"])
+        judge_reads = bool(cc.lo > 0.5)
+        judge_text = (f"judge's order of the database anchors {cc.mean:.2f} [{cc.lo:.2f}, {cc.hi:.2f}] concordant "
+                      f"over {cc.n} windows (0.5 = chance)")
+    else:
+        judge_reads, judge_text = False, "judge's order of the database anchors: fewer than two windows"
+    if not judge_reads and any(p.passed is False for p in parts):
+        held.append("judge")
+        parts = [_Part(p.name, None, p.text + ", undecided: the judge does not order the database anchors better "
+                       "than chance") if p.passed is False else p for p in parts]
     nref = sum(study.refusals.values())
-    return _combine(parts, {"delta2": np.array(d2), "asymmetry": np.array(a), "dominance": dom},
-                    f"generator {study.generator}; judge {study.judge}; {V} prosocial value(s) × "
-                    f"{len(study.queries)} queries; pair {' + '.join(study.pair)}: anchor slope "
-                    f"{comp.slope_conflict_anchor:.2f}, other {comp.slope_conflict_other:.2f}; {nref} refusal(s); "
-                    f"{study.dropped} judge answer(s) dropped, {study.unscored} answer(s) unscored")
+    values = {"delta2": np.array(d2), "asymmetry": np.array(a), "dominance": dom, "refusals_neg2": r_neg,
+              "refusals_pos2": r_pos, "anchor_concordance": float(conc.mean()) if conc.size else float("nan")}
+    check = _combine(parts, values,
+                     f"generator {study.generator}; judge {study.judge}; {V} prosocial value(s) × "
+                     f"{len(study.queries)} queries; pair {' + '.join(study.pair)}: anchor slope "
+                     f"{comp.slope_conflict_anchor:.2f}, other {comp.slope_conflict_other:.2f}; {nref} refusal(s); "
+                     f"{study.dropped} judge answer(s) dropped, {study.unscored} answer(s) unscored; {judge_text}")
+    if check.inconclusive and "judge" in held:
+        return ClaimCheck.inconclusive_check(
+            check.measured, "noise above effect",
+            "the judge does not order the database anchors it was shown better than chance, so the scores cannot "
+            "tell a generator that does not steer from a judge that does not read", values)
+    if check.inconclusive and "refusals" in held:
+        return ClaimCheck.inconclusive_check(
+            check.measured, "interval spans both",
+            f"the asymmetry of the scored answers points against the refusals ({r_neg} at −2, {r_pos} at +2): the "
+            "refused answers are not scored, and a refusal to steer is itself the asymmetry the claim is about",
+            values)
+    return check
 
 
 # ------------------------------------------------------------------------------------------------ C8

@@ -57,9 +57,13 @@ class InstructionBlind:
         return self.generator.generate([p.rsplit("\n", 1)[-1] for p in prompts])
 
 
-def score_answers(db: ValueDatabase, judge, texts, k: int, m: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+def score_answers(db: ValueDatabase, judge, texts, k: int, m: int, rng: np.random.Generator,
+                  concordance: list | None = None) -> tuple[np.ndarray, int]:
     """Anchored scores of ``texts`` on ``db``'s value ranked by ``judge`` (``rank(value, definition, windows)``);
-    NaN for a text with no valid window. Returns (scores, windows dropped)."""
+    NaN for a text with no valid window. Returns (scores, windows dropped). ``concordance``, when given, gets one
+    number per valid window: the share of its pairs of database anchors (of different ratings) that the judge
+    put in the database's order (1 for a judge that reads intensity as the database does, about 0.5 for one that
+    ignores the texts); it costs no request, the anchors are in every window already."""
     if not len(texts):
         return np.zeros(0), 0
     idx, _ = pl.bucket_anchors(db.ratings, len(texts), m, k, rng)
@@ -77,6 +81,14 @@ def score_answers(db: ValueDatabase, judge, texts, k: int, m: int, rng: np.rando
         item_pos = np.empty(k, dtype=np.int64)
         item_pos[slots[wi]] = row                   # position of each item (0 = answer)
         by_item.setdefault(wi // m, []).append((wi % m, item_pos))
+        if concordance is not None:                 # anchors' order by the judge (position 0 = most) vs the database
+            r = db.ratings[idx[wi // m, wi % m]]
+            p = item_pos[1:]
+            iu = np.triu_indices(len(r), 1)
+            dr, dp = r[iu[0]] - r[iu[1]], p[iu[0]] - p[iu[1]]
+            use = dr != 0
+            if use.any():
+                concordance.append(float(np.mean((dr[use] > 0) == (dp[use] < 0))))
     for i, rows in by_item.items():
         p = np.array([r for _, r in rows])[None]
         a = db.ratings[idx[i, [w for w, _ in rows]]][None]
@@ -89,7 +101,8 @@ class LLMSteeringStudy:
     """Claim 7's study on one generator and judge: ``scores[(value, level)]`` anchored scores of the answers
     (refusals out; NaN where no valid window), ``refusals[(value, level)]``, ``pair_scores[(l1, l2)]`` scores of
     the pair's profile answers on each of its two values, ``composition`` their :class:`.steering.CompositionFit`,
-    ``dropped`` judge answers that were not a permutation, ``unscored`` answers with no valid window."""
+    ``dropped`` judge answers that were not a permutation, ``unscored`` answers with no valid window,
+    ``anchor_concordance`` how well the judge orders the database anchors it was shown (:func:`score_answers`)."""
 
     generator: str
     judge: str
@@ -103,6 +116,8 @@ class LLMSteeringStudy:
     table: dict
     dropped: int
     unscored: int
+    #: per valid window, the share of its database-anchor pairs the judge ordered as the database does
+    anchor_concordance: tuple = ()
 
     def clean(self, key) -> np.ndarray:
         s = np.asarray(self.scores[key], float)
@@ -121,9 +136,9 @@ def llm_steering_study(cfg: ValueflowConfig, seed: int, generator, judge, values
     rng = np.random.default_rng([seed, 71])
     dbs = {v: value_database(cfg, v, seed) for v in dict.fromkeys(values + list(pair))}
     texts, refusals = steering_texts(generator, list(dbs), queries)
-    scores, dropped, unscored = {}, 0, 0
+    scores, dropped, unscored, conc = {}, 0, 0, []
     for key, t in texts.items():
-        scores[key], d = score_answers(dbs[key[0]], judge, t, cfg.k_main, cfg.m_main, rng)
+        scores[key], d = score_answers(dbs[key[0]], judge, t, cfg.k_main, cfg.m_main, rng, conc)
         dropped += d
         unscored += int(np.isnan(scores[key]).sum())
     ptexts, prefusals = composition_texts(generator, tuple(pair), queries)
@@ -131,7 +146,7 @@ def llm_steering_study(cfg: ValueflowConfig, seed: int, generator, judge, values
     for key, t in ptexts.items():
         both = []
         for v in pair:
-            s, d = score_answers(dbs[v], judge, t, cfg.k_main, cfg.m_main, rng)
+            s, d = score_answers(dbs[v], judge, t, cfg.k_main, cfg.m_main, rng, conc)
             dropped += d
             unscored += int(np.isnan(s).sum())
             both.append(s[np.isfinite(s)])
@@ -141,7 +156,7 @@ def llm_steering_study(cfg: ValueflowConfig, seed: int, generator, judge, values
     comp = composition_slopes({k: v for k, v in pair_scores.items() if all(len(x) for x in v)}, clean, tuple(pair))
     return LLMSteeringStudy(getattr(generator, "backend", "?"), getattr(judge, "backend", "?"), values, queries,
                             scores, refusals, tuple(pair), pair_scores, comp,
-                            delta_table({k: v for k, v in clean.items() if len(v)}), dropped, unscored)
+                            delta_table({k: v for k, v in clean.items() if len(v)}), dropped, unscored, tuple(conc))
 
 
 def endpoint_backends(url: str = "", model: str = "", replay: str | Path = "", judge_model: str = "",
