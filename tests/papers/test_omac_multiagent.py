@@ -327,14 +327,52 @@ def _struct(acc2, calls2, acc3, calls3, sd=0.0):
                   "single:str3": (0.5, 0.5 + acc3, 15.0 + calls3)}, sd=sd)
 
 
+def _abl_flat_str2(fun1_gain: float, sd: float, n: int = 12, seed: int = 3) -> list[Replicate]:
+    """The actor ablation where Str-2 has nothing to find (both actors keep the default: exactly 0 there, as on
+    both families' real default runs) and the comparator beats resampling on Fun-1 by ``fun1_gain``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        g = fun1_gain + rng.normal(0, sd)
+        out.append(Replicate(i, {"fixed:fun1": _arm(0.70 + g, 0.70 + g), "resample:fun1": _arm(0.70, 0.70),
+                                 "fixed:str2": _arm(0.60, 0.60), "resample:str2": _arm(0.60, 0.60)}))
+    return out
+
+
+@claim_case(CH, "C3", "inconclusive at this scale", alternative="a comparator +0.024 better on Fun-1 where Str-2 gives "
+            "both actors nothing to find (the scan's default is first): the average over both, +0.012, lay wholly "
+            "below +0.02 ('not reproduced' before the fix); over Fun-1 alone the interval contains it")
+def _c3_diluted():
+    return C.claim3_contrastive(_abl_flat_str2(0.024, 0.016), CFG, scan=_room_scan(0.0))
+
+
+def test_c3_against_still_decided_where_the_live_dimension_is_below_too():
+    reps = _abl_flat_str2(0.004, 0.016)
+    assert C.claim3_contrastive(reps, CFG, scan=_room_scan(0.0)).verdict == "not reproduced"
+    assert C.claim3_contrastive(_abl_flat_str2(0.024, 0.016), CFG).verdict == "not reproduced"     # without a scan
+
+
 @claim_case(CH, "C4", "reproduced")
 def _c4_changes():
     return C.claim4_structure(_struct(0.10, 0.0, 0.0, -3.0, sd=SD / 3), CFG)
 
 
-@claim_case(CH, "C4", "not reproduced", alternative="structural optimisation that changes neither accuracy nor calls")
+def _room_scan(room: float, default: float = 0.5) -> dict:
+    """A structure scan (every configuration scored) whose best configuration lies ``room`` above the default."""
+    return {d: om.experiments.StructureScan(d, np.array([default - 0.2, default, default + room]), np.full(3, 15.0), default)
+            for d in ("str2", "str3")}
+
+
+@claim_case(CH, "C4", "not reproduced", alternative="structural optimisation that changes neither accuracy nor calls "
+            "although a scan finds configurations 0.10 above the default")
 def _c4_nothing():
-    return C.claim4_structure(_struct(0.002, 0.05, -0.001, 0.0, sd=0.004), CFG)
+    return C.claim4_structure(_struct(0.002, 0.05, -0.001, 0.0, sd=0.004), CFG, scan=_room_scan(0.10))
+
+
+@claim_case(CH, "C4", "inconclusive at this scale", alternative="the same 'no change' where the default is already the "
+            "best configuration (scan: nothing above it), as on the real default scans of both families")
+def _c4_nothing_to_find():
+    return C.claim4_structure(_struct(0.002, 0.05, -0.001, 0.0, sd=0.004), CFG, scan=_room_scan(0.0))
 
 
 def _joint(j, f1, s2, sd=0.0, d0=0.50, n=12):
@@ -412,9 +450,11 @@ def _c3_trivial():
     return C.claim3_contrastive(_smoke_study(), SMOKE, a="resample_b")
 
 
-@claim_case(CH, "C4", "not reproduced", trivial="Algorithm 1 on a dimension the engine ignores (a null controller)")
+@claim_case(CH, "C4", "inconclusive at this scale", trivial="Algorithm 1 on a dimension the engine ignores (a null "
+            "controller; its scan of every configuration finds nothing above the default)")
 def _c4_trivial():
-    return C.claim4_structure(_smoke_study(), SMOKE, arms=("single:null", "single:null"))
+    scan = om.structure_scan(om.config_for("smoke", n_val=20), 0, dims=("null",))
+    return C.claim4_structure(_smoke_study(), SMOKE, arms=("single:null", "single:null"), scan=scan)
 
 
 @claim_case(CH, "C5", "inconclusive at this scale", trivial="the unoptimised default team in place of the joint sweep")
@@ -439,7 +479,7 @@ def test_every_claim_case_gives_its_verdict():
     assert {r.id for r in rules if r.testable} == {f"{p}{i}" for p in "CL" for i in range(1, 8)}
     for r in rules:
         assert case_problems(r) == [], r.id
-    assert sum(len(REG.get(r.key, [])) for r in rules) == 22 + 25
+    assert sum(len(REG.get(r.key, [])) for r in rules) == 24 + 26
 
 
 def test_structure_scan_scores_every_configuration():
@@ -673,9 +713,18 @@ def _l4_changes():
 
 
 @claim_case(CH, "L4", "not reproduced", alternative="structural optimisation of small-LM teams that changes neither "
-            "accuracy nor calls (as the default run measured)")
+            "accuracy nor calls (as the default run measured) although a scan finds configurations 0.05 above the "
+            "default")
 def _l4_nothing():
-    return C.claim_l4_lm_structure(_lm_struct(0.001, 0.0, -0.001, 0.0), CFG, CONVERGED)
+    return C.claim_l4_lm_structure(_lm_struct(0.001, 0.0, -0.001, 0.0), CFG, CONVERGED, scan=_room_scan(0.05, 0.87))
+
+
+@claim_case(CH, "L4", "inconclusive at this scale", alternative="the default run's small-LM numbers (no change) where "
+            "the default controllers are the best configurations, as the default scan of the arithmetic family "
+            "found (Str-2: 48 configurations 0.74-0.913, the default 0.913, first; Str-3: 36, 0.900-0.913, first); "
+            "before the fix 'not reproduced' with the guard satisfied")
+def _l4_nothing_to_find():
+    return C.claim_l4_lm_structure(_lm_struct(0.001, 0.0, -0.001, 0.0), CFG, CONVERGED, scan=_room_scan(0.0, 0.913))
 
 
 @claim_case(CH, "L4", "inconclusive at this scale", alternative="small LMs still learning (real unconverged curves)")
@@ -755,10 +804,12 @@ def _l3_trivial():
     return C.claim_l3_lm_contrastive(_smoke_lm_study(), SMOKE, CONVERGED, a="resample_b")
 
 
-@claim_case(CH, "L4", "not reproduced", trivial="Algorithm 1 on a dimension the engine ignores (a null controller), "
-            "small-LM team (guard satisfied, so that the decision itself is tested)")
+@claim_case(CH, "L4", "inconclusive at this scale", trivial="Algorithm 1 on a dimension the engine ignores (a null "
+            "controller), small-LM team (guard satisfied, so that the decision itself is tested; its scan of every "
+            "configuration finds nothing above the default)")
 def _l4_trivial():
-    return C.claim_l4_lm_structure(_smoke_lm_study(), SMOKE, CONVERGED, arms=("single:null", "single:null"))
+    scan = om.structure_scan(SMOKE, 0, dims=("null",), family="arith")
+    return C.claim_l4_lm_structure(_smoke_lm_study(), SMOKE, CONVERGED, arms=("single:null", "single:null"), scan=scan)
 
 
 @claim_case(CH, "L5", "inconclusive at this scale", trivial="the unoptimised default small-LM team in place of the "

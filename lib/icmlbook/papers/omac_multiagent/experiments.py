@@ -247,15 +247,22 @@ class StructureScan:
         return 1 + int(np.sum(self.scores > self.default_score))
 
 
-def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3")) -> dict:
+def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3"), family: str = "dsl") -> dict:
     """Exhaustive scores of each structural dimension (all other settings at their defaults) on one fresh split of
-    ``cfg.n_val`` tasks: how much the dimension can move pass@1 and calls, and where the default stands."""
-    split = dsl.make_split(cfg.n_val, 1, int(seed) * 1000 + 555)
+    ``cfg.n_val`` tasks (``family="arith"``: ``cfg.lm_n_val`` queries answered by the small LMs of
+    :func:`lm_agents`): how much the dimension can move pass@1 and calls, and where the default stands."""
+    if family == "arith":
+        split = arith.make_arith_split(lm_agents(cfg, seed), cfg.lm_n_val, 1, int(seed) * 1000 + 555)
+        team = default_arith_team(cfg.n_layers)
+    elif family == "dsl":
+        split = dsl.make_split(cfg.n_val, 1, int(seed) * 1000 + 555)
+        team = default_team(cfg.n_layers)
+    else:
+        raise ValueError(f"task family {family!r} is unknown; allowed: dsl, arith")
     ev = Evaluator(split, cfg.n_layers)
-    team = default_team(cfg.n_layers)
     out = {}
     for d in dims:
-        res = [ev.evaluate(team.with_slot(d, tuple(int(v) for v in c))) for c in slot(d).all_configs()]
+        res = [ev.evaluate(team.with_slot(d, tuple(int(v) for v in c))) for c in slot(d, family).all_configs()]
         out[d] = StructureScan(d, np.array([r.score for r in res]), np.array([float(r.calls.mean()) for r in res]),
                                ev.evaluate(team).score)
     return out
