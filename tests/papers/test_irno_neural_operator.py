@@ -1398,8 +1398,8 @@ def trivial_world():
 LONG_OF = {"fno": "fno_long", "tfno": "tfno_long", "fno_many": "fno_many_long"}
 
 
-@claim_case("irno_neural_operator", "C1", "not reproduced", trivial="one-shot corrector (the base plus one "
-            "refinement step, no iteration)")
+@claim_case("irno_neural_operator", "C1", "inconclusive at this scale", trivial="one-shot corrector (the base plus "
+            "one refinement step, no iteration)")
 def _c1_trivial():
     w = trivial_world()
     return claims.claim1([w["one_shot"]], w["cfg"])
@@ -1445,7 +1445,8 @@ def _c7_trivial():
     return claims.claim7([w["ident"]["fno"]], w["cfg"])
 
 
-@claim_case("irno_neural_operator", "C7", "not reproduced", trivial="one-shot corrector (no iteration past step 1)")
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            trivial="one-shot corrector (no iteration past step 1)")
 def _c7_trivial_one_shot():
     w = trivial_world()
     return claims.claim7([w["one_shot"]], w["cfg"])
@@ -1554,3 +1555,88 @@ def test_an_interval_straddling_the_bar_is_inconclusive_not_a_failure():
     assert lo < CFG.gain_min <= hi or out.verdict != "inconclusive at this scale"
     if lo < CFG.gain_min <= hi:
         assert out.inconclusive == "interval spans both"
+
+
+# -- rows that read the refiner's own behaviour (claims 1, 2, 4, 7): the guard answers first (session 11) -------------
+# A default run (commit 2181f84) printed C1, C2, C4 and C7 "not reproduced" while its refiner failed the plateau test
+# (0.066 against 0.033 for claim 3): those rows read the refiner but ran no guard. The cases below train a real
+# refiner at a tiny size for REAL_EPOCHS epochs (enough logged epochs for the test to read the curve, far too few
+# updates to converge), evaluate it with the chapter's own ``evaluate``, and run the rows on it.
+REAL_EPOCHS = 12
+_REAL: dict = {}
+
+
+def real_unconverged():
+    """A real study without the control arms (the default's plan) at a tiny size, refiners trained REAL_EPOCHS epochs
+    (computed once per test session)."""
+    if not _REAL:
+        # a U-Net of base 4 at a rate of 1e-2: at base 2 and the chapter's 2e-3 the tiny refiner barely moves its loss
+        # (1.694 -> 1.685 in 12 epochs) and the relative-loss plateau test reads that as converged (see the report of
+        # session 11); here the loss falls 14 % and is still falling
+        cfg = config_for("smoke", **dict(TINY_MAIN, seeds=(0,), test_traj=4, irno_epochs=REAL_EPOCHS, unet_base=4,
+                                         irno_lr=1e-2), controls=False)
+        _REAL.update(cfg=cfg, st=ex.study(cfg, 0, show_progress=False))
+    return _REAL
+
+
+def _real_rows():
+    w = real_unconverged()
+    cfg, e = w["cfg"], w["st"]["evals"]
+    few, many = e[("irno", "fno")], e[("irno", "fno_many")]
+    return {"C1": lambda a, b: claims.claim1([a], cfg), "C2": lambda a, b: claims.claim2([a], cfg),
+            "C4": lambda a, b: claims.claim4([a], [b], cfg), "C7": lambda a, b: claims.claim7([a], cfg)}, few, many
+
+
+@claim_case("irno_neural_operator", "C1", "inconclusive at this scale")
+def _c1_real_unconverged():
+    rows, few, many = _real_rows()
+    return rows["C1"](few, many)
+
+
+@claim_case("irno_neural_operator", "C2", "inconclusive at this scale")
+def _c2_real_unconverged():
+    rows, few, many = _real_rows()
+    return rows["C2"](few, many)
+
+
+@claim_case("irno_neural_operator", "C4", "inconclusive at this scale")
+def _c4_real_unconverged():
+    rows, few, many = _real_rows()
+    return rows["C4"](few, many)
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale")
+def _c7_real_unconverged():
+    rows, few, many = _real_rows()
+    return rows["C7"](few, many)
+
+
+def test_rows_reading_the_refiner_are_inconclusive_on_a_real_unconverged_refiner():
+    """The real refiners log REAL_EPOCHS >= 10 epochs, so the plateau test reads their curves (not the short-curve
+    refusal) and fails them; each row is then inconclusive (not converged) with its numbers kept, and the same row
+    on the same evaluations with a converged curve decides: the guard, not the numbers, made it inconclusive."""
+    rows, few, many = _real_rows()
+    assert len(few.loss_curve) == REAL_EPOCHS >= 10 and len(many.loss_curve) == REAL_EPOCHS
+    for cid, rule in rows.items():
+        out = rule(few, many)
+        assert out.verdict == "inconclusive at this scale" and out.inconclusive == "not converged", (cid, out.reason)
+        assert "NOT converged" in out.reason and "logged epochs, fewer than" not in out.reason, (cid, out.reason)
+        assert out.measured.startswith("seed 0:") and "convergence" in out.values, cid
+        done = rule(dataclasses.replace(few, loss_curve=CONVERGED), dataclasses.replace(many, loss_curve=CONVERGED))
+        assert done.passed in (True, False), (cid, done.reason)
+    # the page's contraction figure reads the decay rate from an inconclusive claim 7 as well
+    assert len(rows["C7"](few, many).values["rate_all"]) == 3
+    # one refiner off its plateau is enough: claim 4 with only the many-mode refiner unconverged
+    mixed = rows["C4"](dataclasses.replace(few, loss_curve=CONVERGED), many)
+    assert mixed.inconclusive == "not converged" and "many-mode FNO" in mixed.reason and "few-mode FNO" not in mixed.reason
+
+
+def test_rows_reading_the_refiner_keep_their_decisions_on_converged_refiners():
+    """The guard only adds inconclusive outcomes: on converged curves claims 1, 2, 4 and 7 decide as before."""
+    assert claims.claim1([make_eval(GOOD)], CFG).passed is True
+    assert claims.claim1([make_eval(OVERSHOOT)], CFG).passed is False
+    assert claims.claim2([make_eval(DIVERGE)], CFG).passed is False
+    for rule in (lambda e: claims.claim1([e], CFG), lambda e: claims.claim2([e], CFG),
+                 lambda e: claims.claim4([e], [e], CFG), lambda e: claims.claim7([e], CFG)):
+        out = rule(_unconverged(make_eval(GOOD)))
+        assert out.verdict == "inconclusive at this scale" and "NOT converged" in out.reason
