@@ -844,6 +844,28 @@ def c9_trivial():
     return claims.claim9_capability(seeds, tsp.config_for("default"))
 
 
+def test_claim9_never_prints_nan_when_the_pretrained_model_solves_nothing():
+    """The smoke page showed "Δ mixed − Δ abrupt +nan": the tiny pretrained model solves no held-out arithmetic pair,
+    so Δ = (after − before)/before divides by zero. On the real tiny models (before = 0 on every seed) and on a world
+    where one seed of three solves nothing, the row is inconclusive with that reason and prints the accuracies."""
+    _, trained = tiny_training()
+    base = reference_study()[1][0]
+    seeds = [dataclasses.replace(base, seed=i, capability=dict(t.capability),
+                                 sft_curves={k: (t.curves[k].eval_steps, t.curves[k].arith_heldout, None, None)
+                                             for k in ("abrupt", "mixed")})
+             for i, t in enumerate(trained)]
+    assert all(s.capability["before"].arith_heldout <= 0 for s in seeds)       # the premise: the smoke world
+    for out in (claims.claim9_capability(seeds, tsp.config_for("default")),
+                _c9([0.70, 0.0, 0.75], [0.40, 0.0, 0.50], [0.68, 0.0, 0.72])):
+        assert out.verdict == "inconclusive at this scale" and out.inconclusive == "noise above effect"
+        assert "nan" not in out.measured.lower() and "nan" not in out.reason.lower(), out.measured
+        assert "undefined in seed(s)" in out.measured and "solves no held-out" in out.reason
+    assert "seed(s) 1 " in _c9([0.70, 0.0, 0.75], [0.40, 0.0, 0.50], [0.68, 0.0, 0.72]).measured
+    # an interval over no defined value says so instead of printing nan
+    part = claims._part("Δ", [np.nan, np.nan], 0.05)
+    assert part.passed is None and "nan" not in part.text and "undefined on every seed" in part.text
+
+
 # every declared case, run here too (the contract test runs them again over every chapter)
 _CASES = [c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_surface_only, c3_ceiling, c3_trivial,
           c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,

@@ -92,6 +92,8 @@ def _part(name: str, values, threshold: float, side: str = "lower", fmt: str = "
     mean, lo, hi, n, dropped = _interval(values)
     d = decide_interval(lo, hi, threshold, side=side)
     sign = "≥" if side == "lower" else "≤"
+    if n == 0:          # no seed has a defined value: say so instead of printing nan (session 11)
+        return _Part(name, None, f"{name} undefined on every seed ({dropped} undefined; claim {sign} {threshold:g})")
     ends = f"[{lo:{fmt}}, {hi:{fmt}}]" if np.isfinite(lo) and np.isfinite(hi) else "(one seed: no interval)"
     text = (f"{name} {mean:{fmt}} {ends} (n = {n}{f', {dropped} undefined' if dropped else ''}; claim {sign} "
             f"{threshold:g})")
@@ -521,13 +523,23 @@ def claim9_capability(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) -> 
     before = np.array([s.capability["before"].arith_heldout for s in seeds])
     d_ab = np.array([relative_change(s.capability["abrupt"].arith_heldout, b) for s, b in zip(seeds, before)])
     d_mx = np.array([relative_change(s.capability["mixed"].arith_heldout, b) for s, b in zip(seeds, before)])
+    if np.any(before <= 0):
+        # Δ divides by the accuracy before: undefined where the pretrained model solves no held-out pair (the smoke
+        # profile's tiny model, both seeds). Print the accuracies themselves, never the undefined ratio (the smoke
+        # page showed "+nan" here until session 11)
+        after = {k: np.array([s.capability[k].arith_heldout for s in seeds]) for k in ("abrupt", "mixed")}
+        zero = [str(s.seed) for s, b in zip(seeds, before) if b <= 0]
+        measured = ("held-out arithmetic accuracy before / after abrupt / after mixed fine-tuning, per seed: "
+                    + ", ".join(f"{b:.3f} / {a:.3f} / {m:.3f}" for b, a, m in zip(before, after["abrupt"],
+                                                                                  after["mixed"]))
+                    + f"; the relative change Δ is undefined in seed(s) {', '.join(zero)} (accuracy before 0)")
+        return ClaimCheck.inconclusive_check(measured, "noise above effect", "the pretrained model solves no held-out "
+                                             f"arithmetic pair in seed(s) {', '.join(zero)}, so its relative change "
+                                             "Δ = (after − before)/before is undefined there and the row cannot be "
+                                             "decided at this scale", {"before": before, **after})
     part = _part("Δ mixed − Δ abrupt", d_mx - d_ab, margin, fmt="+.3f")
     measured = (f"{part.text}; held-out accuracy before {np.mean(before):.3f}, Δ abrupt {_nanmean(d_ab):+.1%}, "
                 f"Δ mixed {_nanmean(d_mx):+.1%}")
-    if np.any(before <= 0):
-        return ClaimCheck.inconclusive_check(measured, "noise above effect", "the pretrained model solves no held-out "
-                                             "arithmetic pair in some seed, so its relative change is undefined",
-                                             {"before": before})
     reports = []
     for name in ("abrupt", "mixed"):
         steps = np.asarray(seeds[0].sft_curves[name][0], float)
