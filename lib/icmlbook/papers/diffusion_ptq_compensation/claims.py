@@ -15,11 +15,11 @@ from scipy import stats
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
 from ...runtime.stats import effect_bound, mean_t_bound, unit_bootstrap
-from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
+from ...training import Convergence, PlateauTest, convergence_guard, plateau_check, plateau_from_curve
 from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 
-__all__ = ["gain", "bootstrap_mean", "training_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+__all__ = ["gain", "bootstrap_mean", "training_convergence", "metric_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
            "claim9", "claim10", "claim11", "claim12"]
 
 SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
@@ -134,7 +134,11 @@ def _low_bits(cfg: TCECConfig) -> list[str]:
 _GUARD_RULE = ("; first the convergence guard (rule 10): for every trained denoiser the row reads, training 50 % longer "
                "moves its training loss (read back along the logged curve, 2/3 of training against the end, each "
                "averaged over plateau_window logged points) by less than a third of plateau_margin (15 %) of the "
-               "loss's whole fall; otherwise inconclusive (not converged)")
+               "loss's whole fall, and (added in session 11: the loss test passed a 1,500-update ε-denoiser whose "
+               "W4A4 gain moved by 1 dB when trained to 3,000) moves the compared metric itself, the mean TCEC gain "
+               "at the lowest bit width it runs (the weights of the same run after 2/3 of its updates against its "
+               "final weights, the same seeds, calibration and λ₁ search), by less than a third of min_gain_db; "
+               "otherwise inconclusive (not converged)")
 
 
 def training_convergence(curve: dict, cfg: TCECConfig, name: str) -> Convergence:
@@ -151,15 +155,36 @@ def training_convergence(curve: dict, cfg: TCECConfig, name: str) -> Convergence
     return plateau_from_curve(x, (y - end) / fall, cfg.plateau_margin, test, name=name, window=w)
 
 
-def guard_converged(check: ClaimCheck, curves: dict | None, cfg: TCECConfig) -> ClaimCheck:
-    """``check`` with each trained denoiser's plateau test added to its measured text, or, when one has not
-    converged, the row's *inconclusive at this scale* (not converged) check. A result without the curves is refused."""
+def metric_convergence(curve: dict, cfg: TCECConfig, name: str) -> Convergence:
+    """The plateau test on the compared metric (session 11): the mean TCEC gain (dB) at ``curve["bits"]`` of the
+    weights after ``curve["steps"][0]`` updates of the run against its final weights (``curve["steps"][1]``, 50 %
+    more), which must move by less than a third of ``min_gain_db``. The earlier weights are read inside the run's
+    annealed schedule (their learning rate not yet at its end), so the test is stricter than a separate shorter run
+    would be: it can only turn a row inconclusive."""
+    (t0, t1), (g0, g1) = curve["steps"], curve["gain"]
+    test = PlateauTest(extend=t1 / t0 - 1.0) if t1 > t0 > 0 else PlateauTest()
+    return plateau_check([g0], [g1], cfg.min_gain_db, test,
+                         name=f"{name}, compared metric (TCEC gain at {curve['bits']}, {g0:+.2f} dB after {t0:.0f} "
+                              f"updates, {g1:+.2f} dB after {t1:.0f})")
+
+
+def guard_converged(check: ClaimCheck, curves: dict | None, cfg: TCECConfig, metric: dict | None = None
+                    ) -> ClaimCheck:
+    """``check`` with each trained denoiser's plateau tests (its training loss, and its compared metric at two
+    horizons, ``metric``) added to its measured text, or, when one has not converged, the row's *inconclusive at
+    this scale* (not converged) check. A result without the curves, or without the compared metric of a denoiser it
+    reads, is refused."""
     if check.passed is None and check.inconclusive is None:
         return check                                     # not testable here: nothing was compared
     if not curves:
         raise ValueError("this rule reads trained denoisers: it needs their training curves ('train_curves', from the "
                          "study), for the convergence guard")
-    reports = [training_convergence(c, cfg, name) for name, c in curves.items()]
+    missing = [name for name in curves if name not in (metric or {})]
+    if missing:
+        raise ValueError(f"this rule reads trained denoisers: it needs the compared metric at two horizons "
+                         f"('metric_curves', from the study) of {', '.join(missing)}, for the convergence guard")
+    reports = [r for name, c in curves.items()
+               for r in (training_convergence(c, cfg, name), metric_convergence(metric[name], cfg, name))]
     text = check.measured + "; convergence: " + "; ".join(r.text for r in reports)
     guard = convergence_guard(*reports, measured=text)
     conv = {"convergence": [dataclasses.asdict(r) | {"test": None} for r in reports]}
@@ -172,7 +197,8 @@ def _converged_first(fn):
     """The rule runs on ``result`` (a study's output with its ``train_curves``) behind :func:`guard_converged`."""
     @functools.wraps(fn)
     def rule(result, cfg, *args, **kw):
-        return guard_converged(fn(result, cfg, *args, **kw), result.get("train_curves"), cfg)
+        return guard_converged(fn(result, cfg, *args, **kw), result.get("train_curves"), cfg,
+                               result.get("metric_curves"))
     return rule
 
 

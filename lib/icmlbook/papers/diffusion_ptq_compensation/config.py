@@ -39,6 +39,15 @@ read on the training loss inside one annealed schedule, passed a model whose com
 ``train_steps`` stays 3000 at ``default`` (about 140 s more, projected ~500 s): there the guard fails, and the rows
 that read the ε-denoiser are inconclusive (not converged) until ``full``; the flow model and the DiT pass it at 1,000
 updates (0.025, 0.003).
+
+Session 11 (issue 35): the guard also reads the compared metric at a second horizon. Each training run keeps its
+weights after 2/3 of its updates (``snapshot_at``; the final weights are unchanged), and the studies recompute the
+mean W4A4 TCEC gain on them (:func:`.experiments.compared_gain`: the same seeds, fits, λ₁ search and evaluation as a
+cell); the rows are inconclusive (not converged) when it moved by a third of ``min_gain_db`` or more. The extra cost,
+one lean cell per trained model, measured on untrained digits models at default sizes at load 15-17 (CPU time,
+inflated): 15.3 s (ε U-Net, DDIM), 14.4 s (flow U-Net, Euler), 8.5 s (DiT), about 38 s in all. On the smoke ring the
+W4A4 gain moved 0.17 dB (267 -> 400 updates), 0.95 dB (1,000 -> 1,500) and 2.4 dB (4,000 -> 6,000): there the guard
+fails at every length tried, so the smoke page's compensation rows are inconclusive (not converged).
 """
 
 from __future__ import annotations
@@ -85,8 +94,9 @@ class TCECConfig(ProfileConfig):
         trained denoisers (C5-C7, C9-C12): training 50 % longer must move the denoiser's training loss by less than a
         third of ``plateau_margin`` of its whole fall (first to last ``plateau_window`` logged points), read back along
         its logged curve (the loss at 2/3 of training against the end, each averaged over ``plateau_window`` logged
-        points, about a tenth of training); otherwise the row is inconclusive (not converged). The training loss
-        stands in for the compared PSNR gain, which would need a second study at the earlier horizon.
+        points, about a tenth of training); otherwise the row is inconclusive (not converged). Since session 11 the
+        guard also reads the compared PSNR gain at 2/3 of the same run against its end (less than a third of
+        ``min_gain_db``; see the module docstring): the loss alone passed a model whose gain still moved.
     fit_level : the one-sided level of the t-bounds over seeds of the closed-form rules (C2, C2b, C3's cumulative
         test).
     """

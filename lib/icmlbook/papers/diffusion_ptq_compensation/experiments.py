@@ -19,22 +19,30 @@ from . import quant as Q
 from . import schedules as S
 from . import tcec as TC
 from .config import TCECConfig, parse_bits
+from ...training import PlateauTest
 from .models import load_data, make_model, train_denoiser
 
-__all__ = ["training_curve", "train", "train_flow", "train_dit", "dit_config", "load_model", "study", "solver_study", "dit_study", "calibration_inputs", "best_lambda",
+__all__ = ["training_curve", "snapshot_step", "compared_gain", "metric_curve", "train", "train_flow", "train_dit", "dit_config", "load_model", "study", "solver_study", "dit_study", "calibration_inputs", "best_lambda",
            "sampler_coefficients", "cell_key", "playground"]
+
+
+def snapshot_step(steps: int) -> int:
+    """The earlier horizon of the compared-metric guard: T / (1 + extend) updates of the same run (extend 50 %, the
+    declared plateau test), so that training from there to T is training 50 % longer."""
+    return max(1, min(steps - 1, round(steps / (1.0 + PlateauTest().extend))))
 
 
 def train(cfg: TCECConfig, seed: int) -> dict:
     ab = S.alphas_bar(cfg.T)
-    return train_denoiser(cfg.dataset, cfg.width, cfg.train_steps, cfg.batch, cfg.lr, ab, seed)
+    return train_denoiser(cfg.dataset, cfg.width, cfg.train_steps, cfg.batch, cfg.lr, ab, seed,
+                          snapshot_at=snapshot_step(cfg.train_steps))
 
 
 def train_flow(cfg: TCECConfig, seed: int) -> dict:
     """The same architecture trained on the rectified-flow objective (velocity prediction), for flow Euler."""
     ab = S.alphas_bar(cfg.T)
     return train_denoiser(cfg.dataset, cfg.width, cfg.flow_train_steps, cfg.batch, cfg.lr, ab, seed + 11,
-                          objective="flow")
+                          objective="flow", snapshot_at=snapshot_step(cfg.flow_train_steps))
 
 
 def dit_config(cfg: TCECConfig) -> TCECConfig:
@@ -46,7 +54,8 @@ def train_dit(cfg: TCECConfig, seed: int) -> dict:
     """The tiny DiT (ε-prediction) on the digits, through the shared trainer."""
     ab = S.alphas_bar(cfg.T)
     return train_denoiser("digits", cfg.dit_width, cfg.dit_train_steps, cfg.batch, cfg.lr, ab, seed + 23, arch="dit",
-                          depth=cfg.dit_depth, heads=cfg.dit_heads, patch=2)
+                          snapshot_at=snapshot_step(cfg.dit_train_steps), depth=cfg.dit_depth, heads=cfg.dit_heads,
+                          patch=2)
 
 
 def load_model(cfg: TCECConfig, trained: dict, device: str = "auto") -> torch.nn.Module:
@@ -116,6 +125,42 @@ def best_lambda(q, xc, ts, a, b, K, m, x_ref, grid, c=None, d=None, memo: dict |
         err = (x - x_ref).reshape(x.shape[0], -1).pow(2).sum(1).mean().item()
         scores[float(lam)] = err if np.isfinite(err) else float("inf")
     return min(scores, key=scores.get), scores
+
+
+def compared_gain(cfg: TCECConfig, fp, bits: str, steps: int, xT, xc, seed: int, solver: str | None = None
+                  ) -> np.ndarray:
+    """Per-seed PSNR gain (dB) of TCEC (m = 1) over the uncompensated base on the RTN-quantised ``fp``: the rows'
+    compared metric, computed as :func:`_cell` computes it (the same fits, λ₁ search and evaluation run), without the
+    baselines and distances a cell also measures. The convergence guard reads it at two horizons."""
+    co = sampler_coefficients(cfg, steps, solver)
+    ts, a, b, c, d = co
+    q = _quantised(cfg, fp, bits, "rtn", seed)
+    rec = P.record(fp, q, xT, *co)
+    rc = P.record(fp, q, xc, *co)
+    K = TC.fit_K(rc, cfg.delta_on)
+    R = TC.fit_R(q, fp, xc, ts, a, b, K, c, d)
+    memo: dict = {}
+    lam, _ = best_lambda(q, xc, ts, a, b, K, 1, rc.x_fp[-1], cfg.lambda_grid, c=c, d=d, memo=memo, R=R)
+    x = _memo_tcec(memo, "eval", q, xT, ts, a, b, K, 1, lam, c, d, R, keep=True)[-1]
+    rng_ = ME.DATA_RANGE[cfg.dataset]
+    return ME.psnr(x, rec.x_fp[-1], rng_) - ME.psnr(rec.x_q[-1], rec.x_fp[-1], rng_)
+
+
+def metric_curve(cfg: TCECConfig, trained: dict, end_cell: dict, bits: str, steps: int, xT, xc, seed: int,
+                 solver: str | None = None) -> dict:
+    """The compared metric at two horizons of one training run, for the convergence guard (session 11): the mean
+    TCEC gain at ``bits`` of the weights after ``trained["early_step"]`` updates (recomputed here) and of the final
+    weights (read from the study's own cell ``end_cell``). ``{"steps": [early, T], "gain": [early, end], "bits",
+    "solver"}`` (plain numbers, so it caches)."""
+    if "early_state" not in trained:
+        raise ValueError("the trained model holds no early snapshot ('early_state'): train it with snapshot_at, for the "
+                         "convergence guard on the compared metric")
+    fp = load_model(cfg, {**trained, "state": trained["early_state"]})
+    early = compared_gain(cfg, fp, bits, steps, xT, xc, seed, solver)
+    end = end_cell["psnr"]["tcec_m1"] - end_cell["psnr"]["base"]
+    st, _ = trained["loss"]
+    return {"steps": [float(trained["early_step"]), float(np.max(st))], "gain": [float(np.mean(early)),
+            float(np.mean(end))], "bits": bits, "solver": solver or cfg.solver}
 
 
 def cell_key(bits: str, steps: int, base: str, solver: str | None = None) -> str:
@@ -301,9 +346,11 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
         if cfg.dataset == "ring":
             samples["fp_all"] = _np(P.sample(fp, xT, *sampler_coefficients(cfg, main)[:3]))
             samples["data"] = real[:2000]
+        gb = cfg.bits[-1]                                    # the lowest bit width: the headline W4A4
+        metric = {"ε-denoiser": metric_curve(cfg, trained, cells[cell_key(gb, main, "rtn")], gb, main, xT, xc, seed)}
         return {"cells": cells, "theory": theory, "samples": samples, "overhead": overhead,
                 "feature_accuracy": getattr(feats, "train_accuracy", None),
-                "train_curves": {"ε-denoiser": training_curve(trained)}}
+                "train_curves": {"ε-denoiser": training_curve(trained)}, "metric_curves": metric}
 
 
 def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base: str, m: int | None, lambda1: float,
@@ -365,9 +412,16 @@ def solver_study(cfg: TCECConfig, trained: dict, trained_flow: dict | None, seed
             closed[key] = _closed_form_fit(rec, sampler_coefficients(cfg, main, solver))
             samples[key] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")} | {"fp": _np(rec.x_fp[-1][:16])}
         curves = {"ε-denoiser": training_curve(trained)}
+        metric = {}
         if trained_flow is not None and any(S.PREDICTION[s] == "velocity" for s in cfg.other_solvers):
             curves["flow model"] = training_curve(trained_flow)
-        return {"cells": cells, "closed": closed, "samples": samples, "train_curves": curves}
+            fs = next(s for s in cfg.other_solvers if S.PREDICTION[s] == "velocity")
+            gb = cfg.solver_bits[-1]
+            metric["flow model"] = metric_curve(cfg, trained_flow, cells[cell_key(gb, main, "rtn", fs)], gb, main, xT,
+                                                xc, seed, fs)
+        # the ε-denoiser's compared-metric reading is the main study's (metric_curves of :func:`study`), merged in by
+        # the chapter, so that it is not computed twice
+        return {"cells": cells, "closed": closed, "samples": samples, "train_curves": curves, "metric_curves": metric}
 
 
 def dit_study(cfg: TCECConfig, trained_dit: dict, seed: int) -> dict:
@@ -389,6 +443,9 @@ def dit_study(cfg: TCECConfig, trained_dit: dict, seed: int) -> dict:
             cells[key] = cell
             closed[key] = _closed_form_fit(rec, sampler_coefficients(dcfg, main))
             samples[key] = {k: _np(outs[k][:16]) for k in ("base", "tcec_m1")} | {"fp": _np(rec.x_fp[-1][:16])}
+        gb = cfg.dit_bits[-1]
+        metric = {"DiT": metric_curve(dcfg, trained_dit, cells[cell_key(gb, main, "rtn", "dit")], gb, main, xT, xc,
+                                      seed)}
         return {"cells": cells, "closed": closed, "samples": samples,
                 "feature_accuracy": getattr(feats, "train_accuracy", None),
-                "train_curves": {"DiT": training_curve(trained_dit)}}
+                "train_curves": {"DiT": training_curve(trained_dit)}, "metric_curves": metric}

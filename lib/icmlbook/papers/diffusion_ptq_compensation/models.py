@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ...training import LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
+from ...training import LambdaCallback, LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
 
 __all__ = ["DATASETS", "OBJECTIVES", "load_data", "MLPDenoiser", "TinyUNet", "TinyDiT", "make_model", "train_denoiser", "time_embedding"]
 
@@ -208,10 +208,14 @@ def make_model(dataset: str, width: int, arch: str = "auto", **arch_kw) -> nn.Mo
 
 
 def train_denoiser(dataset: str, width: int, steps: int, batch: int, lr: float, abar: np.ndarray, seed: int,
-                   show_progress: bool = True, objective: str = "eps", arch: str = "auto", **arch_kw) -> dict:
+                   show_progress: bool = True, objective: str = "eps", arch: str = "auto", snapshot_at: int | None = None,
+                   **arch_kw) -> dict:
     """Train an ε-prediction (``objective="eps"``) or flow-matching velocity (``"flow"``) denoiser on
     ``dataset``; returns ``{"state": state_dict, "loss": (steps, values), "seconds": s}`` (plain tensors and
-    arrays, so the result caches)."""
+    arrays, so the result caches). ``snapshot_at``: also keep the weights after that many updates of the same run
+    (``"early_state"``, ``"early_step"``), for the convergence guard on the compared metric (session 11)."""
+    if snapshot_at is not None and not 0 < snapshot_at < steps:
+        raise ValueError(f"snapshot_at={snapshot_at!r} is not allowed; it must lie in (0, steps={steps})")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective={objective!r} is not allowed; allowed values: {', '.join(OBJECTIVES)}")
     torch.manual_seed(seed)
@@ -241,9 +245,18 @@ def train_denoiser(dataset: str, width: int, steps: int, batch: int, lr: float, 
     cfg = TrainerConfig(steps=steps, schedule=WarmupCosine(min(100, steps // 10), steps), grad_clip=1.0, seed=seed,
                         device="auto", threads=1, show_progress=show_progress, desc=f"training the {dataset} {'velocity' if objective == 'flow' else 'denoiser'} "
                         f"({arch if arch != 'auto' else 'default'})")
-    tr = Trainer(model, opt, loss_fn, batches, cfg, callbacks=[LossLogger(every=max(1, steps // 100))])
+    early: dict = {}
+
+    def keep(trainer):
+        if trainer.step == snapshot_at:
+            early["state"] = {k: v.detach().cpu().clone() for k, v in trainer.model.state_dict().items()}
+    callbacks = [LossLogger(every=max(1, steps // 100))]
+    if snapshot_at is not None:
+        callbacks.append(LambdaCallback(on_step_end=keep))
+    tr = Trainer(model, opt, loss_fn, batches, cfg, callbacks=callbacks)
     tr.run()
     st, lv = tr.history("loss")
-    return {"state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, "loss": (st, lv),
+    extra = {"early_state": early["state"], "early_step": int(snapshot_at)} if snapshot_at is not None else {}
+    return {**extra, "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, "loss": (st, lv),
             "seconds": tr.seconds, "arch": arch, "width": width, "arch_kw": dict(arch_kw), "objective": objective,
             "n_params": sum(p.numel() for p in model.parameters())}
