@@ -859,8 +859,8 @@ def test_claim9_never_prints_nan_when_the_pretrained_model_solves_nothing():
                 _c9([0.70, 0.0, 0.75], [0.40, 0.0, 0.50], [0.68, 0.0, 0.72])):
         assert out.verdict == "inconclusive at this scale" and out.inconclusive == "noise above effect"
         assert "nan" not in out.measured.lower() and "nan" not in out.reason.lower(), out.measured
-        assert "undefined in seed(s)" in out.measured and "solves no held-out" in out.reason
-    assert "seed(s) 1 " in _c9([0.70, 0.0, 0.75], [0.40, 0.0, 0.50], [0.68, 0.0, 0.72]).measured
+        assert "Δ is undefined in" in out.measured and "solves no held-out" in out.reason
+    assert "undefined in 1 of 3 seeds" in _c9([0.70, 0.0, 0.75], [0.40, 0.0, 0.50], [0.68, 0.0, 0.72]).measured
     # an interval over no defined value says so instead of printing nan
     part = claims._part("Δ", [np.nan, np.nan], 0.05)
     assert part.passed is None and "nan" not in part.text and "undefined on every seed" in part.text

@@ -528,13 +528,13 @@ def claim9_capability(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) -> 
         # profile's tiny model, both seeds). Print the accuracies themselves, never the undefined ratio (the smoke
         # page showed "+nan" here until session 11)
         after = {k: np.array([s.capability[k].arith_heldout for s in seeds]) for k in ("abrupt", "mixed")}
-        zero = [str(s.seed) for s, b in zip(seeds, before) if b <= 0]
+        zero = f"{int(np.sum(before <= 0))} of {len(seeds)} seeds"
         measured = ("held-out arithmetic accuracy before / after abrupt / after mixed fine-tuning, per seed: "
                     + ", ".join(f"{b:.3f} / {a:.3f} / {m:.3f}" for b, a, m in zip(before, after["abrupt"],
                                                                                   after["mixed"]))
-                    + f"; the relative change Δ is undefined in seed(s) {', '.join(zero)} (accuracy before 0)")
+                    + f"; the relative change Δ is undefined in {zero} (accuracy before 0)")
         return ClaimCheck.inconclusive_check(measured, "noise above effect", "the pretrained model solves no held-out "
-                                             f"arithmetic pair in seed(s) {', '.join(zero)}, so its relative change "
+                                             f"arithmetic pair in {zero}, so its relative change "
                                              "Δ = (after − before)/before is undefined there and the row cannot be "
                                              "decided at this scale", {"before": before, **after})
     part = _part("Δ mixed − Δ abrupt", d_mx - d_ab, margin, fmt="+.3f")
