@@ -643,6 +643,36 @@ def c4_selected_baseline():
     return _c4((0.95, 0.93, 0.96), (0.95, 0.94, 0.95), other=0.80, untrained_chosen_site=1)
 
 
+@claim_case("trojan_speak_probes", "C4", "inconclusive at this scale",
+            alternative="an untrained model's probe already at the ceiling on the encoded answers (AUROC 0.97-0.99 "
+                        "at its best and at its calibration-chosen site, e.g. reading the plain request's topic "
+                        "word): no probe can beat it by the margin (session 11, as C3)")
+def c4_ceiling():
+    return _c4((0.999, 0.997, 0.9995), (0.97, 0.99, 0.975), untrained_chosen_site=0)
+
+
+def test_c4_ceiling_is_not_evidence_against():
+    """Session 11 (an outside review): C3 made an untrained probe within the margin of AUROC 1 inconclusive, C4 did
+    not. In the world of c4_ceiling the advantage lies wholly below the margin at both untrained sites (so the rule
+    said 'not reproduced' before the fix), although no probe could have cleared the margin."""
+    out = c4_ceiling()
+    assert out.inconclusive == "noise above effect" and "ceiling" in out.reason
+    adv = out.values["auroc"] - out.values["untrained"]
+    lo, hi = _t_interval(adv)
+    assert hi < claims.THRESHOLDS["baseline_margin"]         # the pre-fix 'against': the interval wholly below
+    adv_cal = out.values["auroc"] - out.values["untrained_at_calibration_site"]
+    assert _t_interval(adv_cal)[1] < claims.THRESHOLDS["baseline_margin"]
+    # where the untrained probe is below the ceiling the rule still says 'against' (c4_leak_only: 0.94-0.95)
+    assert c4_leak_only().passed is False
+
+
+def _t_interval(values):
+    from icmlbook.runtime.stats import mean_t_interval
+
+    ci = mean_t_interval(np.asarray(values, float), claims.THRESHOLDS["ci_level"])
+    return ci.lo, ci.hi
+
+
 @claim_case("trojan_speak_probes", "C4", "not reproduced", alternative="a partial transfer (AUROC 0.75)")
 def c4_partial():
     return _c4((0.75, 0.78, 0.72))
@@ -868,7 +898,7 @@ def test_claim9_never_prints_nan_when_the_pretrained_model_solves_nothing():
 
 # every declared case, run here too (the contract test runs them again over every chapter)
 _CASES = [c2_reproduced, c2_partial, c2_trivial, c3_reproduced, c3_weak, c3_surface_only, c3_ceiling, c3_trivial,
-          c4_reproduced, c4_leak_only, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,
+          c4_reproduced, c4_leak_only, c4_ceiling, c4_partial, c4_incompetent, c4_trivial, c5_reproduced, c5_reverse, c5_ceiling, c5_trivial, c6_reproduced,
           c6_no_gain, c6_trivial, c7_reproduced, c7_lexical, c7_trivial, c8_reproduced, c8_request_reader, c8_trivial,
           c9_reproduced, c9_no_difference, c9_unconverged, c9_trivial, c2_unlearned]
 

@@ -308,7 +308,8 @@ def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) ->
          f"advantage over the same probe on an untrained model's activations of the same answers, at that model's "
          f"best site (lower end > {_T['baseline_margin']:g}); against when either lies wholly below (the advantage: also at "
          f"the untrained model's site chosen on plain calibration answers, since its best site is picked on the eval "
-         f"answers themselves)",
+         f"answers themselves); the advantage is inconclusive when the untrained model's probe is within "
+         f"{_T['baseline_margin']:g} of AUROC 1 in some seed (a ceiling no probe can beat by the margin, as in C3)",
     rejects="a probe that reads only what any model's activations carry (the request's words, the surface form: "
             "the same probe on an untrained model), or a partial transfer (AUROC 0.75)",
     paper="not reached; a secondary summary says activation-level probes substantially restore robustness (row S3)",
@@ -333,8 +334,17 @@ def claim4_probe_transfer(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig)
              f"model's best site {_nanmean(base):.3f}, its calibration-chosen site {_nanmean(at_cal):.3f}; "
              f"pretrained-only model's best site {_nanmean([_nanmax(s.pretrained_auroc_cipher) for s in seeds]):.3f}"
              + cal_note)
-    return _combine(parts, {"auroc": auc, "tpr": tpr, "untrained": base, "untrained_at_calibration_site": at_cal},
-                    extra)
+    values = {"auroc": auc, "tpr": tpr, "untrained": base, "untrained_at_calibration_site": at_cal}
+    # session 11 (an outside review): the ceiling of C3 holds here too. With the untrained model's probe within the
+    # margin of AUROC 1 in some seed no probe can beat it by the margin, so an advantage below it is no evidence
+    # against; before, this world was 'not reproduced' (the advantage wholly below the margin at both sites)
+    if parts[0].passed is not False and np.any(base > 1.0 - _T["baseline_margin"]):
+        return ClaimCheck.inconclusive_check(
+            f"{measured}; {extra}", "noise above effect",
+            f"ceiling: the untrained model's probe reaches AUROC {', '.join(f'{b:.3f}' for b in base)} on the encoded "
+            f"answers, within {_T['baseline_margin']:g} of 1 in some seed, so no probe can beat it by the margin and "
+            "the measurement cannot separate the claim from its negation", values)
+    return _combine(parts, values, extra)
 
 
 # -------------------------------------------------------------------------------------------- C5
