@@ -1074,6 +1074,43 @@ def _c7_trivial():
                                          loss_trace_gradient_only=tr_go), dataclasses.replace(TINY, speed_s=1e9))
 
 
+def _c7_trivial_study(npe_scale=1.0, fit_scale=1.0):
+    """The C7 trivial case's study (per-cell fits in NPE's place), with the 'NPE' side's and the fits' wall times
+    multiplied by ``npe_scale`` and ``fit_scale`` (a slower or loaded machine)."""
+    f = _prior_started_fits()
+    (_, _, s_fit), (_, tr_go, s_go) = f["prior-started"], f["gradient-only"]
+    steps = s_go.shape[1]
+    return SimpleNamespace(test_theta=np.zeros((1, 5)), seconds_npe_all=tuple(npe_scale * s_fit.sum(1)),
+                           seconds_gradient_only_blocks=tuple(fit_scale * s_go.mean(1) * steps),
+                           seconds_gradient_only_run=float(fit_scale * s_go.sum(1).mean()),
+                           loss_trace_gradient_only=tr_go)
+
+
+@pytest.mark.parametrize("npe_scale,fit_scale", [(1, 1), (3, 3), (30, 30), (3, 1), (1, 3)])
+def test_c7_trivial_never_passes_on_a_slow_or_loaded_machine(npe_scale, fit_scale):
+    """Session 11 (an outside review of the session-10 change that lifts speed_s in the trivial case): the trivial
+    method's real timings, on a machine 3 or 30 times slower, or with load on one side only, never pass the rule with
+    its declared speed limit (1 s per cell: a whole fit crosses it with the load, so the verdict may move between
+    inconclusive and not reproduced, never to reproduced), and with the limit lifted its verdict does not move at
+    all (the ratio, a fit against a fit, stays below 10x)."""
+    st = _c7_trivial_study(npe_scale, fit_scale)
+    real = claims.claim7(st, TINY)
+    assert real.passed is not True and real.values["ratio"] < 10
+    lifted = claims.claim7(st, dataclasses.replace(TINY, speed_s=1e9))
+    assert lifted.verdict == _c7_trivial().verdict
+
+
+@pytest.mark.parametrize("scale", [1, 10, 100])
+def test_c7_reproduced_survives_a_uniformly_slower_machine(scale):
+    """C7's ratio is of two sides timed in the same interleaved rounds, so a uniformly slower machine leaves it as it
+    is; the speed limit (1 s per cell) is 500 times the default run's NPE time (2.0 ms per cell, its record)."""
+    st = fake_study(t_npe=0.002, t_go=2.0)
+    st.seconds_npe_all = tuple(scale * np.asarray(st.seconds_npe_all))
+    st.seconds_gradient_only_blocks = tuple(scale * np.asarray(st.seconds_gradient_only_blocks))
+    c = claims.claim7(st, CFG)
+    assert c.passed is True and c.values["ratio"] == pytest.approx(1000)
+
+
 def test_trivial_worlds_are_what_they_claim():
     w = _tiny_world()
     assert set(w.accuracy) == {"oracle", "prior-mean", "linear summation"} and w.sweep_accuracy.shape == (2, 5)
