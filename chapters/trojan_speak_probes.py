@@ -586,7 +586,9 @@ def _(cfg, mo):
       so a high number there means the request, not the cipher, carries the detection; claim 8 removes the request.
       Later, claim 3 gained the comparison claim 4 already had: the plain probe must also beat the same probe on an
       untrained model of the same shape by the declared margin (stricter only; inconclusive when the untrained
-      probe is already within the margin of AUROC 1).
+      probe is already within the margin of AUROC 1); an outside review then gave claim 4 the same ceiling (its
+      advantage is inconclusive, not evidence against, where the untrained probe on encoded answers is within the
+      margin of AUROC 1).
     - **Data.** Names and places are drawn from the data `faker` ships in its wheel (English first names, town
       names of six locales) by an instance seeded with the world's seed, keeping only short words that neither
       are nor encode to a word the world already uses; nothing is downloaded.
