@@ -574,8 +574,10 @@ def _(cfg, mb, mo):
     - **SFT.** The paper's script fine-tunes with LitGPT for 4 epochs at a peak rate of 1e-3; here
       {cfg.sft_steps} updates at {cfg.sft_lr:g} with the loss on every token (unmasked, as its PyCode and LIMA runs).
       This length and rate were set after one development replicate at `default`: 60 updates at 1e-3 left every SFT
-      curve still falling, so no comparison passed its plateau test; 100 updates at 3e-3 reach the code target's
-      minimum on that replicate's models (150 overfit it). The decision thresholds were not changed.
+      curve still falling, so no comparison passed its plateau test; on that development replicate's models 100
+      updates at 3e-3 reached the code target's minimum (150 overfit it). Whether this run's SFT curves settled is
+      what each row's plateau test reports (most did not: the ledger's "not converged" rows). The decision
+      thresholds were not changed.
     - **Decision rules.** The margins (distance {cfg.dist_gap_min:g}, RI {cfg.ri_gap_min:g}, r {cfg.r_min:g},
       forgetting {cfg.forget_gap_min:g} nats, in-domain {cfg.sft_gap_min:g} nats, jump {cfg.jump_gap_min:g} nats,
       interaction {cfg.interaction_min:g}) are ours, fixed in the config before the run. Compared fine-tuned models

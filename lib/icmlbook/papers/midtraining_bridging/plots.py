@@ -52,9 +52,9 @@ def similarity_figure(sim: SimilarityResult):
     b.set_xlim(0, 1)
     b.set_xlabel("combined similarity (paper's numbers)")
     b.set_title("Paper (transcribed in its public code)")
-    fig.suptitle(f"General text is closest to general SFT ({sim.sim[0, names.index('general_sft')]:.2f}) and far from "
-                 f"code SFT ({sim.sim[0, names.index('code_sft')]:.2f}) and math SFT "
-                 f"({sim.sim[0, names.index('math_sft')]:.2f}) in our corpora")
+    fig.suptitle(f"Similarity of general text to the SFT targets in our corpora: general SFT "
+                 f"{sim.sim[0, names.index('general_sft')]:.2f}, code SFT {sim.sim[0, names.index('code_sft')]:.2f}, "
+                 f"math SFT {sim.sim[0, names.index('math_sft')]:.2f}")
     return fig
 
 
