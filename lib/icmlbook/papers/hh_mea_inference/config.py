@@ -62,7 +62,7 @@ class HHMEAConfig(ProfileConfig):
         max_dropped_frac : C2, C3, C3b, C4, C5, the largest fraction of test cells whose paired difference may be
             non-finite (left out of the interval, counted in the measured text); with more the rule fails.
         min_acc_gain : C4, C5, C6, the smallest accuracy gain a paired 95 % lower bound must exceed (1 % of the
-            conditions: about 1.4 of smoke's 144 per cell, 3.8 of default's 384); min_theta_gain : C3, the smallest
+            conditions: about 1 of smoke's 96 per cell, 3.8 of default's 384); min_theta_gain : C3, the smallest
             reduction of the parameter error (a fraction of the prior range) its upper bound must show. Both added in
             session 5, after the session-4 runs, by the second review (0 before: any positive bound passed).
     """
@@ -150,7 +150,7 @@ class HHMEAConfig(ProfileConfig):
 
 PRESETS: dict[str, HHMEAConfig] = {
     "smoke": HHMEAConfig(free=("x", "y", "height", "angle", "gna"), n_electrodes=19, n_axon=35, n_sims=1500,
-                         stim_t_max=1.0, record_frac=0.6, max_epochs=50, bisect_iters=8, n_sbc=40, sbc_samples=100, n_test=5, n_patterns=12, n_amplitudes=12,
+                         stim_t_max=1.0, record_frac=0.6, max_epochs=30, bisect_iters=8, n_sbc=40, sbc_samples=100, n_test=5, n_patterns=8, n_amplitudes=12,
                          refine_steps=20, refine_samples=2, n_post=4),
     "default": HHMEAConfig(n_sims=5000, max_epochs=60, batch_size=250),
     "full": HHMEAConfig(n_electrodes=512, n_axon=120, dt=0.001, n_sims=100_000, max_epochs=300, batch_size=500,

@@ -20,7 +20,7 @@ def cable_figure(model, theta):
     """Voltage along the cell after the somatic pulse (space–time) and three traces."""
     import jax.numpy as jnp
 
-    _, v = model.currents(jnp.asarray(theta))
+    _, v = model.currents_jit(jnp.asarray(theta))
     v = np.asarray(v)
     t = model.rec.time
     arc = model.layout.arc
