@@ -64,6 +64,18 @@ def test_jacobians_against_finite_differences(cs):
         assert torch.allclose(J[:, :, i], fd, atol=1e-6)
 
 
+def test_capped_sphere_closed_form_is_autodiffs():
+    """The capped sphere's closed-form values and Jacobian (session 11, for speed) are the generic autodiff ones,
+    and the values its per-point ``constraint_values``, on points inside, outside and on every constraint."""
+    cs = CappedSphere(eps=0.05)
+    g = gen(3)
+    X = torch.cat([cs.uniform(20, g), 1.3 * torch.randn((20, 3), generator=g, dtype=F64)])
+    vals, J = cs.values_and_jacobian(X)
+    vals_ad, J_ad = ConstraintSet.values_and_jacobian(cs, X)
+    assert torch.allclose(vals, vals_ad, atol=1e-12) and torch.allclose(J, J_ad, atol=1e-12)
+    assert J.shape == (40, 4, 3) and vals.shape == (40, 4)
+
+
 def test_landing_identities():
     s = Sphere()
     g = gen(2)

@@ -254,7 +254,18 @@ class CappedSphere(Sphere):
         return torch.stack([x @ x - 1.0, x[2] - self.cap, -x[2] - self.cap, x @ b - self.bite])
 
     def values_and_jacobian(self, X):
-        return ConstraintSet.values_and_jacobian(self, X)
+        r"""Closed form (session 11; autodiff's ``vmap(jacrev)`` took about two thirds of the capped-sphere study's
+        time): rows :math:`2x`, :math:`e_3`, :math:`-e_3` and :math:`b`; the values as :meth:`constraint_values`."""
+        self._check_points(X)
+        b = self.bite_dir.to(X.dtype)
+        x3 = X[:, 2]
+        vals = torch.stack([(X * X).sum(1) - 1.0, x3 - self.cap, -x3 - self.cap, X @ b - self.bite], 1)
+        if not torch.isfinite(vals).all():
+            raise ValueError(f"{self.name}: constraint values are not finite at {int((~torch.isfinite(vals)).any(1).sum())} point(s)")
+        e3 = torch.zeros(3, dtype=X.dtype, device=X.device)
+        e3[2] = 1.0
+        rows = torch.stack([e3, -e3, b.to(X.device)]).expand(X.shape[0], 3, 3)
+        return vals, torch.cat([(2.0 * X).unsqueeze(1), rows], 1)
 
     def project(self, X):
         return ConstraintSet.project(self, X)
