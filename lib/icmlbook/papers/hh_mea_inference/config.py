@@ -150,7 +150,7 @@ class HHMEAConfig(ProfileConfig):
 
 PRESETS: dict[str, HHMEAConfig] = {
     "smoke": HHMEAConfig(free=("x", "y", "height", "angle", "gna"), n_electrodes=19, n_axon=35, n_sims=1500,
-                         stim_t_max=1.0, record_frac=0.6, max_epochs=30, bisect_iters=8, n_sbc=40, sbc_samples=100, n_test=5, n_patterns=8, n_amplitudes=12,
+                         stim_t_max=1.0, record_frac=0.6, max_epochs=50, bisect_iters=8, n_sbc=40, sbc_samples=100, n_test=5, n_patterns=8, n_amplitudes=12,
                          refine_steps=20, refine_samples=2, n_post=4),
     "default": HHMEAConfig(n_sims=5000, max_epochs=60, batch_size=250),
     "full": HHMEAConfig(n_electrodes=512, n_axon=120, dt=0.001, n_sims=100_000, max_epochs=300, batch_size=500,
