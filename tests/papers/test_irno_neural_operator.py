@@ -631,6 +631,20 @@ def _c1_flat_later():
     return claims.claim1([make_eval(FLAT_LATER), make_eval(FLAT_LATER, seed=1)], CFG)
 
 
+def _last_step_near_step_min(seed):
+    """GOOD, but the last step's fall per sample 0.12 % +- 0.3 % (its mean about step_min, 0.1 %)."""
+    ev = make_eval(GOOD, seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    ev.vrmse[4] = ev.vrmse[3] * (1 - (0.0012 + 0.003 * rng.standard_normal(ev.vrmse.shape[1])))
+    return ev
+
+
+@claim_case("irno_neural_operator", "C1", "inconclusive at this scale",
+            alternative="a last step whose fall's interval contains step_min (read 'not reproduced' before session 11)")
+def _c1_step_spans_bar():
+    return claims.claim1([_last_step_near_step_min(0), _last_step_near_step_min(1)], CFG)
+
+
 def test_claim1_needs_every_step_to_fall_beyond_step_min():
     assert claims.claim1([make_eval(GOOD)], CFG).values["step_falls"][0][-1][1] > CFG.step_min
     assert _c1_flat_later().passed is False
