@@ -645,6 +645,21 @@ def _c1_step_spans_bar():
     return claims.claim1([_last_step_near_step_min(0), _last_step_near_step_min(1)], CFG)
 
 
+def _noisy_corrections(seed, rate=0.84):
+    """GOOD with corrections decaying at ``rate`` (the bound past K = 4 is 2^(-1/4) = 0.841), 15 % log-normal noise
+    per step and sample."""
+    ev = make_eval(GOOD, seed=seed, diff_rate=rate)
+    ev.diffs[:] = ev.diffs * np.exp(0.15 * np.random.default_rng(seed + 200).standard_normal(ev.diffs.shape))
+    return ev
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="corrections decaying at about the bound, the rate's interval containing it (read 'not "
+                        "reproduced' before session 11)")
+def _c7_rate_spans_bound():
+    return claims.claim7([_noisy_corrections(0), _noisy_corrections(1)], CFG)
+
+
 def test_claim1_needs_every_step_to_fall_beyond_step_min():
     assert claims.claim1([make_eval(GOOD)], CFG).values["step_falls"][0][-1][1] > CFG.step_min
     assert _c1_flat_later().passed is False
@@ -1164,7 +1179,7 @@ def test_review_findings_are_rejected():
     e1, e2 = make_eval(GOOD, seed=1), make_eval(GOOD, seed=2)
     c8 = claims.claim8([under], [e1], [e2], [[np.full(24, 0.34), at_plateau(e1), at_plateau(e2)]], CFG)
     assert c8.passed is None
-    uniform = make_eval(GOOD, bands=(0.60, 0.59, 0.58))
+    uniform = make_eval(GOOD, bands=(0.60, 0.595, 0.59))   # differences 0.005 (at 0.01, the margin itself, C4 is open since session 11)
     assert claims.claim4([uniform], [make_eval(GOOD, seed=3)], CFG).passed is False          # uniform reduction
     ev = make_eval(GOOD, lip=0.95)
     d = ev.diffs.copy()
