@@ -468,12 +468,17 @@ def _c1_alt():
 
 @claim_case("hh_mea_inference", "C1c", "reproduced")
 def _c1c_ok():
-    return claims.claim1c(fake_study(), CFG)
+    """Calibrated ranks on 400 SBC cells (session 11: at 100 the tolerance-aware spread test has power 0.17 against a
+    posterior 1.5× too wide, so a calibrated posterior reads inconclusive there; 400 gives about 0.93)."""
+    return claims.claim1c(fake_study(n_sbc=400), CFG)
 
 
-@claim_case("hh_mea_inference", "C1c", "not reproduced", alternative="an over-confident posterior (coverage 0.7)")
+@claim_case("hh_mea_inference", "C1c", "not reproduced", alternative="an over-confident posterior (0.6× the right "
+            "width: coverage about 0.7)")
 def _c1c_alt():
-    return claims.claim1c(fake_study(cov=0.7, sbc_p=1e-5), CFG)
+    # session 11: was fake_study(cov=0.7, sbc_p=1e-5), a typed χ² p-value beside uniform ranks; the rank tests now read
+    # the ranks against the width tolerance, so the over-confident world is simulated (the Gaussian toy below)
+    return claims.claim1c(_gaussian_sbc(0.6, 100), CFG)
 
 
 def _gaussian_sbc(width, n_sbc, seed=1):
@@ -524,11 +529,54 @@ def test_claim1c_rejects_a_too_wide_posterior_and_says_when_it_cannot():
     wide = _gaussian_sbc(1.5, 100)
     assert (np.abs(wide.coverage90 - 0.9) <= 0.1).all()              # the coverage half cannot see it
     c = _c1c_alt_wide()
-    assert c.passed is False and min(c.values["spread_p"]) < CFG.sbc_alpha / 5 and c.values["power"] >= 0.8
-    assert claims.claim1c(_gaussian_sbc(1.0, 100), CFG).passed is True          # calibrated: passes
-    small = claims.claim1c(_gaussian_sbc(1.0, 40), CFG)                          # smoke's 40 cells: too little power
-    assert small.passed is None and "40 SBC cells" in small.reason
+    assert c.passed is False and min(c.values["spread_p_tol"]) < CFG.sbc_alpha / 5 and c.values["power"] < 0.8
+    assert c.values["parts"]["rank spread"] is False
+    for n in (40, 100):                                     # calibrated, too few cells for the tolerance-aware test
+        small = claims.claim1c(_gaussian_sbc(1.0, n), CFG)
+        assert small.passed is None and f"{n} SBC cells" in small.reason and small.values["power"] < 0.8
+    ok = claims.claim1c(_gaussian_sbc(1.0, 400), CFG)                            # calibrated, 400 cells: passes
+    assert ok.passed is True and ok.values["power"] >= 0.8
     assert claims.claim1c(_gaussian_sbc(0.6, 40), CFG).passed is False           # over-confidence still fails there
+
+
+@claim_case("hh_mea_inference", "C1c", "inconclusive at this scale")
+def _c1c_slightly_wide():
+    """Session 11 (an outside review): a posterior 1.15× too wide (90 % coverage 0.94, inside coverage_tol, short of the
+    declared 1.5×) on 100 cells, seed 0: both rank tests reject exact calibration; before the width tolerance the row
+    said 'not reproduced' (16 seeds in 40 did); neither test rejects a posterior 1.25× too wide."""
+    return claims.claim1c(_gaussian_sbc(1.15, 100, seed=0), CFG)
+
+
+@claim_case("hh_mea_inference", "C1c", "not reproduced", alternative="a posterior 2.5× too wide on 100 SBC cells")
+def _c1c_alt_very_wide():
+    return claims.claim1c(_gaussian_sbc(2.5, 100), CFG)
+
+
+def test_claim1c_rejection_within_the_width_tolerance_is_inconclusive():
+    c = _c1c_slightly_wide()
+    assert c.inconclusive == "interval spans both" and "width tolerance" in c.reason
+    assert min(c.values["spread_p"]) < CFG.sbc_alpha / 5 and min(c.values["spread_p_tol"]) >= CFG.sbc_alpha / 5
+    assert c.values["parts"] == {"rank uniformity (chi-squared)": None, "rank spread": None, "90 % coverage": True,
+                                 "contraction": True}
+    v = _c1c_alt_very_wide()
+    assert v.values["parts"]["rank spread"] is False and v.values["parts"]["rank uniformity (chi-squared)"] is False
+    # too narrow beyond the tolerance is against on the other side of the spread test (large spread)
+    narrow = claims.claim1c(_gaussian_sbc(0.5, 100), CFG)
+    assert narrow.passed is False and narrow.values["parts"]["rank spread"] is False
+
+
+def test_rank_tolerance_test_holds_its_level_at_the_edge_and_its_power_matches_a_direct_simulation():
+    level, tol = 0.01 / 5, 1.25
+    assert np.allclose(stats.chi2.sf(inference.rank_chi2(_gaussian_sbc(1.0, 60).sbc_ranks, 100), 9),
+                       _gaussian_sbc(1.0, 60).sbc_p)                               # the χ² statistic of the χ² test
+    g = np.random.default_rng(7)
+    for w in (tol, 1 / tol):                 # a posterior exactly at the tolerance's edge: rejected about ``level``
+        r = inference._gaussian_ranks(g, (100, 400), 100, w)                       # 400 sets of 100 cells
+        ps, pc = inference.rank_tolerance_p(r, 100, tol)
+        assert (ps < 0.05).mean() < 0.1 and (pc < 0.05).mean() < 0.1
+    direct = np.mean([(inference.rank_tolerance_p(_gaussian_sbc(1.5, 100, seed=s).sbc_ranks, 100, tol)[0] < level)
+                      .mean() for s in range(40)])
+    assert abs(inference.tolerance_power(100, 100, 1.5, tol, level) - direct) < 0.1
 
 
 def test_rank_spread_test_is_calibrated_and_its_power_matches_a_direct_simulation():
@@ -849,7 +897,7 @@ CASES = [(f, o) for f, o in [(_c1_ok, True), (_c1_alt, False), (_c1c_ok, True), 
                              (_c3b_ok, True), (_c3b_alt, False), (_c3b_alt_exact, False),
                              (_c4_ok, True), (_c4_alt, False), (_c5_ok, True), (_c5_alt, False), (_c5_alt_additive, False), (_c5_alt_uniformly_worse, False), (_c5_alt_tiny, False), (_c5_alt_same_share, False),
                              (_c3_alt_tiny, False),
-                             (_c6_ok, True), (_c6_alt, False), (_c6_alt_prior_level, False), (_c1c_alt_wide, False), (_c7_ok, True), (_c7_alt, False),
+                             (_c6_ok, True), (_c6_alt, False), (_c6_alt_prior_level, False), (_c1c_alt_wide, False), (_c1c_alt_very_wide, False), (_c1c_slightly_wide, None), (_c7_ok, True), (_c7_alt, False),
                              (_c7_alt_loaded_run, False)]]
 
 
@@ -1292,3 +1340,28 @@ def test_claim6_reads_a_few_minutes_against_a_long_recording():
     assert fast.spikes_in(2) == 2400 and claims.claim6(fake_study(), fast).passed is None
     with pytest.raises(ValueError, match="few_minutes"):
         dataclasses.replace(CFG, few_minutes=50.0)
+
+
+@pytest.mark.slow
+def test_claim1c_verdict_frequencies_on_the_gaussian_toy():
+    """The outside review's table (session 11), 40 seeds at 100 cells: a posterior 1.15× too wide was 'not reproduced'
+    16 times and 0.9× 10 times before the width tolerance; now neither is (both inconclusive), while 2.5× is always
+    and 1.5× mostly 'not reproduced' (25 of 40 when measured), and a calibrated posterior is never."""
+    def count(w, n=100):
+        return [claims.claim1c(_gaussian_sbc(w, n, seed=s), CFG).passed for s in range(40)]
+    for w in (1.0, 1.15, 0.9):
+        assert count(w).count(False) <= 1
+    assert count(2.5).count(False) == 40 and count(1.5).count(False) >= 15
+    assert count(1.0, 400).count(True) >= 36
+
+
+@pytest.mark.slow
+def test_the_cells_the_page_says_c1c_needs():
+    """The page: the tolerance-aware spread test has power about 1 in 6 against a posterior 1.5× too wide at default's
+    100 SBC cells (200 samples, nine parameters) and reaches sbc_power from about 300 cells; full's 500 suffice."""
+    d, f = config_for("default"), config_for("full")
+    level = d.sbc_alpha / len(d.free)
+    power = lambda n, c: inference.tolerance_power(n, c.sbc_samples, c.sbc_wide, c.sbc_width_tol, level)
+    assert 0.08 < power(d.n_sbc, d) < 0.25
+    assert 0.7 < power(300, d) < 0.9 and power(250, d) < d.sbc_power < power(350, d)
+    assert power(f.n_sbc, f) >= f.sbc_power

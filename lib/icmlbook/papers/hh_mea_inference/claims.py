@@ -13,7 +13,7 @@ from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence,
 from ...runtime.stats import BootstrapInterval, EffectBound, binomial_interval, effect_bound, unit_bootstrap
 from ...training import PlateauTest, plateau_from_curve
 from .config import HHMEAConfig
-from .inference import rank_spread_p, rank_spread_power
+from .inference import rank_spread_p, rank_tolerance_p, tolerance_power
 
 GEOMETRY = ("x", "y", "height", "angle")
 SPANS, NOT_CONVERGED = INCONCLUSIVE_KINDS[0], INCONCLUSIVE_KINDS[1]
@@ -181,14 +181,22 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "and the posterior is informative: 1 - posterior variance / the box prior's variance, averaged over the "
                  "parameters, >= min_contraction (0.2) (added under the contract's second edition: the prior itself, "
                  "calibrated by construction, passed the rule); "
-                 "inconclusive (noise above effect) when the spread test would reject a posterior sbc_wide (1.5) times too wide "
-                 "with probability "
-                 "below sbc_power (0.8) at this number of SBC cells. Not reproduced only on evidence against (session 10, "
-                 "an outside review: a calibrated posterior failed the point coverage 1 time in 10 on smoke's 40 cells): "
-                 "a rank test rejecting, the contraction below its minimum, or a parameter whose coverage's exact "
-                 "(Clopper-Pearson) interval, at family level 95 % Bonferroni-divided over the parameters, lies wholly "
-                 "outside 0.9 ± coverage_tol; a coverage outside the window whose interval reaches into it is "
-                 "inconclusive (interval spans both)",
+                 "inconclusive (noise above effect) when the tolerance-aware spread test below would reject a posterior "
+                 "sbc_wide (1.5) times too wide with probability below sbc_power (0.8) at this number of SBC cells. "
+                 "Not reproduced only on evidence against (session 10, an outside review: a calibrated posterior failed "
+                 "the point coverage 1 time in 10 on smoke's 40 cells): "
+                 "a rank test rejecting beyond the width tolerance, the contraction below its minimum, or a parameter "
+                 "whose coverage's exact (Clopper-Pearson) interval, at family level 95 % Bonferroni-divided over the "
+                 "parameters, lies wholly outside 0.9 ± coverage_tol; a coverage outside the window whose interval "
+                 "reaches into it is inconclusive (interval spans both). Width tolerance (session 11, an outside review: "
+                 "a posterior 1.15 times too wide, inside the coverage tolerance, was 'not reproduced' 16 times in 40 at "
+                 "100 cells, because both rank tests test exact calibration): a rank test rejecting exact calibration "
+                 "counts against only when, at the same level, it also rejects a Gaussian posterior sbc_width_tol "
+                 "(1.25) times too wide or 1/sbc_width_tol too narrow (Monte Carlo on the Gaussian toy: the spread "
+                 "two-sided on the side the data fall, too small a spread beyond 1.25 times too wide or too large "
+                 "beyond 1/1.25; the χ² statistic larger than both edges make it); a rejection within the tolerance is "
+                 "inconclusive (interval spans both). 1.25 times too wide gives 90 % coverage 0.96, 1/1.25 0.81: "
+                 "inside coverage_tol, and short of the declared alternative 1.5",
             rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, too large or too small a rank spread, "
                     "coverage off by more than 0.1), e.g. a posterior 1.5 times too wide, or the prior itself (calibrated "
                     "and uninformative)",
@@ -196,46 +204,66 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
 def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (the second review): a posterior too wide could not fail (90 % coverage <= 1.0 is always
     # within 0.1 of 0.9, and the 10-bin χ² has little power); the rank-spread test and its power check added.
+    # Changed in session 11 (an outside review; CLAIMS.md rule 9): a rank test's rejection is evidence against only
+    # beyond the width tolerance sbc_width_tol; the power check refers to that test. Stricter or inconclusive only.
     p = np.asarray(study.sbc_p)
     cov = np.asarray(study.coverage90)
     ranks = np.asarray(study.sbc_ranks)
     n_obs, L = ranks.shape[0], np.asarray(study.sbc_samples).shape[1]
     level = cfg.sbc_alpha / len(p)
     ps = rank_spread_p(ranks, L)
-    power = rank_spread_power(n_obs, L, cfg.sbc_wide, level)
-    old = bool((p >= level).all() and (np.abs(cov - 0.9) <= cfg.coverage_tol).all())
+    ps_tol, pc_tol = rank_tolerance_p(ranks, L, cfg.sbc_width_tol)
+    power = tolerance_power(n_obs, L, cfg.sbc_wide, cfg.sbc_width_tol, level)
     var_post = np.asarray(study.sbc_samples, float).var(1).mean(0)
     var_prior = (np.asarray(study.high, float) - np.asarray(study.low, float)) ** 2 / 12
     contraction = 1 - var_post / var_prior
-    ok = old and bool((ps >= level).all()) and float(contraction.mean()) >= cfg.min_contraction
     # session 10 (an outside review): the coverage decided three-way on its exact interval; a point coverage of 0.78
     # on 40 cells (interval [0.62, 0.89]) was 'not reproduced' although a calibrated posterior gives it 1 time in 10
     cov_ci = [binomial_interval(int(round(c * n_obs)), n_obs, 1 - 0.05 / len(cov)) for c in cov]
     lo_ok, hi_ok = 0.9 - cfg.coverage_tol, 0.9 + cfg.coverage_tol
     cov_against = [n for n, (a, b) in zip(study.names, cov_ci) if b < lo_ok or a > hi_ok]
-    parts = {"rank uniformity (chi-squared)": bool((p >= level).all()),
-             "rank spread": bool((ps >= level).all()),
+
+    def rank_part(p_exact, p_tol):
+        return True if (p_exact >= level).all() else (False if (p_tol < level).any() else None)
+
+    parts = {"rank uniformity (chi-squared)": rank_part(p, pc_tol),
+             "rank spread": rank_part(ps, ps_tol),
              "90 % coverage": True if (np.abs(cov - 0.9) <= cfg.coverage_tol).all() else (False if cov_against else None),
              "contraction": float(contraction.mean()) >= cfg.min_contraction}
+    ok = all(v is True for v in parts.values())
     txt = ("posterior contraction " + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, contraction))
            + f" (mean {contraction.mean():.2f}, at least {cfg.min_contraction:g} asked); SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; rank-spread p "
            + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, ps)) + "; 90 % coverage "
            + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, cov))
-           + f"; power against a posterior {cfg.sbc_wide:g}× too wide {power:.2f} ({n_obs} cells)")
-    values = {"spread_p": ps.tolist(), "power": power, "contraction": contraction.tolist(),
+           + (f"; against a posterior {cfg.sbc_width_tol:g}× too wide or 1/{cfg.sbc_width_tol:g} too narrow (the width "
+              "tolerance): spread p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, ps_tol)) + ", χ² p "
+              + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, pc_tol)) if not ((p >= level).all() and
+                                                                                    (ps >= level).all()) else "")
+           + f"; power against a posterior {cfg.sbc_wide:g}× too wide, beyond the tolerance, {power:.2f} ({n_obs} "
+           f"cells; level {level:.4f} per parameter)")
+    values = {"spread_p": ps.tolist(), "spread_p_tol": ps_tol.tolist(), "chi2_p_tol": pc_tol.tolist(), "power": power,
+              "contraction": contraction.tolist(),
               "contraction_mean": float(contraction.mean()), "coverage_interval": [list(c) for c in cov_ci]}
     if parts["90 % coverage"] is not True:
         txt += ("; coverage's exact intervals (family 95 %) " + ", ".join(f"{n} [{a:.2f}, {b:.2f}]" for n, (a, b) in
                                                                         zip(study.names, cov_ci)))
     if ok and power < cfg.sbc_power:
         return ClaimCheck.inconclusive_check(txt, "noise above effect", f"{n_obs} SBC cells: the rank-spread test "
-                                             f"rejects a posterior {cfg.sbc_wide:g}× too wide with probability "
-                                             f"{power:.2f} only (below {cfg.sbc_power:g})", values)
+                                             f"shows a posterior {cfg.sbc_wide:g}× too wide to lie beyond the width "
+                                             f"tolerance ({cfg.sbc_width_tol:g}×) with probability {power:.2f} only "
+                                             f"(below {cfg.sbc_power:g})", values)
     if ok:
         return ClaimCheck(txt, True, values)
-    return _three_way(txt, parts, values, why=f"the coverage outside {lo_ok:g}-{hi_ok:g} at "
-                      + ", ".join(n for n, c in zip(study.names, cov) if abs(c - 0.9) > cfg.coverage_tol)
-                      + f", but its interval reaches into the window ({n_obs} SBC cells)")
+    why = []
+    if parts["90 % coverage"] is None:
+        why.append(f"the coverage outside {lo_ok:g}-{hi_ok:g} at "
+                   + ", ".join(n for n, c in zip(study.names, cov) if abs(c - 0.9) > cfg.coverage_tol)
+                   + ", but its interval reaches into the window")
+    for k in ("rank uniformity (chi-squared)", "rank spread"):
+        if parts[k] is None:
+            why.append(f"{k} rejects exact calibration but not a posterior within the width tolerance "
+                       f"({cfg.sbc_width_tol:g}× too wide to 1/{cfg.sbc_width_tol:g})")
+    return _three_way(txt, parts, values, why="; ".join(why) + f" ({n_obs} SBC cells)")
 
 
 @claim_rule("C2", statement="Designed features carry more information about θ than an equal-dimension summary of "

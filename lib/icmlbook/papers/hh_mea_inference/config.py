@@ -48,7 +48,10 @@ class HHMEAConfig(ProfileConfig):
         geom_nrmse : C1, posterior-mean error of x, y, angle, height / prior range must be below this;
         sbc_alpha : C1, level of the rank-uniformity test; coverage_tol : C1, |coverage - nominal| of 90 % intervals;
         sbc_wide, sbc_power : C1c (session 5), the rank-spread test must reject a posterior sbc_wide times too wide
-            with probability >= sbc_power at this profile's number of SBC cells, else the row is undecided;
+            with probability >= sbc_power at this profile's number of SBC cells, else the row is undecided; since
+            session 11 the test whose power counts is the tolerance-aware one (sbc_width_tol);
+        sbc_width_tol : C1c (session 11), a rank test rejecting exact calibration is evidence against only when it
+            also rejects a Gaussian posterior sbc_width_tol times too wide and 1 / sbc_width_tol times too narrow;
         acc_target : C4, accuracy at least this; oracle_gap : C4, at most this below the oracle;
         mild_drop : C6, accuracy from a few minutes of recording at most this below a long recording's;
         firing_rate_hz, few_minutes, long_minutes : C6 (session 9, issue 35), the recording lengths the row compares,
@@ -104,6 +107,11 @@ class HHMEAConfig(ProfileConfig):
     coverage_tol: Probability = 0.1
     sbc_wide: Float(gt=1) = 1.5
     sbc_power: Probability = 0.8
+    #: C1c's width tolerance (session 11, an outside review; CLAIMS.md rule 9): a rank test's rejection is evidence
+    #: against calibration only when the ranks are also improbable for a Gaussian posterior this many times too wide or
+    #: its inverse too narrow; a rejection of exact calibration within it is inconclusive. 1.25: a posterior 1.25x too
+    #: wide has 90 % coverage 0.96 (inside coverage_tol), and the declared alternative (sbc_wide 1.5) lies beyond it
+    sbc_width_tol: Float(gt=1) = 1.25
     #: C1c (contract's second edition, rule 11): the prior itself is calibrated, so the posterior must also be
     #: informative: its variance, averaged over the SBC cells, below the box prior's by at least this share on average
     min_contraction: Probability = 0.2

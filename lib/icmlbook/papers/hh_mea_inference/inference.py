@@ -35,6 +35,7 @@ from .features import feature_vector
 from .model import ForwardModel
 
 __all__ = ["noisy", "NPEPosterior", "train_npe", "sbc_ranks", "rank_uniformity_p", "rank_spread_p", "rank_spread_power",
+           "rank_chi2", "rank_tolerance_p", "tolerance_power",
            "coverage", "FeatureLoss",
            "refine"]
 
@@ -191,6 +192,60 @@ def rank_spread_power(n_obs: int, n_samples: int, width: float, level: float, re
     v0 = np.sort(_null_spread(n_obs, n_samples, 20000, 0))
     lo_q, hi_q = np.quantile(v0, [level / 2, 1 - level / 2])
     return float(np.mean((v < lo_q) | (v > hi_q)))
+
+
+def rank_chi2(ranks, n_samples: int, bins: int = 10) -> np.ndarray:
+    """Per column (last axis), the χ² statistic of :func:`rank_uniformity_p`: counts of the ranks (0..n_samples) in
+    ``bins`` equal bins of [0, n_samples + 1] against equal expected counts. ``ranks`` (..., n_obs, dim)."""
+    r = np.asarray(ranks)
+    edges = np.linspace(0, n_samples + 1, bins + 1)
+    idx = np.clip(np.searchsorted(edges, r, side="right") - 1, 0, bins - 1)      # np.histogram's bins
+    counts = (idx[..., None] == np.arange(bins)).sum(-3)                           # (..., dim, bins)
+    e = r.shape[-2] / bins
+    return ((counts - e) ** 2 / e).sum(-1)
+
+
+def _gaussian_ranks(g, shape, n_samples: int, width: float) -> np.ndarray:
+    """Ranks of the truth among ``n_samples`` draws of a Gaussian posterior ``width`` times as wide as the right one
+    (the truth's quantile Φ(Z / width), the rank Binomial(n_samples, Φ(Z / width))); width 1: uniform on 0..n_samples."""
+    return g.binomial(n_samples, stats.norm.cdf(g.standard_normal(shape) / width))
+
+
+@functools.lru_cache(maxsize=64)
+def _boundary(n_obs: int, n_samples: int, width: float, draws: int, seed: int):
+    """Sorted Monte Carlo distributions (``draws`` sets of ``n_obs`` cells) of the rank spread and of the χ² statistic
+    when the posterior is Gaussian and ``width`` times too wide (< 1: too narrow)."""
+    r = _gaussian_ranks(np.random.default_rng(seed), (draws, n_obs, 1), n_samples, width)
+    return np.sort(_spread(r, n_samples)[:, 0]), np.sort(rank_chi2(r, n_samples)[:, 0])
+
+
+def rank_tolerance_p(ranks, n_samples: int, tol: float, draws: int = 20000, seed: int = 2):
+    """Per parameter, the p-values of the two rank tests against the edge of a width tolerance instead of exact
+    calibration (CLAIMS.md rule 9): how improbable the ranks are even for a Gaussian posterior ``tol`` times too wide
+    or ``1 / tol`` times too narrow (Monte Carlo, ``draws`` sets, fixed ``seed``; :func:`_boundary`).
+
+    Spread: two-sided, on the side the data fall: 2 min(P(V_tol <= v), P(V_1/tol >= v)) (a too-wide posterior gives
+    a small spread, a too-narrow one a large). χ²: the larger of P(X²_w >= x) over the two edges w = tol, 1 / tol (a
+    rank histogram more uneven than either edge makes it). Returns (spread p, χ² p), each (dim,)."""
+    ranks = np.asarray(ranks)
+    n_obs = ranks.shape[0]
+    v, x = _spread(ranks, n_samples), rank_chi2(ranks, n_samples)
+    (vw, xw), (vn, xn) = (_boundary(n_obs, n_samples, float(w), draws, seed) for w in (tol, 1 / tol))
+    below_wide = (np.searchsorted(vw, v, side="right") + 1) / (draws + 1)
+    above_narrow = (draws - np.searchsorted(vn, v, side="left") + 1) / (draws + 1)
+    p_spread = np.minimum(1.0, 2 * np.minimum(below_wide, above_narrow))
+    p_chi2 = np.maximum(*((draws - np.searchsorted(xb, x, side="left") + 1) / (draws + 1) for xb in (xw, xn)))
+    return p_spread, p_chi2
+
+
+@functools.lru_cache(maxsize=64)
+def tolerance_power(n_obs: int, n_samples: int, width: float, tol: float, level: float, reps: int = 2000,
+                    seed: int = 1) -> float:
+    """The probability that the spread part of :func:`rank_tolerance_p` is below ``level`` (evidence against, beyond
+    the tolerance ``tol``) when the posterior is Gaussian and ``width`` times too wide (one parameter, ``n_obs``
+    cells; ``reps`` simulated rank sets)."""
+    r = _gaussian_ranks(np.random.default_rng(seed), (reps, n_obs), n_samples, width)
+    return float(np.mean(rank_tolerance_p(r.T, n_samples, tol)[0] < level))          # each set one column
 
 
 def coverage(samples, truth, level: float = 0.9) -> np.ndarray:
