@@ -75,13 +75,8 @@ def claim1(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
                     f"a step's fall {min(p[1] for p in per):+.3%})")
     measured, values = "; ".join(rows), {"largest_rise": max(rises), "later_gain": later, "step_falls": steps}
     guard = _guard_first(cfg, [(f"IRNO, seed {s}", ev) for s, ev in enumerate(evals)], measured, values)
-    if guard is not None:
-        return guard
-    if ok or against:
-        return ClaimCheck(measured, bool(ok), values)
-    return ClaimCheck.inconclusive_check(measured, "interval spans both",
-                                         "a step's fall or the later gain has a 95 % interval containing its bar, and "
-                                         "none lies wholly at or below it", values)
+    return _decided(guard, ok, against, measured, values, "a step's fall or the later gain has a 95 % interval "
+                    "containing its bar, and none lies wholly at or below it")
 
 
 @claim_rule("C2", statement="The iteration stays stable past the trained horizon: run to 2K, the error does not "
@@ -140,13 +135,8 @@ def claim2(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
     measured = "; ".join(rows)
     values = {"drift": worst, "correction_growth": growth, "trajectory_rise": traj, "gain_at_K": gains}
     guard = _guard_first(cfg, [(f"IRNO, seed {s}", ev) for s, ev in enumerate(evals)], measured, values)
-    if guard is not None:
-        return guard
-    if ok or against:
-        return ClaimCheck(measured, bool(ok), values)
-    return ClaimCheck.inconclusive_check(measured, "interval spans both",
-                                         "the gain at K or the decay rate past K has a 95 % interval containing its "
-                                         "bar, and no test lies wholly on the wrong side", values)
+    return _decided(guard, ok, against, measured, values, "the gain at K or the decay rate past K has a 95 % "
+                    "interval containing its bar, and no test lies wholly on the wrong side")
 
 
 def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[float, bool]:
@@ -199,6 +189,18 @@ def _guard_first(cfg: IRNOConfig, named: Sequence[tuple[str, object]], measured:
     if guard is None:
         return None
     return ClaimCheck.inconclusive_check(measured, "not converged", guard.reason, {**values, **guard.values})
+
+
+def _decided(guard: ClaimCheck | None, ok: bool, against: bool, measured: str, values: dict, why: str) -> ClaimCheck:
+    """The verdict of a row that reads a refiner's own behaviour, after its plateau test (``guard``, from
+    :func:`_guard_first`): reproduced when every part passes, not reproduced on evidence against (``against``: a
+    point test failing or an interval wholly on the wrong side), otherwise inconclusive (interval spans both),
+    ``why`` saying which interval (CLAIMS.md rule 9; claims 1, 2 and 7, session 11)."""
+    if guard is not None:
+        return guard
+    if ok or against:
+        return ClaimCheck(measured, bool(ok), values)
+    return ClaimCheck.inconclusive_check(measured, "interval spans both", why, values)
 
 
 _UNTRAINED = (" At a profile without the control arms (config controls = False: ``default``, to fit its budget) the "
@@ -440,13 +442,8 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
                     f"[{lo:.3f}, {hi:.3f}], over k = 0..2K-1 {r0:.3f} [{lo0:.3f}, {hi0:.3f}]")
     measured, values = "; ".join(rows), {"per_seed": per, **per[0]}
     guard = _guard_first(cfg, [(f"IRNO, seed {s}", ev) for s, ev in enumerate(evs)], measured, values)
-    if guard is not None:
-        return guard
-    if ok or against:
-        return ClaimCheck(measured, bool(ok), values)
-    return ClaimCheck.inconclusive_check(measured, "interval spans both",
-                                         "a decay rate's 95 % interval contains its bound, and no test lies wholly on "
-                                         "the wrong side", values)
+    return _decided(guard, ok, against, measured, values, "a decay rate's 95 % interval contains its bound, and no "
+                    "test lies wholly on the wrong side")
 
 
 @claim_rule("C8", statement="The same recipe improves different frozen bases (plug-and-play); 'improves': a gain "
