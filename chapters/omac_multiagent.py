@@ -346,7 +346,7 @@ def _(cfg, mo, om, reps, scan):
 @app.cell
 def _(mo):
     mo.md(r"""
-    ## The second family: small language models trained from scratch
+    ### The second family: small language models trained from scratch
 
     A query is an expression of three digits and two operators (`3*4+5=`, shapes `a+b+c`, `a*b+c`, `a+b*c`),
     answered with two digits. The 3,000 possible expressions are split once into a half the models train on and
@@ -457,7 +457,8 @@ def _(mo):
     mo.md(r"""
     ## Live playground
 
-    Choose the task family, the dimensions to sweep (in order), N, T_max and δ; Algorithm 2 runs on a fresh
+    Choose the task family, the dimensions to sweep (in order), N, T_max, δ and the seed of the split and the
+    search (the small LMs stay the ones trained above); Algorithm 2 runs on a fresh
     split of this profile's size (a few seconds; the arithmetic family reuses the small LMs trained above). On the website the controls show the values this page was built with;
     open the chapter live to move them.
     """)
@@ -465,7 +466,7 @@ def _(mo):
 
 
 @app.cell
-def _(mo):
+def _(mo, run):
     order_pick = mo.ui.dropdown(options={"Fun-1 → Str-2": "fun1,str2", "Str-2 → Fun-1": "str2,fun1",
                                          "Fun-1 → Str-2 → Str-3": "fun1,str2,str3", "Str-1 → Fun-1": "str1,fun1",
                                          "Fun-2": "fun2", "Str-3": "str3"},
@@ -476,18 +477,19 @@ def _(mo):
     n_pick = mo.ui.slider(2, 6, value=3, label="N (initial candidates)")
     t_pick = mo.ui.slider(0, 8, value=3, label="T_max")
     delta_pick = mo.ui.dropdown(options={"0": 0.0, "0.01": 0.01, "0.05": 0.05}, value="0.01", label="δ")
-    mo.hstack([family_pick, order_pick, n_pick, t_pick, delta_pick])
-    return delta_pick, family_pick, n_pick, order_pick, t_pick
+    seed_pick = mo.ui.number(start=0, stop=999, step=1, value=run.seed, label="seed (split and search)")
+    mo.hstack([family_pick, order_pick, n_pick, t_pick, delta_pick, seed_pick])
+    return delta_pick, family_pick, n_pick, order_pick, seed_pick, t_pick
 
 
 @app.cell
-def _(cfg, delta_pick, family_pick, mo, n_pick, om, order_pick, plots, run, t_pick):
+def _(cfg, delta_pick, family_pick, mo, n_pick, om, order_pick, plots, run, seed_pick, t_pick):
     _pg = om.playground_run(cfg, run.seed, tuple(order_pick.value.split(",")), n_pick.value, t_pick.value,
-                            delta_pick.value, family=family_pick.value)
+                            delta_pick.value, family=family_pick.value, search_seed=int(seed_pick.value))
     mo.vstack([plots.sweep_figure(_pg),
                mo.md(f"*Figure: every candidate's validation pass@1 in evaluation order (dots) and the best so far "
                      f"(steps), for the sequence {order_pick.value} on the {family_pick.value} family, N = {n_pick.value}, T_max = {t_pick.value}, "
-                     f"δ = {delta_pick.value:g}; calls per test query {_pg.default_calls:.1f} → {_pg.calls:.1f}.*")])
+                     f"δ = {delta_pick.value:g}, seed {int(seed_pick.value)}; calls per test query {_pg.default_calls:.1f} → {_pg.calls:.1f}.*")])
     return
 
 

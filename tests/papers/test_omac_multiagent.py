@@ -895,3 +895,16 @@ def test_task_file_agent_against_the_stub_server(tmp_path):
     bad.write_text('{"q": 1}\n')
     with stub_server(lambda body: "x") as (url, _), pytest.raises(ValueError, match="line 1"):
         llm.run_task_file(bad, base_url=url, model="stub-fixture")
+
+
+def test_playground_search_seed_defaults_to_seed_changes_the_split_and_is_checked():
+    cfg = om.config_for("smoke", n_val=10, n_test=10, trivial_arms=False)
+    args = (cfg, 0, ("fun1",), 2, 1, 0.01)
+    a, b = om.playground_run(*args), om.playground_run(*args, search_seed=0)
+    assert (a.default_val, a.val, a.calls) == (b.default_val, b.val, b.calls)   # default: the run's seed
+    other = [om.playground_run(*args, search_seed=s) for s in (1, 2, 3)]
+    # another seed draws another split: the default team's validation score is not the same on all of them
+    assert len({round(p.default_val, 9) for p in [a, *other]}) > 1
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="search_seed"):
+            om.playground_run(*args, search_seed=bad)

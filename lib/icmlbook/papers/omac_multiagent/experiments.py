@@ -208,12 +208,17 @@ class Playground:
 
 
 def playground_run(cfg: OmacConfig, seed: int, order: tuple[str, ...], n: int, t_max: int, delta: float,
-                   family: str = "dsl") -> Playground:
+                   family: str = "dsl", search_seed: int | None = None) -> Playground:
     """Algorithm 2 over ``order`` with the reader's N, T_max and delta (the other settings from ``cfg``) on the
-    task family ``family`` ("dsl" or "arith": the small LMs of :func:`lm_agents`)."""
-    split, team = _setup(cfg, int(seed) * 1000 + 999, family, lm_agents(cfg, seed) if family == "arith" else None)
+    task family ``family`` ("dsl" or "arith": the small LMs of :func:`lm_agents`, trained with ``seed``).
+    ``search_seed`` (default ``seed``) seeds the split and the search, so a reader can draw another split and
+    search without retraining the small LMs."""
+    s = seed if search_seed is None else search_seed
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise ValueError(f"search_seed={search_seed!r} is not allowed; it must be an integer >= 0")
+    split, team = _setup(cfg, int(s) * 1000 + 999, family, lm_agents(cfg, seed) if family == "arith" else None)
     ev = Evaluator(split, cfg.n_layers)
-    sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=seed, n=n, t_max=t_max, delta=delta, kappa=cfg.kappa,
+    sw = algorithm2(ev, team, order, rounds=cfg.rounds, seed=s, n=n, t_max=t_max, delta=delta, kappa=cfg.kappa,
                     h0=cfg.h0)
     d, dt, o, ot = ev.evaluate(team), ev.evaluate(team, "test"), ev.evaluate(sw.team), ev.evaluate(sw.team, "test")
     return Playground(sw, d.score, dt.score, float(dt.calls.mean()), o.score, ot.score, float(ot.calls.mean()))
