@@ -386,3 +386,26 @@ def test_t_interval_or_unbounded():
     assert (m, n) == (pytest.approx(7 / 3), 3) and (lo, hi) == pytest.approx(ref, rel=1e-12)
     assert t_interval_or_unbounded([5.0])[1:] == (float("-inf"), float("inf"), 1)
     assert np.isnan(t_interval_or_unbounded([1.0, float("nan")])[0])
+
+
+def test_replicates_needed_against_mean_t_interval():
+    # at the returned n a sample with exactly the given mean and spread has a t-interval clear of the margin, at
+    # n - 1 it does not (both sides of the margin; two levels)
+    from icmlbook.runtime.stats import mean_t_interval, replicates_needed
+
+    for v, margin, level in [(np.array([0.30, 0.05, 0.55, 0.20]), 0.05, 0.95),
+                             (np.array([-0.4, -0.1, -0.25]), 0.0, 0.9)]:
+        need = replicates_needed(v, margin, level)
+        m, sd = v.mean(), v.std(ddof=1)
+
+        def clear(n):
+            z = np.linspace(-1.0, 1.0, n)
+            ci = mean_t_interval(m + sd * (z - z.mean()) / z.std(ddof=1), level)
+            return not (ci.lo <= margin <= ci.hi)
+
+        assert need is not None and need >= 2 and clear(need) and (need == 2 or not clear(need - 1))
+    assert replicates_needed([0.1, 0.2], 0.15) is None and replicates_needed([0.1], 0.0) is None
+    assert replicates_needed([0.0, 1e-9], 10.0, cap=50) is not None          # a large gap: two replicates can do
+    assert replicates_needed([0.0, 1.0], 0.49, cap=5) is None                  # past the cap
+    with pytest.raises(ValueError):
+        replicates_needed([0.1, 0.3], 0.0, level=1.5)

@@ -374,6 +374,29 @@ def bonferroni_z(family_level: float, m: int) -> float:
 
 __all__ += ["bootstrap_indices", "percentile_interval", "BootstrapInterval", "unit_bootstrap", "binomial_interval",
             "bonferroni_z", "NONFINITE_REPLICATES"]
+__all__ += ["replicates_needed"]
+
+
+def replicates_needed(values: Sequence[float], margin: float, level: float = 0.95, cap: int = 1000) -> int | None:
+    """Power before the run (CLAIMS.md rule 14): the smallest replicate count n at which the two-sided ``level``
+    t-interval of :func:`mean_t_interval`, with the mean and standard deviation of ``values`` held fixed, would lie
+    wholly on one side of ``margin``; ``None`` past ``cap``, with fewer than two finite values, or with a mean on the
+    margin. Tested against :func:`mean_t_interval` on samples of exactly that mean and spread."""
+    from scipy.stats import t as student_t
+
+    level = _level(level)
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        return None
+    gap, sd = abs(float(v.mean()) - margin), float(v.std(ddof=1))
+    if gap == 0.0:
+        return None
+    q = 0.5 + 0.5 * level
+    for n in range(2, cap + 1):
+        if student_t.ppf(q, n - 1) * sd / np.sqrt(n) < gap:
+            return n
+    return None
+
 
 
 # ================================================================================================ paired t, windows

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import decide_interval, normal_interval, t_interval_or_unbounded
+from ...runtime.stats import replicates_needed as _replicates_needed
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from . import data as D
 from .analysis import Study, mixed_slope, pearson
@@ -95,23 +96,9 @@ def _combine(parts: dict, measured: str, values: dict) -> ClaimCheck:
 
 
 def replicates_needed(values, margin: float, level: float | None = None, cap: int = 1000) -> int | None:
-    """The smallest replicate count n at which a t-interval (``level``, the declared one by default) with the mean
-    and the standard deviation of ``values`` would lie wholly on one side of ``margin``: the power the claim's
-    interval would need if the measured effect and spread held. ``None`` past ``cap`` (or with no spread to read:
-    fewer than two values, a mean on the margin)."""
-    from scipy.stats import t as student_t
-
-    v = np.asarray(values, dtype=float).ravel()
-    if v.size < 2 or not np.all(np.isfinite(v)):
-        return None
-    gap, sd = abs(float(v.mean()) - margin), float(v.std(ddof=1))
-    if gap == 0.0:
-        return None
-    q = 0.5 + 0.5 * (_T["ci_level"] if level is None else level)
-    for n in range(2, cap + 1):
-        if student_t.ppf(q, n - 1) * sd / np.sqrt(n) < gap:
-            return n
-    return None
+    """:func:`icmlbook.runtime.stats.replicates_needed` at the declared level (``level`` overrides it): the
+    replicate count at which the claim's t-interval would clear ``margin`` if the measured mean and spread held."""
+    return _replicates_needed(values, margin, _T["ci_level"] if level is None else level, cap)
 
 
 def _power_note(open_parts: dict) -> str:
