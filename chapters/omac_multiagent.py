@@ -257,6 +257,27 @@ def _(cfg, mo, om, reps):
 
 
 @app.cell
+def _(cfg, mo, om, run):
+    scan = om.structure_scan(cfg, run.seed)
+    _lines = "\n".join(
+        f"| {d} | {len(s.scores)} | {s.scores.min():.3f} – {s.scores.max():.3f} | {s.calls.min():.1f} – "
+        f"{s.calls.max():.1f} | {s.default_score:.3f} | {s.default_rank} of {len(s.scores)} |" for d, s in scan.items())
+    mo.md(f"""
+    How much can the structural controllers move the result at all? Every configuration of Str-2 and Str-3,
+    the rest of the team at its defaults, on one fresh validation split of {cfg.n_val} tasks:
+
+    | dimension | configurations | validation pass@1 (min – max) | calls per query (min – max) | default's pass@1 | default's rank |
+    |---|---|---|---|---|---|
+    {_lines}
+
+    Claims 3 and 4 read this scan: where no configuration beats the default by more than
+    {cfg.acc_change_min:g}, optimising the dimension has nothing to find, so "no change" (claim 4), or a tie of
+    the two actors on it (claim 3), is not evidence against the claim.
+    """)
+    return (scan,)
+
+
+@app.cell
 def _(mo):
     mo.md(r"""
     ### The Contrastive Comparator against resampling (claim 3)
@@ -292,27 +313,6 @@ def _(mo):
     ### Structure, joint optimisation and order (claims 4, 5 and 6)
     """)
     return
-
-
-@app.cell
-def _(cfg, mo, om, run):
-    scan = om.structure_scan(cfg, run.seed)
-    _lines = "\n".join(
-        f"| {d} | {len(s.scores)} | {s.scores.min():.3f} – {s.scores.max():.3f} | {s.calls.min():.1f} – "
-        f"{s.calls.max():.1f} | {s.default_score:.3f} | {s.default_rank} of {len(s.scores)} |" for d, s in scan.items())
-    mo.md(f"""
-    How much can the structural controllers move the result at all? Every configuration of Str-2 and Str-3,
-    the rest of the team at its defaults, on one fresh validation split of {cfg.n_val} tasks:
-
-    | dimension | configurations | validation pass@1 (min – max) | calls per query (min – max) | default's pass@1 | default's rank |
-    |---|---|---|---|---|---|
-    {_lines}
-
-    Claims 3 and 4 read this scan: where no configuration beats the default by more than
-    {cfg.acc_change_min:g}, optimising the dimension has nothing to find, so "no change" (claim 4), or a tie of
-    the two actors on it (claim 3), is not evidence against the claim.
-    """)
-    return (scan,)
 
 
 @app.cell
