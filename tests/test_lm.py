@@ -135,6 +135,27 @@ def test_tree_attention_equals_decoding_each_branch(kw):
 
 
 @pytest.mark.parametrize("kw", CONFIGS + [dict(positions="sinusoidal")])
+def test_out_positions_give_those_positions_of_the_full_forward(kw):
+    """``out_positions``: the logits at the kept positions equal those of the full forward (causal, and with tree
+    attention's positions and mask), for both attention paths; bad indices and a cache are refused."""
+    model = make_gpt(**kw).eval()
+    x = torch.randint(0, 40, (2, 9), generator=torch.Generator().manual_seed(4))
+    keep = torch.tensor([0, 5, 6, 7, 8])
+    pos = torch.tensor([0, 1, 2, 3, 4, 5, 6, 6, 6])
+    mask = torch.ones(9, 9, dtype=torch.bool).tril()
+    mask[6:, 6:] = torch.eye(3, dtype=torch.bool)
+    for attn in ("sdpa", "explicit"):
+        torch.testing.assert_close(model(x, attn=attn, out_positions=keep), model(x, attn=attn)[:, keep],
+                                   rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(model(x, positions=pos, attn_mask=mask, attn=attn, out_positions=keep),
+                                   model(x, positions=pos, attn_mask=mask, attn=attn)[:, keep], rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="out_positions"):
+        model(x, out_positions=torch.tensor([9]))
+    with pytest.raises(ValueError, match="out_positions"):
+        model(x[:, :3], cache=lm.KVCache(model.cfg.n_layer), out_positions=torch.tensor([0]))
+
+
+@pytest.mark.parametrize("kw", CONFIGS + [dict(positions="sinusoidal")])
 def test_preallocated_cache_gives_the_concatenated_cache_bitwise(kw):
     """A cache with ``capacity`` (buffers written in place) gives the very numbers of the growing one, for both
     attention paths, prefill then a chunk then single tokens; it refuses to overflow."""

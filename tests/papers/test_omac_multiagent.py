@@ -560,6 +560,32 @@ def test_exact_answer_distribution_matches_teacher_forced_scoring():
     assert (cold.max(1) >= lp.max(1) - 1e-12).all()
 
 
+def test_batched_answers_equal_one_query_at_a_time_and_the_full_forward():
+    """The benchmark's batched path (chunks of queries, only the eleven read positions through the last layer)
+    gives the digit logits and answer log-probabilities of one query at a time, and of the full tree-attention
+    forward read at the prompt's last position and the ten digits (the path before the last layer was pruned)."""
+    import torch
+    model = _tiny_agents().model("general")
+    probs = ar.TASK_POOL[np.random.default_rng(1).choice(len(ar.TASK_POOL), 70, replace=False)]
+    demos = ar.TRAIN_POOL[np.random.default_rng(2).integers(len(ar.TRAIN_POOL), size=(70, 2))]
+    l1, l2 = ar.digit_logits(model, probs, demos)                      # 70 queries: two chunks of 64 and 6
+    assert l1.shape == (70, 10) and l2.shape == (70, 10, 10)
+    one = [ar.digit_logits(model, probs[q:q + 1], demos[q:q + 1]) for q in range(70)]
+    np.testing.assert_allclose(l1, np.concatenate([o[0] for o in one]), atol=1e-5)
+    np.testing.assert_allclose(l2, np.concatenate([o[1] for o in one]), atol=1e-5)
+    prompts = ar._prompts(probs, demos)
+    length = prompts.shape[1]
+    pos, mask = ar._tree_layout(length)
+    with torch.no_grad():
+        full = model(torch.cat([prompts, ar._DIGITS.expand(70, -1)], 1), positions=pos, attn_mask=mask)
+    full = full[:, :, ar._DIGITS].double().numpy()
+    np.testing.assert_allclose(l1, full[:, length - 1], atol=1e-5)
+    np.testing.assert_allclose(l2, full[:, length:], atol=1e-5)
+    for t in (0.5, 1.0):
+        np.testing.assert_allclose(ar.answer_logprobs(l1, l2, t), ar.answer_logprobs(full[:, length - 1],
+                                                                                    full[:, length:], t), atol=1e-4)
+
+
 def test_arith_neighbours_are_one_digit_edits():
     tab = ar.make_arith_split(_tiny_agents(), 3, 2, 5).val[0]
     for a in (0, 7, 42, 99):

@@ -232,10 +232,13 @@ class Attention(nn.Module):
         self.rope = cfg.positions == "rope"
 
     def forward(self, x, rope_cs, cache: KVCache | None, past: int, attn: str, return_attn: bool,
-                mask: torch.Tensor | None = None):
+                mask: torch.Tensor | None = None, rows: torch.Tensor | None = None):
         B, T, _ = x.shape
-        split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)   # (B, H, T, d_h)
-        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        # rows (K,): queries only at these positions (no cache); keys and values at every position
+        Tq = T if rows is None else rows.shape[0]
+        split = lambda t, n=T: t.view(B, n, self.n_head, self.d_head).transpose(1, 2)   # (B, H, n, d_h)
+        q = split(self.q(x if rows is None else x[:, rows]), Tq)
+        k, v = split(self.k(x)), split(self.v(x))
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
         ragged = isinstance(past, torch.Tensor)                 # (B,) per-row positions: one new token per row
@@ -245,7 +248,7 @@ class Attention(nn.Module):
                 c, s = cos[past][:, None, None, :], sin[past][:, None, None, :]       # (B, 1, 1, d_h/2)
             else:
                 c, s = cos[past:past + T], sin[past:past + T]
-            q, k = apply_rope(q, c, s), apply_rope(k, c, s)
+            q, k = apply_rope(q, *((c, s) if rows is None else (c[rows], s[rows]))), apply_rope(k, c, s)
         if cache is not None:
             k, v = cache.update(self.layer, k, v)
         Tk = k.shape[2]
@@ -254,6 +257,8 @@ class Attention(nn.Module):
             mask = mask.to(x.device)
         if ragged:                                                    # row b sees its keys 0..past[b]
             mask = (torch.arange(Tk, device=x.device)[None, :] <= past[:, None])[:, None, None, :]
+        if rows is not None:                                          # the kept queries' rows of the mask
+            mask = (torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril() if mask is None else mask)[rows]
         if attn == "sdpa" and not return_attn:
             if mask is not None:
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -270,7 +275,7 @@ class Attention(nn.Module):
                 mask = torch.ones(T, Tk, dtype=torch.bool, device=x.device).tril(diagonal=past)
             probs = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
             y = probs @ v                                                         # (B, H, T, d_h)
-        y = y.transpose(1, 2).reshape(B, T, self.n_head * self.d_head)
+        y = y.transpose(1, 2).reshape(B, Tq, self.n_head * self.d_head)
         return self.o(y), probs
 
 
@@ -295,10 +300,10 @@ class Block(nn.Module):
         self.norm2, self.mlp = _norm(cfg.norm, cfg.d_model), MLP(cfg)
         self.resid_pre, self.attn_out, self.mlp_out, self.resid_post = HookPoint(), HookPoint(), HookPoint(), HookPoint()
 
-    def forward(self, x, rope_cs, cache, past, attn, return_attn, mask=None):
+    def forward(self, x, rope_cs, cache, past, attn, return_attn, mask=None, rows=None):
         x = self.resid_pre(x)
-        a, probs = self.attn(self.norm1(x), rope_cs, cache, past, attn, return_attn, mask)
-        x = x + self.attn_out(a)
+        a, probs = self.attn(self.norm1(x), rope_cs, cache, past, attn, return_attn, mask, rows)
+        x = (x if rows is None else x[:, rows]) + self.attn_out(a)
         x = x + self.mlp_out(self.mlp(self.norm2(x)))
         return self.resid_post(x), probs
 
@@ -386,6 +391,10 @@ class GPT(nn.Module, HookSites):
     (T,) gives each token its own position index (default 0..T-1) and ``attn_mask`` (T, T) bool (True: may attend)
     replaces the causal mask: several continuations of one prefix can then share a row (tree attention), e.g.
     every candidate next token placed at the same position and attending to the prefix and to itself.
+    ``out_positions`` (K,) (no cache): only the logits at these positions are returned, (B, K, V); the last block
+    then computes its queries, attention output, MLP, the final norm and the head at these positions only (its
+    keys and values still cover every position), which saves that share of the last layer when few outputs are
+    read. The hook sites of the last block after its attention then hold the K positions only.
     """
 
     def __init__(self, cfg: GPTConfig):
@@ -432,7 +441,7 @@ class GPT(nn.Module, HookSites):
 
     def forward(self, idx: torch.Tensor, cache: KVCache | None = None, attn: str = "sdpa",
                 return_attn: bool = False, extra: torch.Tensor | None = None, positions: torch.Tensor | None = None,
-                attn_mask: torch.Tensor | None = None):
+                attn_mask: torch.Tensor | None = None, out_positions: torch.Tensor | None = None):
         if attn not in ("sdpa", "explicit"):
             raise ValueError(f"attn={attn!r} is not allowed; allowed values: sdpa, explicit")
         if idx.dim() != 2:
@@ -453,6 +462,14 @@ class GPT(nn.Module, HookSites):
                                  f"{tuple(positions.shape)}")
         elif top > self.cfg.max_len:
             raise ValueError(f"{top} positions exceed max_len={self.cfg.max_len}")
+        if out_positions is not None:
+            out_positions = torch.as_tensor(out_positions, dtype=torch.long)
+            if cache is not None:
+                raise ValueError("out_positions is for a forward without a KV cache (cache=None)")
+            if out_positions.dim() != 1 or not len(out_positions) or int(out_positions.min()) < 0 or \
+                    int(out_positions.max()) >= T:
+                raise ValueError(f"out_positions must be a non-empty (K,) index of positions in 0..{T - 1}; got "
+                                 f"{out_positions.tolist()}")
         if attn_mask is not None and (attn_mask.shape != (T, T) or attn_mask.dtype != torch.bool):
             raise ValueError(f"attn_mask must be a (T, T) = ({T}, {T}) boolean mask (True: may attend); got "
                              f"{tuple(attn_mask.shape)} {attn_mask.dtype}")
@@ -476,8 +493,9 @@ class GPT(nn.Module, HookSites):
         if rope_cs is not None and positions is not None:
             rope_cs = (self.rope_cos[positions], self.rope_sin[positions])      # read from 0 (past is 0 here)
         all_probs = []
-        for block in self.blocks:
-            x, probs = block(x, rope_cs, cache, past, attn, return_attn, attn_mask)
+        for i, block in enumerate(self.blocks):
+            last = out_positions is not None and i == len(self.blocks) - 1
+            x, probs = block(x, rope_cs, cache, past, attn, return_attn, attn_mask, out_positions if last else None)
             all_probs.append(probs)
         if ragged:
             cache.advance_rows()

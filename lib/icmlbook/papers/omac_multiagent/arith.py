@@ -166,25 +166,29 @@ def _tree_layout(length: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @torch.no_grad()
-def digit_logits(model: GPT, problems: np.ndarray, demos: np.ndarray | None = None, chunk: int = 512
+def digit_logits(model: GPT, problems: np.ndarray, demos: np.ndarray | None = None, chunk: int = 64
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The model's digit logits for each query: l1 (Q, 10) of the first answer digit and l2 (Q, 10, 10) of the
     second given each first. One forward pass of Q rows, each the prompt followed by the ten first digits placed
     side by side at the answer's first position (tree attention: a digit sees the prompt and itself, so its
     output is the model's prediction of the second digit after that first one; the prompt's last output is the
     first digit's). Equal to decoding the ten continuations one by one (the tests compare with teacher-forced
-    scoring); ten times fewer rows than repeating the prompt per first digit."""
+    scoring); ten times fewer rows than repeating the prompt per first digit. Only the eleven positions read
+    (the prompt's last and the ten digits) go through the last layer's queries, MLP and head (``out_positions``:
+    the same numbers, about a quarter less arithmetic for a 2-layer model), in chunks of ``chunk`` queries (their
+    activations stay in the processor's cache: 64 measured faster than 16, 32, 128 or all 300 at once)."""
     model.eval()
     prompts = _prompts(problems, demos)
     q, length = prompts.shape
     pos, mask = _tree_layout(length)
+    read = torch.arange(length - 1, length + 10)
     out1, out2 = [], []
     for s in range(0, q, chunk):
         p = prompts[s:s + chunk]
         x = torch.cat([p, _DIGITS.expand(p.shape[0], -1)], 1)
-        logits = model(x, positions=pos, attn_mask=mask)[:, :, _DIGITS].float()         # (n, length + 10, 10)
-        out1.append(logits[:, length - 1])
-        out2.append(logits[:, length:])
+        logits = model(x, positions=pos, attn_mask=mask, out_positions=read)[:, :, _DIGITS].float()   # (n, 11, 10)
+        out1.append(logits[:, 0])
+        out2.append(logits[:, 1:])
     return torch.cat(out1).numpy().astype(np.float64), torch.cat(out2).numpy().astype(np.float64)
 
 
