@@ -45,6 +45,9 @@ class OmacConfig(ProfileConfig):
         n_init (N), t_max (T_max), delta, kappa, h0; rounds (Algorithm 2's Iter_num); ablation_iters: contrastive
         iterations of the comparator-versus-resampling ablation (run with the tolerance stop off, so both actors
         get exactly N - 1 + ablation_iters evaluations).
+    scan_sample: new agents (Fun-2 configurations, of about a million for the program agents and 129,600 for the
+        small LMs) drawn at random and each scored added to the default pool on one fresh validation split: the
+        scan claim 7 reads to tell "no gain" from "nothing to find" (Str-2 and Str-3 are scanned whole).
     trivial_arms: also run the nearest trivial methods (a null dimension, random configurations, a clone agent,
         a second optimiser seed); the tests use them, the chapter shows them.
     Decision thresholds (fixed before the run)
@@ -74,6 +77,7 @@ class OmacConfig(ProfileConfig):
     h0: Int(ge=1) = 1
     rounds: Int(ge=1) = 1
     ablation_iters: Int(ge=1) = 6
+    scan_sample: Int(ge=1) = 60
     trivial_arms: bool = True
     ci_level: Float(gt=0, lt=1) = 0.95
     val_gain_min: Float(ge=0) = 0.02
@@ -97,7 +101,7 @@ class OmacConfig(ProfileConfig):
 
 
 PRESETS: dict[str, OmacConfig] = {
-    "smoke": OmacConfig(n_seeds=3, n_val=40, n_test=40, lm_seeds=3, lm_n_val=30, lm_n_test=30, lm_d_model=32,
+    "smoke": OmacConfig(n_seeds=3, n_val=40, n_test=40, scan_sample=12, lm_seeds=3, lm_n_val=30, lm_n_test=30, lm_d_model=32,
                         lm_n_layer=1, lm_steps=90, lm_batch=32, lm_eval_every=15),
     "default": OmacConfig(),
     "full": OmacConfig(n_seeds=30, n_val=300, n_test=300, lm_seeds=20, lm_n_val=300, lm_n_test=300, lm_d_model=64,

@@ -238,24 +238,47 @@ def example_query(seed: int, n_tasks: int = 12):
 
 @dataclasses.dataclass(frozen=True)
 class StructureScan:
-    """Every configuration of a structural dimension scored on one fresh validation split: ``scores`` and
-    ``calls`` per configuration (rows of ``slot(dim).all_configs()``), and the default's score and rank."""
+    """Configurations of one dimension scored on one fresh validation split: ``scores`` and ``calls`` per
+    configuration (rows of ``configs``: every configuration of the slot, or a seeded random sample of them where
+    the slot is too large to score whole), and the default team's score and rank. For Fun-2 the default is the
+    team without a constructed agent (what claim 7 compares with)."""
 
     dim: str
     scores: np.ndarray
     calls: np.ndarray
     default_score: float
+    n_total: int | None = None
+    configs: np.ndarray | None = None
 
     @property
     def default_rank(self) -> int:
         """1 + the number of configurations scoring strictly higher than the default."""
         return 1 + int(np.sum(self.scores > self.default_score))
 
+    @property
+    def sampled(self) -> bool:
+        """Whether only a random sample of the slot's configurations was scored."""
+        return self.n_total is not None and self.n_total > len(self.scores)
 
-def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3"), family: str = "dsl") -> dict:
-    """Exhaustive scores of each structural dimension (all other settings at their defaults) on one fresh split of
+    @property
+    def best_gain(self) -> float:
+        """How far the best scored configuration lies above the default (the room optimising the dimension has;
+        a lower bound on it where the scan is a sample)."""
+        return float(np.max(self.scores) - self.default_score)
+
+    def describe(self) -> str:
+        """"all 48 configurations" or "60 random configurations of 129,600"."""
+        n = len(self.scores)
+        return f"{n} random configurations of {self.n_total:,}" if self.sampled else f"all {n} configurations"
+
+
+def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3"), family: str = "dsl",
+                   sample: int | None = None) -> dict:
+    """Scores of each dimension's configurations (all other settings at their defaults) on one fresh split of
     ``cfg.n_val`` tasks (``family="arith"``: ``cfg.lm_n_val`` queries answered by the small LMs of
-    :func:`lm_agents`): how much the dimension can move pass@1 and calls, and where the default stands."""
+    :func:`lm_agents`): how much the dimension can move pass@1 and calls, and where the default stands. A slot
+    with more than ``sample`` configurations (Fun-1 and Fun-2 have thousands) is scored on ``sample`` of them
+    drawn at random without replacement (seeded by ``seed`` and the dimension); ``None`` scores every one."""
     if family == "arith":
         split = arith.make_arith_split(lm_agents(cfg, seed), cfg.lm_n_val, 1, int(seed) * 1000 + 555)
         team = default_arith_team(cfg.n_layers)
@@ -264,10 +287,20 @@ def structure_scan(cfg: OmacConfig, seed: int, dims=("str2", "str3"), family: st
         team = default_team(cfg.n_layers)
     else:
         raise ValueError(f"task family {family!r} is unknown; allowed: dsl, arith")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
+        raise ValueError(f"sample={sample!r} is not allowed; it must be an integer >= 1 or None")
     ev = Evaluator(split, cfg.n_layers)
     out = {}
     for d in dims:
-        res = [ev.evaluate(team.with_slot(d, tuple(int(v) for v in c))) for c in slot(d, family).all_configs()]
+        s = slot(d, family)
+        n_total = s.n_configs
+        if sample is not None and n_total > sample:
+            rng = np.random.default_rng([int(seed), 556, DIMENSIONS.index(d) if d in DIMENSIONS else 9])
+            idx = np.sort(rng.choice(n_total, sample, replace=False))
+            configs = np.stack(np.unravel_index(idx, s.sizes), axis=1)
+        else:
+            configs = s.all_configs()
+        res = [ev.evaluate(team.with_slot(d, tuple(int(v) for v in c))) for c in configs]
         out[d] = StructureScan(d, np.array([r.score for r in res]), np.array([float(r.calls.mean()) for r in res]),
-                               ev.evaluate(team).score)
+                               ev.evaluate(team).score, n_total, configs)
     return out
