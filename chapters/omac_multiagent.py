@@ -255,8 +255,8 @@ def _(cfg, mo, om, reps, run):
 
     {check7.sentence("Claim 7")}
 
-    Beside claim 7, how much a new agent could add at all: {_s.describe()} of Fun-2, each added to the default
-    pool and scored on one fresh validation split of {cfg.n_val} tasks: the best is {_s.best_gain:+.3f} pass@1
+    Beside claim 7, how much a new agent could add at all: Fun-2 scanned on {_s.describe()}, each added to the
+    default pool and scored on one fresh validation split of {cfg.n_val} tasks: the best is {_s.best_gain:+.3f} pass@1
     over the default pool ({_s.default_score:.3f}; the default pool ranks {_s.default_rank} of
     {len(_s.scores) + 1}). Where no new agent beats the pool by more than {cfg.new_agent_min:g}, "no gain" is
     forced by the search space and claim 7 reads inconclusive, never not reproduced.
@@ -454,7 +454,7 @@ def _(cfg, lm_conv, lm_reps, mo, om, run):
     The seven rules again on the small-LM family, each behind the convergence guard (L4 reads a scan of every
     Str-2 and Str-3 configuration of the small-LM team, as claim 4 does: the default ranks
     {lm_scan["str2"].default_rank} of {len(lm_scan["str2"].scores)} and {lm_scan["str3"].default_rank} of
-    {len(lm_scan["str3"].scores)}; L7 reads a scan of {_fun2.describe()} of Fun-2, each added to the default
+    {len(lm_scan["str3"].scores)}; L7 reads Fun-2 scanned on {_fun2.describe()}, each added to the default
     pool of small-LM agents: the best is {_fun2.best_gain:+.3f} accuracy over the default pool, which ranks
     {_fun2.default_rank} of {len(_fun2.scores) + 1}):
 
