@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable
-from ...training import convergence_guard, plateau_check, plateau_from_curve
+from ...training import Convergence, PlateauTest, convergence_guard, plateau_check
 from .config import IRNOConfig
 from .experiments import Evaluation, SREvaluation, decay_ratio, paired_difference, relative_gain
 
@@ -35,12 +35,19 @@ def _seeds(*lists: Sequence, cfg: IRNOConfig | None = None) -> None:
                          f"{len(cfg.seeds)}); got {len(lists[0])}")
 
 
+#: what the plateau test reads (session 12: the compared metric itself, no longer the training loss, which a tiny
+#: refiner barely moves, 1.694 -> 1.685 in 12 epochs, while its test metric still moved)
+_PLATEAU = ("training 50 % longer moves its compared metric, the mean test VRMSE at its K (RFNE at K for "
+            "super-resolution), measured on the same run's weights after 2/3 of its updates and at its end, by less "
+            "than a third of {margin} relative to the end value (changed in session 12: the test read the training "
+            "loss, which a tiny refiner barely moves while its test metric still moves); a recipe of fewer than 10 "
+            "epochs never counts as converged")
+
 _GUARD_READS = (" Converged before compared (contract rule 10; added in session 11, issue 35: the row reads the trained "
                 "refiner, and a default run printed it not reproduced while that refiner failed the plateau test): "
                 "every refiner the row reads must first pass the declared plateau test (config refiner_plateau: "
-                "training 50 % longer moves its relative RMS training loss by less than a third of effect_min, read "
-                "back along its loss curve, logged once per epoch, at least 10 epochs); otherwise the row is "
-                "inconclusive at this scale (not converged), its numbers kept, whatever they show.")
+                + _PLATEAU.format(margin="effect_min") + "); otherwise the row is inconclusive at this scale (not "
+                "converged), its numbers kept, whatever they show.")
 
 
 @claim_rule("C1", statement="The test error falls at every refinement step up to the trained horizon K.",
@@ -147,37 +154,61 @@ def _plateau(ev: Evaluation, long_base: np.ndarray, cfg: IRNOConfig) -> tuple[fl
 
 
 _GUARD = (" Converged before compared (contract rule 10, second edition): every refiner the rule compares must pass "
-          "the declared plateau test (config refiner_plateau: training 50 % longer moves its relative RMS training "
-          "loss by less than a third of the rule's margin, read back along its loss curve, logged once per epoch, at least 10 epochs); otherwise the row "
-          "is inconclusive at this scale (not converged). Not reproduced only where some part's 95 % interval lies "
+          "the declared plateau test (config refiner_plateau: " + _PLATEAU.format(margin="the rule's margin") + "); "
+          "otherwise the row is inconclusive at this scale (not converged). Not reproduced only where some part's 95 % interval lies "
           "entirely on the far side of its bar; a part whose interval straddles the bar leaves the row inconclusive "
           "(interval spans both); a base off its plateau leaves it inconclusive (not converged).")
 
 
-#: the fewest logged points (epochs) on which the plateau test is read (a shorter curve never counts as converged)
-_MIN_CURVE = 10
+#: the fewest epochs of a refiner's recipe on which the plateau test is read (a shorter run never counts as converged:
+#: its 2/3 point is a few updates from its end, and a metric that moved little there shows no plateau)
+_MIN_EPOCHS = 10
+
+
+def refiner_convergence(name: str, ev, margin: float, cfg: IRNOConfig) -> Convergence:
+    """The declared plateau test (``cfg.refiner_plateau``) of one trained refiner on its compared metric (session
+    12): ``ev.early`` (:class:`.experiments.EarlyMetric`, the metric of the same run after 2/3 of its updates)
+    against ``ev.compared()`` (the final evaluation's), which must move by less than ``plateau_share`` of the rule's
+    ``margin`` relative to the final value (the extension is the run's own, ``steps / early step - 1``: 50 % up to
+    rounding). A recipe of fewer than :data:`_MIN_EPOCHS` epochs is never converged. A refiner without ``early``
+    is refused (the guard cannot be skipped)."""
+    e = getattr(ev, "early", None)
+    if e is None:
+        raise ValueError(f"{name}: no compared metric at 2/3 of training (early) to run the convergence guard on")
+    end = ev.compared()
+    share = cfg.refiner_plateau.share
+    if e.epochs < _MIN_EPOCHS or not 0 < e.step < e.steps:
+        return plateau_check([np.inf], [0.0], margin, cfg.refiner_plateau,
+                             name=f"{name} ({e.epochs} epochs, fewer than {_MIN_EPOCHS}: {e.value:.4f} after {e.step} "
+                                  f"updates, {end:.4f} after {e.steps})")
+    test = PlateauTest(extend=e.steps / e.step - 1.0, share=share)
+    return plateau_check([e.value], [end], margin * abs(end), test,
+                         name=f"{name} (compared metric {e.value:.4f} after {e.step} updates, {end:.4f} after "
+                              f"{e.steps}, {e.value / end - 1.0:+.2%} against < {share * margin:.2%} allowed)")
 
 
 def _refiner_guard(cfg: IRNOConfig, margin: float, named: Sequence[tuple[str, object]], measured: str
                    ) -> ClaimCheck | None:
     """The convergence guard over the refiners of ``named`` ((name, Evaluation) pairs): None when each refiner's
-    training-loss curve passes ``cfg.refiner_plateau`` at the rule's ``margin``, the rule's inconclusive check
-    otherwise. A refiner without a logged curve is refused (the guard cannot be skipped)."""
-    reports = []
+    compared metric passes :func:`refiner_convergence` at the rule's ``margin``, the rule's inconclusive check
+    otherwise."""
+    return convergence_guard(*(refiner_convergence(name, ev, margin, cfg) for name, ev in named), measured=measured)
+
+
+def guard_table(named: Sequence[tuple[str, object]], cfg: IRNOConfig) -> list[dict]:
+    """The guard's measurement of each refiner of ``named`` ((name, Evaluation or SREvaluation) pairs), for the
+    page: the compared metric after 2/3 of the updates and at the end, its relative change, and, at each of the
+    rules' margins (``effect_min``, ``gain_min``), the change allowed and whether the refiner passes."""
+    out = []
     for name, ev in named:
-        c = getattr(ev, "loss_curve", None)
-        if c is None or len(c) < 1:
-            raise ValueError(f"{name}: no training-loss curve (loss_curve) to run the convergence guard on")
-        c = np.asarray(c, dtype=float)
-        if len(c) < _MIN_CURVE:         # too few epochs to show a plateau: never counted as converged
-            reports.append(plateau_check([np.inf], [0.0], margin, cfg.refiner_plateau,
-                                         name=f"{name} ({len(c)} logged epochs, fewer than {_MIN_CURVE})"))
-            continue
-        w = max(1, len(c) // 10)
-        rel = np.sqrt(np.maximum(c, 0.0) / max(float(c[-w:].mean()), 1e-300))
-        reports.append(plateau_from_curve(np.arange(1, len(c) + 1), rel, margin, cfg.refiner_plateau, name=name,
-                                          window=w))
-    return convergence_guard(*reports, measured=measured)
+        e, end = ev.early, ev.compared()
+        row = {"name": name, "epochs": e.epochs, "early_step": e.step, "steps": e.steps, "early": e.value,
+               "end": end, "change": e.value / end - 1.0}
+        for key, margin in (("effect_min", cfg.effect_min), ("gain_min", cfg.gain_min)):
+            r = refiner_convergence(name, ev, margin, cfg)
+            row[key] = {"margin": margin, "allowed": cfg.refiner_plateau.share * margin, "converged": r.converged}
+        out.append(row)
+    return out
 
 
 def _guard_first(cfg: IRNOConfig, named: Sequence[tuple[str, object]], measured: str, values: dict
@@ -570,21 +601,21 @@ def _sr_plateau(ev: SREvaluation, long_rfne: np.ndarray, interp_rfne: np.ndarray
 
 _SR_UNTRAINED = (" At a profile that does not run the super-resolution task (config controls = False: ``default``, to "
                  "fit its budget) the row is inconclusive at this scale (not converged) where that profile's refiner "
-                 "recipe is shorter than the 10 logged epochs the plateau test reads, not testable at this profile "
+                 "recipe is shorter than the 10 epochs the plateau test needs, not testable at this profile "
                  "otherwise.")
 
 
 def _sr_not_run(cfg: IRNOConfig) -> ClaimCheck:
     """The verdict of a super-resolution row at a profile that does not run the task (``cfg.controls`` False):
     *inconclusive* (not converged) where the profile's refiner recipe is shorter than the plateau test reads
-    (``sr_irno_epochs`` below its fewest logged epochs, so the guard could never pass it, whatever the run
+    (``sr_irno_epochs`` below the fewest epochs it reads, so the guard could never pass it, whatever the run
     measured), *not testable at this profile* otherwise."""
     why = ("the super-resolution task is not run at this profile (controls = False, to fit its time budget); it runs "
            "where controls = True (smoke, full)")
-    if cfg.sr_irno_epochs < _MIN_CURVE:
+    if cfg.sr_irno_epochs < _MIN_EPOCHS:
         return ClaimCheck.inconclusive_check(
             "—", "not converged", f"{why}: its refiner's recipe trains sr_irno_epochs = {cfg.sr_irno_epochs} epochs, "
-            f"fewer than the {_MIN_CURVE} logged epochs the declared plateau test reads, so the refiner could not "
+            f"fewer than the {_MIN_EPOCHS} epochs the declared plateau test needs, so the refiner could not "
             "count as converged here whatever it measured", {})
     return ClaimCheck("—", None, {}, reason=why)
 

@@ -59,6 +59,13 @@ thread, fresh cache, at a load of 15, max 18): 424 s of wall time, 312 s of CPU 
 refiner's gain at K rose from 17.0 % to 32.5 % [30.7 %, 34.3 %] on seed 0, but its plateau reading did not fall
 (0.066 against 0.062 at 12 epochs; the test allows < 0.033 for claim 3): the refiner is still learning, so no
 ``default`` within budget converges it, and claim 3 stays inconclusive until ``full``.
+
+Session 12 (issue 35, item 2): the refiners' plateau test reads the compared metric, not the training loss. Each
+refiner's run evaluates its mean test VRMSE at K once more, after 2/3 of its updates (the trainer's ``Evaluate``
+callback at ``snapshot_step``; the training itself is unchanged: the probe draws no random numbers), and the rows
+that read the refiner are inconclusive (not converged) when that value and the final one differ by a third of the
+rule's margin or more, relative to the final value. The extra cost is one forward pass of K steps over the test set
+per trained refiner (two at ``default``). The floor stays: a recipe of fewer than 10 epochs never counts as converged.
 """
 
 from __future__ import annotations
@@ -199,11 +206,12 @@ class IRNOConfig(ProfileConfig):
     @property
     def refiner_plateau(self):
         """The declared plateau test of the refiners (CLAIMS.md rule 10): training ``plateau_extend`` (50 %) longer
-        moves the compared metric by less than ``plateau_share`` (a third) of the rule's margin. Read back along
-        the refiner's logged training loss (:func:`icmlbook.training.plateau_from_curve`): the metric is the square
-        root of the loss relative to its final value (a relative RMS error, in the units of the rules' relative
-        gains; the curve holds one value per epoch, and fewer than 10 epochs never count as converged), each end
-        averaged over a tenth of the logged epochs."""
+        moves the compared metric by less than ``plateau_share`` (a third) of the rule's margin. Since session 12 it
+        reads the compared metric itself (:func:`.claims.refiner_convergence`): the mean test VRMSE at the refiner's
+        K (RFNE at K for super-resolution) of the same run's weights after ``1 / (1 + plateau_extend)`` (2/3) of its
+        updates against its final value, the change relative to the final value (in the units of the rules' relative
+        gains and margins); a recipe of fewer than 10 epochs never counts as converged. Before, it read the
+        refiner's training loss, which a tiny refiner barely moves while its test metric still moves."""
         from ...training import PlateauTest
 
         return PlateauTest(extend=self.plateau_extend, share=self.plateau_share)

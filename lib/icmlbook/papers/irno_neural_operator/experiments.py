@@ -17,13 +17,13 @@ from ...runtime.device import pick_device
 from ...runtime.stats import mean_t_bound
 from . import metrics
 from .config import BASES, LONG, VARIANTS, IRNOConfig
-from .irno import IRNO, LossSpec, base_outputs, make_refiner, train_base, train_irno
+from .irno import EARLY, IRNO, LossSpec, base_outputs, make_refiner, train_base, train_irno
 from .ns2d import coarsen, make_windows, simulate_dataset, spectral_resample
 from .operators import FNO2d, count_parameters
 from .well import load_well_fields, well_windows
 
 __all__ = ["Task", "make_task", "base_kwargs", "train_base_operator", "load_base", "variant_spec",
-           "train_variant", "load_irno", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
+           "train_variant", "load_irno", "EarlyMetric", "Evaluation", "evaluate", "cluster_bootstrap", "relative_gain",
            "paired_difference", "decay_ratio", "study", "STUDY_RUNS", "CORE_BASES", "CORE_RUNS", "study_plan",
            "solver_checks", "SRTask", "make_sr_task",
            "SREvaluation", "evaluate_sr", "sr_study", "load_sr_irno"]
@@ -150,10 +150,39 @@ def variant_spec(cfg: IRNOConfig, variant: str, n_train: int | None = None) -> t
     return spec, (cfg.K if variant == "unshared" else 1), cfg.irno_epochs
 
 
+@dataclasses.dataclass(frozen=True)
+class EarlyMetric:
+    """The compared test metric of one trained refiner earlier in its own run (the convergence guard, CLAIMS.md rule
+    10; session 12): ``value`` after ``step`` of its ``steps`` updates (``epochs`` epochs in all), from the same
+    function of the same test set as the final evaluation (mean test VRMSE at the refiner's K; RFNE at K for
+    super-resolution), so the guard compares it with the final value (``Evaluation.compared``)."""
+
+    step: int
+    steps: int
+    epochs: int
+    value: float
+
+
+def _early_metric(tr, epochs: int) -> EarlyMetric:
+    st, v = tr.history(EARLY)
+    return EarlyMetric(int(st[0]), int(tr.config.steps), int(epochs), float(v[0]))
+
+
+def _vrmse_probe(task: Task, K: int):
+    """``model -> mean test VRMSE at step K`` (the same numbers as :func:`evaluate`'s ``vrmse[K].mean()``)."""
+    def probe(model) -> float:
+        dev = next(model.refiners.parameters()).device
+        h = model(task.x_test.to(dev), K)[K]
+        return float(metrics.vrmse(h, task.y_test.to(dev)).mean(1).mean())
+    return probe
+
+
 def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, seed: int,
                   show_progress: bool = True, h0: torch.Tensor | None = None) -> dict:
     """Train IRNO ``variant`` on the frozen base of ``base_rec``; ``h0``: that base's outputs on the training
-    inputs when already computed (:func:`.irno.base_outputs`, shared by every variant on the base)."""
+    inputs when already computed (:func:`.irno.base_outputs`, shared by every variant on the base). The record's
+    ``early`` is the compared metric (mean test VRMSE at the variant's K) of the same run after 2/3 of its updates
+    (:class:`EarlyMetric`; one evaluation, no extra training)."""
     spec, n_ref, epochs = variant_spec(cfg, variant, task.x_train.shape[0])
     torch.manual_seed(20_000 + seed * 100 + BASES.index(base_rec["kind"]))     # one init for every variant
     c_x, c_h = base_rec["kwargs"]["in_channels"], base_rec["kwargs"]["out_channels"]
@@ -161,11 +190,13 @@ def train_variant(cfg: IRNOConfig, task: Task, base_rec: dict, variant: str, see
     model = IRNO(load_base(base_rec), refiners, alpha=cfg.alpha)
     t0 = time.perf_counter()
     tr = train_irno(model, task.x_train, task.y_train, spec, epochs=epochs, batch=cfg.batch, lr=cfg.irno_lr,
-                    seed=seed, desc=f"IRNO {variant} on {base_rec['kind']}", show_progress=show_progress, h0=h0)
+                    seed=seed, desc=f"IRNO {variant} on {base_rec['kind']}", show_progress=show_progress, h0=h0,
+                    early=_vrmse_probe(task, spec.K), extend=cfg.plateau_extend)
     _, loss = tr.history("loss")
     return {"variant": variant, "base": base_rec["kind"], "spec": dataclasses.asdict(spec), "n_refiners": n_ref,
             "epochs": epochs, "state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},
-            "seconds": time.perf_counter() - t0, "params": count_parameters(model.refiners), "loss": loss}
+            "seconds": time.perf_counter() - t0, "params": count_parameters(model.refiners), "loss": loss,
+            "early": _early_metric(tr, epochs)}
 
 
 def load_irno(cfg: IRNOConfig, base_rec: dict, rec: dict, alpha: float | None = None) -> IRNO:
@@ -195,9 +226,16 @@ class Evaluation:
     traj_id: np.ndarray
     n: int
     K: int
-    #: the training loss of the evaluated refiner, one value per epoch (the trainer's LossLogger; the convergence guard
-    #: of the claims reads it: CLAIMS.md rule 10); None for a base alone
+    #: the training loss of the evaluated refiner, one value per epoch (the trainer's LossLogger; shown, no longer read
+    #: by the convergence guard since session 12); None for a base alone
     loss_curve: np.ndarray | None = None
+    #: the compared metric of the same run after 2/3 of its updates (the convergence guard of the claims reads it
+    #: against :meth:`compared`: CLAIMS.md rule 10); None for a base alone
+    early: EarlyMetric | None = None
+
+    def compared(self) -> float:
+        """The compared metric the convergence guard reads: the mean test VRMSE at the training horizon K."""
+        return float(self.vrmse[self.K].mean())
 
     def band(self, k: int) -> dict[str, np.ndarray]:
         """Per-sample band ratios E_k/E_0 (see :func:`.metrics.band_ratios`)."""
@@ -325,6 +363,7 @@ def study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
         evals[(v, b)] = evaluate(cfg, task, model, cfg.eval_steps, K=1 if v == "k1" else cfg.K, lip_at=lip,
                                  seed=seed)
         evals[(v, b)].loss_curve = np.asarray(rec["loss"], dtype=float)
+        evals[(v, b)].early = rec["early"]
     alone = {k: evaluate(cfg, task, None, 0, base=load_base(bases[k])) for k in plan_bases}
     return {"seed": seed, "task": task, "bases": bases, "runs": runs, "evals": evals, "alone": alone}
 
@@ -422,8 +461,14 @@ class SREvaluation:
     traj_id: np.ndarray
     n: int
     K: int
-    #: the refiner's training loss, one value per epoch (the claims' convergence guard)
+    #: the refiner's training loss, one value per epoch (shown; the convergence guard reads ``early``)
     loss_curve: np.ndarray | None = None
+    #: the compared metric (mean test RFNE at K) of the same run after 2/3 of its updates (the convergence guard)
+    early: EarlyMetric | None = None
+
+    def compared(self) -> float:
+        """The compared metric the convergence guard reads: the mean test RFNE at the training horizon K."""
+        return float(self.rfne[self.K].mean())
 
 
 def evaluate_sr(task: SRTask, model: IRNO, steps: int, K: int) -> SREvaluation:
@@ -468,14 +513,21 @@ def sr_study(cfg: IRNOConfig, seed: int, show_progress: bool = True) -> dict:
                     beta_fp=cfg.beta_fp, fp_warmup=max(1, round(cfg.fp_warmup_frac * steps)))
     torch.manual_seed(40_000 + seed)
     model = IRNO(base, make_refiner(1, 1, cfg.unet_base, cfg.unet_depth), alpha=cfg.alpha)
+
+    def rfne_at_k(m) -> float:                     # the same numbers as evaluate_sr's rfne[K].mean()
+        dev = next(m.refiners.parameters()).device
+        h = m(task.x_test.to(dev), cfg.K)[cfg.K]
+        return float(metrics.rfne(phys(h), phys(task.y_test.to(dev))).mean())
+
     t0 = time.perf_counter()
     tr = train_irno(model, task.x_train, task.y_train, spec, epochs=cfg.sr_irno_epochs, batch=cfg.sr_batch,
                     lr=cfg.irno_lr, seed=seed, desc="SR IRNO", show_progress=show_progress,
-                    h0=base_outputs(base, task.x_train))
+                    h0=base_outputs(base, task.x_train), early=rfne_at_k, extend=cfg.plateau_extend)
     irno_s = time.perf_counter() - t0
     model.requires_grad_(False).eval()
     ev = evaluate_sr(task, model, cfg.eval_steps, cfg.K)
     ev.loss_curve = np.asarray(tr.history("loss")[1], dtype=float)
+    ev.early = _early_metric(tr, cfg.sr_irno_epochs)
     return {"seed": seed, "task": task, "base_kwargs": kw,
             "base_state": {k: v.cpu() for k, v in base.state_dict().items()},
             "refiner_state": {k: v.cpu() for k, v in model.refiners.state_dict().items()},

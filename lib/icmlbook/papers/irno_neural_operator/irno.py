@@ -28,11 +28,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...training import LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
+from ...training import Evaluate, LossLogger, ShuffledBatches, Trainer, TrainerConfig, WarmupCosine
 from .operators import RefinementUNet
 
 __all__ = ["IRNO", "spectral_weights", "spectral_loss", "lambda_schedule", "irno_loss", "LossSpec",
-           "train_base", "train_irno", "base_outputs", "StepSource", "banach_bound", "make_refiner"]
+           "train_base", "train_irno", "base_outputs", "StepSource", "banach_bound", "make_refiner", "snapshot_step",
+           "EARLY"]
 
 
 def _finite(name: str, t: torch.Tensor) -> None:
@@ -226,13 +227,32 @@ def base_outputs(base: nn.Module, x: torch.Tensor, chunk: int = 64) -> torch.Ten
         base.train(was)
 
 
+#: the record name under which :func:`train_irno` logs its ``early`` probe
+EARLY = "early_metric"
+
+
+def snapshot_step(steps: int, extend: float) -> int:
+    """The earlier horizon of the compared-metric guard (CLAIMS.md rule 10): ``steps / (1 + extend)`` updates of the
+    same run (2/3 of it for the declared 50 %), so that training on from there to ``steps`` is training ``extend``
+    longer; at least one update and at most ``steps - 1`` (0, the initialisation, for a run of one update)."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps={steps!r} is not allowed; it must be an integer >= 1")
+    if not extend > 0:
+        raise ValueError(f"extend={extend!r} is not allowed; it must be > 0")
+    return 0 if steps == 1 else max(1, min(steps - 1, round(steps / (1.0 + extend))))
+
+
 def train_irno(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, *, epochs: int, batch: int,
                lr: float, seed: int, weight_decay: float = 1e-5, device: str = "auto", desc: str = "IRNO",
-               show_progress: bool = True, h0: torch.Tensor | None = None) -> Trainer:
+               show_progress: bool = True, h0: torch.Tensor | None = None, early=None,
+               extend: float = 0.5) -> Trainer:
     """Train the refiners of ``model`` (the base stays frozen) by the unrolled objective, on
     ``icmlbook.training`` (Adam, cosine decay to 1 % of ``lr``, gradient clip 1.0). ``h0``: the base's outputs on
     ``x`` (:func:`base_outputs`), batched with ``x`` and ``y``; ``None`` runs the base in every update (the same
-    values up to rounding)."""
+    values up to rounding). ``early``: a probe ``model -> float`` (the compared test metric) run once, in eval mode
+    without gradients, after :func:`snapshot_step` ``(steps, extend)`` updates of this run (the trainer's
+    ``Evaluate`` callback; recorded as :data:`EARLY`), for the convergence guard; it draws no random numbers, so the
+    training is the same with or without it."""
     if any(p.requires_grad for p in model.base.parameters()):
         raise ValueError("the base operator was made trainable after IRNO was built; freeze it")
     if h0 is not None and (h0.shape[0] != x.shape[0] or h0.shape[1:] != y.shape[1:]):
@@ -247,10 +267,13 @@ def train_irno(model: IRNO, x: torch.Tensor, y: torch.Tensor, spec: LossSpec, *,
         loss, terms = irno_loss(m, b[0], b[1], spec, step=b[-1], h0=b[2] if len(b) == 4 else None)
         return loss, terms
 
+    callbacks = [LossLogger(every=max(1, src.inner.steps_per_epoch))]
+    if early is not None:
+        callbacks.append(Evaluate(lambda m: {EARLY: float(early(m))}, at=[snapshot_step(steps, extend)]))
     tr = Trainer(model, opt, loss_fn, src, TrainerConfig(steps=steps, schedule=_schedule(steps, lr, lr * 1e-2),
                                                          grad_clip=1.0, seed=seed, device=device, desc=desc,
                                                          show_progress=show_progress),
-                 callbacks=[LossLogger(every=max(1, src.inner.steps_per_epoch))], fingerprint=dataclasses.asdict(spec))
+                 callbacks=callbacks, fingerprint=dataclasses.asdict(spec))
     tr.run()
     return tr
 
