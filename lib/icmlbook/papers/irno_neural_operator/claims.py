@@ -178,9 +178,11 @@ def refiner_convergence(name: str, ev, margin: float, cfg: IRNOConfig) -> Conver
     end = ev.compared()
     share = cfg.refiner_plateau.share
     if e.epochs < _MIN_EPOCHS or not 0 < e.step < e.steps:
-        return plateau_check([np.inf], [0.0], margin, cfg.refiner_plateau,
-                             name=f"{name} ({e.epochs} epochs, fewer than {_MIN_EPOCHS}: {e.value:.4f} after {e.step} "
-                                  f"updates, {end:.4f} after {e.steps})")
+        # never converged, whatever it measured: the report keeps the measured change (not an infinite one)
+        return Convergence(f"{name} ({e.epochs} epochs, fewer than the {_MIN_EPOCHS} the test needs, so never counted "
+                           f"converged: {e.value:.4f} after {e.step} updates, {end:.4f} after {e.steps})", False,
+                           abs(e.value - end), cfg.refiner_plateau.tolerance(margin * abs(end)), e.value, end,
+                           cfg.refiner_plateau)
     test = PlateauTest(extend=e.steps / e.step - 1.0, share=share)
     return plateau_check([e.value], [end], margin * abs(end), test,
                          name=f"{name} (compared metric {e.value:.4f} after {e.step} updates, {end:.4f} after "
