@@ -612,14 +612,19 @@ def c3_trivial():
 
 
 # C4 ------------------------------------------------------------------------------------------------
-def _c4(trained, untrained=None, competence=0.95, other=0.5, **world):
+def _c4(trained, untrained=None, competence=0.95, other=0.5, pretrained=None, **world):
     """Claim 4 on seeds whose probe AUROC on ciphered text is ``trained`` at the chosen site (2) and, if given,
     ``untrained`` at site 0 of the untrained model (``other`` at its other sites; otherwise the reference study's
-    own), with cipher competence ``competence`` (a number or one per seed); ``world`` goes to ``_world``."""
+    own), with cipher competence ``competence`` (a number or one per seed); ``world`` goes to ``_world``. The
+    pretrained-only model reads ``pretrained`` at its site 0 (default: as much as the untrained model, i.e. the
+    detection needs the cipher)."""
     S = _S()
     fields = {"probe_auroc_cipher": [_at(S, 2, v) for v in trained]}
     if untrained is not None:
         fields["untrained_auroc_cipher"] = [_at(S, 0, v, other=other) for v in untrained]
+    pretrained = untrained if pretrained is None else pretrained
+    if pretrained is not None:
+        fields["pretrained_auroc_cipher"] = [_at(S, 0, v, other=other) for v in pretrained]
     cfg, seeds = _world(chosen_site=2, competence_cipher=competence, **fields, **world)
     return claims.claim4_probe_transfer(seeds, cfg)
 
@@ -671,6 +676,30 @@ def _t_interval(values):
 
     ci = mean_t_interval(np.asarray(values, float), claims.THRESHOLDS["ci_level"])
     return ci.lo, ci.hi
+
+
+@claim_case("trojan_speak_probes", "C4", "inconclusive at this scale",
+            trivial="the same probe on the pretrained-only model, which never learned the cipher: its real output at "
+                    "default (record of 2026-12-05, means over 3 seeds) reads the encoded answers at 0.995 against "
+                    "the trained model's 0.996, both far above the untrained model's 0.744 (the plain request names "
+                    "the topic word)")
+def c4_pretrained_reads_the_request():
+    return _c4((0.9985, 0.993, 0.9965), (0.74, 0.76, 0.73), pretrained=(0.997, 0.992, 0.996))
+
+
+def test_c4_pretrained_only_model_blocks_a_pass_but_never_counts_against():
+    """Session 12 (an outside review, rule 11): the default run's C4 was 'reproduced' at an encoded AUROC of 0.996
+    while the pretrained-only model, never taught the cipher, read the same answers at 0.995. Before the fix the rule
+    did not read that model: the same world passed (its two parts clear their thresholds)."""
+    out = c4_pretrained_reads_the_request()
+    assert out.verdict == "inconclusive at this scale" and "pretrained-only" in out.reason
+    adv_untrained = out.values["auroc"] - out.values["untrained"]
+    assert _t_interval(adv_untrained)[0] > claims.THRESHOLDS["baseline_margin"]   # the pre-fix pass
+    assert _t_interval(out.values["auroc"])[0] > claims.THRESHOLDS["transfer_auroc_min"]
+    # a pretrained-only model below the margin leaves the pass alone; one above can never make the row fail
+    assert c4_reproduced().passed is True
+    assert _c4((0.97, 0.95, 0.98), (0.70, 0.74, 0.68), pretrained=(0.80, 0.82, 0.79)).passed is True
+    assert c4_partial().passed is False and c4_leak_only().passed is False
 
 
 @claim_case("trojan_speak_probes", "C4", "not reproduced", alternative="a partial transfer (AUROC 0.75)")

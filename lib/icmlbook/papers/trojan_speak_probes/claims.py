@@ -309,9 +309,14 @@ def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) ->
          f"best site (lower end > {_T['baseline_margin']:g}); against when either lies wholly below (the advantage: also at "
          f"the untrained model's site chosen on plain calibration answers, since its best site is picked on the eval "
          f"answers themselves); the advantage is inconclusive when the untrained model's probe is within "
-         f"{_T['baseline_margin']:g} of AUROC 1 in some seed (a ceiling no probe can beat by the margin, as in C3)",
+         f"{_T['baseline_margin']:g} of AUROC 1 in some seed (a ceiling no probe can beat by the margin, as in C3); "
+         f"reproduced only when the advantage over the same probe on the pretrained-only model (never taught the "
+         f"cipher), at its best site, also has its lower end > {_T['baseline_margin']:g}, else inconclusive (session "
+         f"12, an outside review: that model reads only the plain request, and its real output passed the rule "
+         f"above at default, AUROC 0.995 against the trained model's 0.996); this comparison never counts against",
     rejects="a probe that reads only what any model's activations carry (the request's words, the surface form: "
-            "the same probe on an untrained model), or a partial transfer (AUROC 0.75)",
+            "the same probe on an untrained model, or on the pretrained-only model, which never learned the "
+            "cipher), or a partial transfer (AUROC 0.75)",
     paper="not reached; a secondary summary says activation-level probes substantially restore robustness (row S3)",
     reconstruction=True,
 )
@@ -334,7 +339,24 @@ def claim4_probe_transfer(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig)
              f"model's best site {_nanmean(base):.3f}, its calibration-chosen site {_nanmean(at_cal):.3f}; "
              f"pretrained-only model's best site {_nanmean([_nanmax(s.pretrained_auroc_cipher) for s in seeds]):.3f}"
              + cal_note)
-    values = {"auroc": auc, "tpr": tpr, "untrained": base, "untrained_at_calibration_site": at_cal}
+    pre = np.array([_nanmax(s.pretrained_auroc_cipher) for s in seeds])
+    values = {"auroc": auc, "tpr": tpr, "untrained": base, "untrained_at_calibration_site": at_cal,
+              "pretrained_only": pre}
+    # session 12 (an outside review, CLAIMS.md rule 11): the pretrained-only model never saw the cipher, so what its
+    # probe reads from encoded answers comes from the plain request (or from what any pretrained model makes of the
+    # encoded tokens). At default its real output passed the rule (0.995 against the trained model's 0.996, +0.25
+    # over the untrained model). A pass now also needs the advantage over it; short of that the row is inconclusive,
+    # never against (its best site is picked on the eval answers, favouring it). Stricter or inconclusive only.
+    pre_part = _part("advantage over the pretrained-only model (never taught the cipher)", auc - pre,
+                     _T["baseline_margin"], fmt="+.3f")
+    extra += f"; {pre_part.text}"
+    if all(p.passed is True for p in parts) and pre_part.passed is not True:
+        return ClaimCheck.inconclusive_check(
+            f"{measured}; {extra}", "interval spans both",
+            f"the probe clears the untrained model, but not the pretrained-only model, which never learned the "
+            f"cipher and reads the encoded answers at AUROC {', '.join(f'{b:.3f}' for b in pre)} at its best site: "
+            "the detection may come from the plain request rather than from the cipher, so the measurement cannot "
+            "tell the claim from the request-reading alternative", values)
     # session 11 (an outside review): the ceiling of C3 holds here too. With the untrained model's probe within the
     # margin of AUROC 1 in some seed no probe can beat it by the margin, so an advantage below it is no evidence
     # against; before, this world was 'not reproduced' (the advantage wholly below the margin at both sites)
