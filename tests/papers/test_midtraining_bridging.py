@@ -1080,6 +1080,23 @@ def test_c6b_underpowered_at_default_says_so():
     assert needs and all(k > N_DEFAULT for k in needs)
 
 
+def test_c6b_power_note_names_the_side():
+    """Session 12 (an outside review): the note said only that the interval 'would clear its margin' with N
+    replicates; where the run's mean lies below the margin that clearing is evidence against the claim, and the note
+    read as a promise that more replicates would reproduce the row."""
+    noise = {d: K["C6b"] * max(SPREAD[f"C6b rise {d}"], SPREAD[f"C6b after {d}"]) for d in D.DOMAINS}
+    check = claims.claim6b_direct_sft_largest(_rise_world(
+        {"base": 4.0, "mid": 3.96}, {"base": 4.6, "mid": 4.6}, n=N_DEFAULT, noise=noise), CFG)
+    assert check.passed is None and check.inconclusive == "interval spans both", check.measured
+    note = check.measured.split("underpowered")[1]
+    rise = check.values["rise"]
+    for d in D.DOMAINS:
+        if f"{d} rise about" in note:
+            side = "wholly above" if rise[d].mean() > claims.THRESHOLDS["jump_gap_min"] else "against the claim"
+            assert side in note.split(f"{d} rise about")[1].split(")")[0], note
+    assert "against the claim" in note         # this world's rises (-0.01, -0.04 nats) lie below the 0.05 margin
+
+
 def test_sft_general_loss_read_where_the_rules_read_it():
     # session 11: the general loss along SFT is evaluated before, after, and at the two logged steps around
     # T / (1 + extend) (the plateau test's read-back point), not at every evaluation of the target's loss

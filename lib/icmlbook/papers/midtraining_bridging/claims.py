@@ -105,14 +105,20 @@ def _power_note(open_parts: dict) -> str:
     """For open parts {label: (per-replicate values, margin)}: 'underpowered at n = k' with the replicates each
     would need at the measured mean and spread (:func:`replicates_needed`), or that no count within 1,000 would do
     (an effect at the margin)."""
+    # session 12 (an outside review): the count says on which side the interval would then lie. A mean below the
+    # margin makes it clear the margin from below, i.e. evidence against the claim; "would clear its margin" alone
+    # read as a promise that more replicates reproduce the row
     texts = []
     n = None
     for label, (v, margin) in open_parts.items():
         n = np.asarray(v).size
         need = replicates_needed(v, margin)
-        texts.append(f"{label} about {need}" if need is not None else f"{label} more than 1000 (a mean at the margin)")
+        side = ("wholly above" if float(np.mean(v)) > margin else "wholly below, against the claim")
+        texts.append(f"{label} about {need} ({side})" if need is not None
+                     else f"{label} more than 1000 (a mean too near the margin for this spread)")
     return (f"underpowered at n = {n} replicate(s): at this run's own means and spreads the interval would clear "
-            f"its margin with " + ", ".join(texts) + " replicates")
+            f"its margin with " + ", ".join(texts) + " replicates (a count read from this run's own values, itself "
+            "uncertain at this n)")
 
 
 def _base_loss(study: Study, targets: Sequence[str], schedule: str = "cosine") -> float:
