@@ -910,3 +910,26 @@ def test_every_rule_gives_its_declared_verdicts():
 
     for rule in registry.rules_for("skill_neologisms"):
         assert registry.case_problems(rule) == [], rule.key
+
+
+_TRIVIAL_BEHIND_GATE = ("_c2_trivial_base", "_c2_trivial_untrained", "_c3_trivial", "_c3b_trivial", "_c4_trivial",
+                        "_c5_trivial", "_c6a_trivial", "_c6b_trivial", "_c6c_trivial", "_c8a_trivial", "_c8b_trivial")
+
+
+def test_trivial_outputs_fail_the_rules_behind_the_base_gate(monkeypatch):
+    """Session 12 (an outside review, rule 11): since the base gate, the tiny base fails claim 1's plateau test, so
+    the eleven trivial cases above declare 'inconclusive at this scale' and no longer show that the rule proper
+    rejects the trivial method. Here the gate is satisfied (each base declared at its plateau) and the same real
+    outputs must be *not reproduced*: a rule that a trivial method passes once the bases converge is too loose,
+    whatever the gate hides at this scale."""
+    from icmlbook.training import PlateauTest, plateau_check
+
+    def at_plateau(c):
+        return plateau_check(0.0, 0.0, claims.THRESHOLDS["base_loss_margin"], PlateauTest(), f"base {c.seed} (set flat)")
+
+    gated = {name: globals()[name]() for name in _TRIVIAL_BEHIND_GATE}
+    assert all(out.inconclusive == "not converged" for out in gated.values())     # the gate at this scale
+    monkeypatch.setattr(claims, "base_convergence", at_plateau)
+    for name in _TRIVIAL_BEHIND_GATE:
+        out = globals()[name]()
+        assert out.passed is False, (name, out.verdict, out.measured)
