@@ -66,8 +66,9 @@ def _(mo):
       across theories: **C3**, **C4**, **C5**;
     - intensity measured by ranking against a calibrated database, more consistent than rating: **C1**,
       **C2**, **C6**, and **P1** (agreement with humans, quoted);
-    - steering ten LLMs shows asymmetric, value-specific steerability and composition laws: **C7** (quoted, not
-      testable here) and **C8** (our validation of the measurement protocol on a small model);
+    - steering ten LLMs shows asymmetric, value-specific steerability and composition laws: **C7** (the paper's
+      values quoted; decided only on a reader's own LLM, not in the book) and **C8** (our validation of the
+      measurement protocol on a small model);
     - value profiles improve demographic alignment on OpinionQA: **P3** (quoted).
     """)
     return
@@ -432,7 +433,7 @@ def _(cfg, mo, steering, vc):
     _mini = vc.claim8_planted(steering.minilm, steering.values, steering.planted, cfg, scorer="MiniLM projection judge")
     _kw = vc.claim8_planted(steering.keyword, steering.values, steering.planted, cfg, scorer="keyword scorer")
     mo.md(f"""
-    *Figure: left, Δ against the requested level per value (red: planted); right, the asymmetry
+    *Figure: left, Δ against the requested level per value (vermillion: planted); right, the asymmetry
     a = Δ(+2) + Δ(−2) with 95 % intervals. Final training loss {steering.loss[-1]:.3f} nats per token;
     {steering.refusals} refusal(s) detected (the small model has never seen one).*
 
@@ -643,8 +644,8 @@ def _(cfg, mo):
       decision thresholds (fixed in the config before the run) are ours.
     - **Convergence.** Rules comparing trained heads first pass a plateau test: training 50 % longer moves the
       compared metric by less than a third of the rule's margin, read back along the held-out curves.
-    - **Scale.** At the smoke profile one HiVES replicate and two simulation replicates give no interval, so
-      those rows are inconclusive by design.
+    - **Scale.** At the smoke profile one HiVES replicate gives no interval and two simulation replicates give
+      very wide ones, so those rows are inconclusive by design.
     """)
     return
 
@@ -658,7 +659,7 @@ def _(mo):
     - S. H. Schwartz et al. *Refining the theory of basic individual values.* Journal of Personality and Social Psychology, 2012 [@schwartz2012refining].
     - J. Graham et al. *Moral Foundations Theory: the pragmatic validity of moral pluralism.* Advances in Experimental Social Psychology, 2013 [@graham2013mft].
     - R. L. Plackett. *The analysis of permutations.* Applied Statistics, 1975 [@plackett1975permutations].
-    - R. Herbrich, T. Minka, T. Graepel. *TrueSkill™: a Bayesian skill rating system.* NeurIPS 2006 [@herbrich2006trueskill].
+    - R. Herbrich, T. Minka, T. Graepel. *TrueSkill™: a Bayesian skill rating system.* NIPS 2006 (proceedings 2007) [@herbrich2006trueskill].
     - P. Khosla et al. *Supervised Contrastive Learning.* NeurIPS 2020 [@khosla2020supcon].
     - N. Reimers, I. Gurevych. *Sentence-BERT.* EMNLP 2019 [@reimers2019sbert].
     """)

@@ -60,7 +60,8 @@ def embedding_figure(hs, values=None):
                 sel = (lab["value"][keep] == v) & (lab["direction"][keep] == d)
                 fig.add_trace(go.Scatter(x=p[sel, 0], y=p[sel, 1], mode="markers", text=lab["text"][keep][sel],
                                          marker=dict(symbol=sym, color=PALETTE[i % len(PALETTE)], size=7),
-                                         name=f"{v} ({'+' if d > 0 else '−'})", legendgroup=v, showlegend=col == 1))
+                                         name=f"{v} ({'+' if d > 0 else '−'})", legendgroup=v, showlegend=col == 1),
+                              row=1, col=col)
         fig.update_xaxes(title_text="PC 1", row=1, col=col)
         fig.update_yaxes(title_text="PC 2", row=1, col=col)
     g0, g1 = hs.base["dir_gap"], hs.runs["stage2"].curve[-1]["dir_gap"]
@@ -159,7 +160,11 @@ def rank_rate_figure(reps):
     axes[2].set_xticks(x, names)
     axes[2].set_ylabel("variance (points²)")
     ax2.set_ylabel("sign-flip rate")
-    axes[2].legend(loc="upper right", fontsize=7), ax2.legend(loc="center right", fontsize=7)
+    # one legend above both bar pairs, with headroom, so that it covers no bar
+    axes[2].set_ylim(0, 1.35 * max(float(var.mean(0).max()), 1e-9))
+    ax2.set_ylim(0, 1.35 * max(float(flip.mean(0).max()), 1e-9))
+    handles = axes[2].get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    axes[2].legend(handles=handles, loc="upper center", ncol=2, fontsize=7, frameon=False)
     fig.suptitle(f"Ranking against anchors: variance {var[:, 0].mean():.1f} → {var[:, 1].mean():.1f}, sign flips "
                  f"{flip[:, 0].mean():.0%} → {flip[:, 1].mean():.0%} (simulated judges, {len(reps)} replicate(s))",
                  fontsize=10)
@@ -187,22 +192,27 @@ def monotone_figure(es):
 
 
 def steering_figure(ss):
-    """Steering effect Δ by requested level for every value of the small LM (planted values in red)."""
+    """Steering effect Δ by requested level for every value of the small LM (planted values in vermillion)."""
     fig, axes = new_figure(1, 2, width=12, height=3.8)
     levels = (-2, -1, 0, 1, 2)
+    labelled = set()
     for v in ss.values:
         d = [ss.table[(v, lv)]["delta"] for lv in levels]
-        axes[0].plot(levels, d, "-o", ms=3, color=PALETTE[3] if v in ss.planted else PALETTE[0], alpha=0.8)
+        kind = "planted (weak negatives)" if v in ss.planted else "other values"
+        axes[0].plot(levels, d, "-o", ms=3, color=PALETTE[3] if v in ss.planted else PALETTE[0], alpha=0.8,
+                     label=None if kind in labelled else kind)
+        labelled.add(kind)
     axes[0].plot([-2, 2], [-7, 7], "k:", lw=0.6)
-    axes[0].set(xlabel="requested level", ylabel="Δ = mean score − mean score at level 0",
-                title="dose response (red: planted weak negatives)")
+    axes[0].set(xlabel="requested level", ylabel="Δ = mean score − mean score at level 0 (points)",
+                title="dose response (vermillion: planted weak negatives)")
+    axes[0].legend(loc="upper left", fontsize=7)
     a = np.array([ss.asym[v][0] for v in ss.values])
     se = np.array([ss.asym[v][1] for v in ss.values])
     colors = [PALETTE[3] if v in ss.planted else PALETTE[0] for v in ss.values]
     axes[1].bar(range(len(a)), a, yerr=1.96 * se, color=colors, alpha=0.8)
     axes[1].axhline(0, color="k", lw=0.6)
     axes[1].set_xticks(range(len(a)), ss.values, rotation=35, ha="right", fontsize=8)
-    axes[1].set_ylabel("asymmetry a = Δ(+2) + Δ(−2)")
+    axes[1].set_ylabel("asymmetry a = Δ(+2) + Δ(−2) (points)")
     fig.suptitle(f"Small LM steered on {len(ss.values)} values: planted values a = "
                  f"{np.mean([ss.asym[v][0] for v in ss.planted]):+.1f}, others "
                  f"{np.mean([ss.asym[v][0] for v in ss.values if v not in ss.planted]):+.1f} ({ss.backend})",
