@@ -45,8 +45,8 @@ def width_sweep_plotly(results: Sequence[RunResult]):
     fig.update_yaxes(title_text="final validation loss (nats/byte)", row=1, col=1)
     am = "; ".join(f"{NAMES[o]} " + "/".join(f"{best[(o, w)]:g}" for w in widths if (o, w) in best)
                    for o in ("adamw", "muon", "muonsphere", "sso") if any((o, w) in best for w in widths))
-    fig.update_layout(title=f"Loss against learning rate per width; argmin by width: {am}", height=430,
-                      margin=dict(l=60, r=20, t=80, b=50))
+    fig.update_layout(title=f"Loss against learning rate per width<br>argmin by width: {am}", height=430,
+                      margin=dict(l=60, r=20, t=95, b=50))
     return fig
 
 
@@ -65,7 +65,7 @@ def h_figure(study: dict, show: int = 4):
     drop = max(float(np.max(-np.diff(study["h_exact"], axis=1))), 0.0)
     ax.set(xlabel=r"$\lambda / \|\hat G\|_*$", ylabel=r"$h(\lambda)=\langle\Theta,\mathrm{msign}(\hat G+\lambda\Theta)\rangle$",
            title=(("h never decreases on the grid" if drop == 0 else f"largest decrease of h {drop:.1e}")
-                  + f"; largest root |λ*| = {worst:.1e} ||Ĝ||_* (bound: 2)"))
+                  + f"; largest root $|\\lambda^\\star|$ = {worst:.1e} $\\|\\hat G\\|_*$ (bound: 2)"))
     return fig
 
 
@@ -76,7 +76,7 @@ def _mean_site(stats: dict, key: str) -> np.ndarray:
 def training_figure(runs: dict[str, RunResult]):
     """Over training, each optimiser at its tuned rate: MLP-output RMS and attention-output AbsMax (mean over
     layers), and the largest sigma_max / sqrt(d_out/d_in) over hidden matrices."""
-    fig, axes = new_figure(1, 3, width=14.5, height=3.7)
+    fig, axes = new_figure(1, 3, width=11.5, height=3.9)
     for opt, r in runs.items():
         kw = dict(color=COLORS[opt], label=f"{NAMES[opt]} (lr {r.spec.lr:g})")
         axes[0].plot(r.act_steps, _mean_site(r.act_rms, "mlp_out"), **kw)
