@@ -157,8 +157,9 @@ def grid_figure(study: Study, schedules=("cosine", "wsd")):
                                  hovertemplate="%{y}, %{x}: RI %{z:.4f}<extra>" + s + "</extra>"), 1, i + 1)
     best = ", ".join(f"{s}: " + "; ".join(f"t0={t0} → w={w:g}" for t0, w in zip(study.cfg.grid_t0, study.best_w(s)))
                      for s in have)
-    fig.update_layout(title=f"Mean RI on code SFT over the t0 × w grid (best w per row — {best})", height=380,
-                      width=900, template="simple_white")
+    # no fixed width: the figure takes its column's width (900 px was clipped on the site's 690 px column)
+    fig.update_layout(title=f"Mean RI on code SFT over the t0 × w grid<br>best w per row — {best}", height=400,
+                      margin=dict(t=90), template="simple_white")
     return fig
 
 
