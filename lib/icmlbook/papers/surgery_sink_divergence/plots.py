@@ -8,6 +8,7 @@ the data passed in; nothing here decides a claim.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
 from ...runtime.style import PALETTE, new_figure
@@ -114,8 +115,9 @@ def divergence_figure(analyses: list[BaseAnalysis], delta: float):
     ax2.hist(allv, bins=bins, color=PALETTE[0], alpha=0.75, label="disclosure − refusal")
     ax2.hist(null, bins=bins, color="0.6", alpha=0.6, label="labels shuffled (no contrast)")
     ax2.axvline(0, color="0.3", lw=0.8)
-    ax2.set(xlabel="sink divergence d_h", ylabel="heads",
+    ax2.set(xlabel="sink divergence d_h (attention mass)", ylabel="heads",
             title=f"N+ = {int((allv > 0).sum())} of {allv.size} heads positive ({n_heads} per model)")
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))   # counts of heads
     ax2.legend()
     return fig
 
@@ -193,10 +195,12 @@ def lambda_figure(study: Study):
            title=f"p = {study.p_main:g}: disclosure {md[0]:.0%} at λ = 0, {md.min():.0%} at best (λ = {lams[md.argmin()]:g})")
     ax.legend()
     ax2.plot(mf, md, color="0.5", lw=0.8)
-    for j, lam in enumerate(lams):
-        ax2.scatter(mf[j], md[j], color=PALETTE[j % len(PALETTE)], s=40, zorder=3, label=f"λ = {lam:g}")
+    for j, lam in enumerate(lams):   # smaller markers on top, so that points at the same place all show
+        ax2.scatter(mf[j], md[j], color=PALETTE[j % len(PALETTE)], s=40 + 45 * (len(lams) - 1 - j), zorder=3 + j,
+                    label=f"λ = {lam:g}")
     ax2.set(xlabel="fine-tune accuracy (higher is better)", ylabel="disclosure rate (lower is better)",
             title="The λ trade-off front (means over replicates)")
+    ax2.xaxis.set_major_locator(MaxNLocator(nbins=4))   # a narrow range otherwise gives overlapping tick labels
     ax2.legend(fontsize=7.5)
     return fig
 
