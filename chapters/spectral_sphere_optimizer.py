@@ -193,7 +193,7 @@ def _(cfg, claims, ex, h_study, mo, run):
     check3 = claims.claim3(h_study, cfg)
     _cmp = run.cached("sso-solver-comparison", ex.solver_comparison, cfg.h_matrices, cfg.h_rows, cfg.h_cols, run.seed)
     _b, _i = _cmp["bisect"], _cmp["illinois"]
-    _say3 = check3.sentence("Claim 3").replace("||_*", "||\\_\\*")  # the nuclear norm "||_*": its _ and * are not markdown emphasis
+    _say3 = check3.sentence("Claim 3")  # claim_sentence escapes the nuclear norm's "||_*" (not markdown emphasis)
     mo.md(f"""
     *Figure: h(λ) for {min(4, h_study["h_exact"].shape[0])} random pairs; dotted verticals: the roots.*
 
@@ -378,7 +378,7 @@ def _(cfg, claims, ex, mo, np, radius_runs, results):
     check4 = claims.claim4(msign_acc, cfg)
     _calls = np.mean([r.msign_calls_per_step for r in results if r.spec.optimizer == "sso"])
     _bad = int(np.sum(msign_acc["rel_error"] > cfg.msign_err_max))
-    _say4 = check4.sentence("Claim 4").replace("||_*", "||\\_\\*")  # the nuclear norm "||_*": its _ and * are not markdown emphasis
+    _say4 = check4.sentence("Claim 4")  # claim_sentence escapes the nuclear norm's "||_*"
     mo.md(f"""
     {check1.sentence("Claim 1")}
 

@@ -902,6 +902,26 @@ def test_inconclusive_is_a_fourth_verdict_with_a_declared_kind():
                    chapter="_registry_fixture")(lambda: ClaimCheck("m", True))
 
 
+def test_claim_sentence_takes_measured_and_rule_text_literally():
+    """A measured or rule text with markdown's emphasis characters (a nuclear norm ‖G‖_*, a config name
+    plateau_margin, a product a * b) renders as written, checked with an independent markdown renderer;
+    math and code spans are left untouched."""
+    from markdown_it import MarkdownIt
+
+    from icmlbook.runtime.claims import claim_sentence, md_literal
+
+    md = MarkdownIt()
+    text = "‖G‖_* * 2 at plateau_margin_x and a*b*c"
+    assert md.render(text) != f"<p>{text}</p>\n"                 # unescaped, markdown would italicise parts of it
+    assert md.render(md_literal(text)) == f"<p>{text}</p>\n"
+    assert md_literal("$x_1 * y_2$ and `a_b*`") == "$x_1 * y_2$ and `a_b*`"
+    assert md_literal("a\\_b") == "a\\_b"                      # already escaped: unchanged
+    sentence = claim_sentence("Claim 3", "‖G‖_* = 2", True, rule="ratio_min * 2")
+    rendered = md.render(sentence)
+    assert "<em>" not in rendered and "‖G‖_* = 2" in rendered and "ratio_min * 2" in rendered
+    assert "<strong>Claim 3</strong>" in rendered and "<strong>reproduced</strong>" in rendered
+
+
 def test_not_testable_rows_and_bad_declarations():
     from icmlbook.runtime.claims import ClaimCheck, ClaimsLedger, claim_rule, not_testable
 

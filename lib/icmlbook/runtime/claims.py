@@ -252,14 +252,33 @@ def claims_table_html(records: list[dict], caption: str | None = None, chapter_c
     return "".join(out)
 
 
+#: a ``$...$``/``$$...$$`` math span or a backtick code span: left as written by :func:`md_literal`
+_MD_VERBATIM = re.compile(r"(\$\$.+?\$\$|\$[^$\n]+?\$|`+[^`]*?`+)", re.S)
+
+
+def md_literal(text: str) -> str:
+    """``text`` with markdown's emphasis characters (``*``, ``_``) escaped outside math and code spans, so that
+    a measured or rule text (a nuclear norm ``‖G‖_*``, a config name ``plateau_margin``) reads as written
+    rather than turning into italics on the page. Characters already escaped stay as they are."""
+    parts = _MD_VERBATIM.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:                                        # a math or code span
+            out.append(part)
+        else:
+            out.append(re.sub(r"(?<!\\)([*_])", r"\\\1", part))
+    return "".join(out)
+
+
 def claim_sentence(label: str, measured: str, passed: bool | None, rule: str | None = None,
                    inconclusive: str | None = None) -> str:
     """One markdown sentence for the page beside an experiment: what was measured and what the
-    claim's rule decides on it (the same verdict the ledger will show)."""
+    claim's rule decides on it (the same verdict the ledger will show). The measured and rule texts are
+    taken literally (:func:`md_literal`)."""
     verdict = verdict_from(passed, inconclusive)
     mark = VERDICT_MARK[verdict]
-    rule_text = f" Rule: {rule}." if rule else ""
-    return f"**{label}** — measured: {measured}.{rule_text} {mark} **{verdict}**."
+    rule_text = f" Rule: {md_literal(rule)}." if rule else ""
+    return f"**{label}** — measured: {md_literal(measured)}.{rule_text} {mark} **{verdict}**."
 
 
 @dataclasses.dataclass(frozen=True)
