@@ -121,6 +121,42 @@ def test_cache_hits_and_keys(tmp_path):
     assert k1 != cache_key("x", _produce, {"n": 2}) and k1 != cache_key("x", rng, {"n": 1})
 
 
+
+def test_cache_key_reads_arrays_by_digest(tmp_path):
+    """A numeric array or tensor in a key's arguments is read by a digest of dtype, shape and bytes: equal
+    contents agree (a copy, a Fortran-ordered copy, a tensor), any change of an element, dtype or shape
+    does not: the key tells apart every pair the element-by-element description told apart, and dtypes too."""
+    import torch
+
+    from icmlbook.runtime.cache import _canonical
+
+    x = np.random.default_rng(0).normal(size=(3, 5, 4)).astype(np.float32)
+    base = cache_key("x", _produce, {"a": x, "n": 1})
+    assert cache_key("x", _produce, {"a": x.copy(), "n": 1}) == base
+    assert cache_key("x", _produce, {"a": np.asfortranarray(x), "n": 1}) == base
+    assert cache_key("x", _produce, {"a": torch.from_numpy(x.copy()), "n": 1}) == base
+    changed = x.copy()
+    changed[2, 4, 3] = np.nextafter(changed[2, 4, 3], np.float32(np.inf))
+    variants = [changed, x.astype(np.float64), x.reshape(5, 3, 4), x[:, :4]]
+    keys = {cache_key("x", _produce, {"a": v, "n": 1}) for v in variants}
+    assert base not in keys and len(keys) == len(variants)
+    for a, b in [(x, changed), (x, x.reshape(5, 3, 4)), (x, x[:, :4]), (x, x.copy())]:
+        assert (_canonical(a) == _canonical(b)) == (_canonical(a, True) == _canonical(b, True))
+    # stricter in one respect: the same values in another dtype are another key (element by element they were one)
+    assert _canonical(x) == _canonical(x.astype(np.float64)) and _canonical(x, True) != _canonical(x.astype(np.float64), True)
+    # inside dataclasses and dicts too; what NumPy cannot hold (bfloat16) and non-numeric arrays element by element
+    assert _canonical({"k": [x]}, True)["k"][0]["__array__"] == "<f4"
+    bf = torch.ones(3, dtype=torch.bfloat16)
+    assert _canonical(bf, True) == ["1.0", "1.0", "1.0"] == _canonical(bf)
+    assert _canonical(np.array(["a", "b"]), True) == ["a", "b"]
+    # the trainer's fingerprints keep the element-by-element description
+    assert _canonical(np.arange(3)) == [0, 1, 2]
+    # a cached call with array arguments hits on equal contents and misses on a changed one
+    _produce.calls = 0
+    for arr in (x, x.copy(), changed):
+        cached("arr", _produce, config={"a": arr}, profile="smoke", args=(3,), directory=tmp_path)
+    assert _produce.calls == 2
+
 def _write_package(root, name, files):
     pkg = root / name
     pkg.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,8 @@ An entry's key is a SHA-256 over
   statements, transitively: ``icmlbook.papers.grokking.nn`` imports ``...training``, so ``icmlbook.training``
   counts); so an edit to any helper module is a different key and a stale artefact is never reused;
 - the versions of the numerical libraries (torch, numpy, scipy);
-- the artefact's name, the config that produced it (as canonical JSON), the call's arguments and the profile.
+- the artefact's name, the config that produced it (as canonical JSON), the call's arguments and the profile
+  (a numeric array or tensor among them by a SHA-256 of its dtype, shape and bytes).
 
 Entries are written atomically (temporary file, then ``os.replace``) beside a manifest that records the
 payload's own SHA-256; a read re-hashes the payload and a mismatch (truncated, corrupt, edited) deletes the
@@ -79,19 +80,43 @@ class CorruptEntry(Exception):
     """A cache entry failed verification (missing manifest, hash mismatch, unreadable)."""
 
 
-def _canonical(obj: Any) -> Any:
+def _array_digest(obj: Any) -> dict | None:
+    """``{"__array__": dtype, "shape": [...], "sha256": ...}`` of a numeric NumPy array or CPU-convertible torch
+    tensor (its C-ordered bytes: equal exactly when dtype, shape and every element are), else ``None``. A cache
+    key reads an array this way instead of element by element: a chapter's (L, n, D) embeddings take
+    milliseconds, not seconds."""
+    np_mod, torch_mod = sys.modules.get("numpy"), sys.modules.get("torch")
+    if torch_mod is not None and isinstance(obj, torch_mod.Tensor):
+        try:
+            obj = obj.detach().cpu().numpy()
+        except (TypeError, RuntimeError):   # a dtype NumPy lacks (bfloat16), a sparse layout: element by element
+            return None
+    if np_mod is None or type(obj) is not np_mod.ndarray or obj.dtype.kind not in "biufc":  # a masked array: below
+        return None
+    a = np_mod.ascontiguousarray(obj)
+    return {"__array__": a.dtype.str, "shape": list(a.shape), "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
+
+
+def _canonical(obj: Any, digest_arrays: bool = False) -> Any:
+    """A JSON-able description of ``obj``. With ``digest_arrays`` (what a cache key uses), a numeric array or
+    tensor is described by :func:`_array_digest`; otherwise (the trainer's fingerprints) element by element."""
+    if digest_arrays:
+        digest = _array_digest(obj)
+        if digest is not None:
+            return digest
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {"__dataclass__": type(obj).__qualname__, **{k: _canonical(v) for k, v in dataclasses.asdict(obj).items()}}
+        return {"__dataclass__": type(obj).__qualname__,
+                **{k: _canonical(v, digest_arrays) for k, v in dataclasses.asdict(obj).items()}}
     if isinstance(obj, dict):
-        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+        return {str(k): _canonical(v, digest_arrays) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):
-        return [_canonical(v) for v in obj]
+        return [_canonical(v, digest_arrays) for v in obj]
     if isinstance(obj, float):
         return repr(obj)
     if obj is None or isinstance(obj, (str, int, bool)):
         return obj
     if hasattr(obj, "tolist"):
-        return _canonical(obj.tolist())
+        return _canonical(obj.tolist(), digest_arrays)
     raise TypeError(f"cannot build a cache key from an object of type {type(obj).__name__}")
 
 
@@ -257,7 +282,7 @@ def cache_key(name: str, producer: Callable, config: Any = None, profile: str | 
         "code": [_source_of(producer), _module_source(producer)],
         "packages": {p: package_digest(p) for p in key_packages(producer, chapter)},
         "versions": library_versions(),
-        "config": _canonical(config),
+        "config": _canonical(config, True),
         "profile": profile,
     }
     h.update(json.dumps(payload, sort_keys=True).encode())
@@ -357,8 +382,9 @@ def cached(name: str, producer: Callable[..., T], *, config: Any = None, profile
 
 def _entry_for(name: str, producer: Callable, config: Any, profile: str | None, args: tuple, kwargs: dict,
                chapter: str | None, directory: str | os.PathLike | None) -> "CacheEntry":
-    key = cache_key(name, producer, config={"config": _canonical(config), "args": _canonical(list(args)),
-                                            "kwargs": _canonical(kwargs)},
+    key = cache_key(name, producer, config={"config": _canonical(config, True),
+                                            "args": _canonical(list(args), True),
+                                            "kwargs": _canonical(kwargs, True)},
                     profile=profile, chapter=chapter)
     return CacheEntry(key, Path(directory) if directory else cache_dir() / name)
 
