@@ -288,10 +288,17 @@ def claim3_probe_plain(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig) ->
     extra = (f"sites {_chosen_labels(seeds)}; the untrained model's best site {_nanmean(base):.3f}, its "
              f"calibration-chosen site {_nanmean(at_cal):.3f}; the keyword list (the topic words alone, no model) "
              f"{_nanmean([s.keyword_auroc_plain for s in seeds]):.3f}" + cal_note)
+    return _ceiling_or_combine(parts, base, "plain", measured, extra, values)
+
+
+def _ceiling_or_combine(parts, base: np.ndarray, answers: str, measured: str, extra: str, values: dict) -> ClaimCheck:
+    """C3 and C4's ending: inconclusive (noise above effect) when the first part has not failed and the untrained
+    model's probe ``base`` is within the margin of AUROC 1 in some seed on the ``answers`` ("plain" or "encoded")
+    answers, a ceiling no probe can beat by the margin; else the parts combined."""
     if parts[0].passed is not False and np.any(base > 1.0 - _T["baseline_margin"]):
         return ClaimCheck.inconclusive_check(
             f"{measured}; {extra}", "noise above effect",
-            f"ceiling: the untrained model's probe reaches AUROC {', '.join(f'{b:.3f}' for b in base)} on the plain "
+            f"ceiling: the untrained model's probe reaches AUROC {', '.join(f'{b:.3f}' for b in base)} on the {answers} "
             f"answers, within {_T['baseline_margin']:g} of 1 in some seed, so no probe can beat it by the margin and "
             "the measurement cannot separate the claim from its negation", values)
     return _combine(parts, values, extra)
@@ -360,13 +367,7 @@ def claim4_probe_transfer(seeds: Sequence[SeedSummary], cfg: TrojanProbesConfig)
     # session 11 (an outside review): the ceiling of C3 holds here too. With the untrained model's probe within the
     # margin of AUROC 1 in some seed no probe can beat it by the margin, so an advantage below it is no evidence
     # against; before, this world was 'not reproduced' (the advantage wholly below the margin at both sites)
-    if parts[0].passed is not False and np.any(base > 1.0 - _T["baseline_margin"]):
-        return ClaimCheck.inconclusive_check(
-            f"{measured}; {extra}", "noise above effect",
-            f"ceiling: the untrained model's probe reaches AUROC {', '.join(f'{b:.3f}' for b in base)} on the encoded "
-            f"answers, within {_T['baseline_margin']:g} of 1 in some seed, so no probe can beat it by the margin and "
-            "the measurement cannot separate the claim from its negation", values)
-    return _combine(parts, values, extra)
+    return _ceiling_or_combine(parts, base, "encoded", measured, extra, values)
 
 
 # -------------------------------------------------------------------------------------------- C5
