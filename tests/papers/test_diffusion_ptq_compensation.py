@@ -1472,25 +1472,23 @@ def _tiny(key: str, still: bool = False) -> dict:
                                      for n, c in res["metric_curves"].items()}}
 
 
-@claim_case(SLUG, "C5", "inconclusive at this scale", trivial="the one-shot per-step correction (TCEC with its carried term "
-            "off, λ₁ = 0)")
-def _c5_trivial(still=False):
-    return claims.claim5(_tiny("res", still), tiny_world()["cfg"], 0)
+def _tiny_case(cid: str, rule, key: str, trivial: str):
+    """Declare rule ``cid``'s trivial case, inconclusive at this scale: ``rule`` on the tiny world's study ``key``
+    (:func:`_tiny`, ``still`` as there), the case named ``_<cid>_trivial``."""
+    def case(still=False):
+        return rule(_tiny(key, still), tiny_world()["cfg"], 0)
+
+    case.__name__ = case.__qualname__ = f"_{cid.lower()}_trivial"
+    return claim_case(SLUG, cid, "inconclusive at this scale", trivial=trivial)(case)
 
 
-@claim_case(SLUG, "C6", "inconclusive at this scale", trivial="the one-shot per-step correction (λ₁ = 0 for both windows)")
-def _c6_trivial(still=False):
-    return claims.claim6(_tiny("res", still), tiny_world()["cfg"], 0)
-
-
-@claim_case(SLUG, "C7", "inconclusive at this scale", trivial="the one-shot per-step correction (λ₁ = 0)")
-def _c7_trivial(still=False):
-    return claims.claim7(_tiny("res", still), tiny_world()["cfg"], 0)
-
-
-@claim_case(SLUG, "C9", "inconclusive at this scale", trivial="the one-shot per-step correction on SVDQuant-lite (λ₁ = 0)")
-def _c9_trivial(still=False):
-    return claims.claim9(_tiny("res", still), tiny_world()["cfg"], 0)
+_c5_trivial = _tiny_case("C5", claims.claim5, "res",
+                         "the one-shot per-step correction (TCEC with its carried term off, λ₁ = 0)")
+_c6_trivial = _tiny_case("C6", claims.claim6, "res", "the one-shot per-step correction (λ₁ = 0 for both windows)")
+_c7_trivial = _tiny_case("C7", claims.claim7, "res", "the one-shot per-step correction (λ₁ = 0)")
+_c9_trivial = _tiny_case("C9", claims.claim9, "res", "the one-shot per-step correction on SVDQuant-lite (λ₁ = 0)")
+_c11_trivial = _tiny_case("C11", claims.claim11, "dit", "the one-shot per-step correction on a tiny DiT (λ₁ = 0)")
+_c12_trivial = _tiny_case("C12", claims.claim12, "res", "the one-shot per-step correction (λ₁ = 0) against TAC and QNCD")
 
 
 @claim_case(SLUG, "C10", "inconclusive at this scale", trivial="the one-shot per-step correction on the other samplers "
@@ -1499,17 +1497,6 @@ def _c10_trivial(still=False):
     sol = _tiny("sol", still)       # the ε-denoiser's compared metric is the main study's, merged in as the chapter does
     return claims.claim10({**sol, "metric_curves": {**_tiny("res", still)["metric_curves"], **sol["metric_curves"]}},
                           tiny_world()["cfg"], 0)
-
-
-@claim_case(SLUG, "C11", "inconclusive at this scale", trivial="the one-shot per-step correction on a tiny DiT (λ₁ = 0)")
-def _c11_trivial(still=False):
-    return claims.claim11(_tiny("dit", still), tiny_world()["cfg"], 0)
-
-
-@claim_case(SLUG, "C12", "inconclusive at this scale", trivial="the one-shot per-step correction (λ₁ = 0) against TAC and "
-            "QNCD")
-def _c12_trivial(still=False):
-    return claims.claim12(_tiny("res", still), tiny_world()["cfg"], 0)
 
 
 @claim_case(SLUG, "C8", "not reproduced", trivial="QNCD's run-time estimate every step (one extra network call per "
@@ -1580,39 +1567,23 @@ def test_training_convergence_reads_the_fall_of_the_loss():
     assert "convergence: ε-denoiser: converged" in chk.measured and chk.values["convergence"][0]["converged"]
 
 
-@claim_case(SLUG, "C5", "inconclusive at this scale")
-def _c5_not_converged():
-    return claims.claim5(make_result(converged=False), CFG, 0)
+def _not_converged_case(cid: str, rule, world, flag: str):
+    """Declare rule ``cid``'s case on an unconverged world (``world(<flag>=False)``), inconclusive at this scale; the
+    case named ``_<cid>_not_converged``."""
+    def case():
+        return rule(world(**{flag: False}), CFG, 0)
+
+    case.__name__ = case.__qualname__ = f"_{cid.lower()}_not_converged"
+    return claim_case(SLUG, cid, "inconclusive at this scale")(case)
 
 
-@claim_case(SLUG, "C6", "inconclusive at this scale")
-def _c6_not_converged():
-    return claims.claim6(make_result(converged=False), CFG, 0)
-
-
-@claim_case(SLUG, "C7", "inconclusive at this scale")
-def _c7_not_converged():
-    return claims.claim7(make_result(converged=False), CFG, 0)
-
-
-@claim_case(SLUG, "C9", "inconclusive at this scale")
-def _c9_not_converged():
-    return claims.claim9(make_result(converged=False), CFG, 0)
-
-
-@claim_case(SLUG, "C10", "inconclusive at this scale")
-def _c10_not_converged():
-    return claims.claim10(make_solver_result(flow_converged=False), CFG, 0)
-
-
-@claim_case(SLUG, "C11", "inconclusive at this scale")
-def _c11_not_converged():
-    return claims.claim11(make_dit_result(converged=False), CFG, 0)
-
-
-@claim_case(SLUG, "C12", "inconclusive at this scale")
-def _c12_not_converged():
-    return claims.claim12(make_result(converged=False), CFG, 0)
+_c5_not_converged = _not_converged_case("C5", claims.claim5, make_result, "converged")
+_c6_not_converged = _not_converged_case("C6", claims.claim6, make_result, "converged")
+_c7_not_converged = _not_converged_case("C7", claims.claim7, make_result, "converged")
+_c9_not_converged = _not_converged_case("C9", claims.claim9, make_result, "converged")
+_c10_not_converged = _not_converged_case("C10", claims.claim10, make_solver_result, "flow_converged")
+_c11_not_converged = _not_converged_case("C11", claims.claim11, make_dit_result, "converged")
+_c12_not_converged = _not_converged_case("C12", claims.claim12, make_result, "converged")
 
 
 def test_not_converged_rows_say_so():
