@@ -115,8 +115,13 @@ class IRNOConfig(ProfileConfig):
         error (its 95 % lower bound must exceed it at every k = 1..K; added in session 6).
     extrap_tol : claim 2, max VRMSE over K+1..2K allowed above VRMSE_K (relative).
     traj_extrap_tol : claim 2, the same for each test trajectory alone (its windows' mean VRMSE; added in session 6).
+    growth_min : claim 2, the step-to-step growth of the mean correction past K that counts as evidence against
+        (session 12, rule 9): a step's growth whose 95 % cluster-bootstrap lower bound exceeds it fails the row; a
+        growth interval reaching above 0 but not wholly above it leaves the row inconclusive (before, a point test
+        at 0: a correction wobbling by 1 % at a numerical floor read "not reproduced").
     gain_min : claim 3, the lower 95 % bound of the relative VRMSE gain at K that counts as substantial.
-    lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it.
+    lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it (since session
+        12 the share counts against the row only when its exact binomial 95 % interval lies wholly below lip_share).
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
         of IRNO's value for VRMSE and Phi differences, 0.01 for band-ratio differences and relative gains.
     n_boot : bootstrap resamples of every paired interval.
@@ -184,6 +189,7 @@ class IRNOConfig(ProfileConfig):
     step_min: Float(ge=0, lt=1) = 0.001
     extrap_tol: PositiveFloat = 0.05
     traj_extrap_tol: PositiveFloat = 0.15
+    growth_min: NonNegativeFloat = 0.05
     gain_min: Float(ge=0, lt=1) = 0.10
     lip_max: PositiveFloat = 1.0
     lip_share: Float(gt=0, le=1) = 0.9

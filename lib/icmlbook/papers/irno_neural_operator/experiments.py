@@ -330,6 +330,29 @@ def decay_ratio(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int 
     return cluster_bootstrap(stat, [diffs], clusters, n_boot, seed)
 
 
+def correction_growth(diffs: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int = 0
+                      ) -> list[tuple[float, float, float]]:
+    """The step-to-step growth of the mean correction, ``mean_b diffs[k] / mean_b diffs[k-1] - 1`` for each
+    ``k = 1..len(diffs)-1``, each with its cluster-bootstrap 95 % interval (:func:`cluster_bootstrap`; claim 2's
+    growth test reads it since session 12: a point test at 0 read a correction wobbling by 1 % at a numerical floor
+    as growth). A correction that is exactly zero before and after does not grow (0); one that leaves an exact zero
+    grows without bound (inf, on the resamples where it does)."""
+    def stat(a, b):
+        ma, mb = float(a.mean()), float(b.mean())
+        if ma > 0:
+            return mb / ma - 1.0
+        return 0.0 if mb <= 0 else float("inf")
+
+    out = []
+    for k in range(1, diffs.shape[0]):
+        if float(diffs[k - 1].mean()) <= 0:        # every sample's correction exactly zero: nothing to resample
+            g = stat(diffs[k - 1], diffs[k])
+            out.append((g, g, g))
+        else:
+            out.append(cluster_bootstrap(stat, [diffs[k - 1], diffs[k]], clusters, n_boot, seed))
+    return out
+
+
 #: the IRNO runs of the main study: (variant, base)
 STUDY_RUNS = tuple((v, "fno") for v in VARIANTS) + (("irno", "tfno"), ("irno", "fno_many"))
 #: what the study trains without its control arms (``cfg.controls = False``, ``default``): IRNO on the few-mode and
