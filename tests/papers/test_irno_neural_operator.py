@@ -21,8 +21,8 @@ from icmlbook.papers.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolve
                                            snapshot_step, spectral_loss, spectral_resample, spectral_weights,
                                            taylor_green, train_irno, vrmse)
 from icmlbook.papers.irno_neural_operator import experiments as ex
-from icmlbook.papers.irno_neural_operator.experiments import (EarlyMetric, Evaluation, SREvaluation, decay_ratio,
-                                                              relative_gain)
+from icmlbook.papers.irno_neural_operator.experiments import (EarlyMetric, Evaluation, SREvaluation, correction_growth,
+                                                              decay_ratio, relative_gain)
 from icmlbook.papers.irno_neural_operator.metrics import _jacobian_products, acc, rfne
 from icmlbook.papers.irno_neural_operator.ns2d import BLOCK_POINTS, coarsen, rfft_weights
 from icmlbook.runtime import cpu_threads
@@ -817,6 +817,73 @@ def test_claim2_growth_check_needs_the_growth():
     assert hi <= 2 ** (-1 / 4)                                       # the fitted rate alone would let it pass
 
 
+def _floor(wobble, growth=0.0, noise=0.0, seed=0):
+    """GOOD whose corrections past K sit at a numerical floor of 1e-7: each step's mean times (1 + wobble), the
+    sign alternating (k = K: +), times (1 + growth)^(k - K), each sample times (1 + noise x U(-1, 1))."""
+    ev = make_eval(GOOD, seed=seed)
+    K, B = ev.K, ev.diffs.shape[1]
+    k = np.arange(K, 2 * K)
+    step = 1e-7 * (1 + wobble * (-1.0) ** (k - K)) * (1 + growth) ** (k - K)
+    ev.diffs[K: 2 * K] = step[:, None] * (1 + noise * np.random.default_rng(seed + 300).uniform(-1, 1, (K, B)))
+    return ev
+
+
+@claim_case("irno_neural_operator", "C2", "inconclusive at this scale",
+            alternative="corrections settled at a numerical floor of 1e-7, wobbling +-1 % from step to step (read "
+                        "'not reproduced' before session 12: the growth test was a point test at 0)")
+def _c2_wobbling_floor():
+    return claims.claim2([_floor(0.01)], CFG)
+
+
+@claim_case("irno_neural_operator", "C2", "not reproduced",
+            alternative="corrections past K growing 20 % a step from a floor of 1e-7, 1 % noise per sample")
+def _c2_growing_floor():
+    return claims.claim2([_floor(0.0, growth=0.2, noise=0.01)], CFG)
+
+
+def test_claim2_growth_is_decided_on_an_interval_against_a_declared_margin():
+    """Outside review (session 12, rule 9): the growth test was ``grow > 0``, a point test with no margin, so
+    corrections settled at a numerical floor and wobbling by 1 % read "not reproduced" while the same world without
+    the wobble read reproduced. A step's growth now counts against the row only where its 95 % interval lies wholly
+    above growth_min, and passes only where its upper bound is at most 0; between, the row is inconclusive."""
+    assert CFG.growth_min == 0.05
+    still = claims.claim2([_floor(0.0)], CFG)                         # the floor without the wobble: no growth at all
+    assert still.passed is True and still.values["correction_growth_steps"][0] == [(0.0, 0.0, 0.0)] * 3
+    wob = _c2_wobbling_floor()                                         # fails before the fix (it read not reproduced)
+    assert wob.verdict == "inconclusive at this scale" and wob.inconclusive == "interval spans both"
+    g, lo, hi = max(wob.values["correction_growth_steps"][0], key=lambda t: t[0])
+    assert 0 < lo <= g <= hi < CFG.growth_min and abs(g - 0.0202) < 1e-3
+    assert "growth_min" in wob.reason
+    # the wobble drawn per sample instead (+-1 %): the growth's interval contains 0, inconclusive as well
+    noisy = claims.claim2([_floor(0.0, noise=0.01)], CFG)
+    assert noisy.verdict == "inconclusive at this scale"
+    assert any(lo <= 0 < hi for _, lo, hi in noisy.values["correction_growth_steps"][0])
+    # clearly growing: its lower bound above the margin, not reproduced
+    grow = _c2_growing_floor()
+    assert grow.passed is False and min(lo for _, lo, _ in grow.values["correction_growth_steps"][0]) > 0.15
+    # a growth of 3 % a step, inside the margin: inconclusive, never against
+    assert claims.claim2([_floor(0.0, growth=0.03)], CFG).verdict == "inconclusive at this scale"
+    # clearly shrinking corrections still pass, and the regrowing world still fails
+    shrink = claims.claim2([make_eval(GOOD, diff_rate=0.5)], CFG)
+    assert shrink.passed is True and max(hi for *_, hi in shrink.values["correction_growth_steps"][0]) < -0.3
+    assert _c2_regrow().passed is False
+    # an iteration that stopped moving (every correction exactly 0) does not grow; one leaving an exact 0 grows
+    assert correction_growth(np.zeros((3, 8)), np.arange(8) % 4, 100) == [(0.0, 0.0, 0.0)] * 2
+    d = np.zeros((2, 8))
+    d[1] = 1e-3
+    assert correction_growth(d, np.arange(8) % 4, 100) == [(np.inf, np.inf, np.inf)]
+
+
+def test_decided_refuses_a_pass_beside_evidence_against():
+    """Outside review (session 12): ``ok`` and ``against`` both true is an error of the rule, not a silent win for
+    ``ok`` (before, it returned reproduced)."""
+    with pytest.raises(ValueError, match="both every part passing and evidence against"):
+        claims._decided(None, True, True, "m", {}, "why")
+    assert claims._decided(None, True, False, "m", {}, "why").passed is True
+    assert claims._decided(None, False, True, "m", {}, "why").passed is False
+    assert claims._decided(None, False, False, "m", {}, "why").inconclusive == "interval spans both"
+
+
 @claim_case("irno_neural_operator", "C4", "reproduced")
 def _c4_ok():
     return claims.claim4([make_eval(GOOD), make_eval(GOOD, seed=5)], [make_eval(GOOD, seed=3), make_eval(GOOD, seed=6)],
@@ -928,6 +995,50 @@ def _c7_alt():
 def _c7_one_seed():
     return claims.claim7([make_eval(GOOD, lip=0.95, diff_rate=0.8), make_eval(GOOD, lip=1.03, diff_rate=0.8, seed=1)],
                          CFG)
+
+
+def _lip_share(below, n=16, seed=0):
+    """GOOD (a contraction past K) whose Lipschitz estimates at h_K are 0.95 on ``below`` of ``n`` samples and 1.05
+    on the rest."""
+    ev = make_eval(GOOD, seed=seed)
+    ev.lipschitz = {ev.K: np.r_[np.full(below, 0.95), np.full(n - below, 1.05)]}
+    return ev
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="a share of 14 in 16 samples below 1 (87.5 %, its exact 95 % interval [62 %, 98 %] reaching "
+                        "90 %; read 'not reproduced' before session 12)")
+def _c7_share_near_bar():
+    return claims.claim7([_lip_share(14)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced",
+            alternative="a share of 8 in 16 samples below 1 (its exact 95 % interval [25 %, 75 %] below 90 %)")
+def _c7_share_below():
+    return claims.claim7([_lip_share(8)], CFG)
+
+
+def test_claim7_share_counts_against_only_when_its_interval_lies_below_the_bar():
+    """Outside review (session 12, rule 9): the Lipschitz share was a point estimate over 16 samples, so a true
+    share of 0.95 read "not reproduced" with probability 0.19 (14 or fewer of 16 below 1). The share now counts
+    against the row only where its exact binomial 95 % interval lies wholly below lip_share."""
+    near = _c7_share_near_bar()                                        # fails before the fix (not reproduced)
+    assert near.verdict == "inconclusive at this scale" and near.inconclusive == "interval spans both"
+    lo, hi = near.values["share_interval"]
+    assert near.values["share"] == 14 / 16 < CFG.lip_share < hi and "lip_share" in near.reason
+    assert "14 of 16" in near.measured
+    below = _c7_share_below()
+    assert below.passed is False and below.values["share_interval"][1] < CFG.lip_share
+    # the largest count that counts against at 16 samples is 11 (interval to 89.0 %); 12 is open
+    assert claims.claim7([_lip_share(11)], CFG).passed is False
+    assert claims.claim7([_lip_share(12)], CFG).verdict == "inconclusive at this scale"
+    # the pass reads the share itself (a lower bound above 90 % would need 36 samples, none above 1)
+    assert claims.claim7([_lip_share(15)], CFG).passed is True
+    assert claims.claim7([_lip_share(16)], CFG).passed is True
+    # with the share inconclusive, a decay rate wholly on the wrong side still decides against
+    ev = _lip_share(14)
+    ev.diffs[ev.K:] = ev.diffs[ev.K - 1]
+    assert claims.claim7([ev], CFG).passed is False
 
 
 def _c8(second, second_seed=POLISH, gains=(0.02, 0.02)):
