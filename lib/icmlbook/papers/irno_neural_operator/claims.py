@@ -129,8 +129,9 @@ def claim2(evals: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
         # read a correction wobbling by 1 % at a numerical floor as growth); exactly zero corrections do not grow
         gr = correction_growth(ev.diffs[K: 2 * K], ev.traj_id, cfg.n_boot, seed=s)
         grow = max((g[0] for g in gr), default=float("-inf"))
-        grow_hi = max((g[2] for g in gr), default=float("-inf"))
-        grow_lo = max((g[1] for g in gr), default=float("-inf"))
+        # an undefined bound (NaN) never passes and never counts against
+        grow_hi = float(np.max([g[2] for g in gr])) if gr else float("-inf")
+        grow_lo = max((g[1] for g in gr if not np.isnan(g[1])), default=float("-inf"))
         g0 = relative_gain(ev.vrmse[0], ev.vrmse[K], ev.traj_id, cfg.n_boot, seed=s)
         gains.append(g0)
         worst.append((rise, fall))

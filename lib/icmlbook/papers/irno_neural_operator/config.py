@@ -70,6 +70,14 @@ Smoke, once each way on commit 7884e69 (loads 10-17, so the times are inflated):
 (marimo); verdicts 0 reproduced, 0 not reproduced, 12 inconclusive (not converged: every smoke refiner trains 3
 epochs, the super-resolution one 2), 5 not testable, as before. On its few-mode refiner the test VRMSE at K moved
 0.7761 -> 0.7707 (+0.7 %) over the last third of its 15 updates.
+
+Session 12, an outside review (rule 9): claim 2's growth test and claim 7's Lipschitz share were point tests that
+could not tell the claim from its negation. Claim 2 now reads each step's growth of the mean correction past K with
+its cluster-bootstrap interval (passes at an upper bound <= 0, against only above ``growth_min``, 5 %, declared
+here); claim 7's share counts against only where its exact binomial 95 % interval lies below ``lip_share`` (at 16
+samples: 11 or fewer below ``lip_max``, where the point test failed at 14; a true share of 0.95 now reads against
+with probability 0.001 instead of 0.19). Both only turn "not reproduced" into "inconclusive" (and claim 2's pass is
+stricter). Smoke through tests/test_chapters.py (papermill and marimo) passed in 246 s at loads 8.5-9.4.
 """
 
 from __future__ import annotations
