@@ -414,9 +414,11 @@ def _(mo):
     $p = 0$ too, with no poison to defend against). We report it as a diagnostic: if it fails, the penalty
     missed its own target and the row is inconclusive. What can fail is the observation the penalty rests
     on: plain fine-tuning on poisoned data should raise the statistic above the aligned model's, and by
-    more than fine-tuning on clean data (the same number of updates at $p = 0$) does. The values are read in
-    one unit for every replicate, the aligned models' mean held-out value, so that a replicate whose aligned
-    model has no positive head (a value of 0) still counts.
+    more than fine-tuning on clean data (the same number of updates at $p = 0$) does. That excess is judged
+    against an absolute bar in the statistic's own units (attention mass, stated below with its derivation), so
+    that the verdict depends only on the compared runs; only Surgery's diagnostic is read in units of the
+    aligned models' mean held-out value, where a replicate whose aligned model has no positive head (a value
+    of 0) still counts.
     """)
     return
 
@@ -430,9 +432,17 @@ def _(plots, study):
 @app.cell
 def _(cfg, mo, ss, study):
     check5 = ss.claims.claim5_penalty_suppressed(study, cfg)
+    _d = ss.config_for("default")
+    _heads, _here = _d.n_layer * _d.n_head, cfg.n_layer * cfg.n_head
+    _fixed = "" if _here == _heads else f" (this profile's model has {_here} heads; the bar stays fixed)"
     mo.md(f"""
     *Figure: the penalty's value (left) and N+ (right) on the held-out pairs along fine-tuning at
     p = {study.p_main:g} (SFT and Surgery) and along SFT at p = 0 (dashed).*
+
+    The poison gap must exceed {cfg.penalty_gap_min:g} of attention mass: two more clearly positive heads than
+    clean fine-tuning (claim 2's minimum, {cfg.n_plus_gap_min:g}) at claim 1's clearly-signed size
+    ({cfg.two_sign_delta:g}), over the {_heads} heads of the default model, i.e.
+    {cfg.n_plus_gap_min:g} × {cfg.two_sign_delta:g} / {_heads}{_fixed}.
 
     {check5.sentence("Claim 5")}
     """)

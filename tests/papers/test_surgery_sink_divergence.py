@@ -634,23 +634,33 @@ def _c4_refuser():
 #: 2.6 units: clean SFT spreads, sd about 2.5 units). Surgery's own value sits near 0 (that run: 0.00 [0.00, 0.00];
 #: smoke: 0 to 0.25): sd 0.1, clipped at 0.
 ALIGNED_UNITS, SD_PEN, SD_PEN_CLEAN, SD_PEN_SURGERY = (0.0, 0.0, 2.0, 2.0), 0.6, 2.5, 0.1
-#: the claimed truth's size: poisoned SFT grows the positive group. Two more clearly positive heads than clean SFT
-#: (C2's declared minimum gap, n_plus_gap_min = 2) at C1's clearly-signed size (two_sign_delta = 0.002) raise
-#: mean_h ReLU(d_h) over the 8 heads by 2 x 0.002 / 8 = 5e-4, about 8 units at the default run's unit (6.2e-5)
-CLAIMED_GAP = 8.0
+#: the default run's unit, the aligned models' mean held-out penalty (that record: 6.22e-5). The penalties below are
+#: drawn in this unit, so that the spreads above are the real run's, and C5's absolute bar (penalty_gap_min, 5e-4:
+#: two more clearly positive heads, C2's n_plus_gap_min, at C1's clearly-signed size two_sign_delta = 0.002, over the
+#: 8 heads: 2 x 0.002 / 8) is about 8 of them
+UNIT = 6.22e-5
+#: the reproduced world's gap: poisoned SFT grows four more clearly positive heads than clean SFT, twice the declared
+#: minimum (about 16 units at the default run's unit)
+CLAIMED_GAP = 2 * CFG.penalty_gap_min / UNIT
 
 
-def _pen_world(surg_ratio, sft_ratio, clean_ratio=1.0, seed=8, sd=SD_PEN, sd_clean=SD_PEN, aligned=(1.0,) * 4):
-    """Held-out penalties (in units: x 1e-3) of SFT at p_main (``sft_ratio``), SFT at p = 0 (``clean_ratio``) and
-    Surgery (``surg_ratio``) with replicate noise, over aligned models of held-out penalty ``aligned`` (units, whose
-    mean is the unit)."""
+def test_c5_bar_is_the_derivation():
+    # the config's bar is the derivation above, from C1's and C2's declared thresholds and the default model's heads
+    heads = CFG.n_layer * CFG.n_head
+    assert CFG.penalty_gap_min == pytest.approx(CFG.n_plus_gap_min * CFG.two_sign_delta / heads) == 5e-4
+
+
+def _pen_world(surg_ratio, sft_ratio, clean_ratio=1.0, seed=8, sd=SD_PEN, sd_clean=SD_PEN, aligned=(1.0,) * 4,
+               unit=UNIT):
+    """Held-out penalties, in units of ``unit``, of SFT at p_main (``sft_ratio``), SFT at p = 0 (``clean_ratio``) and
+    Surgery (``surg_ratio``) with replicate noise, over aligned models of held-out penalty ``aligned`` (in the same
+    units). The runs' values do not depend on ``aligned``."""
     def extra(key, r, g):
         ratio, s = {K.key("surgery"): (surg_ratio, SD_PEN_SURGERY), K.key("sft"): (sft_ratio, sd)}.get(
             key, (clean_ratio, sd_clean))
-        return {"heldout_penalty": np.full(STEPS.size, 1e-3 * max(0.0, ratio + g.normal(0, s)))}
+        return {"heldout_penalty": np.full(STEPS.size, unit * max(0.0, ratio + g.normal(0, s)))}
     keys = [K.key("sft"), K.key("sft", 0.0), K.key("surgery")]
     study = _study({k: 0.9 for k in keys}, {k: 0.9 for k in keys}, extra=extra, seed=seed)
-    unit = 1e-3 / np.mean(aligned)
     reps = [dataclasses.replace(rep, base=dataclasses.replace(rep.base, metrics=rep.base.metrics | {
         "heldout_penalty": unit * a})) for rep, a in zip(study.replicates, aligned)]
     return dataclasses.replace(study, replicates=tuple(reps))
@@ -666,10 +676,27 @@ def _c5_ok():
 def test_c5_counts_every_replicate():
     # a replicate whose aligned model has no positive head (held-out penalty 0) is not dropped (CLAIMS.md rule 12:
     # the rule uses the replicates the profile runs)
-    check = claims.claim5_penalty_suppressed(_pen_world(0.05, 13.5, clean_ratio=5.5, sd_clean=SD_PEN_CLEAN,
-                                                        aligned=ALIGNED_UNITS), CFG)
+    check = claims.claim5_penalty_suppressed(_pen_world(0.05, 5.5 + CLAIMED_GAP, clean_ratio=5.5,
+                                                        sd_clean=SD_PEN_CLEAN, aligned=ALIGNED_UNITS), CFG)
     assert check.values["n"] == CFG.n_seeds == len(ALIGNED_UNITS)
-    assert check.values["scale"] == pytest.approx(1e-3)
+    assert check.values["scale"] == pytest.approx(UNIT)
+
+
+def test_c5_verdict_depends_only_on_the_compared_runs():
+    # the outside review's two worlds (Session 12): the same SFT runs (gap 0.81e-3, aligned unit 1e-3) beside aligned
+    # models of which two have no positive head, or all four one. In units of the aligned models' mean the gap was
+    # +0.81 [0.72, 0.91] (passing 0.5) in the first and +0.41 [0.36, 0.45] (not reproduced) in the second; against
+    # the absolute bar both read the same, and so do the gap's numbers
+    runs = dict(surg_ratio=0.05, sft_ratio=6.31, clean_ratio=5.5, sd=0.05, sd_clean=0.05, unit=1e-3)
+    zero = claims.claim5_penalty_suppressed(_pen_world(**runs, aligned=(0.0, 0.0, 2.0, 2.0)), CFG)
+    positive = claims.claim5_penalty_suppressed(_pen_world(**runs, aligned=(2.0,) * 4), CFG)
+    assert zero.values["scale"] == pytest.approx(1e-3) and positive.values["scale"] == pytest.approx(2e-3)
+    assert np.allclose(zero.values["gap"], positive.values["gap"])
+    assert zero.verdict == positive.verdict == "reproduced", (zero.measured, positive.measured)
+    # and a gap below the absolute bar is not reproduced in both, however small the aligned unit
+    below = dict(runs, sft_ratio=5.5 + 0.3)
+    assert {claims.claim5_penalty_suppressed(_pen_world(**below, aligned=al), CFG).verdict
+            for al in ((0.0, 0.0, 0.02, 0.02), (2.0,) * 4)} == {"not reproduced"}
 
 
 @claim_case("surgery_sink_divergence", "C5", "not reproduced", alternative="fine-tuning raises the held-out penalty "
@@ -681,7 +708,7 @@ def _c5_any_finetuning():
 @claim_case("surgery_sink_divergence", "C5", "inconclusive at this scale", alternative="the held-out penalty stays "
             "at the aligned level under Surgery (it only fits its pools): the diagnostic fails, whatever SFT shows")
 def _c5_pools_only():
-    return claims.claim5_penalty_suppressed(_pen_world(1.0, 2.2), CFG)
+    return claims.claim5_penalty_suppressed(_pen_world(1.0, 1.0 + CLAIMED_GAP), CFG)
 
 
 @claim_case("surgery_sink_divergence", "C5", "not reproduced", trivial="clean fine-tuning in the poisoned run's "

@@ -374,14 +374,15 @@ _SH, _GP = _T["penalty_share"], _T["penalty_gap_min"]
               "mean_h ReLU(d_h), above the aligned model's, and by more than clean fine-tuning does. Surgery's own "
               "held-out value is a diagnostic, not a decision: Surgery minimises this very statistic on pairs of the "
               "same templates, so its suppression holds by construction.",
-    rule=f"at p = p_main, on every replicate, the final held-out value of mean_h ReLU(d_h) in units of the aligned "
-         f"models' mean value (the mean over replicates of each aligned model's held-out value; a replicate whose "
-         f"aligned model has no positive head counts, with its aligned value 0): (a) SFT at p_main minus its own "
-         f"aligned model, its {_PCT} t-interval above 0; (b) SFT at p_main minus SFT at p = 0 (paired per replicate), "
-         f"its interval above {_GP:g} (the poison, not fine-tuning alone, raises it); both SFT arms pass the plateau "
-         f"test (margin {_GP:g}); not reproduced when a converged part's interval lies on the far side. Diagnostic, "
-         f"which can only make the row inconclusive: Surgery's value at p_main, its interval below {_SH:g}; "
-         f"{_PLATEAU}",
+    rule=f"at p = p_main, on every replicate, the final held-out value of mean_h ReLU(d_h) (attention mass): "
+         f"(a) SFT at p_main minus its own aligned model, its {_PCT} t-interval above 0; (b) SFT at p_main minus SFT "
+         f"at p = 0 (paired per replicate), its interval above {_GP:g} in absolute terms (the poison, not fine-tuning "
+         f"alone, raises it; {_GP:g} is two more clearly positive heads, C2's minimum, at C1's clearly-signed size "
+         f"{_T['two_sign_delta']:g}, over the default model's 8 heads); both SFT arms pass the plateau test (margin "
+         f"{_GP:g}); not reproduced when a converged part's interval lies on the far side. Diagnostic, which can only "
+         f"make the row inconclusive: Surgery's value at p_main in units of the aligned models' mean value (a "
+         f"replicate whose aligned model has no positive head counts, with its aligned value 0), its interval below "
+         f"{_SH:g}; {_PLATEAU}",
     rejects="a statistic that any fine-tuning moves alike (clean SFT in the poisoned run's place: the gap is 0), or "
             "one that fine-tuning leaves at the aligned level; a rule decided by Surgery's own suppression, which "
             "Surgery reaches at p = 0 as well, would accept either",
@@ -402,25 +403,27 @@ def claim5_penalty_suppressed(study: Study, cfg: SurgeryConfig, method: str = "s
             f"no aligned model of the {aligned.size} replicate(s) has a head with positive held-out divergence",
             "noise above effect", "with a held-out penalty of 0 before fine-tuning there is nothing to grow from or "
             "to push toward zero", {"aligned": aligned})
-    # one unit for every replicate (the aligned models' mean), so that no replicate drops out for an aligned value
-    # of 0 and the per-replicate differences are not divided by a near-zero number
-    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps]) / scale  # noqa: E731
-    rs, rf, r0 = fin(b), fin(a), fin(c)
-    growth, gap = rf - aligned / scale, rf - r0
+    # the compared quantities (growth over the own aligned model, poison gap) in the statistic's own units, so that
+    # their verdict depends only on the compared runs (Session 12: a gap in units of the aligned models' mean moved
+    # with replicates having nothing to do with it); only Surgery's diagnostic is read in that unit
+    fin = lambda key: np.array([rep.runs[key].heldout_penalty[-1] for rep in reps])  # noqa: E731
+    rs, rf, r0 = fin(b) / scale, fin(a), fin(c)
+    growth, gap = rf - aligned, rf - r0
     i_s, i_f, i_g = interval(rs), interval(growth), interval(gap)
     name = b.split("@")[0]
     n_zero = int((aligned <= 0).sum())
-    measured = (f"aligned held-out penalty {scale:.2e} (mean of {aligned.size}; the unit below"
+    measured = (f"aligned held-out penalty {scale:.2e} (mean of {aligned.size}; the diagnostic's unit"
                 + (f"; {n_zero} aligned model(s) with no positive head" if n_zero else "")
-                + f"); end of SFT at p = {study.p_main:g} minus its aligned model: {_fmt(*i_f, '+.2f')}; minus SFT at "
-                  f"p = 0: {_fmt(*i_g, '+.2f')}; diagnostic, end of {name}: {_fmt(*i_s, '.2f')}")
-    values = {"sft_ratio": rf, "clean_ratio": r0, "growth": growth, "gap": gap, "surgery_ratio": rs,
+                + f"); end of SFT at p = {study.p_main:g} minus its aligned model: {_fmt(*i_f, '+.2e')}; minus SFT at "
+                  f"p = 0: {_fmt(*i_g, '+.2e')} (bar {_GP:g}); diagnostic, end of {name} in that unit: "
+                  f"{_fmt(*i_s, '.2f')}")
+    values = {"sft_final": rf, "clean_final": r0, "growth": growth, "gap": gap, "surgery_ratio": rs,
               "scale": scale, "n": rf.size}
     reports = []
     for key, label in ((a, f"SFT p = {study.p_main:g}"), (c, "SFT p = 0")):
         steps = reps[0].runs[key].steps
-        curves = np.stack([rep.runs[key].heldout_penalty for rep in reps]) / scale
-        reports.append(plateau_from_curve(steps, curves, _GP, _plateau(), name=f"{label} (held-out penalty / aligned)"))
+        curves = np.stack([rep.runs[key].heldout_penalty for rep in reps])
+        reports.append(plateau_from_curve(steps, curves, _GP, _plateau(), name=f"{label} (held-out penalty)"))
     g_f, g_g = convergence_guard(reports[0], measured=measured), convergence_guard(*reports, measured=measured)
     parts = {"SFT growth": _guarded_part(g_f, decide_interval(i_f[1], i_f[2], 0.0)),
              "poison gap": _guarded_part(g_g, decide_interval(i_g[1], i_g[2], _GP))}

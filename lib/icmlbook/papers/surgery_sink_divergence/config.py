@@ -78,7 +78,15 @@ class SurgeryConfig(ProfileConfig):
         rate in p (C3); p0_margin: largest rise of disclosure at p = 0 over the aligned model (C3); gain_min:
         minimum disclosure reduction (C4, C6, C9); fa_margin: largest FA drop (C4); penalty_share: Surgery's
         held-out penalty at most this share of the aligned models' mean (C5's diagnostic); penalty_gap_min: minimum
-        excess of SFT's held-out penalty at p_main over SFT's at p = 0, in units of the aligned models' mean (C5);
+        excess of SFT's held-out penalty mean_h ReLU(d_h) at p_main over SFT's at p = 0, in the statistic's own
+        units (attention mass, averaged over the heads), and the margin of C5's plateau test. Derivation: poisoned
+        SFT growing C2's declared minimum of n_plus_gap_min = 2 more clearly positive heads than clean SFT, each at
+        C1's clearly-signed size two_sign_delta = 0.002, over the 2 x 4 = 8 heads of the default model, raises the
+        statistic by 2 x 0.002 / 8 = 5e-4 (at ``full``, 16 heads, the same two heads would give 2.5e-4: the
+        fixed bar is stricter there). Session 12: it was 0.5 in units of the aligned models' mean held-out
+        penalty, a unit that moved with replicates having nothing to do with the comparison (the same SFT runs
+        gave a gap of +0.81 units, passing, when two other aligned models had no positive head, and +0.41, failing,
+        when they had one); the bar is now absolute, so C5's verdict depends only on the compared runs (C5);
         lam_slope_min: minimum drop of the disclosure rate per e-fold of lambda (C7); overhead_max: largest Surgery/SFT step-time ratio (C8);
         plateau_extend, plateau_share: the plateau test of rule 10 (training 50 % longer moves the compared
         metric by less than a third of the rule's margin).
@@ -139,7 +147,7 @@ class SurgeryConfig(ProfileConfig):
     gain_min: Float(gt=0, lt=1) = 0.1
     fa_margin: Float(gt=0, lt=1) = 0.05
     penalty_share: Float(gt=0, lt=1) = 0.5
-    penalty_gap_min: PositiveFloat = 0.5
+    penalty_gap_min: PositiveFloat = 5e-4
     lam_slope_min: PositiveFloat = 0.02
     overhead_max: Float(gt=1) = 2.0
     plateau_extend: PositiveFloat = 0.5
