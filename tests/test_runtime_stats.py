@@ -133,6 +133,9 @@ def test_effect_bound_text():
     e = effect_bound([0.10, 0.12, 0.14], 0.05)
     assert e.text() == (f"+0.120 [{e.lo:+.3f}, {e.hi:+.3f}] (95% t-interval, n = 3); lower bound > +0.050: "
                         f"{'yes' if e.passed else 'no'}")
+    one = effect_bound([0.12], 0.05)                     # one replicate: no interval, said in words (not ±inf)
+    assert one.text() == "+0.120 (n = 1: one replicate, no interval); lower bound > +0.050: no"
+    assert "inf" not in one.text() and not one.passed
     assert "pts" in e.text(unit="pts") and "one-sided upper t-bound" in effect_bound(
         [0.1, 0.2], 0.0, side="upper", two_sided=False).text()
 

@@ -173,6 +173,10 @@ class EffectBound:
         """A short measured string, e.g. ``+0.120 [+0.050, +0.190] (95% t-interval, n = 8); lower bound > +0.000``
         (``; 2 non-finite dropped`` appended when some were)."""
         u = f" {unit}" if unit else ""
+        if self.n < 2:                                   # one replicate: the interval is (-inf, +inf), say so
+            out = (f"{self.mean:{fmt}}{u} (n = {self.n}: one replicate, no interval); {self.side} bound "
+                   f"{'>' if self.side == 'lower' else '<'} {self.threshold:{fmt}}: {'yes' if self.passed else 'no'}")
+            return out + (f"; {self.dropped} non-finite dropped" if self.dropped else "")
         kind = "t-interval" if self.two_sided else f"one-sided {self.side} t-bound"
         sign = ">" if self.side == "lower" else "<"
         ends = (f"[{self.lo:{fmt}}, {self.hi:{fmt}}]" if self.two_sided
