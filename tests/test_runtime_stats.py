@@ -412,3 +412,14 @@ def test_replicates_needed_against_mean_t_interval():
     assert replicates_needed([0.0, 1.0], 0.49, cap=5) is None                  # past the cap
     with pytest.raises(ValueError):
         replicates_needed([0.1, 0.3], 0.0, level=1.5)
+
+
+def test_interval_text_says_no_interval_in_words():
+    """interval_text prints the interval of t_interval_or_unbounded, and says in words where there is none."""
+    from icmlbook.runtime.stats import interval_text, t_interval_or_unbounded
+
+    m, lo, hi, n = t_interval_or_unbounded([0.1, 0.2, 0.3])
+    assert interval_text(m, lo, hi, n) == f"+0.200 [{lo:+.3f}, {hi:+.3f}] (n = 3)" and lo < 0.2 < hi
+    assert interval_text(*t_interval_or_unbounded([0.25])) == "+0.250 (n = 1: no interval)"
+    assert interval_text(*t_interval_or_unbounded([])) == "no finite value (n = 0)"
+    assert "inf" not in interval_text(*t_interval_or_unbounded([float("nan"), 1.0]))

@@ -378,7 +378,7 @@ def bonferroni_z(family_level: float, m: int) -> float:
 
 __all__ += ["bootstrap_indices", "percentile_interval", "BootstrapInterval", "unit_bootstrap", "binomial_interval",
             "bonferroni_z", "NONFINITE_REPLICATES"]
-__all__ += ["replicates_needed"]
+__all__ += ["replicates_needed", "interval_text"]
 
 
 def replicates_needed(values: Sequence[float], margin: float, level: float = 0.95, cap: int = 1000) -> int | None:
@@ -535,6 +535,18 @@ def welch_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) 
 
 
 __all__ += ["t_interval_or_unbounded"]
+
+
+def interval_text(mean: float, lo: float, hi: float, n: int, fmt: str = "+.3f") -> str:
+    """A rule's measured text for ``(mean, lo, hi, n)`` of :func:`t_interval_or_unbounded`:
+    ``+0.120 [+0.050, +0.190] (n = 8)``; an unbounded interval (one replicate, or none) is said in words
+    (``+0.120 (n = 1: no interval)``), never printed as ``[-inf, +inf]``; a mean that is not a number reads
+    ``no finite value``."""
+    if not np.isfinite(mean):
+        return f"no finite value (n = {n})"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{mean:{fmt}} (n = {n}: no interval)"
+    return f"{mean:{fmt}} [{lo:{fmt}}, {hi:{fmt}}] (n = {n})"
 
 
 def t_interval_or_unbounded(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float, int]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import decide_interval, normal_interval, t_interval_or_unbounded
+from ...runtime.stats import interval_text
 from ...runtime.stats import replicates_needed as _replicates_needed
 from ...training import PlateauTest, convergence_guard, plateau_from_curve
 from . import data as D
@@ -57,7 +58,7 @@ def interval(values) -> tuple[float, float, float, int]:
 
 
 def _fmt(mean, lo, hi, n, f="+.3f") -> str:
-    return f"{mean:{f}} [{lo:{f}}, {hi:{f}}] (n = {n})"
+    return interval_text(mean, lo, hi, n, f)
 
 
 def _plateau() -> PlateauTest:

@@ -25,6 +25,7 @@ from scipy import stats as sps
 
 from ...runtime.claims import ClaimCheck, abstract_sentence, claim_rule, not_testable, refuse_changed_thresholds
 from ...runtime.stats import IntervalDecision, decide_interval, t_interval_or_unbounded
+from ...runtime.stats import interval_text
 from ...training import Convergence, PlateauTest, convergence_guard, plateau_from_curve
 from .config import THRESHOLD_FIELDS, SurgeryConfig
 from .experiments import Study, Timing
@@ -56,7 +57,7 @@ def interval(values) -> tuple[float, float, float, int]:
 
 
 def _fmt(mean, lo, hi, n, f="+.3f") -> str:
-    return f"{mean:{f}} [{lo:{f}}, {hi:{f}}] (n = {n})"
+    return interval_text(mean, lo, hi, n, f)
 
 
 def _combine(parts: dict[str, IntervalDecision], measured: str, values: dict) -> ClaimCheck:
