@@ -19,7 +19,7 @@ from ...training import Convergence, PlateauTest, convergence_guard, plateau_che
 from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 
-__all__ = ["gain", "bootstrap_mean", "training_convergence", "metric_convergence", "guard_converged", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+__all__ = ["gain", "bootstrap_mean", "training_convergence", "metric_convergence", "guard_converged", "horizon_parts", "guard_horizons", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
            "claim9", "claim10", "claim11", "claim12"]
 
 SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
@@ -202,12 +202,129 @@ def _converged_first(fn):
     return rule
 
 
+# -- the theory rows' guard at two horizons (CLAIMS.md rule 10; issue 35, session 12) ----------------------------------
+_HORIZON_RULE = ("; first the convergence guard at two horizons (rule 10, added in session 12): the row's statistics are "
+                 "computed again on the same run's weights after 2/3 of its updates (the same seeds, quantiser and "
+                 "inputs), and the verdict is kept only when each statistic it rests on moved, from there to the end "
+                 "(training 50 % longer), by less than a third of its distance from the rule's threshold at the end "
+                 "(so the decision is also the same at both horizons): a reproduced row needs every statistic to hold, "
+                 "a not reproduced one a failing statistic that holds; otherwise inconclusive (not converged)")
+
+
+def _fit_parts(label: str, f: dict, cfg: TCECConfig) -> list:
+    return [(f"{label} cosine lower bound", f["cos_lo"], cfg.cos_min, ">="),
+            (f"{label} relative error upper bound", f["rel_hi"], cfg.relerr_max, "<=")]
+
+
+def horizon_parts(rule_id: str, values: dict, cfg: TCECConfig) -> list[tuple[str, float, float, str]]:
+    """The statistics a theory row decides on, from its check's ``values``: ``(label, value, threshold, sense)`` with
+    sense ">=", "<=" or "<" (the side of the threshold the rule asks for). The rule passes when every part does."""
+    if rule_id == "C1":
+        return ([(f"{b} Spearman ρ", r, cfg.accum_rho_min, ">=") for b, r in values["rho"].items()]
+                + [(f"{b} ‖e‖ at 80 %/final", e, cfg.accum_early_min, ">=") for b, e in values["early"].items()])
+    if rule_id == "C1b":
+        return [(f"{b} upper end of PSNR(most) − PSNR(fewest)", h, 0.0, "<") for b, (_, _, h) in values["diff"].items()]
+    if rule_id == "C2":
+        return [p for b, (f, _, _) in values["rows"].items() for p in _fit_parts(b, f, cfg)]
+    if rule_id == "C2q":
+        return [p for b, f in values["rows"].items() for p in _fit_parts(b, f, cfg)]
+    if rule_id == "C2b":
+        return ([p for k, f in values["rows"].items() for p in _fit_parts(_solver_label(k), f, cfg)]
+                + [(f"{_solver_label(k)} upper bound of two-step − one-step", up, 0.0, "<")
+                   for k, (_, _, up) in values["two_step"].items()])
+    if rule_id == "C3":
+        return [("share of steps with JVP ratio < max", values["share"], cfg.jac_share_min, ">="),
+                ("J = 0 against J kept: cosine lower bound", values["cos_lo"], cfg.cos_min, ">="),
+                ("J = 0 against J kept: relative error upper bound", values["rel_hi"], cfg.relerr_max, "<=")]
+    if rule_id == "C4":
+        lim = float(np.log(cfg.var_ratio_max))
+        return ([(f"{b} |log(measured / predicted)|", abs(float(np.log(r))), lim, "<=") for b, r in values["ratio"].items()]
+                + [(f"{b} |log(with / without correlations)|", abs(float(np.log(r))), lim, "<=")
+                   for b, r in values["correlation"].items()])
+    raise ValueError(f"no two-horizon statistics declared for rule {rule_id!r}")
+
+
+def _side(value: float, thr: float, sense: str) -> bool:
+    return bool(value >= thr if sense == ">=" else value <= thr if sense == "<=" else value < thr)   # NaN: False
+
+
+def guard_horizons(check: ClaimCheck, early: ClaimCheck, rule_id: str, cfg: TCECConfig, steps) -> ClaimCheck:
+    """``check`` (the row's check at the end of training) kept, with both horizons' statistics added to its measured
+    text, when its decision holds from the earlier horizon (``early``: the same rule on the weights after
+    ``steps[0]`` of ``steps[1]`` updates): each statistic's move between the horizons, through
+    :func:`icmlbook.training.plateau_check` with the statistic's distance from its threshold at the end as the
+    margin, must be below a third of it (every statistic for a pass, one failing statistic for a fail), and the
+    early decision must be the same. Otherwise the row is *inconclusive at this scale* (not converged)."""
+    if check.passed is None:
+        return check                              # not decided at the end: nothing for the guard to keep
+    t0, t1 = (float(x) for x in steps)
+    test = PlateauTest(extend=t1 / t0 - 1.0) if t1 > t0 > 0 else PlateauTest()
+    end = horizon_parts(rule_id, check.values, cfg)
+    before = {lab: v for lab, v, _, _ in horizon_parts(rule_id, early.values, cfg)} if early.passed is not None else {}
+    reports, shown = [], []
+    for lab, v, thr, sense in end:
+        v0 = before.get(lab, float("nan"))
+        dist = abs(float(v) - thr)
+        if np.isfinite(dist) and dist > 0:
+            r = plateau_check([v0], [v], dist, test, name=lab)
+        elif not np.isfinite(v) and not np.isfinite(v0):   # non-finite at both horizons: the same failure, held
+            r = Convergence(lab, True, 0.0, 0.0, float(v0), float(v), test)
+        else:                                          # no room at all, or finite at one horizon only: not held
+            r = Convergence(lab, False, float("inf"), 0.0, float(v0), float(v), test)
+        reports.append((r, _side(v, thr, sense)))
+        shown.append(f"{lab} {v0:.3g} → {v:.3g}")
+    held = [r.converged for r, ok in reports if (ok if check.passed else not ok)]
+    stable = early.passed == check.passed and (all(held) if check.passed else any(held))
+    text = (f"{check.measured}; at two horizons ({t0:.0f} → {t1:.0f} updates): " + ", ".join(shown))
+    vals = {**check.values, "horizons": {"steps": [t0, t1], "early_passed": early.passed,
+                                         "parts": [dataclasses.asdict(r) | {"test": None, "passes": ok}
+                                                   for r, ok in reports]}}
+    if stable:
+        return dataclasses.replace(check, measured=text, values=vals)
+    if early.passed != check.passed:
+        why = (f"the decision differs between the horizons ({_word(early.passed)} after {t0:.0f} updates, "
+               f"{_word(check.passed)} after {t1:.0f})")
+    else:
+        moved = [r.text for r, ok in reports if (ok if check.passed else not ok) and not r.converged]
+        why = "the statistics the verdict rests on moved by a third of their distance from the threshold or more: " + \
+              "; ".join(moved)
+    return ClaimCheck.inconclusive_check(text, "not converged", why, vals)
+
+
+def _word(passed) -> str:
+    return {True: "reproduced", False: "not reproduced"}.get(passed, "undecided")
+
+
+def _stable_across_horizons(rule_id: str):
+    """The theory row runs on ``result`` and on ``result["early"]`` (the same statistics on the weights after 2/3 of
+    the updates) behind :func:`guard_horizons`. A result without ``early`` is refused."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def rule(result, cfg, *args, **kw):
+            check = fn(result, cfg, *args, **kw)
+            if check.passed is None:
+                return check
+            if "early" not in result:
+                raise ValueError(f"rule {rule_id} reads a trained denoiser: it needs its statistics at the earlier "
+                                 "horizon ('early', the weights after 2/3 of the updates, from the study: "
+                                 + ("early_closed" if rule_id == "C2b" else "early_theory")
+                                 + "), for the convergence guard at two horizons")
+            early = result["early"]
+            steps = early["steps"]
+            if isinstance(steps, dict):                    # per sampler (C2b): every run is snapshotted at 2/3
+                steps = next(iter(steps.values()))
+            return guard_horizons(check, fn(early, cfg, *args, **kw), rule_id, cfg, steps)
+        return rule
+    return deco
+
+
 @claim_rule("C1", statement="Without compensation the state error grows as sampling proceeds.",
             rule="for every bit width, Spearman ρ between step index and the mean ‖x̂_n − x_n‖ over seeds >= 0.9, and "
-                 "the mean error 80 % of the way through the steps >= 25 % of the final one (added in session 5)",
+                 "the mean error 80 % of the way through the steps >= 25 % of the final one (added in session 5)" + _HORIZON_RULE,
             rejects="errors that are injected and then damped (ρ well below 0.9, the norm peaking mid-trajectory), or an "
                     "error made almost entirely in the last steps (monotone, but not accumulated)",
             paper="stepwise quantisation errors accumulate progressively during generation (abstract)")
+@_stable_across_horizons("C1")
 def claim1(result: dict, cfg: TCECConfig) -> ClaimCheck:
     rhos, early = {}, {}
     for bits in cfg.bits:
@@ -221,9 +338,11 @@ def claim1(result: dict, cfg: TCECConfig) -> ClaimCheck:
 
 
 @claim_rule("C1b", statement="At fixed bits, the final PSNR against FP falls as the number of sampling steps rises.",
-            rule="for every bit width, the paired-bootstrap 95% CI of PSNR(most steps) − PSNR(fewest steps) lies below 0",
+            rule="for every bit width, the paired-bootstrap 95% CI of PSNR(most steps) − PSNR(fewest steps) lies below 0"
+                 + _HORIZON_RULE,
             rejects="more steps with smaller steps b_n leave the final error unchanged or smaller",
             paper="not reached (the abstract's accumulation argument)")
+@_stable_across_horizons("C1b")
 def claim1b(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
     out = {}
     for bits in cfg.bits:
@@ -305,9 +424,10 @@ def _fit_text(f: dict) -> str:
 
 @claim_rule("C2", statement="The closed form of the cumulative error (Jacobian dropped), fed with the measured "
             "per-step errors, predicts the measured final error.",
-            rule="for every bit width, " + _FIT_RULE,
+            rule="for every bit width, " + _FIT_RULE + _HORIZON_RULE,
             rejects="the network's response to the carried error dominates (cosine < 0.9 or norms off by more than 50%)",
             paper="the first closed-form solution for cumulative error (abstract)")
+@_stable_across_horizons("C2")
 def claim2(result: dict, cfg: TCECConfig) -> ClaimCheck:
     rows = {b: (_fit(t["cos"], t["relerr"], cfg), float(np.mean(t["cos_lin"])), float(np.mean(t["relerr_lin"])))
             for b, t in result["theory"].items()}
@@ -322,10 +442,11 @@ def claim2(result: dict, cfg: TCECConfig) -> ClaimCheck:
             "the quantised trajectory, reproduces the simulated error.",
             rule="for every bit width, over the n_theory evaluation seeds (the Jacobian applied by JVPs at the FP states, "
                  "the simulated final error x̂_S − x_S of the same seeds): " + _FIT_RULE + " (C2's thresholds; row added "
-                 "in session 8, issue 35)",
+                 "in session 8, issue 35)" + _HORIZON_RULE,
             rejects="errors that do not propagate (the last step's injected error alone predicts the final one) or a "
                     "recursion fed per-step errors unrelated to this trajectory (independent errors of the same size)",
             paper="deriving per-step quantization error propagation equations (abstract)")
+@_stable_across_horizons("C2q")
 def claim2q(result: dict, cfg: TCECConfig) -> ClaimCheck:
     theory = result["theory"]
     if any("cos_lin_q" not in t for t in theory.values()):
@@ -344,10 +465,11 @@ def claim2q(result: dict, cfg: TCECConfig) -> ClaimCheck:
                  "fed with the same δ's along the same FP trajectories, the J = 0 closed form against the linearised "
                  "product with J kept: one-sided 95 % t-bounds over seeds of the mean cosine >= 0.9 (lower) and of the "
                  "mean relative norm difference <= 0.5 (upper) (the thresholds of C2; the cumulative test added in "
-                 "session 5)",
+                 "session 5)" + _HORIZON_RULE,
             rejects="a per-step Jacobian ratio of 0.1–0.2 that compounds over the steps (cumulative cosine < 0.9 or norms "
                     "off by more than 50 %), or a Jacobian term comparable to the carry (ratio >= 0.25 at most steps)",
             paper="not reached (\"Approximation 1\", as described in the public reviews)")
+@_stable_across_horizons("C3")
 def claim3(result: dict, cfg: TCECConfig) -> ClaimCheck:
     bits = cfg.bits[-1]
     t = result["theory"][bits]
@@ -367,10 +489,11 @@ def claim3(result: dict, cfg: TCECConfig) -> ClaimCheck:
             "propagation weights times E‖δ_n‖².",
             rule="for every bit width, both in [1/1.5, 1.5]: mean ‖Σ_n W_{S,n} δ_n‖² / mean Σ_n W_{S,n}² ‖δ_n‖² (the "
                  "measured δ's with their cross-step correlations against independence, J = 0; added in session 5) and "
-                 "mean measured ‖e_S‖² / mean predicted",
+                 "mean measured ‖e_S‖² / mean predicted" + _HORIZON_RULE,
             rejects="errors correlated across steps (the first ratio outside [1/1.5, 1.5], even when damping by the network "
                     "brings the measured error back to the prediction), or damped by the network (the second ratio outside)",
             paper="not reached (reconstruction from the reviews' uniform-error assumption)")
+@_stable_across_horizons("C4")
 def claim4(result: dict, cfg: TCECConfig) -> ClaimCheck:
     theory = result["theory"]
     if any("var_full" not in t for t in theory.values()):
@@ -547,12 +670,13 @@ def claim9(result: dict, cfg: TCECConfig, seed: int) -> ClaimCheck:
             "flow-matching Euler, predicts the measured final error.",
             rule="for every other sampler and bit width run: " + _FIT_RULE + " (the thresholds of C2); and on "
                  "DPM-Solver++(2M) the two-step form beats the one-step form fed with the same δ's: the one-sided 95 % "
-                 "upper t-bound of the paired relative error (two-step − one-step) over seeds < 0",
+                 "upper t-bound of the paired relative error (two-step − one-step) over seeds < 0" + _HORIZON_RULE,
             rejects="the network's response to the carried error dominates on these samplers too (cosine < 0.9 or norms "
                     "off by more than 50%), or a one-step closed form that predicts DPM-Solver++(2M)'s error as well (the "
                     "two-step terms not what the error follows)",
             paper="not reached (the dossier's reading: the final formula uses \"the outputs of the two immediately "
                   "preceding steps\", which a second-order solver needs)")
+@_stable_across_horizons("C2b")
 def claim2b(solver_result: dict, cfg: TCECConfig) -> ClaimCheck:
     closed = solver_result["closed"]
     if not closed:

@@ -22,7 +22,8 @@ from .config import TCECConfig, parse_bits
 from ...training import PlateauTest
 from .models import load_data, make_model, train_denoiser
 
-__all__ = ["training_curve", "snapshot_step", "compared_gain", "metric_curve", "train", "train_flow", "train_dit", "dit_config", "load_model", "study", "solver_study", "dit_study", "calibration_inputs", "best_lambda",
+__all__ = ["training_curve", "snapshot_step", "compared_gain", "metric_curve", "early_model", "early_theory",
+           "early_closed", "train", "train_flow", "train_dit", "dit_config", "load_model", "study", "solver_study", "dit_study", "calibration_inputs", "best_lambda",
            "sampler_coefficients", "cell_key", "playground"]
 
 
@@ -152,15 +153,67 @@ def metric_curve(cfg: TCECConfig, trained: dict, end_cell: dict, bits: str, step
     TCEC gain at ``bits`` of the weights after ``trained["early_step"]`` updates (recomputed here) and of the final
     weights (read from the study's own cell ``end_cell``). ``{"steps": [early, T], "gain": [early, end], "bits",
     "solver"}`` (plain numbers, so it caches)."""
+    early = compared_gain(cfg, early_model(cfg, trained), bits, steps, xT, xc, seed, solver)
+    end = end_cell["psnr"]["tcec_m1"] - end_cell["psnr"]["base"]
+    return {"steps": _horizons(trained), "gain": [float(np.mean(early)),
+            float(np.mean(end))], "bits": bits, "solver": solver or cfg.solver}
+
+
+def early_model(cfg: TCECConfig, trained: dict) -> torch.nn.Module:
+    """The weights of ``trained`` after 2/3 of its updates (``early_state``), loaded as :func:`load_model` loads the
+    final ones: the earlier horizon of the convergence guards."""
     if "early_state" not in trained:
         raise ValueError("the trained model holds no early snapshot ('early_state'): train it with snapshot_at, for the "
-                         "convergence guard on the compared metric")
-    fp = load_model(cfg, {**trained, "state": trained["early_state"]})
-    early = compared_gain(cfg, fp, bits, steps, xT, xc, seed, solver)
-    end = end_cell["psnr"]["tcec_m1"] - end_cell["psnr"]["base"]
+                         "convergence guard at two horizons")
+    return load_model(cfg, {**trained, "state": trained["early_state"]})
+
+
+def _horizons(trained: dict) -> list[float]:
     st, _ = trained["loss"]
-    return {"steps": [float(trained["early_step"]), float(np.max(st))], "gain": [float(np.mean(early)),
-            float(np.mean(end))], "bits": bits, "solver": solver or cfg.solver}
+    return [float(trained["early_step"]), float(np.max(st))]
+
+
+def early_theory(cfg: TCECConfig, trained: dict, xT: torch.Tensor, seed: int) -> dict:
+    """What the theory rows (C1, C1b, C2, C2q, C3, C4) read, recomputed on the weights after 2/3 of the updates
+    (session 12, issue 35): per bit width on the RTN base, the main step count's record (the same evaluation seeds
+    ``xT``, the same quantiser and seed) through :func:`_theory` and its error curve, and the uncompensated final PSNR
+    against FP at the fewest and the most steps. Shaped like the part of :func:`study`'s result those rows read
+    (``cells`` with ``err_curve`` and ``psnr["base"]``, ``theory``), with ``steps``: [early, final] updates."""
+    fp = early_model(cfg, trained)
+    main, few = cfg.steps[-1], cfg.steps[0]
+    rng_ = ME.DATA_RANGE[cfg.dataset]
+    co_main = sampler_coefficients(cfg, main)
+    ts_f, a_f, b_f, _, _ = sampler_coefficients(cfg, few)
+    cells, theory, fp_traj, x_fp_few = {}, {}, None, None
+    for bits in cfg.bits:
+        q = _quantised(cfg, fp, bits, "rtn", seed)
+        rec = P.record(fp, q, xT, *co_main, fp_traj=fp_traj)
+        fp_traj = (rec.x_fp, rec.eps_fp)                      # the FP trajectory does not depend on the quantiser
+        with torch.enable_grad():
+            theory[bits] = _theory(cfg, fp, rec, co_main[:3])
+        if x_fp_few is None:
+            x_fp_few = P.sample(fp, xT, ts_f, a_f, b_f)
+        cells[cell_key(bits, main, "rtn")] = {"err_curve": _np(P.step_norms(rec.error).mean(1)),
+                                              "psnr": {"base": ME.psnr(rec.x_q[-1], rec.x_fp[-1], rng_)}}
+        cells[cell_key(bits, few, "rtn")] = {"psnr": {"base": ME.psnr(P.sample(q, xT, ts_f, a_f, b_f), x_fp_few, rng_)}}
+    return {"steps": _horizons(trained), "cells": cells, "theory": theory}
+
+
+def early_closed(cfg: TCECConfig, jobs, models: dict, xT: torch.Tensor, seed: int) -> dict:
+    """C2b's closed-form fits (:func:`_closed_form_fit`) recomputed on the weights after 2/3 of the updates: ``jobs``
+    the (solver, bits) pairs of :func:`solver_study`, ``models`` the trained run per prediction type ("eps",
+    "velocity"). ``{"closed": {key: fit}, "steps": {key: [early, final] updates}}``."""
+    main = cfg.steps[-1]
+    early = {k: early_model(cfg, t) for k, t in models.items() if t is not None}
+    closed, steps = {}, {}
+    for solver, bits in jobs:
+        kind = S.PREDICTION[solver]
+        co = sampler_coefficients(cfg, main, solver)
+        q = _quantised(cfg, early[kind], bits, "rtn", seed)
+        key = cell_key(bits, main, "rtn", solver)
+        closed[key] = _closed_form_fit(P.record(early[kind], q, xT, *co), co)
+        steps[key] = _horizons(models[kind])
+    return {"closed": closed, "steps": steps}
 
 
 def cell_key(bits: str, steps: int, base: str, solver: str | None = None) -> str:
@@ -348,9 +401,10 @@ def study(cfg: TCECConfig, trained: dict, seed: int) -> dict:
             samples["data"] = real[:2000]
         gb = cfg.bits[-1]                                    # the lowest bit width: the headline W4A4
         metric = {"ε-denoiser": metric_curve(cfg, trained, cells[cell_key(gb, main, "rtn")], gb, main, xT, xc, seed)}
+        early = early_theory(cfg, trained, xT, seed)          # the theory rows' two-horizon guard (session 12)
         return {"cells": cells, "theory": theory, "samples": samples, "overhead": overhead,
                 "feature_accuracy": getattr(feats, "train_accuracy", None),
-                "train_curves": {"ε-denoiser": training_curve(trained)}, "metric_curves": metric}
+                "train_curves": {"ε-denoiser": training_curve(trained)}, "metric_curves": metric, "early": early}
 
 
 def playground(cfg: TCECConfig, fp: torch.nn.Module, bits: str, steps: int, base: str, m: int | None, lambda1: float,
@@ -421,7 +475,9 @@ def solver_study(cfg: TCECConfig, trained: dict, trained_flow: dict | None, seed
                                                 xc, seed, fs)
         # the ε-denoiser's compared-metric reading is the main study's (metric_curves of :func:`study`), merged in by
         # the chapter, so that it is not computed twice
-        return {"cells": cells, "closed": closed, "samples": samples, "train_curves": curves, "metric_curves": metric}
+        early = early_closed(cfg, jobs, {"eps": trained, "velocity": trained_flow}, xT, seed)   # C2b's guard
+        return {"cells": cells, "closed": closed, "samples": samples, "train_curves": curves, "metric_curves": metric,
+                "early": early}
 
 
 def dit_study(cfg: TCECConfig, trained_dit: dict, seed: int) -> dict:
