@@ -1375,7 +1375,8 @@ def tiny_world() -> dict:
     ts, a, b, _, _ = ex.sampler_coefficients(cfg, cfg.steps[-1])
     xT = ex._noise(cfg, cfg.n_eval, 1000)
     recs = {bits: P.record(fp, ex._quantised(cfg, fp, bits, "rtn", 0), xT, ts, a, b) for bits in cfg.bits}
-    return {"cfg": cfg, "fp": fp, "res": res, "sol": sol, "dit": dres, "recs": recs, "coeffs": (ts, a, b), "xT": xT}
+    return {"cfg": cfg, "fp": fp, "res": res, "sol": sol, "dit": dres, "recs": recs, "coeffs": (ts, a, b), "xT": xT,
+            "tr": tr, "flow": flow}
 
 
 def _one_shot(rec, b) -> tuple[np.ndarray, np.ndarray, torch.Tensor]:
@@ -1712,7 +1713,7 @@ def _lin_q_with(delta_of) -> dict:
 @claim_case(SLUG, "C2q", "not reproduced", trivial="independent per-step errors of the same size (each seed's recursion "
             "fed another seed's δ's: the i.i.d. error model)")
 def _c2q_trivial_iid():
-    return claims.claim2q(_lin_q_with(lambda rec: rec.delta("quantised").roll(1, dims=1)), tiny_world()["cfg"])
+    return claims.claim2q(_settled(_lin_q_with(lambda rec: rec.delta("quantised").roll(1, dims=1))), tiny_world()["cfg"])
 
 
 @claim_case(SLUG, "C2q", "not reproduced", trivial="no propagation: the last step's injected error b_{S-1} δ_{S-1} alone")
@@ -1722,7 +1723,7 @@ def _c2q_trivial_one_shot():
     for bits, t in w["res"]["theory"].items():
         cos, rel, _ = _one_shot(w["recs"][bits], w["coeffs"][2])
         out[bits] = dict(t, cos_lin_q=cos, relerr_lin_q=rel)
-    return claims.claim2q({"theory": out}, w["cfg"])
+    return claims.claim2q(_settled({"theory": out}), w["cfg"])
 
 
 def test_c2q_on_the_tiny_world_and_its_inputs():
@@ -1750,3 +1751,105 @@ def test_c8_guard_is_symmetric():
     assert claims.claim8(make_result() | _timed(0.009, 0.005), CFG).inconclusive == "noise above effect"
     assert claims.claim8(make_result() | _timed(0.012, 0.005), CFG).inconclusive == "noise above effect"
     assert claims.claim8(make_result() | _timed(0.02, 0.005), CFG).passed is False
+
+
+# -- the theory rows' guard at two horizons (issue 35, session 12) -----------------------------------------------------
+def _theory_q(cos=0.995, rel=0.11):
+    """C2q's statistics (the recursion fed the quantised trajectory's δ's) at the smoke spread, or moved."""
+    g = np.random.default_rng(3)
+    return dict(_theory(), cos_lin_q=np.clip(g.normal(cos, 0.005, 64), -1, 1), relerr_lin_q=np.abs(g.normal(rel, 0.06, 64)))
+
+
+#: per theory row: the rule on a result, a result it reproduces, one it does not (the alternative world of its cases)
+HORIZON_ROWS = {
+    "C1": (lambda r: claims.claim1(r, CFG), lambda: make_result(curve=np.sqrt(np.linspace(0, 1, 51))),
+           lambda: make_result(curve=np.sin(np.linspace(0, np.pi, 51)))),
+    "C1b": (lambda r: claims.claim1b(r, CFG, 0), lambda: make_result(psnr_drop=-1.0), lambda: make_result(psnr_drop=1.0)),
+    "C2": (lambda r: claims.claim2(r, CFG), make_result, lambda: make_result(theory=_theory(cos=0.93, rel=30.0))),
+    "C2q": (lambda r: claims.claim2q(r, CFG), lambda: make_result(theory=_theory_q()),
+            lambda: make_result(theory=_theory_q(cos=0.7, rel=0.9))),
+    "C2b": (lambda r: claims.claim2b(r, CFG), lambda: make_solver_result(cos=0.95, rel=0.2),
+            lambda: make_solver_result(cos=0.96, rel=0.15, rel_one_step=0.15)),
+    "C3": (lambda r: claims.claim3(r, CFG), make_result, lambda: make_result(theory=_theory(jac=0.5))),
+    "C4": (lambda r: claims.claim4(r, CFG), make_result, lambda: make_result(theory=_theory(var=0.01))),
+}
+
+
+def _horizons(end: dict, early: dict) -> dict:
+    """``end`` with ``early``'s statistics as those of the weights after 2/3 of the updates (1,000 of 1,500)."""
+    if "closed" in end:
+        return {**end, "early": {"closed": early["closed"], "steps": {k: [1000.0, 1500.0] for k in early["closed"]}}}
+    return {**end, "early": {"steps": [1000.0, 1500.0], "cells": early["cells"], "theory": early["theory"]}}
+
+
+@pytest.mark.parametrize("rid", list(HORIZON_ROWS))
+def test_theory_row_whose_decision_flips_between_horizons_is_inconclusive(rid):
+    rule, ok, alt = HORIZON_ROWS[rid]
+    assert rule(ok()).passed is True and rule(alt()).passed is False          # the two worlds, each settled
+    for end, early, word in ((ok, alt, "not reproduced after 1000"), (alt, ok, "reproduced after 1000")):
+        c = rule(_horizons(end(), early()))
+        assert c.verdict == "inconclusive at this scale" and c.inconclusive == "not converged", c.measured
+        assert "decision differs" in c.reason and word in c.reason
+        assert "at two horizons (1000 → 1500 updates)" in c.measured and c.values["horizons"]["parts"]
+
+
+@pytest.mark.parametrize("rid", list(HORIZON_ROWS))
+def test_theory_row_stable_across_horizons_keeps_its_verdict(rid):
+    rule, ok, alt = HORIZON_ROWS[rid]
+    for make, verdict in ((ok, "reproduced"), (alt, "not reproduced")):
+        c = rule(_horizons(make(), make()))            # fresh, equal statistics at both horizons
+        assert c.verdict == verdict, c.measured
+        assert "at two horizons (1000 → 1500 updates)" in c.measured
+        assert all(p["change"] == 0 for p in c.values["horizons"]["parts"])
+
+
+@pytest.mark.parametrize("rid", list(HORIZON_ROWS))
+def test_theory_row_without_the_early_statistics_is_refused(rid):
+    rule, ok, _ = HORIZON_ROWS[rid]
+    r = ok()
+    r.pop("early")
+    with pytest.raises(ValueError, match=rf"rule {rid} .*statistics at the earlier horizon \('early'"):
+        rule(r)
+
+
+def test_theory_guard_reads_the_move_against_the_distance_from_the_threshold():
+    rule, _, _ = HORIZON_ROWS["C4"]
+    # both horizons pass (ratio 1.12 -> 1.1): |log| moves 0.018, a third of the end's distance to log 1.5 is 0.10
+    c = rule(_horizons(make_result(theory=_theory(var=1.1)), make_result(theory=_theory(var=1.12))))
+    assert c.passed is True and c.values["horizons"]["parts"][0]["converged"]
+    # both pass, but the ratio moved 1.4 -> 1.1 (0.24 > 0.10): a pass still on the move is not kept
+    c = rule(_horizons(make_result(theory=_theory(var=1.1)), make_result(theory=_theory(var=1.4))))
+    assert c.inconclusive == "not converged" and "moved by a third" in c.reason and "W4A4 |log(measured" in c.reason
+    rule2 = HORIZON_ROWS["C2"][0]
+    # C2 fails on the relative error at both horizons: 28 -> 30 holds (2 < 29.5 / 3), 5 -> 30 does not
+    held = rule2(_horizons(make_result(theory=_theory(cos=0.93, rel=30.0)), make_result(theory=_theory(cos=0.93, rel=28.0))))
+    assert held.passed is False
+    moved = rule2(_horizons(make_result(theory=_theory(cos=0.93, rel=30.0)), make_result(theory=_theory(cos=0.93, rel=5.0))))
+    assert moved.inconclusive == "not converged"
+    # a fail that rests on one statistic that holds is kept even where a passing statistic moved
+    c = rule2(_horizons(make_result(theory=_theory(cos=0.95, rel=30.0)), make_result(theory=_theory(cos=0.99, rel=29.0))))
+    assert c.passed is False
+    tab = claims.horizon_table({"C2": c, "C4": claims.claim2b(make_solver_result() | {"closed": {}}, CFG)})
+    assert "| C2 | W4A4 relative error upper bound | 29 | 30 |" in tab and "not decided" in tab
+
+
+def test_early_theory_on_the_final_weights_is_the_studys_own_theory():
+    """The early horizon is computed by the study's own code on the same seeds, quantiser and inputs: given the final
+    weights as its snapshot it returns the study's statistics exactly (and on the real snapshot, other numbers)."""
+    from icmlbook.papers.diffusion_ptq_compensation import experiments as ex
+    w = tiny_world()
+    cfg, res = w["cfg"], w["res"]
+    same = ex.early_theory(cfg, {**w["tr"], "early_state": w["tr"]["state"]}, w["xT"], 0)
+    for bits, t in res["theory"].items():
+        for k in ("cos", "relerr", "cos_lin_q", "relerr_lin_q", "jac_jvp", "var_measured", "cos_j0_lin"):
+            np.testing.assert_array_equal(same["theory"][bits][k], t[k])
+        for st in cfg.steps:
+            key = cell_key(bits, st, "rtn")
+            np.testing.assert_allclose(same["cells"][key]["psnr"]["base"], res["cells"][key]["psnr"]["base"], rtol=1e-6)
+        key = cell_key(bits, cfg.steps[-1], "rtn")
+        np.testing.assert_allclose(same["cells"][key]["err_curve"], res["cells"][key]["err_curve"], rtol=1e-6)
+    assert res["early"]["steps"] == [float(w["tr"]["early_step"]), float(cfg.train_steps)]
+    assert not np.array_equal(res["early"]["theory"][cfg.bits[-1]]["cos"], res["theory"][cfg.bits[-1]]["cos"])
+    sol = w["sol"]
+    assert set(sol["early"]["closed"]) == set(sol["closed"]) and all(
+        len(v) == 2 for v in sol["early"]["steps"].values())

@@ -19,7 +19,7 @@ from ...training import Convergence, PlateauTest, convergence_guard, plateau_che
 from .config import PRESETS, TCECConfig
 from .experiments import cell_key
 
-__all__ = ["gain", "bootstrap_mean", "training_convergence", "metric_convergence", "guard_converged", "horizon_parts", "guard_horizons", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
+__all__ = ["gain", "bootstrap_mean", "training_convergence", "metric_convergence", "guard_converged", "horizon_parts", "guard_horizons", "horizon_table", "seed_robustness", "seed_robustness_sentence", "claim1", "claim1b", "claim2", "claim2q", "claim2b", "claim3", "claim4", "claim5", "claim6", "claim7", "claim8",
            "claim9", "claim10", "claim11", "claim12"]
 
 SOLVER_NAMES = {"dpmpp2m": "DPM-Solver++(2M)", "flow_euler": "flow Euler"}
@@ -289,6 +289,22 @@ def guard_horizons(check: ClaimCheck, early: ClaimCheck, rule_id: str, cfg: TCEC
         why = "the statistics the verdict rests on moved by a third of their distance from the threshold or more: " + \
               "; ".join(moved)
     return ClaimCheck.inconclusive_check(text, "not converged", why, vals)
+
+
+def horizon_table(checks: dict[str, ClaimCheck]) -> str:
+    """A markdown table of the theory rows' two-horizon guard: per row and statistic, its value after 2/3 of the
+    updates and at the end, the move, the move the guard allows (a third of the end value's distance from the
+    threshold) and whether it held."""
+    lines = ["| row | statistic | after 2/3 | at the end | moved | allowed | holds |", "|---|---|---|---|---|---|---|"]
+    for label, c in checks.items():
+        h = c.values.get("horizons")
+        if not h:
+            lines.append(f"| {label} | — (not decided at this profile) | | | | | |")
+            continue
+        for r in h["parts"]:
+            lines.append(f"| {label} | {r['name']} | {r['at']:.3g} | {r['later']:.3g} | {r['change']:.3g} | "
+                         f"{r['tolerance']:.3g} | {'yes' if r['converged'] else 'no'} |")
+    return "\n".join(lines)
 
 
 def _word(passed) -> str:
