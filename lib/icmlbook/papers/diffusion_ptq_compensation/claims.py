@@ -294,16 +294,19 @@ def guard_horizons(check: ClaimCheck, early: ClaimCheck, rule_id: str, cfg: TCEC
 def horizon_table(checks: dict[str, ClaimCheck]) -> str:
     """A markdown table of the theory rows' two-horizon guard: per row and statistic, its value after 2/3 of the
     updates and at the end, the move, the move the guard allows (a third of the end value's distance from the
-    threshold) and whether it held."""
-    lines = ["| row | statistic | after 2/3 | at the end | moved | allowed | holds |", "|---|---|---|---|---|---|---|"]
+    threshold), whether it held, and on which side of the rule's threshold it ends (a pass needs every statistic to
+    hold; a fail, one failing statistic that holds)."""
+    lines = ["| row | statistic | after 2/3 | at the end | moved | allowed | holds | at the end, the rule's side |",
+             "|---|---|---|---|---|---|---|---|"]
     for label, c in checks.items():
         h = c.values.get("horizons")
         if not h:
-            lines.append(f"| {label} | — (not decided at this profile) | | | | | |")
+            lines.append(f"| {label} | — (not decided at this profile) | | | | | | |")
             continue
         for r in h["parts"]:
             lines.append(f"| {label} | {r['name']} | {r['at']:.3g} | {r['later']:.3g} | {r['change']:.3g} | "
-                         f"{r['tolerance']:.3g} | {'yes' if r['converged'] else 'no'} |")
+                         f"{r['tolerance']:.3g} | {'yes' if r['converged'] else 'no'} | "
+                         f"{'passes' if r['passes'] else 'fails'} |")
     return "\n".join(lines)
 
 

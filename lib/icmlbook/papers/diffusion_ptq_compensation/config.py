@@ -48,6 +48,16 @@ one lean cell per trained model, measured on untrained digits models at default 
 inflated): 15.3 s (ε U-Net, DDIM), 14.4 s (flow U-Net, Euler), 8.5 s (DiT), about 38 s in all. On the smoke ring the
 W4A4 gain moved 0.17 dB (267 -> 400 updates), 0.95 dB (1,000 -> 1,500) and 2.4 dB (4,000 -> 6,000): there the guard
 fails at every length tried, so the smoke page's compensation rows are inconclusive (not converged).
+
+Session 12 (issue 35): the theory rows (C1, C1b, C2, C2q, C2b, C3, C4) are guarded at two horizons on their own
+statistics: the study recomputes what they read on the ε-denoiser's weights after 2/3 of its updates
+(:func:`.experiments.early_theory`: per bit width the main step count's record through the study's ``_theory``, its
+error curve, and the base PSNR at the fewest and most steps) and the solver study C2b's closed-form fits on the early
+ε and flow weights (:func:`.experiments.early_closed`), on the same evaluation seeds (all of them: no subsampling).
+Extra cost, CPU time on one thread at load 11 on 2 cores (inflated): smoke 1.2 s (early_theory; the whole smoke
+study with it 7.2 s); at default sizes, measured on untrained digits models (the cost does not depend on the weights),
+26.4 s (early_theory, 3 bit widths) + 7.8 s (early_closed, 2 sampler/bit pairs) = ~34 s, so the default goes from
+~482 s to a projected ~516 s.
 """
 
 from __future__ import annotations
