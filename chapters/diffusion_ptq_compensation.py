@@ -538,7 +538,9 @@ def _(cfg, claims, dit_result, mo, run, trained_dit):
 @app.cell
 def _(check1, check1b, check2, check2b, check2q, check3, check4, claims, mo, result):
     _t0, _t1 = result["early"]["steps"]
-    mo.md(f"""
+    _table = claims.horizon_table({"C1": check1, "C1b": check1b, "C2": check2, "C2q": check2q, "C2b": check2b,
+                                   "C3": check3, "C4": check4})
+    mo.vstack([mo.md(f"""
     ## The theory rows at two horizons
 
     Claims 1-4 measure properties of one trained denoiser, so training it further could change them. Each is
@@ -546,11 +548,8 @@ def _(check1, check1b, check2, check2b, check2q, check3, check4, claims, mo, res
     and inputs; for claim 2b the ε-denoiser's and the flow model's own snapshots), and a row keeps its verdict only
     when the statistics it rests on moved by less than a third of their distance from the rule's threshold at the
     end (a pass needs every statistic to hold, a fail one failing statistic); otherwise it reads *inconclusive (not
-    converged)*.
-
-    {claims.horizon_table({"C1": check1, "C1b": check1b, "C2": check2, "C2q": check2q, "C2b": check2b,
-                           "C3": check3, "C4": check4})}
-    """)
+    converged)*:
+    """), mo.md(_table)])
     return
 
 
