@@ -1832,6 +1832,8 @@ def test_theory_guard_reads_the_move_against_the_distance_from_the_threshold():
     tab = claims.horizon_table({"C2": c, "C4": claims.claim2b(make_solver_result() | {"closed": {}}, CFG)})
     assert "| C2 | W4A4 relative error upper bound | 29 | 30 |" in tab and "not decided" in tab
     assert "| C2 | W4A4 cosine lower bound | 0.99 | 0.95 | 0.04 | 0.0167 | no | passes |" in tab
+    c4 = claims.horizon_table({"C4": rule(_horizons(make_result(theory=_theory(var=1.1)), make_result()))})
+    assert all(line.replace("\\|", "").count("|") == 9 for line in c4.splitlines())     # C4's |log| escaped
 
 
 def test_early_theory_on_the_final_weights_is_the_studys_own_theory():

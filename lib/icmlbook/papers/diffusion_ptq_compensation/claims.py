@@ -304,7 +304,8 @@ def horizon_table(checks: dict[str, ClaimCheck]) -> str:
             lines.append(f"| {label} | — (not decided at this profile) | | | | | | |")
             continue
         for r in h["parts"]:
-            lines.append(f"| {label} | {r['name']} | {r['at']:.3g} | {r['later']:.3g} | {r['change']:.3g} | "
+            name = r["name"].replace("|", "\\|")            # C4's |log ratio|: a pipe would end the cell
+            lines.append(f"| {label} | {name} | {r['at']:.3g} | {r['later']:.3g} | {r['change']:.3g} | "
                          f"{r['tolerance']:.3g} | {'yes' if r['converged'] else 'no'} | "
                          f"{'passes' if r['passes'] else 'fails'} |")
     return "\n".join(lines)
