@@ -1387,6 +1387,20 @@ def test_the_guard_answers_first_and_a_straddling_interval_is_inconclusive():
         claims.claim4(q, CFG)
 
 
+def test_every_compared_model_shows_its_guard_measurement():
+    """Issue 35's 'done when' (session 12): the row's measured text carries the plateau reading of every model the
+    rule compares, the converged ones included (before, a passing model's reading was not on the page at all, and a
+    failing row listed only the failures, in its reason)."""
+    for out, models in ((_c4_ok(), ("OLLA", "ULLA", "OLLA-P", "ULLA-P")), (_c9_ok(), ("RSGM", "OLLA", "ULLA")),
+                        (_c4e_ok(), ("OLLA", "ULLA")), (_c4_not_converged(), ("OLLA", "ULLA", "OLLA-P", "ULLA-P")),
+                        (_c4e_not_converged(), ("OLLA", "ULLA"))):
+        assert "; plateau test: " in out.measured
+        reading = out.measured.split("; plateau test: ", 1)[1]
+        for m in models:
+            assert f"{m}: converged (" in reading or f"{m}: NOT converged (" in reading, (m, reading)
+    assert "OLLA: converged (" in _c4_ok().measured.split("; plateau test: ", 1)[1]
+
+
 # -- claim 6s (session 9, issue 35): landing's step against SO(n)'s closed-form projection -------------------------
 def _svd_cost(ratio, spread=0.3, rounds=7, ns=(3, 6, 10), seed=0, eigh_ratio=None):
     """Cost rows whose SVD projection takes ``ratio`` (a number or one per n) times landing's step, per round with

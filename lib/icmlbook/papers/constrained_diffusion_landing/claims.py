@@ -45,10 +45,12 @@ _MIN_EARLY = 7
 
 
 def _guard(cfg: LandingConfig, methods, measured: str, quality: QualityStudy | None = None, earth: dict | None = None
-           ) -> ClaimCheck | None:
+           ) -> tuple[ClaimCheck | None, str]:
     """The convergence guard over ``methods``: JSD at the earlier horizon (``jsd_early``) against the final JSD,
     per seed, from the quality study's records or the volcano study's rows; a record without ``jsd_early`` is
-    refused (the guard cannot be skipped)."""
+    refused (the guard cannot be skipped). Returns the guard's *inconclusive* check (None when every model passed)
+    and ``measured`` with every compared model's plateau reading appended (session 12, issue 35: the page shows the
+    guard's measurement per compared model, the converged ones too, not only the failures in the reason)."""
     reports = []
     for m in methods:
         if quality is not None:
@@ -68,7 +70,8 @@ def _guard(cfg: LandingConfig, methods, measured: str, quality: QualityStudy | N
                                          name=f"{m} (its earlier horizon at update {few}, before {_MIN_EARLY})"))
             continue
         reports.append(plateau_check(at, later, cfg.parity_margin, cfg.quality_plateau, name=m))
-    return convergence_guard(*reports, measured=measured)
+    text = f"{measured}; plateau test: " + "; ".join(r.text for r in reports)
+    return convergence_guard(*reports, measured=text), text
 
 
 def _four(measured: str, ok: bool, against: bool, values: dict) -> ClaimCheck:
@@ -215,7 +218,7 @@ def claim4(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
                 + "; ".join(parts) + "; learned: " + ", ".join(f"{m} {'yes' if v else 'no'}" for m, v in learned.items())
                 + "; dropped samples " + ", ".join(f"{m} {v:.1%}" for m, v in dropped.items()))
     vals = {"learned": learned, "upper": up, "dropped": dropped}
-    guard = _guard(cfg, ("OLLA", "ULLA", "OLLA-P", "ULLA-P"), measured, quality=quality)
+    guard, measured = _guard(cfg, ("OLLA", "ULLA", "OLLA-P", "ULLA-P"), measured, quality=quality)
     return guard or _four(measured, ok, against, vals)
 
 
@@ -255,7 +258,7 @@ def claim5(quality: QualityStudy, nfe: dict, cfg: LandingConfig) -> ClaimCheck:
 
 
 def _c5_out(quality, cfg, ok, against, measured, vals):
-    guard = _guard(cfg, ("OLLA", "ULLA"), measured, quality=quality)
+    guard, measured = _guard(cfg, ("OLLA", "ULLA"), measured, quality=quality)
     return guard or _four(measured, ok, against, vals)
 
 
@@ -438,7 +441,7 @@ def claim4e(earth: dict | None, cfg: LandingConfig) -> ClaimCheck:
 def _c4e_out(earth, cfg, ok, against, measured, vals):
     if not np.isfinite(vals["upper"]):          # a non-finite JSD is a broken sampler: it fails, guard or not
         return ClaimCheck(measured, False, vals)
-    guard = _guard(cfg, ("OLLA", "ULLA"), measured, earth=earth)
+    guard, measured = _guard(cfg, ("OLLA", "ULLA"), measured, earth=earth)
     return guard or _four(measured, ok, against, vals)
 
 
@@ -467,7 +470,7 @@ def claim9(quality: QualityStudy, cfg: LandingConfig) -> ClaimCheck:
     extra = f"; ambient diffusion + final projection {amb.mean():.4f}" if len(amb) else ""
     measured = (f"JSD RSGM {ref.mean():.4f} over {len(ref)} seeds (uniform law {unif.mean():.4f}, oracle "
                 f"{orc.mean():.4f}); " + "; ".join(parts) + extra)
-    guard = _guard(cfg, ("RSGM", "OLLA", "ULLA"), measured, quality=quality)
+    guard, measured = _guard(cfg, ("RSGM", "OLLA", "ULLA"), measured, quality=quality)
     return guard or _four(measured, bool(ok and learned), bool(against or not learned), {"learned": learned})
 
 
