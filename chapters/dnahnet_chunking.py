@@ -257,7 +257,8 @@ def _(mo):
     **Converged before compared.** Each model keeps its weights at {T}/(1 + {e}) of its updates as well as at
     the end; the rows that read trained models first check, by a plateau test declared in the config, that
     training {e:.0%} longer moved the compared number (the compression, a phase contrast, an AUROC, a mean
-    likelihood drop) by less than a third of the rule's margin. A row whose models fail it is *inconclusive
+    likelihood drop, and since session 12 the held-out bits per nucleotide of every arm that claims 2, 3, 5
+    and 5b compare) by less than a third of the rule's margin. A row whose models fail it is *inconclusive
     at this scale (not converged)*, never *not reproduced*.
     """.replace("{T}", "T").replace("{e:.0%}", "50 %").replace("{e}", "½"))
     return
@@ -573,6 +574,17 @@ def _(cfg, claims, ex, mo):
     dnaHNet-mini's FLOPs at the compression its router realised at each evaluation (integrated over the
     updates), and the rows print how far its realised budget is above the other model's. C1 and C1b
     skipped a non-finite compression after the first replicate (Python's `max`); it now fails.
+
+    **C2, C3, C5 and C5b under the contract's rules 9 and 10 (session 12, issue 35; stricter only).** Their
+    guard was dnaHNet-mini against the k-mer chain alone: the arm compared with it (an ablation, fixed
+    stride, the Transformer, the Mamba) was never checked for convergence, and a gap of the right sign
+    within the seeds' or the windows' noise read *not reproduced*. Now every compared arm's held-out bits
+    per nucleotide, read along its logged curve, must move by less than {cfg.plateau_share:.2g} of
+    bpn_margin = {cfg.bpn_margin:g} bits/nt between {1 / (1 + cfg.plateau_extend):.0%} of its updates and
+    the end (each arm's reading is in the row; the rules' own minimum effect, min_gap = {cfg.min_gap:g},
+    has no third to take, so this margin was declared for them before any run of the rule), and *not
+    reproduced* needs the seed t upper bound or the windows' upper end below min_gap; an interval that
+    contains it is *inconclusive (interval spans both)*.
     """)
     return
 

@@ -48,6 +48,15 @@ SPAN_ONE = ("one replicate: the seed interval is unbounded (seed noise unknown),
             "negation")
 
 
+_BPN_RULE = ("; not reproduced only when the seed t upper bound or the windows' upper end lies below min_gap (evidence "
+             "against), inconclusive (interval spans both) when the intervals contain it (three-way since session 12; "
+             "such a gap read 'not reproduced' before); first, every compared arm's held-out bpn, read along its "
+             "logged curve, moves by less than plateau_share of bpn_margin (0.01 bits/nt) between T / (1 + "
+             "plateau_extend) and T (declared plateau test, since session 12; inconclusive, not converged, otherwise)")
+SPAN_GAP = ("the gap's seed and window intervals contain min_gap: this run cannot tell the gap from its absence "
+            "(three-way since session 12; it read 'not reproduced' before)")
+
+
 def plateau_test(cfg: DnaHNetConfig) -> PlateauTest:
     """The declared plateau test (second edition, rule 10): ``plateau_extend`` x T longer moves the compared metric by
     less than ``plateau_share`` x the rule's margin."""
@@ -69,6 +78,45 @@ def compression_convergence(results, ratios, cfg: DnaHNetConfig, name: str) -> l
         reports.append(plateau_from_curve(steps, vals, cfg.ratio_tol * N, plateau_test(cfg),
                                           name=f"{name} stage {s} L/L′"))
     return reports
+
+
+ARM_NAMES = {"dnahnet": "dnaHNet-mini", "transformer": "Transformer", "mamba": "isotropic Mamba",
+             "stride": "fixed stride", "fixed_router": "fixed router", "no_smoothing": "no smoothing", "no_ste": "no STE"}
+
+
+def bpn_convergence(arms: dict, names, cfg: DnaHNetConfig) -> list[Convergence] | None:
+    """The plateau test of each named arm's held-out bpn along its replicates' logged curves (T against
+    T / (1 + plateau_extend), :func:`~icmlbook.training.plateau_from_curve`), margin ``bpn_margin`` (session 12,
+    issue 35: C2, C3, C5, C5b compared arms whose convergence only the k-mer reference of dnaHNet-mini spoke for).
+    None when an arm's curve lacks the steps or the bpn (trained before the guard)."""
+    reports = []
+    for a in names:
+        results = arms.get(a) or []
+        if not results or any(not isinstance(getattr(r, "curve", None), dict) or "bpn" not in r.curve
+                              or "step" not in r.curve for r in results):
+            return None
+        steps = np.asarray(results[0].curve["step"], float)
+        vals = np.stack([np.asarray(r.curve["bpn"], float) for r in results])
+        reports.append(plateau_from_curve(steps, vals, cfg.bpn_margin, plateau_test(cfg),
+                                          name=f"{ARM_NAMES.get(a, a)} held-out bpn"))
+    return reports
+
+
+def _bpn_guarded(arms: dict, names, cfg: DnaHNetConfig, check: ClaimCheck) -> ClaimCheck:
+    """``check`` behind the bpn plateau test of every compared arm (:func:`bpn_convergence`): each arm's reading is
+    appended to what was measured; an arm that fails makes the row *inconclusive* (not converged), its values kept
+    (the k-mer flag among them, and the k-mer reason after the plateau test's when both apply)."""
+    reports = bpn_convergence(arms, names, cfg)
+    if reports is None:
+        return ClaimCheck(check.measured, None, check.values, reason=NO_GUARD)
+    measured = f"{check.measured}; plateau test: " + "; ".join(r.text for r in reports)
+    guard = convergence_guard(*reports, measured=measured)
+    if guard is not None:
+        reason = guard.reason + (f"; and {check.reason}" if check.inconclusive == "not converged" and check.reason
+                                 else "")
+        values = {**(check.values if isinstance(check.values, dict) else {}), **(guard.values or {})}
+        return ClaimCheck.inconclusive_check(measured, "not converged", reason, values)
+    return ClaimCheck(measured, check.passed, check.values, reason=check.reason, inconclusive=check.inconclusive)
 
 
 def _guarded(reports: list[Convergence] | None, check: ClaimCheck) -> ClaimCheck:
@@ -111,10 +159,21 @@ def _gap_check(arms: dict, worse: str, cfg: DnaHNetConfig, seed: int,
         text = f"{per} (one replicate: seed noise unknown; windows {mean:+.4f} [{lo:+.4f}, {hi:+.4f}])"
     else:
         eb = effect_bound(g, cfg.min_gap, side="lower", two_sided=False)
-        ok = bool(eb.passed) and lo > cfg.min_gap
-        values.update(t_lower=eb.bound)
-        text = (f"{per}; mean {eb.mean:+.4f}, seed t lower bound {eb.bound:+.4f} over {eb.n} replicates; windows "
-                f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]; dnaHNet-mini's own seed sd {spread:.4f}")
+        ub = effect_bound(g, cfg.min_gap, side="upper", two_sided=False)
+        # three-way since session 12 (rule 9): reproduced when both lower bounds clear min_gap; not reproduced only
+        # when the seed t upper bound or the windows' upper end lies below it (evidence the gap is not there);
+        # otherwise the intervals span both (a gap of the right sign within noise read 'not reproduced' before)
+        if bool(eb.passed) and lo > cfg.min_gap:
+            ok = True
+        elif bool(ub.passed) or hi < cfg.min_gap:
+            ok = False
+        else:
+            ok = None
+            values["span"] = True
+        values.update(t_lower=eb.bound, t_upper=ub.bound)
+        text = (f"{per}; mean {eb.mean:+.4f}, seed t bounds [{eb.bound:+.4f}, {ub.bound:+.4f}] (one-sided 95 % each) "
+                f"over {eb.n} replicates; windows {mean:+.4f} [{lo:+.4f}, {hi:+.4f}]; dnaHNet-mini's own seed sd "
+                f"{spread:.4f}")
     if reference is not None:
         own = float(np.mean([r.bpn for r in arms["dnahnet"]]))
         values.update(reference=reference, own=own)
@@ -197,7 +256,7 @@ def _matched_flops_check(arms: dict, other: str, name: str, cfg: DnaHNetConfig, 
     if ok is None and v.get("kmer_level"):
         return ClaimCheck.inconclusive_check(measured, "not converged", KMER_REASON, v)
     if ok is None:
-        return ClaimCheck.inconclusive_check(measured, "interval spans both", SPAN_ONE, v)
+        return ClaimCheck.inconclusive_check(measured, "interval spans both", SPAN_GAP if v.get("span") else SPAN_ONE, v)
     return ClaimCheck(measured, bool(ok and ahead), v)
 
 
@@ -238,9 +297,10 @@ def claim1b(arms: dict, cfg: DnaHNetConfig) -> ClaimCheck:
             "raise held-out bits per nucleotide.",
             rule="for each ablation, the paired gap held-out bpn − dnaHNet-mini's (same replicate index, same windows): "
                  "one-sided 95 % t lower bound over replicates (seed noise) and 95 % bootstrap lower bound over "
-                 "windows both above min_gap (0); dnaHNet-mini's mean bpn below the best order-k Markov chain's (k ≤ 8) on the same windows; with one replicate of an ablation inconclusive (interval spans both: seed noise unknown)",
-            rejects="an ablation that matches the full model (gaps of either sign, within seed and window noise), or "
-                    "models that have learned no more than k-mer statistics",
+                 "windows both above min_gap (0); dnaHNet-mini's mean bpn below the best order-k Markov chain's (k ≤ 8) on the same windows; with one replicate of an ablation inconclusive (interval spans both: seed noise unknown)" + _BPN_RULE,
+            rejects="an ablation as good as or better than the full model beyond seed and window noise (a gap within "
+                    "noise is inconclusive, never a pass), or models that have learned no more than k-mer statistics "
+                    "or are still learning",
             paper="not reached (dossier §5, from H-Net's design)")
 def claim2(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | None = None) -> ClaimCheck:
     res, oks, texts = {}, [], []
@@ -250,18 +310,27 @@ def claim2(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | Non
         oks.append(o)
         texts.append(f"{a}: {t}")
     measured = f"bpn gap over dnaHNet-mini per replicate: {'; '.join(texts)}"
+    return _bpn_guarded(arms, ("dnahnet", *ABLATIONS), cfg, _claim2_decide(measured, oks, res))
+
+
+def _claim2_decide(measured: str, oks: list, res: dict) -> ClaimCheck:
     if any(v.get("kmer_level") for v in res.values()):
         return ClaimCheck.inconclusive_check(measured, "not converged", KMER_REASON, res)
+    if any(o is False for o in oks):                 # an ablation that does not hurt, beyond noise: evidence against
+        return ClaimCheck(measured, False, res)
     if any(o is None for o in oks):
-        return ClaimCheck.inconclusive_check(measured, "interval spans both", "an ablation has " + SPAN_ONE, res)
-    return ClaimCheck(measured, all(oks), res)
+        one = [a for a, v in res.items() if not v.get("span") and "t_lower" not in v]
+        return ClaimCheck.inconclusive_check(measured, "interval spans both",
+                                             "an ablation has " + SPAN_ONE if one else SPAN_GAP, res)
+    return ClaimCheck(measured, True, res)
 
 
 @claim_rule("C3", statement="At equal compression, learned boundaries beat fixed-stride chunking.",
             rule="paired gap fixed-stride (every N nt) bpn − dnaHNet-mini bpn: one-sided 95 % t lower bound over "
-                 "replicates and 95 % bootstrap lower bound over windows both above min_gap (0); dnaHNet-mini's mean bpn below the best order-k Markov chain's (k ≤ 8) on the same windows",
-            rejects="fixed-stride chunking as good as or better than learned chunking, or a gap between models that "
-                    "have learned no more than k-mer statistics",
+                 "replicates and 95 % bootstrap lower bound over windows both above min_gap (0); dnaHNet-mini's mean bpn below the best order-k Markov chain's (k ≤ 8) on the same windows" + _BPN_RULE,
+            rejects="fixed-stride chunking as good as or better than learned chunking beyond noise (within noise: "
+                    "inconclusive, never a pass), or a gap between models that have learned no more than k-mer "
+                    "statistics or are still learning",
             paper="not reached (the abstract: fixed tokenisers fragment codons and motifs)")
 def claim3(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | None = None) -> ClaimCheck:
     ok, text, v = _gap_check(arms, "stride", cfg, seed, reference)
@@ -269,10 +338,12 @@ def claim3(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | Non
     measured = (f"stride − learned bpn per replicate: {text}; learned L/L′ {', '.join(f'{c:.2f}' for c in comp)}, "
                 f"stride {cfg.ratio:g}")
     if ok is None and v.get("kmer_level"):
-        return ClaimCheck.inconclusive_check(measured, "not converged", KMER_REASON, v)
-    if ok is None:
-        return ClaimCheck.inconclusive_check(measured, "interval spans both", SPAN_ONE, v)
-    return ClaimCheck(measured, ok, v)
+        check = ClaimCheck.inconclusive_check(measured, "not converged", KMER_REASON, v)
+    elif ok is None:
+        check = ClaimCheck.inconclusive_check(measured, "interval spans both", SPAN_GAP if v.get("span") else SPAN_ONE, v)
+    else:
+        check = ClaimCheck(measured, ok, v)
+    return _bpn_guarded(arms, ("dnahnet", "stride"), cfg, check)
 
 
 def unchunked_flop_ratio(cfg: DnaHNetConfig, log2_lengths) -> np.ndarray:
@@ -377,13 +448,15 @@ def claim4b(timing, cfg: DnaHNetConfig, arms: dict | None = None) -> ClaimCheck:
                  "dnaHNet-mini ahead of the Transformer at every evaluation of either model in the upper half of the "
                  "FLOP range (the other's curve interpolated in log FLOPs; dnaHNet-mini's FLOPs counted at the "
                  "compression its router realised, since session 6), in every replicate; dnaHNet-mini's mean bpn below "
-                 "the best order-k Markov chain's (k ≤ 8) on the same windows",
-            rejects="the Transformer as good or better at equal compute, ahead until the last evaluations, or a "
-                    "dnaHNet-mini no better than k-mer statistics, or ahead only by the compute a router that "
-                    "compresses less than N spends beyond the budget",
+                 "the best order-k Markov chain's (k ≤ 8) on the same windows" + _BPN_RULE,
+            rejects="the Transformer as good or better at equal compute (beyond noise; within noise inconclusive), "
+                    "ahead until the last evaluations, or a dnaHNet-mini no better than k-mer statistics, or ahead "
+                    "only by the compute a router that compresses less than N spends beyond the budget, or models "
+                    "still learning",
             paper="“outperforms leading architectures including StripedHyena2 in scaling and efficiency” (abstract)")
 def claim5(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | None = None) -> ClaimCheck:
-    return _matched_flops_check(arms, "transformer", "Transformer", cfg, seed, reference)
+    return _bpn_guarded(arms, ("dnahnet", "transformer"), cfg,
+                        _matched_flops_check(arms, "transformer", "Transformer", cfg, seed, reference))
 
 
 @claim_rule("C5b", statement="At a matched training-FLOP budget dnaHNet-mini reaches lower held-out bits per "
@@ -392,15 +465,17 @@ def claim5(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | Non
                  "bound over windows of the paired gap both above min_gap (0), and dnaHNet-mini ahead of the Mamba at "
                  "every evaluation of either model in the upper half of the FLOP range (dnaHNet-mini's FLOPs at its "
                  "realised compression, since session 6), in every replicate; dnaHNet-mini's mean bpn below the best "
-                 "order-k Markov chain's (k ≤ 8) on the same windows",
-            rejects="the isotropic Mamba as good or better at equal compute, ahead until the last evaluations, or a "
-                    "dnaHNet-mini no better than k-mer statistics, or ahead only by the compute a router that "
-                    "compresses less than N spends beyond the budget",
+                 "order-k Markov chain's (k ≤ 8) on the same windows" + _BPN_RULE,
+            rejects="the isotropic Mamba as good or better at equal compute (beyond noise; within noise "
+                    "inconclusive), ahead until the last evaluations, or a dnaHNet-mini no better than k-mer "
+                    "statistics, or ahead only by the compute a router that compresses less than N spends beyond the "
+                    "budget, or models still learning",
             paper="not reached (the dossier's baseline list; the abstract names StripedHyena2)")
 def claim5b(arms: dict, cfg: DnaHNetConfig, seed: int = 0, reference: float | None = None) -> ClaimCheck:
     if not arms.get("mamba"):
         return ClaimCheck("—", None, reason="the isotropic Mamba was not trained in this run")
-    return _matched_flops_check(arms, "mamba", "isotropic Mamba", cfg, seed, reference)
+    return _bpn_guarded(arms, ("dnahnet", "mamba"), cfg,
+                        _matched_flops_check(arms, "mamba", "isotropic Mamba", cfg, seed, reference))
 
 
 _PHASE_GUARD = ("; first, the compared estimates of the same model saved at T / (1 + plateau_extend) updates move by less "

@@ -94,7 +94,12 @@ class DnaHNetConfig(ProfileConfig):
         plateau_extend x T longer must move each compared metric by less than plateau_share x the rule's margin; read
         back from an evaluation and a saved state at T / (1 + plateau_extend)); the margins are ratio_tol x N
         (compression: C1, C1b, C4, C4b), phase_ratio_min − 1 (phase contrast: C6, C6c, C6d), enrich_min − 1 (edge
-        enrichment: C6b), auroc_min − 0.5 (AUROC: C7, C7b, C8b) and dll_margin (bits: C8's mean ΔLL differences).
+        enrichment: C6b), auroc_min − 0.5 (AUROC: C7, C7b, C8b), dll_margin (bits: C8's mean ΔLL differences) and
+        bpn_margin (bits per nucleotide: C2, C3, C5, C5b, whose own minimum effect min_gap is 0 and has no third to
+        take; since session 12, issue 35: each compared arm's held-out bpn, read along its logged curve at T and at
+        T / (1 + plateau_extend), must move by less than plateau_share x bpn_margin, so a gap between models still
+        learning is inconclusive, never evidence against; 0.01 bits/nt, about four times dnaHNet-mini's seed sd at
+        default, declared before any run of the rule).
     Equal updates (second edition, rule 10): every arm runs ``steps`` updates; an arm's batch is ceil(batch x
         dnaHNet-mini's forward FLOPs ÷ the arm's), so the training-FLOP budgets match up to that rounding, which is
         in the baseline's favour (the Transformer: 5 windows instead of 4.15 at smoke, 6 instead of 5.64 at
@@ -154,6 +159,7 @@ class DnaHNetConfig(ProfileConfig):
     plateau_extend: PositiveFloat = 0.5
     plateau_share: Float(gt=0, le=1) = 1.0 / 3.0
     dll_margin: PositiveFloat = 0.1
+    bpn_margin: PositiveFloat = 0.01
     threads: PositiveInt = 1
 
     def validate(self) -> None:
