@@ -282,7 +282,8 @@ def _(cfg, ex, run):
 def _(claims, cfg, forward, mo, plots, quality):
     check1 = claims.claim1(forward, quality, cfg)
     mo.vstack([plots.feasibility_figure(forward, quality.backward_traces),
-               mo.md(f"*Figure: mean constraint violation per step (log scale).*\n\n{check1.sentence('Claim 1')}")])
+               mo.md(f"*Figure: mean constraint violation per step (log scale).*\n\n{check1.sentence('Claim 1')} "
+                     f"{claims.claim1_in_code_parameterisation(forward, check1, cfg)}")])
     return (check1,)
 
 

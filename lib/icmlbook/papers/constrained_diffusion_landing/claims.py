@@ -121,6 +121,30 @@ def claim1(forward: dict, quality: QualityStudy, cfg: LandingConfig) -> ClaimChe
                       bool(ok), {"forward": fw, "backward": bw, "terminal": term})
 
 
+def claim1_in_code_parameterisation(forward: dict, check1: ClaimCheck, cfg: LandingConfig) -> str:
+    """Whether claim 1's verdict rests on our parameterisation (the audit: h = |x|² − 1 where the official code uses
+    |x| − 1, and the 1e-3 bar is the dossier's example): one computed sentence. The forward paths' largest mean
+    ||x| − 1| is measured on the same iterates (``trace_code``); on the backward paths it is at most ours, since
+    ||x| − 1| = |h| / (|x| + 1) <= |h|. So a pass in ours is a pass in the code's; a failure carries over only when a
+    forward value in the code's parameterisation is still above the bar (otherwise the sentence says it is open)."""
+    if not all(isinstance(forward.get(m), dict) and "trace_code" in forward[m] for m in ("OLLA", "ULLA")):
+        return ("The code's parameterisation was not measured in this run (an old cache): whether claim 1's verdict "
+                "depends on ours is not shown.")
+    code = {m: float(np.max(np.asarray(forward[m]["trace_code"], dtype=float))) for m in ("OLLA", "ULLA")}
+    text = ("In the code's parameterisation |x| − 1 the same forward paths' largest mean violation is "
+            + ", ".join(f"{m} {v:.1e}" for m, v in code.items()) + f" (bar {cfg.feas_mean_h:g}); on the backward "
+            "paths it is at most ours, since ||x| − 1| = |h| / (|x| + 1) ≤ |h|.")
+    if check1.passed:
+        return text + " So claim 1 would pass in the code's parameterisation too."
+    above = [m for m, v in code.items() if not v <= cfg.feas_mean_h]
+    if above:
+        return (text + f" So claim 1 would fail there too: {', '.join(above)}'s forward paths stay above the bar in "
+                "either parameterisation; the verdict does not rest on ours.")
+    return (text + " Every forward value passes there, and the backward paths' values in the code's parameterisation "
+            "are not recorded: whether claim 1 fails there too is open, so its failure may rest on our "
+            "parameterisation.")
+
+
 @claim_rule("C2", statement="Landing never fails, while projection-based variants drop trajectories when steps are large.",
             rule="no landing trajectory has a failed projection anywhere along it (every intermediate iterate's projection, "
                  "tried on the side, and the terminal one; OLLA on every step size of the torus study, OLLA and ULLA "

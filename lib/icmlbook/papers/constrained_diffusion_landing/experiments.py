@@ -158,8 +158,11 @@ def forward_feasibility(cfg: LandingConfig, seed: int) -> dict:
         schedule, N = schedules(cfg)[m]
         fp = forward_paths(cs, data, schedule, N, m, torch.Generator().manual_seed(seed), alpha=cfg.alpha,
                            landing=cfg.landing, gamma=cfg.gamma)
+        # the code's parameterisation |x| - 1 of the same iterates (session 12, issue 35: does claim 1's verdict
+        # depend on ours, |x|^2 - 1?); x[N] is after the terminal projection, so steps 0..N-1
+        code = (fp.x[:-1].norm(dim=-1) - 1).abs().mean(1).numpy()
         out[m] = {"trace": fp.violation.mean(1).numpy(), "terminal": float(cs.violations(fp.x[-1])["max_abs_h"]),
-                  "dropped": int(fp.dropped.sum())}
+                  "dropped": int(fp.dropped.sum()), "trace_code": code}
     return out
 
 
