@@ -1421,6 +1421,20 @@ def test_forward_feasibility_records_the_code_parameterisation():
             assert np.all(np.abs(code[near] / ours[near] - 0.5) < 0.05)
 
 
+def test_full_needs_names_the_stopped_rows_and_the_full_sizes():
+    """The page's sentence on what `full` needs (issue 35): only the rows the guard stopped, this profile's updates and
+    the full preset's, read from the configs (a changed preset changes the sentence); empty when none was stopped."""
+    from icmlbook.papers.constrained_diffusion_landing.config import PRESETS
+    full = PRESETS["full"]
+    text = claims.full_needs({"4": _c4_not_converged(), "9": _c9_ok(), "4e": _c4e_not_converged()}, CFG, full)
+    assert text.startswith("Claim(s) 4, 4e stop") and " 9" not in text.split("stop")[0]
+    assert f"{CFG.epochs * -(-CFG.n_train // CFG.batch_size):,} updates" in text
+    assert f"{full.epochs * -(-full.n_train // full.batch_size):,} updates" in text
+    import dataclasses
+    assert "4,000 epochs" in claims.full_needs({"4": _c4_not_converged()}, CFG, dataclasses.replace(full, epochs=4000))
+    assert claims.full_needs({"9": _c9_ok()}, CFG, full) == ""
+
+
 def test_every_compared_model_shows_its_guard_measurement():
     """Issue 35's 'done when' (session 12): the row's measured text carries the plateau reading of every model the
     rule compares, the converged ones included (before, a passing model's reading was not on the page at all, and a

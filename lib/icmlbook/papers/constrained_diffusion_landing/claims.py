@@ -145,6 +145,28 @@ def claim1_in_code_parameterisation(forward: dict, check1: ClaimCheck, cfg: Land
             "parameterisation.")
 
 
+def _updates(cfg: LandingConfig) -> int:
+    """Updates of one S² sampler: epochs x mini-batches per epoch (one when the batch holds every point)."""
+    return cfg.epochs * max(1, -(-cfg.n_train // cfg.batch_size))
+
+
+def full_needs(checks: dict, cfg: LandingConfig, full: LandingConfig) -> str:
+    """One computed sentence for the page (issue 35: where convergence cannot fit the profile's budget, the row is
+    inconclusive there and decided at ``full``, and the page says what ``full`` needs): the rows of ``checks`` (id ->
+    check) that came out *inconclusive, not converged*, this profile's training and the ``full`` preset's, read from
+    the two configs. Empty when no row is stopped by the guard."""
+    rows = [cid for cid, c in checks.items() if getattr(c, "inconclusive", None) == "not converged"]
+    if not rows:
+        return ""
+    return (f"Claim(s) {', '.join(rows)} stop at the convergence guard at this profile: its samplers train "
+            f"{_updates(cfg):,} updates ({cfg.epochs:,} epochs of {cfg.n_train:,} points in batches of "
+            f"{min(cfg.batch_size, cfg.n_train):,}, a {cfg.depth}×{cfg.width} network, {cfg.n_seeds} seeds). They are "
+            f"decided at `full`, which trains {_updates(full):,} updates ({full.epochs:,} epochs of {full.n_train:,} "
+            f"points in batches of {min(full.batch_size, full.n_train):,}, a {full.depth}×{full.width} network, "
+            f"{full.n_seeds} seeds) and runs the same plateau test; whether its models pass it is for that run to show "
+            "(`full` has not been run on this machine).")
+
+
 @claim_rule("C2", statement="Landing never fails, while projection-based variants drop trajectories when steps are large.",
             rule="no landing trajectory has a failed projection anywhere along it (every intermediate iterate's projection, "
                  "tried on the side, and the terminal one; OLLA on every step size of the torus study, OLLA and ULLA "
