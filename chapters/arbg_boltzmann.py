@@ -576,6 +576,14 @@ def _(
 
 
 @app.cell
+def _(ab, cfg, check11, check3, check3b, check4, check5, check6, check7, check9, claims, mo):
+    _need = claims.full_needs({"C3": check3, "C3b": check3b, "C4": check4, "C5": check5, "C6": check6, "C7": check7,
+                               "C9": check9, "C11": check11}, cfg, ab.config_for("full"))
+    mo.md(_need or "No row is inconclusive at this profile.")
+    return
+
+
+@app.cell
 def _(cfg, mo, run):
     mo.md(rf"""
     ## How this chapter differs from the paper

@@ -614,6 +614,22 @@ def _c3_ceiling():
                                    [0.031, 0.016, 0.059]), CFG)
 
 
+def test_full_needs_lists_the_inconclusive_rows_by_kind_with_the_full_sizes():
+    """The page's sentence on what `full` needs (issue 35): only the inconclusive rows, grouped by kind, this profile's
+    dipeptide training and proposals beside the full preset's (read from the configs); empty when none is open."""
+    import dataclasses
+
+    from icmlbook.papers.arbg_boltzmann.config import PRESETS
+    full = PRESETS["full"]
+    text = claims.full_needs({"C3": _c3_ceiling(), "C3b": _c3b_ok(), "C5": _c5_not_converged()}, CFG, full)
+    assert "interval spans both: C3" in text and "not converged: C5" in text and "C3b" not in text
+    assert f"{CFG.adp_steps:,} updates" in text and f"{full.adp_steps:,} updates" in text
+    assert f"{full.proposals:,}" in text
+    assert "40,000 updates" in claims.full_needs({"C5": _c5_not_converged()}, CFG,
+                                                 dataclasses.replace(full, adp_steps=40000))
+    assert claims.full_needs({"C3b": _c3b_ok()}, CFG, full) == ""
+
+
 def test_claim3_three_way_reads_each_interval():
     """Rule 9 on C3: inconclusive names the interval that contains 0; one interval wholly on the flow's side
     (ESS better for ArBG, E-W2 clearly worse) is evidence against; a non-finite difference still fails."""

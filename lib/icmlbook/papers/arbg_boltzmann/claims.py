@@ -456,6 +456,28 @@ def claim9(smc: dict | None, cfg: ArbgConfig) -> ClaimCheck:
     return ClaimCheck(text, bool(acts and no_worse and resolved), {"lineages": lineages, "bias_hi": hi, "margin": margin})
 
 
+def full_needs(checks: dict, cfg: ArbgConfig, full: ArbgConfig) -> str:
+    """One computed sentence for the page (issue 35: a row that cannot be decided within the profile's budget is
+    inconclusive there and decided at ``full``, and the page says what ``full`` needs): the rows of ``checks`` (id ->
+    check) that came out *inconclusive at this scale*, with their kind, and the dipeptide training and proposals of
+    this profile beside the ``full`` preset's, read from the two configs. Empty when no row is inconclusive."""
+    rows = [(cid, c.inconclusive) for cid, c in checks.items() if getattr(c, "inconclusive", None)]
+    if not rows:
+        return ""
+    kinds = sorted({k for _, k in rows})
+    by = "; ".join(f"{k}: " + ", ".join(cid for cid, kk in rows if kk == k) for k in kinds)
+    return (f"Rows inconclusive at this profile ({by}). Collapsed weights (ESS·M below {cfg.ess_min:g}) and "
+            f"unconverged models both ask for more training: this profile trains the dipeptide models "
+            f"{cfg.adp_steps:,} updates of {cfg.adp_batch} frames (a {cfg.adp_width}×{cfg.adp_layers} transformer over "
+            f"{cfg.adp_bins:,} bins) and draws {cfg.proposals:,} proposals per seed; `full` trains {full.adp_steps:,} "
+            f"updates of {full.adp_batch} frames ({full.adp_width}×{full.adp_layers} over {full.adp_bins:,} bins) and "
+            f"draws {full.proposals:,}, with the same guard and ESS floor. Whether its weights keep "
+            f"{full.ess_min:g} effective samples is for that run to show (`full` is meant for a GPU and has not been run "
+            f"here). An interval that spans both needs more seeds or a sharper test: `full` trains {full.toy_seeds} "
+            f"toy seeds ({cfg.toy_seeds} here, {full.toy_steps:,} updates against {cfg.toy_steps:,}) and "
+            f"{full.n_seeds} dipeptide seeds ({cfg.n_seeds} here).")
+
+
 not_testable("C10", statement="Robin, a 132M-parameter transferable ArBG, reduces the zero-shot E-W2 on 8-residue "
              "peptides by over 60% against Prose.", paper="over 60% lower E-W2 on 8-residue systems (abstract)",
              reason="needs the ManyPeptidesMD data and a 132M-parameter model trained on GPUs; not testable at this profile")
