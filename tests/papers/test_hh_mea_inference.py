@@ -557,12 +557,80 @@ def test_claim1c_rejection_within_the_width_tolerance_is_inconclusive():
     assert c.inconclusive == "interval spans both" and "width tolerance" in c.reason
     assert min(c.values["spread_p"]) < CFG.sbc_alpha / 5 and min(c.values["spread_p_tol"]) >= CFG.sbc_alpha / 5
     assert c.values["parts"] == {"rank uniformity (chi-squared)": None, "rank spread": None, "90 % coverage": True,
-                                 "contraction": True}
+                                 "contraction": True, "each parameter informative": True}
     v = _c1c_alt_very_wide()
     assert v.values["parts"]["rank spread"] is False and v.values["parts"]["rank uniformity (chi-squared)"] is False
     # too narrow beyond the tolerance is against on the other side of the spread test (large spread)
     narrow = claims.claim1c(_gaussian_sbc(0.5, 100), CFG)
     assert narrow.passed is False and narrow.values["parts"]["rank spread"] is False
+
+
+def _partly_prior_sbc(learned=("x", "y", "angle"), n_sbc=500, seed=4):
+    """Session 12 (an outside review): default's nine parameters on a Gaussian toy whose posterior is calibrated
+    everywhere but learned only ``learned`` (centre μ ~ N(0, 3²), truth ~ N(μ, 1), posterior N(μ, 1): contraction 0.9)
+    and is the prior itself on the others (truth and samples uniform in the box of variance 10: contraction 0)."""
+    names = config_for("default").free
+    rng = np.random.default_rng(seed)
+    half = np.sqrt(30.0)
+    mu = 3.0 * rng.standard_normal((n_sbc, 1, len(names)))
+    truth = mu[:, 0] + rng.standard_normal((n_sbc, len(names)))
+    samples = mu + rng.standard_normal((n_sbc, 100, len(names)))
+    for j, n in enumerate(names):
+        if n not in learned:
+            truth[:, j] = rng.uniform(-half, half, n_sbc)
+            samples[:, :, j] = rng.uniform(-half, half, (n_sbc, 100))
+    s = SimpleNamespace(names=names, low=np.full(len(names), -half), high=np.full(len(names), half),
+                        sbc_theta=truth, sbc_samples=samples)
+    s.sbc_ranks = inference.sbc_ranks(samples, truth)
+    s.sbc_p = inference.rank_uniformity_p(s.sbc_ranks, 100)
+    s.coverage90 = inference.coverage(samples, truth, 0.9)
+    return s
+
+
+@claim_case("hh_mea_inference", "C1c", "not reproduced", alternative="a calibrated posterior that learned only x, y "
+            "and angle and is the prior on default's six other parameters, 500 SBC cells (mean contraction 0.30: "
+            "'reproduced' under the mean-only rule)")
+def _c1c_alt_partly_prior():
+    return claims.claim1c(_partly_prior_sbc(), CFG)
+
+
+@claim_case("hh_mea_inference", "C1c", "reproduced")
+def _c1c_ok_nine():
+    """Calibrated and informative on all nine of default's parameters, 500 SBC cells (full's number)."""
+    return claims.claim1c(_partly_prior_sbc(learned=config_for("default").free), CFG)
+
+
+def test_claim1c_asks_every_parameter_to_be_informative():
+    """Session 12 (an outside review): the contraction was averaged over the parameters, so a posterior that is the
+    prior on six of nine parameters passed at 500 cells; each parameter is now decided on its own interval."""
+    c = _c1c_alt_partly_prior()
+    assert CFG.min_contraction <= c.values["contraction_mean"] < 0.4          # the mean alone still clears its minimum
+    assert all(c.values["parts"][k] is True for k in ("rank uniformity (chi-squared)", "rank spread", "90 % coverage",
+                                                      "contraction"))           # calibrated everywhere, power enough
+    assert c.values["power"] >= CFG.sbc_power
+    assert c.passed is False and c.values["parts"]["each parameter informative"] is False
+    assert set(c.values["prior_like"]) == set(config_for("default").free) - {"x", "y", "angle"}
+    assert "prior-like" in c.measured and "each parameter informative" in c.reason
+    ok = _c1c_ok_nine()
+    assert ok.passed is True and ok.values["prior_like"] == [] and min(ok.values["contraction"]) > 0.85
+    # one prior-like parameter is enough; its interval lies wholly below the minimum
+    one = claims.claim1c(_partly_prior_sbc(learned=tuple(n for n in config_for("default").free if n != "gna")), CFG)
+    assert one.passed is False and one.values["prior_like"] == ["gna"]
+    assert one.values["contraction_interval"][config_for("default").free.index("gna")][1] < CFG.min_param_contraction
+    # a parameter whose interval contains the minimum leaves the row undecided: 'height' the prior of a box of variance
+    # 8 / 0.99 (the samples' variance, ddof 0 over 100 draws, 8: contraction 0.2 in expectation), truth from the same box
+    near = _partly_prior_sbc(learned=config_for("default").free, seed=5)
+    j = config_for("default").free.index("height")
+    g, half = np.random.default_rng(6), np.sqrt(3 * 8 / 0.99)
+    near.sbc_theta[:, j] = g.uniform(-half, half, 500)
+    near.sbc_samples[:, :, j] = g.uniform(-half, half, (500, 100))
+    near.sbc_ranks = inference.sbc_ranks(near.sbc_samples, near.sbc_theta)
+    near.sbc_p = inference.rank_uniformity_p(near.sbc_ranks, 100)
+    near.coverage90 = inference.coverage(near.sbc_samples, near.sbc_theta, 0.9)
+    u = claims.claim1c(near, CFG)
+    lo, hi = u.values["contraction_interval"][j]
+    assert lo < CFG.min_param_contraction <= hi and u.values["parts"]["each parameter informative"] is None
+    assert u.passed is None and "height" in u.reason and u.inconclusive == "interval spans both"
 
 
 def test_rank_tolerance_test_holds_its_level_at_the_edge_and_its_power_matches_a_direct_simulation():

@@ -64,39 +64,56 @@ def ei_figure(electrodes, ei, theta_dict=None, layout=None, title_prefix="Electr
     return fig
 
 
-def features_figure(ei, sample_ms=0.05):
-    """One electrode's waveform with its soft trough, capacitive and potassium peaks (the designed features)."""
+def feature_marks(ei, sample_ms=0.05) -> dict:
+    """What :func:`features_figure` draws, as numbers (its caption quotes them): the electrode with the largest
+    trough, its soft Na trough (negative, µV), capacitive and K peaks (µV), the hard trough's time (ms), the Na→K
+    width (ms), and the soft delays (µs) of the 8 electrodes with the largest troughs."""
     import jax.numpy as jnp
 
     ei = np.asarray(ei)
     f = np.asarray(ei_features(jnp.asarray(ei), sample_ms))
     e = int((-ei.min(1)).argmax())
+    order = np.argsort(ei.min(1))[:8]
+    return {"electrode": e, "trough": -float(np.sinh(f[e, 0])), "cap": float(np.sinh(f[e, 1])),
+            "k": float(np.sinh(f[e, 2])), "t_trough": float(ei[e].argmin() * sample_ms), "width": float(f[e, 3] * 0.1),
+            "order": order, "delays": f[order, 5] * 100, "delay_span": float(np.ptp(f[order, 5]) * 100)}
+
+
+def features_figure(ei, sample_ms=0.05):
+    """One electrode's waveform with its soft trough, capacitive and potassium peaks (the designed features)."""
+    ei = np.asarray(ei)
+    m = feature_marks(ei, sample_ms)
+    e = m["electrode"]
     t = np.arange(ei.shape[1]) * sample_ms
     fig, (a0, a1) = new_figure(1, 2, width=9.5, height=3.6)
     a0.plot(t, ei[e], color=PALETTE[0], marker=".", label=f"electrode {e}")
-    na, cap, k = np.sinh(f[e, 0]), np.sinh(f[e, 1]), np.sinh(f[e, 2])
-    t_na = float(t[ei[e].argmin()])
-    a0.axhline(-na, color=PALETTE[3], ls="--", label=f"soft Na trough {na:.1f} µV")
-    a0.axhline(cap, color=PALETTE[1], ls=":", label=f"soft capacitive peak {cap:.1f} µV")
-    a0.axhline(k, color=PALETTE[2], ls="-.", label=f"soft K peak {k:.1f} µV")
+    # the trough is negative: label and line carry the same signed value (the label read +28.5 under a line at -28.5)
+    a0.axhline(m["trough"], color=PALETTE[3], ls="--", label=f"soft Na trough {m['trough']:.1f} µV")
+    a0.axhline(m["cap"], color=PALETTE[1], ls=":", label=f"soft capacitive peak {m['cap']:.1f} µV")
+    a0.axhline(m["k"], color=PALETTE[2], ls="-.", label=f"soft K peak {m['k']:.1f} µV")
     a0.set(xlabel="time after the pulse (ms)", ylabel="φ (µV)",
-           title=f"Na→K width {f[e, 3] * 0.1:.2f} ms, trough at {t_na:.2f} ms")
+           title=f"Na→K width {m['width']:.2f} ms, trough at {m['t_trough']:.2f} ms")
     a0.legend(fontsize=7)
-    order = np.argsort(-(-ei.min(1)))[:8]
-    a1.bar(np.arange(len(order)), f[order, 5] * 100, color=PALETTE[5])
+    order = m["order"]
+    a1.bar(np.arange(len(order)), m["delays"], color=PALETTE[5])
     a1.set_xticks(np.arange(len(order)), [str(i) for i in order])
     a1.set(xlabel="electrode (largest troughs first)", ylabel="soft delay (µs)",
-           title=f"Delays span {np.ptp(f[order, 5]) * 100:.0f} µs over the 8 largest")
+           title=f"Delays span {m['delay_span']:.0f} µs over the 8 largest")
     return fig
+
+
+def activating_currents(model, theta, weights):
+    """The activating-function current into each compartment during the middle phase (nA per µA; positive
+    depolarises), and the compartments' distances from the soma (µm): what :func:`activating_figure` draws."""
+    import jax.numpy as jnp
+
+    inj = -np.asarray(model.activating_currents(jnp.asarray(theta), jnp.asarray(weights)))    # middle phase: w = -1
+    return inj, np.asarray(model.layout.arc)
 
 
 def activating_figure(model, theta, weights):
     """Extracellular potential along the cell for a unit pattern, and the activating-function currents."""
-    import jax.numpy as jnp
-
-    th = jnp.asarray(theta)
-    inj = -np.asarray(model.activating_currents(th, jnp.asarray(weights)))    # during the middle phase (w = -1)
-    arc = model.layout.arc
+    inj, arc = activating_currents(model, theta, weights)
     fig, ax = new_figure(1, 1, width=6.4, height=3.4)
     ax.bar(arc, inj, width=8, color=np.where(inj > 0, PALETTE[3], PALETTE[0]))
     k = int(np.argmax(inj))
@@ -124,10 +141,22 @@ def calibration_figure(study):
     return fig
 
 
+def posterior_mean_error(study, cell: int) -> float:
+    """RMS over the parameters of the NPE posterior mean's error on one test cell, relative to the prior range."""
+    smp = np.asarray(study.npe_samples[cell])
+    return float(np.sqrt((((smp.mean(0) - study.test_theta[cell]) / (study.high - study.low)) ** 2).mean()))
+
+
+def default_pairs(names) -> list[tuple[str, str]]:
+    """The parameter pairs :func:`pair_figure` draws unless told otherwise."""
+    names = list(names)
+    return [(names[0], names[1]), (names[2], names[-1] if len(names) > 4 else names[3]), (names[3], names[4])]
+
+
 def pair_figure(study, cell: int, pairs=None):
     """Posterior samples of one test cell (pairs of parameters), with the truth and the refined samples."""
     names = study.names
-    pairs = pairs or [(names[0], names[1]), (names[2], names[-1] if len(names) > 4 else names[3]), (names[3], names[4])]
+    pairs = pairs or default_pairs(names)
     fig, axes = new_figure(1, len(pairs), width=3.3 * len(pairs), height=3.2)
     smp = study.npe_samples[cell]
     for ax, (a, b) in zip(np.atleast_1d(axes), pairs):
@@ -138,7 +167,7 @@ def pair_figure(study, cell: int, pairs=None):
         ax.set(xlim=(study.low[i], study.high[i]), ylim=(study.low[j], study.high[j]),
                xlabel=f"{PARAMETERS[a][3]} ({PARAMETERS[a][2]})", ylabel=f"{PARAMETERS[b][3]} ({PARAMETERS[b][2]})")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    err = float(np.sqrt((((smp.mean(0) - study.test_theta[cell]) / (study.high - study.low)) ** 2).mean()))
+    err = posterior_mean_error(study, cell)
     fig.suptitle(f"Test cell {cell}: NPE posterior-mean error {err:.3f} of the prior range")
     return fig
 
