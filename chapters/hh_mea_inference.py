@@ -560,7 +560,8 @@ def _(cfg, hh, mo, run):
       ({cfg.min_acc_gain:.0%} of accuracy; {cfg.min_theta_gain:g} of the prior range for the parameter error).
     - **Claim 1c made stricter in session 12** (an outside review): its informativeness check averaged the
       contraction over the parameters, so a calibrated posterior that learned only x, y and angle and returned the
-      prior on the six other parameters of `default` read "reproduced" on 500 SBC cells (mean contraction 0.34). Each
+      prior on the six other parameters of `default` read "reproduced" on 500 SBC cells (mean contraction 0.34 in the
+      review's simulation). Each
       parameter now has to clear `min_param_contraction` ({cfg.min_param_contraction:g}) on its own interval; a
       parameter whose whole interval lies below it is prior-like and counts against the row.
     """)
