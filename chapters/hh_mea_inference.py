@@ -187,17 +187,22 @@ def _(plots, study):
 
 
 @app.cell
-def _(mo, np, plots, study):
+def _(mo, plots, study):
     _m = plots.feature_marks(study.test_ei_clean[0])
+    _cap_note = ("" if abs(_m["cap"] - _m["cap_hard"]) <= 0.1 * abs(_m["trough"]) else
+                 "; here the soft capacitive peak is far from any sample before the trough, which comes at sample "
+                 f"{_m['trough_index']} of the window: with so little before it, the soft mask lets the later, "
+                 "positive potassium phase into that feature")
     mo.md(f"""
     *Figure: the designed features read off test cell 0's noise-free image.* Left: the waveform (φ, µV) on
     electrode {_m['electrode']}, the one with the largest trough, against time (ms, 0.05 ms samples); the three
-    horizontal lines are the soft values the features take, the sodium trough at {_m['trough']:.1f} µV, the
-    capacitive peak at {_m['cap']:.1f} µV and the potassium peak at {_m['k']:.1f} µV. They sit near the hard extrema
-    (the hard trough is {float(np.min(study.test_ei_clean[0][_m['electrode']])):.1f} µV at {_m['t_trough']:.2f} ms)
-    without being them: a softmax, not a max, so that gradients flow. Right: the soft arrival delay (µs) of the
-    trough on the eight electrodes with the largest troughs, relative to the image's amplitude-weighted centre;
-    they span {_m['delay_span']:.0f} µs, and their order along the array is what carries the axon's path and speed.
+    horizontal lines are the soft values the features take: the sodium trough at {_m['trough']:.1f} µV (the lowest
+    sample: {_m['trough_hard']:.1f} µV at {_m['t_trough']:.2f} ms), the capacitive peak before it at
+    {_m['cap']:.1f} µV (the largest sample before the trough: {_m['cap_hard']:.1f} µV) and the potassium peak after
+    it at {_m['k']:.1f} µV (largest sample after: {_m['k_hard']:.1f} µV). Soft extrema are softmax-weighted averages,
+    so that gradients flow through them{_cap_note}. Right: the soft arrival delay (µs) of the trough
+    on the eight electrodes with the largest troughs, relative to the image's amplitude-weighted centre; they span
+    {_m['delay_span']:.0f} µs, and how they change across the array is what carries the axon's path and speed.
     """)
     return
 

@@ -279,6 +279,25 @@ def test_feature_values_on_a_known_waveform():
     assert np.allclose(f[:, 5], 0, atol=1e-6)          # same timing on every electrode: no delay
 
 
+def test_features_figure_labels_carry_the_values_their_lines_are_drawn_at():
+    """Session 12 (the reader walk): the legend said 'soft Na trough 28.5 µV' beside a line drawn at -28.5. Each soft
+    line's label now states the signed value the line sits at, and the caption's numbers are the figure's."""
+    from icmlbook.papers.hh_mea_inference import plots
+
+    t = np.arange(30) * 0.05
+    wave = -50 * np.exp(-((t - 0.5) / 0.05) ** 2) + 10 * np.exp(-((t - 0.3) / 0.05) ** 2) + 20 * np.exp(-((t - 0.9) / 0.1) ** 2)
+    ei = np.tile(wave, (3, 1)) * np.array([[0.5], [1.0], [0.25]])
+    m = plots.feature_marks(ei)
+    assert m["electrode"] == 1 and m["trough"] < 0 and abs(m["trough"] - m["trough_hard"]) < 2.5
+    assert abs(m["cap"] - m["cap_hard"]) < 2.5 and abs(m["k"] - m["k_hard"]) < 2.5
+    fig = plots.features_figure(ei)
+    soft = [ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("soft")]
+    assert len(soft) == 3
+    for ln, v in zip(soft, (m["trough"], m["cap"], m["k"])):
+        y = float(np.asarray(ln.get_ydata())[0])
+        assert abs(y - v) < 1e-9 and f"{y:.1f} µV" in ln.get_label()
+
+
 def test_global_features_grow_with_height_and_match_their_definition():
     m = small_model()
     el = m.electrodes

@@ -74,7 +74,11 @@ def feature_marks(ei, sample_ms=0.05) -> dict:
     f = np.asarray(ei_features(jnp.asarray(ei), sample_ms))
     e = int((-ei.min(1)).argmax())
     order = np.argsort(ei.min(1))[:8]
-    return {"electrode": e, "trough": -float(np.sinh(f[e, 0])), "cap": float(np.sinh(f[e, 1])),
+    i = int(ei[e].argmin())
+    return {"electrode": e, "trough_index": i, "trough_hard": float(ei[e, i]),
+            "cap_hard": float(ei[e, :i].max()) if i > 0 else float("nan"),
+            "k_hard": float(ei[e, i + 1:].max()) if i + 1 < ei.shape[1] else float("nan"),
+            "trough": -float(np.sinh(f[e, 0])), "cap": float(np.sinh(f[e, 1])),
             "k": float(np.sinh(f[e, 2])), "t_trough": float(ei[e].argmin() * sample_ms), "width": float(f[e, 3] * 0.1),
             "order": order, "delays": f[order, 5] * 100, "delay_span": float(np.ptp(f[order, 5]) * 100)}
 
