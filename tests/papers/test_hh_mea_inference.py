@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from types import SimpleNamespace
 
 import numpy as np
@@ -431,7 +432,7 @@ NAMES = ("x", "y", "height", "angle", "gna")
 
 def fake_study(nrmse=0.05, sbc_p=0.4, cov=0.9, logq_gap=2.0, ref_gain=-0.03, loss_ratio=0.3, acc=0.92, oracle=0.95,
                pm=0.80, mixed_gap=0.06, sweep=(0.90, 0.92, 0.93), t_npe=0.01, t_go=2.0, n=8, seed=0, npe_mean=None,
-               same_gap=None, n_sbc=100):
+               same_gap=None, n_sbc=100, npe_curve=None):
     rng = np.random.default_rng(seed)
     noise = lambda s=0.01: s * rng.standard_normal(n)
     theta = rng.random((n, 5))
@@ -469,7 +470,95 @@ def fake_study(nrmse=0.05, sbc_p=0.4, cov=0.9, logq_gap=2.0, ref_gain=-0.03, los
                            sweep_accuracy=np.array([[s] * n for s in sweep]) + 0.005 * rng.standard_normal((3, n)),
                            seconds_npe_per_cell=t_npe, seconds_gradient_only_per_cell=t_go,
                            seconds_npe_all=(t_npe * n,) * 5, seconds_gradient_only_blocks=(2 * t_go,) * 5,
-                           seconds_gradient_only_run=t_go, npe_mean=npe.mean(1) if npe_mean is None else npe_mean)
+                           seconds_gradient_only_run=t_go, npe_mean=npe.mean(1) if npe_mean is None else npe_mean,
+                           npe_val_loss=dict.fromkeys(("designed", "random"), SETTLED if npe_curve is None else npe_curve))
+
+
+#: held-out loss curves of the NPE's guard (issue 35, session 12), 50 epochs: one that settles (3 e^(-t/5) above its
+#: floor: 0.004 nats between epoch 33 and 50, under the 0.05 allowed) and one still falling 0.02 nats an epoch (0.33)
+EPOCHS = np.arange(1, 51)
+SETTLED = 6.0 + 3.0 * np.exp(-EPOCHS / 5)
+FALLING = 8.0 - 0.02 * EPOCHS
+
+#: the rows behind the NPE's guard, each with a study from its own reproduced case (or, for C1c, a decided world)
+GUARDED = {"C1": (claims.claim1, dict(nrmse=0.04)), "C1c": (claims.claim1c, dict(n_sbc=400)),
+           "C2": (claims.claim2, dict(logq_gap=2.0)), "C3": (claims.claim3, dict(ref_gain=-0.06)),
+           "C3b": (claims.claim3b, dict(loss_ratio=0.3)), "C4": (claims.claim4, dict(acc=0.92, oracle=0.95, pm=0.8)),
+           "C5": (claims.claim5, dict(mixed_gap=0.06)), "C6": (claims.claim6, dict())}
+
+
+@pytest.mark.parametrize("row", sorted(GUARDED))
+def test_an_npe_still_falling_makes_every_row_that_reads_it_inconclusive(row):
+    """Issue 35 (session 12): the NPE's held-out loss still falling 0.33 nats over the last third of its epochs: every
+    row reading its posterior is inconclusive (not converged), naming the NPE, and shows the reading."""
+    rule, kw = GUARDED[row]
+    raw = inspect.unwrap(rule)(fake_study(**kw), CFG)
+    assert raw.passed is not None                                  # the world decides without the guard
+    c = rule(fake_study(npe_curve=FALLING, **kw), CFG)
+    assert c.verdict == "inconclusive at this scale" and c.inconclusive == claims.NOT_CONVERGED
+    assert "NPE (held-out loss" in c.reason and "NOT converged" in c.measured and raw.verdict in c.reason
+    assert raw.measured in c.measured
+
+
+@pytest.mark.parametrize("row", sorted(GUARDED))
+def test_a_settled_npe_lets_every_row_decide_as_before(row):
+    rule, kw = GUARDED[row]
+    raw = inspect.unwrap(rule)(fake_study(**kw), CFG)
+    c = rule(fake_study(**kw), CFG)
+    assert (c.passed, c.inconclusive) == (raw.passed, raw.inconclusive)
+    assert c.measured.startswith(raw.measured) and "NPE (held-out loss 6.000 nats after 50 epochs): converged" in c.measured
+    assert all(c.values["npe_converged"].values())
+
+
+def test_c2_guards_both_npes():
+    """C2 compares two trained NPEs: the random projection's still falling alone makes it inconclusive."""
+    s = fake_study(logq_gap=2.0)
+    s.npe_val_loss = {"designed": SETTLED, "random": FALLING}
+    c = claims.claim2(s, CFG)
+    assert c.inconclusive == claims.NOT_CONVERGED and "NPE on the random projection" in c.reason
+    assert "NPE (held-out loss" not in c.reason and "NPE (held-out loss" in c.measured
+
+
+@pytest.mark.parametrize("row", sorted(GUARDED))
+def test_a_study_without_the_npe_curve_is_refused(row):
+    rule, kw = GUARDED[row]
+    s = fake_study(**kw)
+    del s.npe_val_loss
+    with pytest.raises(ValueError, match="npe_val_loss"):
+        rule(s, CFG)
+    s.npe_val_loss = {"designed": SETTLED[:1], "random": SETTLED[:1]}   # one epoch: no earlier horizon to read
+    with pytest.raises(ValueError, match="npe_val_loss"):
+        rule(s, CFG)
+
+
+def test_npe_guard_reads_the_best_so_far():
+    """sbi keeps the best network: after an early stop the raw held-out loss rises (over-fitting) while the network
+    compared is flat; the guard reads the best so far, so this NPE is converged, and one whose best is still falling
+    by 0.06 nats over the last third is not (tolerance npe_loss_margin / 3 = 0.05)."""
+    rising = np.concatenate([SETTLED[:25], SETTLED[24] + 0.01 * np.arange(1, 26)])
+    assert claims.npe_plateau(SimpleNamespace(npe_val_loss={"designed": rising}), CFG).converged
+    late = 8.0 - 0.06 * (EPOCHS > 34) * (EPOCHS - 34) / 16
+    conv = claims.npe_plateau(SimpleNamespace(npe_val_loss={"designed": late}), CFG)
+    assert not conv.converged and abs(conv.change - 0.06) < 1e-9 and abs(conv.tolerance - 0.05) < 1e-12
+
+
+def test_npe_margin_lies_below_the_width_tolerance_s_kl():
+    """The declared margin's reason: a third of it is below the KL divergence of a Gaussian posterior sbc_width_tol
+    times too wide on one parameter, ½ (r² − 1 − ln r²), from the right one."""
+    for cfg in (CFG, config_for("default"), config_for("full")):
+        r2 = cfg.sbc_width_tol ** 2
+        assert claims.PLATEAU.tolerance(cfg.npe_loss_margin) < 0.5 * (r2 - 1 - np.log(r2))
+
+
+def test_train_npe_records_the_held_out_loss_per_epoch():
+    """The NPE's training record: sbi's validation and training loss, one per epoch trained (a 2-d conjugate-ish toy,
+    300 simulations, a few epochs); the held-out loss falls from the first epoch to the best."""
+    rng = np.random.default_rng(0)
+    th = rng.random((300, 2))
+    x = th + 0.05 * rng.standard_normal((300, 2))
+    post = inference.train_npe(th, x, np.zeros(2), np.ones(2), "zuko_maf", 6, 100, 0)
+    assert post.val_loss.shape == post.train_loss.shape == (post.epochs,)
+    assert np.isfinite(post.val_loss).all() and post.val_loss.min() < post.val_loss[0] - 0.1
 
 
 @claim_case("hh_mea_inference", "C1", "reproduced")
@@ -1055,7 +1144,13 @@ def _prior_world(n_sbc=200, n_test=20, draws=100, seed=0):
         sbc_ridge=ridge.predict(rng.standard_normal((n_sbc, 24))),
         npe_samples=prior.sample(n_test * 4, rng).reshape(n_test, 4, -1),
         npe_mean=prior.sample(n_test * draws, rng).reshape(n_test, draws, -1).mean(1),
-        param_error=lambda th: np.sqrt((((np.asarray(th) - test) / span) ** 2).mean(-1)))
+        param_error=lambda th: np.sqrt((((np.asarray(th) - test) / span) ** 2).mean(-1)), npe_val_loss=_untrained(prior))
+
+
+def _untrained(prior, epochs=50):
+    """The NPE guard's curves of a method that trains nothing in NPE's place (the prior, the prior-mean cell, an
+    additive model): its held-out −log q is the box prior's log volume at every epoch."""
+    return dict.fromkeys(("designed", "random"), np.full(epochs, float(np.log(prior.high - prior.low).sum())))
 
 
 @claim_case("hh_mea_inference", "C1", "not reproduced", trivial="the prior itself as the posterior")
@@ -1122,7 +1217,8 @@ def _as_main(w, name):
                                                                   "linear summation": d["linear summation"]}
     return SimpleNamespace(accuracy=acc(w.accuracy), balanced_accuracy=acc(w.balanced_accuracy), auc=acc(w.auc),
                            accuracy_mixed=acc(w.accuracy_mixed), accuracy_same=acc(w.accuracy_same), mixed=w.mixed,
-                           amplitudes=w.amplitudes, sweep_n=w.sweep_n, sweep_accuracy=w.sweep_accuracy)
+                           amplitudes=w.amplitudes, sweep_n=w.sweep_n, sweep_accuracy=w.sweep_accuracy,
+                           npe_val_loss=_untrained(small_model().prior))
 
 
 @claim_case("hh_mea_inference", "C4", "not reproduced", trivial="the prior-mean cell (population average at the EI's "
@@ -1189,7 +1285,8 @@ def _c3b_trivial():
     f = _prior_started_fits()
     (l_ref, tr_ref, _), (l_go, tr_go, _) = f["prior-started"], f["gradient-only"]
     return claims.claim3b(SimpleNamespace(loss_refined=l_ref, loss_trace=tr_ref, loss_gradient_only=l_go.min(1),
-                                          loss_trace_gradient_only=tr_go), TINY)
+                                          loss_trace_gradient_only=tr_go, npe_val_loss=_untrained(small_model().prior)),
+                          TINY)
 
 
 @claim_case("hh_mea_inference", "C7", "inconclusive at this scale", trivial="per-cell gradient fits in NPE's place (no "

@@ -7,6 +7,9 @@ abstract's words or "not reached". Every rule runs on synthetic ground truth; th
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import numpy as np
 
 from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence, claim_rule, not_testable
@@ -84,6 +87,54 @@ def fits_plateau(trace, cfg: HHMEAConfig, name: str):
     return plateau_from_curve(np.arange(len(curve)), curve, cfg.min_log_loss_gain, PLATEAU, name=name), curve
 
 
+#: the NPEs a study trains, by the key of their held-out curves (Study.npe_val_loss), as the rows name them
+NPE_NAMES = {"designed": "NPE", "random": "NPE on the random projection"}
+NPE_GUARD_RULE = (" NPE's convergence guard (issue 35, session 12; rule 10): the row first reads the held-out loss of "
+                  "every NPE it reads (sbi's −log q on its validation simulations, best so far, per epoch) at the last "
+                  "epoch against 2/3 of them (PlateauTest, margin npe_loss_margin: a change below 0.05 nats); an NPE "
+                  "that fails makes the row inconclusive (not converged) whatever it decided; the reading is in the "
+                  "measured text")
+
+
+def npe_plateau(study, cfg: HHMEAConfig, which: str = "designed"):
+    """The plateau test of one NPE (``which``: "designed" or "random") on its held-out loss per epoch
+    (``study.npe_val_loss[which]``): the best so far (the network sbi keeps; an early stop leaves it flat), at the last
+    epoch against 1/(1 + 0.5) of the epochs (PLATEAU, the fits' test), margin npe_loss_margin. A study without the
+    curve is refused (ValueError naming npe_val_loss): a row that reads the NPE cannot show its convergence."""
+    curves = getattr(study, "npe_val_loss", None)
+    v = None if curves is None or curves.get(which) is None else np.asarray(curves[which], float)
+    if v is None or v.ndim != 1 or v.size < 2 or not np.isfinite(v).all():
+        raise ValueError(f"the study has no usable npe_val_loss[{which!r}] (the held-out loss of {NPE_NAMES[which]} per "
+                         "epoch, >= 2 finite values): the NPE's convergence guard cannot be read")
+    best = np.minimum.accumulate(v)
+    conv = plateau_from_curve(np.arange(1, v.size + 1), best, cfg.npe_loss_margin, PLATEAU,
+                              name=f"{NPE_NAMES[which]} (held-out loss {best[-1]:.3f} nats after {v.size} epochs)")
+    return conv
+
+
+def npe_guarded(*which: str):
+    """Put a rule behind the NPE's convergence guard (:func:`npe_plateau` for each NPE in ``which``): the rule's
+    measured text gains each reading; when an NPE fails, a decided or inconclusive outcome becomes inconclusive (not
+    converged), naming the NPE and what the rule alone said (a row not testable stays so)."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def guarded(study, cfg: HHMEAConfig) -> ClaimCheck:
+            conv = [npe_plateau(study, cfg, w) for w in which]
+            check = fn(study, cfg)
+            reading = "; ".join(c.text for c in conv)
+            measured = reading if check.measured in ("", "—") else f"{check.measured}; {reading}"
+            values = dict(check.values, npe_converged={c.name: c.converged for c in conv},
+                          npe_loss_change={c.name: c.change for c in conv})
+            failed = [c for c in conv if not c.converged]
+            if not failed or (check.passed is None and check.inconclusive is None):
+                return dataclasses.replace(check, measured=measured, values=values)
+            alone = check.verdict + (f": {check.reason}" if check.reason else "")
+            return ClaimCheck.inconclusive_check(measured, NOT_CONVERGED, "; ".join(c.text for c in failed)
+                                                 + f" (the rule on this NPE alone: {alone})", values)
+        return guarded
+    return decorate
+
+
 def _ci_text(e: EffectBound, fmt=".3f"):
     return f"{e.mean:+{fmt}} [{e.lo:+{fmt}}, {e.hi:+{fmt}}]"
 
@@ -116,10 +167,11 @@ def _rmse_text(b: BootstrapInterval) -> str:
                  "the estimator, not the features, failed); with none missed and one undecided, inconclusive (interval "
                  "spans both). The ridge baseline was added under the contract's second edition (an audit found it "
                  "recovers the height with about half NPE's error), the intervals after it (a point RMSE against 0.1 "
-                 "before)",
+                 "before)" + NPE_GUARD_RULE,
             rejects="a posterior that does not concentrate on some geometric parameter (RMSE near the prior's 0.29) while "
                     "no simpler estimator on the same features does better; the prior itself as the posterior",
             paper="infers HH parameters (abstract; per-parameter errors not reached)")
+@npe_guarded("designed")
 def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 9 (issue 35): each error is an interval (bootstrap over the SBC cells) decided three-way
     # against geom_nrmse; a point RMSE passed at 0.099 on 40 cells. Stricter or inconclusive only.
@@ -204,11 +256,12 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "two-sided on the side the data fall, too small a spread beyond 1.25 times too wide or too large "
                  "beyond 1/1.25; the χ² statistic larger than both edges make it); a rejection within the tolerance is "
                  "inconclusive (interval spans both). 1.25 times too wide gives 90 % coverage 0.96, 1/1.25 0.81: "
-                 "inside coverage_tol, and short of the declared alternative 1.5",
+                 "inside coverage_tol, and short of the declared alternative 1.5" + NPE_GUARD_RULE,
             rejects="an over- or under-confident posterior (U- or ∩-shaped ranks, too large or too small a rank spread, "
                     "coverage off by more than 0.1), e.g. a posterior 1.5 times too wide, or the prior itself (calibrated "
                     "and uninformative), or a posterior that is the prior on some of the parameters)",
             paper="not reached")
+@npe_guarded("designed")
 def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (the second review): a posterior too wide could not fail (90 % coverage <= 1.0 is always
     # within 0.1 of 0.9, and the 10-bin χ² has little power); the rank-spread test and its power check added.
@@ -293,9 +346,10 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
 @claim_rule("C2", statement="Designed features carry more information about θ than an equal-dimension summary of "
             "the raw image.",
             rule="paired over the SBC cells, log q(θ_true | designed features) - log q(θ_true | random projection of the "
-                 "z-scored EI, same dimension, same simulations and training): 95 % CI lower bound > 0; " + _DROPS,
+                 "z-scored EI, same dimension, same simulations and training): 95 % CI lower bound > 0; " + _DROPS + NPE_GUARD_RULE,
             rejects="a random projection of the raw image that is as informative (difference <= 0)",
             paper="designed features of extracellular MEA measurements (abstract; no comparison reached)")
+@npe_guarded("designed", "random")
 def claim2(study, cfg: HHMEAConfig) -> ClaimCheck:
     e = paired_effect(np.asarray(study.logq_designed) - np.asarray(study.logq_random), "lower")
     return _decide(e, cfg, f"mean log q: designed {np.mean(study.logq_designed):.2f}, random projection "
@@ -309,10 +363,11 @@ def claim2(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "NPE's own estimate, its posterior mean (sbc_samples draws), and minus that of the mean of the same k "
                  "NPE samples before refinement: both 95 % CI upper bounds < −min_theta_gain (0.01 of the prior range); "
                  "not reproduced when one interval lies wholly above it, inconclusive (interval spans both) otherwise "
-                 "(three-way since the contract's second edition); " + _DROPS,
+                 "(three-way since the contract's second edition); " + _DROPS + NPE_GUARD_RULE,
             rejects="refinement that fits the noise without moving θ closer to the truth, or that only beats the mean of "
                     "its k starting samples while NPE's posterior mean is as good (a difference >= 0)",
             paper="leveraging differentiable biophysical simulation (abstract; no number)")
+@npe_guarded("designed")
 def claim3(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (an earlier review): the baseline was the mean of the k refined starting samples only, a
     # noisier estimate than NPE's posterior mean; now refinement must beat both (stricter only).
@@ -349,10 +404,11 @@ def claim3(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "Both sets of fits must first pass the plateau test (added under the contract's second edition: with "
                  "the same 40 steps for both, 'gets stuck' could not be told from 'not converged'): the mean over cells "
                  "of the log best loss moves by less than min_log_loss_gain / 3 between 1/1.5 of the steps and the last; "
-                 "otherwise the row is inconclusive (not converged)",
+                 "otherwise the row is inconclusive (not converged)" + NPE_GUARD_RULE,
             rejects="random-restart gradient fits that reach the same loss (a difference above −0.1); random starts that "
                     "are still descending when the budget ends (not stuck: inconclusive); the prior in NPE's place",
             paper="not reached")
+@npe_guarded("designed")
 def claim3b(study, cfg: HHMEAConfig) -> ClaimCheck:
     best_ref = np.min(study.loss_refined, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):     # a loss of 0 gives -inf: counted by _decide
@@ -392,10 +448,11 @@ MAIN = "NPE + refinement"
                  "accurate (paired over cells, ridge cell minus NPE + refinement, 95 % CI lower bound > 0); when it is, "
                  "the miss is NPE's (an audit found NPE's height error twice the ridge's) and the row is inconclusive "
                  "(not converged; added under the contract's second edition); the paired gain decided three-way (interval "
-                 "spans both: inconclusive)",
+                 "spans both: inconclusive)" + NPE_GUARD_RULE,
             rejects="a model no better than the population-average cell placed at the EI's centre; the prior-mean cell "
                     "itself in the model's place",
             paper="90.4% accuracy on unseen multi-electrode patterns (macaque retina; not comparable to synthetic cells)")
+@npe_guarded("designed")
 def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
     acc = study.accuracy
     a, o = acc[MAIN].mean(), acc["oracle"].mean()
@@ -441,11 +498,12 @@ def claim4(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "interval lies wholly on the far side of its minimum effect, inconclusive (interval spans both) when "
                  "none does and one spans it (three-way since the contract's second edition). Linear summation is "
                  "signed: each polarity's drive is linear in the signed currents, max(Σ c/T⁺, Σ −c/T⁻), so opposite "
-                 "currents cancel (an audit found the former baseline, Σ |c|/T^sign(c), could never cancel)",
+                 "currents cancel (an audit found the former baseline, Σ |c|/T^sign(c), could never cancel)" + NPE_GUARD_RULE,
             rejects="linear summation of single-electrode thresholds being as accurate on mixed polarities, or a model that "
                     "beats it by as much on same-polarity patterns, or that removes the same share of its errors on both "
                     "(a better cell model, not non-additive interactions)",
             paper="not reached")
+@npe_guarded("designed")
 def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (an earlier review): the rule asked only for a gain on mixed patterns, which a model
     # better everywhere also has; the gain must now be larger on mixed than on same-polarity patterns (stricter only).
@@ -492,10 +550,11 @@ def claim5(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "side of its limit, inconclusive (interval spans both) when none does and one spans it; not testable "
                  "when the sweep has no point at either length. The sweep's fewest spikes (30: 3 s) are reported, not "
                  "decided (session 9, issue 35: the row compared 30 spikes with 3000, and 3 s of recording is not what "
-                 "the abstract claims to suffice)",
+                 "the abstract claims to suffice)" + NPE_GUARD_RULE,
             rejects="accuracy that falls by more than 0.05 from a long recording to a few minutes, or an NPE from a few "
                     "minutes no better than the population-average cell (the EI then carries nothing)",
             paper="HH models fit from only a few minutes of recording (abstract)")
+@npe_guarded("designed")
 def claim6(study, cfg: HHMEAConfig) -> ClaimCheck:
     # Changed in session 5 (the second review): a point comparison of means on 5-20 cells, and mild_drop larger than
     # the whole informative range at smoke (prior-mean cell 0.860 vs NPE 0.892); now paired bounds, and the fewest

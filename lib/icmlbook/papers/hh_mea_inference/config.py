@@ -89,6 +89,13 @@ class HHMEAConfig(ProfileConfig):
     flow: OneOf("maf", "nsf", "zuko_maf", "zuko_nsf") = "zuko_maf"
     max_epochs: PositiveInt = 150
     batch_size: PositiveInt = 200
+    #: the NPE's convergence guard (issue 35, session 12; CLAIMS.md rule 10): every row reading an NPE's posterior first
+    #: reads that NPE's held-out loss (sbi's mean −log q(θ | x) on its validation simulations, nats), taken as the best
+    #: so far (sbi keeps the best network), at the last epoch against 2/3 of the epochs (PlateauTest: 50 % longer, a
+    #: third of this margin). The held-out −log q is the expected KL divergence from the true posterior plus a constant,
+    #: so the tolerance, 0.05 nats, lies below the KL (0.058 nats) of a Gaussian posterior sbc_width_tol (1.25) times too
+    #: wide on one parameter, C1c's own width tolerance: an NPE still gaining that much is not converged
+    npe_loss_margin: PositiveFloat = 0.15
     n_post: Int(ge=2) = 8
     n_sbc: Int(ge=10) = 100
     sbc_samples: Int(ge=10) = 200

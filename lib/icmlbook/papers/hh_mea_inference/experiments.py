@@ -157,6 +157,8 @@ class Study:
     ridge_theta: np.ndarray | None = None   # (n_test, dim) the ridge regression's θ of the test cells (C4's "ridge regression")
     loss_trace_gradient_only: np.ndarray | None = None   # (steps + 1, n_test, k) the random-start fits' losses (C3b, C7)
     single_thresholds_true: np.ndarray | None = None     # (n_test, 2, n_stim) the true cell's single-electrode thresholds
+    # issue 35, session 12: per NPE ("designed", "random"), its held-out loss per epoch (the NPE's plateau test)
+    npe_val_loss: dict | None = None
 
     def param_error(self, theta) -> np.ndarray:
         """Per cell, RMSE over free parameters of θ (n_test, dim) relative to the prior range."""
@@ -286,6 +288,7 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     return Study(names=prior.names, low=prior.low, high=prior.high, electrodes=model.electrodes,
                  npe_epochs={"designed": post.epochs, "random": post_rp.epochs},
                  npe_seconds={"designed": post.train_seconds, "random": post_rp.train_seconds},
+                 npe_val_loss={"designed": post.val_loss, "random": post_rp.val_loss},
                  sbc_theta=sbc_theta, sbc_samples=samples, sbc_ranks=ranks,
                  sbc_p=rank_uniformity_p(ranks, cfg.sbc_samples), coverage90=coverage(samples, sbc_theta, 0.9),
                  nrmse=nrmse, prior_nrmse=prior_nrmse, logq_designed=logq_d, logq_random=logq_r,

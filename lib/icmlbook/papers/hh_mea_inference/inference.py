@@ -75,6 +75,10 @@ class NPEPosterior:
     high: np.ndarray
     epochs: int
     train_seconds: float
+    #: per epoch, sbi's mean loss (−log q(θ | x), nats) on its held-out validation simulations and on the training ones
+    #: (issue 35, session 12: the NPE's plateau test reads the held-out curve)
+    val_loss: np.ndarray | None = None
+    train_loss: np.ndarray | None = None
 
     def sample(self, x, n: int, seed: int) -> np.ndarray:
         """(n_obs, n, dim) samples for observations x (n_obs, dim_x)."""
@@ -137,7 +141,8 @@ def train_npe(theta, x, low, high, flow: str, max_epochs: int, batch_size: int, 
         est = inf.train(max_num_epochs=max_epochs, training_batch_size=batch_size, show_train_summary=False)
         post = inf.build_posterior(est)
     epochs = int(inf.summary["epochs_trained"][-1]) if inf.summary.get("epochs_trained") else max_epochs
-    return NPEPosterior(post, np.asarray(low), np.asarray(high), epochs, time.perf_counter() - t0)
+    curves = [np.asarray(inf.summary.get(k, ()), float) for k in ("validation_loss", "training_loss")]
+    return NPEPosterior(post, np.asarray(low), np.asarray(high), epochs, time.perf_counter() - t0, *curves)
 
 
 def sbc_ranks(samples, truth) -> np.ndarray:
