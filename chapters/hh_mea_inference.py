@@ -250,6 +250,21 @@ def _(mo):
 
 
 @app.cell
+def _(cfg, claims, mo, study):
+    _guard = [claims.npe_plateau(study, cfg, _w) for _w in ("designed", "random")]
+    mo.md("**The NPEs' convergence guard** (issue 35, session 12). Every row that reads an NPE's posterior (claims 1, "
+          "1c, 2, 3, 3b, 4, 5 and 6; claim 2 reads both) first reads that NPE's held-out loss, sbi's mean −log q(θ | x) "
+          "on the simulations it holds out, taken as the best so far (sbi keeps the best network), at the last epoch "
+          f"against two thirds of the epochs: it must move by less than a third of `npe_loss_margin` "
+          f"({cfg.npe_loss_margin:g} nats), the fits' plateau test on the NPE. Since the held-out −log q is the expected "
+          "KL divergence from the true posterior plus a constant, that tolerance is below the divergence of a posterior "
+          f"{cfg.sbc_width_tol:g} times too wide in one parameter. An NPE that fails makes those rows inconclusive (not "
+          "converged), whatever they would decide; the ridge regression of claims 1 and 4 stays as a further check. "
+          f"Here ({cfg.max_epochs} epochs at most, {cfg.n_sims} simulations):\n\n" + "\n".join(f"- {_c.text}" for _c in _guard))
+    return
+
+
+@app.cell
 def _(cfg, claims, mo, plots, study):
     check1 = claims.claim1(study, cfg)
     check1c = claims.claim1c(study, cfg)
