@@ -688,7 +688,7 @@ def _partly_prior_sbc(learned=("x", "y", "angle"), n_sbc=500, seed=4):
             truth[:, j] = rng.uniform(-half, half, n_sbc)
             samples[:, :, j] = rng.uniform(-half, half, (n_sbc, 100))
     s = SimpleNamespace(names=names, low=np.full(len(names), -half), high=np.full(len(names), half),
-                        sbc_theta=truth, sbc_samples=samples)
+                        sbc_theta=truth, sbc_samples=samples, npe_val_loss=dict.fromkeys(("designed", "random"), SETTLED))
     s.sbc_ranks = inference.sbc_ranks(samples, truth)
     s.sbc_p = inference.rank_uniformity_p(s.sbc_ranks, 100)
     s.coverage90 = inference.coverage(samples, truth, 0.9)
