@@ -702,6 +702,29 @@ def _c1c_alt_partly_prior():
     return claims.claim1c(_partly_prior_sbc(), CFG)
 
 
+def test_claim1c_prior_like_parameter_the_features_identify_is_not_evidence_against():
+    """Session 12 (the lead, after the default run: our NPE is prior-like on height, which a ridge regression on the
+    same features recovers to 0.11 of the range, the audit's finding): a prior-like parameter counts against only when
+    the ridge baseline does not recover it either; otherwise the row is undecided (our NPE's miss)."""
+    names = config_for("default").free
+    j = names.index("gna")
+    one = _partly_prior_sbc(learned=tuple(n for n in names if n != "gna"))
+    one.prior_nrmse = float(np.sqrt(1 / 12))
+    span = one.high - one.low
+    g = np.random.default_rng(11)
+    # a ridge regression that recovers gna (error 0.05 of the range) and every other parameter
+    one.sbc_ridge = one.sbc_theta + 0.05 * span * g.standard_normal(one.sbc_theta.shape)
+    c = claims.claim1c(one, CFG)
+    assert c.values["prior_like"] == ["gna"] and c.values["prior_like_ridge_identifies"] == ["gna"]
+    assert c.passed is None and c.inconclusive is not None and c.values["parts"]["each parameter informative"] is None
+    assert "ridge regression on the same features recovers" in c.reason and "recovers gna" in c.measured
+    # a ridge regression no better than the prior mean on gna: the prior-like parameter counts against, as before
+    one.sbc_ridge[:, j] = g.uniform(one.low[j], one.high[j], len(one.sbc_theta)) * 0.0
+    c = claims.claim1c(one, CFG)
+    assert c.values["prior_like_ridge_identifies"] == [] and c.passed is False
+    assert c.values["parts"]["each parameter informative"] is False
+
+
 @claim_case("hh_mea_inference", "C1c", "reproduced")
 def _c1c_ok_nine():
     """Calibrated and informative on all nine of default's parameters, 500 SBC cells (full's number)."""

@@ -143,6 +143,20 @@ def _ci_text(e: EffectBound, fmt=".3f"):
 RMSE_BOOT, RMSE_SEED = 2000, 0
 
 
+def _ridge_identifies(study, cfg: HHMEAConfig, names: list[str]) -> list[str]:
+    """Those of ``names`` that the ridge regression of θ on the designed features (``study.sbc_ridge``, C1's baseline)
+    recovers on the SBC cells: the upper end of its error's bootstrap interval (:func:`rmse_interval`, relative to the
+    prior range) below sqrt(1 - min_param_contraction) times the prior mean's error (``study.prior_nrmse``), i.e. an
+    error variance the contraction minimum would accept of a posterior. Empty without a ridge baseline."""
+    ridge = getattr(study, "sbc_ridge", None)
+    if ridge is None or not names:
+        return []
+    span = np.asarray(study.high, float) - np.asarray(study.low, float)
+    e_r = (np.asarray(ridge, float) - np.asarray(study.sbc_theta, float)) / span
+    limit = np.sqrt(1 - cfg.min_param_contraction) * study.prior_nrmse
+    return [n for j, n in enumerate(study.names) if n in names and rmse_interval(e_r[:, j]).hi < limit]
+
+
 def rmse_interval(err) -> BootstrapInterval:
     """Root-mean-square of per-cell errors ``err`` (n_cells,) with its 95 % percentile bootstrap interval over the
     cells (:func:`~icmlbook.runtime.stats.unit_bootstrap`, RMSE_BOOT resamples, seed RMSE_SEED)."""
@@ -239,7 +253,9 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
                  "contraction, a mean over the SBC cells, >= min_param_contraction (0.2) on its t-interval at family "
                  "level 95 % Bonferroni-divided over the parameters; a parameter whose interval lies wholly below is "
                  "prior-like (its calibration is the prior's) and counts against, one whose interval contains the "
-                 "minimum is undecided (interval spans both); "
+                 "minimum is undecided (interval spans both); a prior-like parameter that a ridge regression on the same "
+                 "features recovers (its error's bootstrap upper end below sqrt(1 - min_param_contraction) of the prior "
+                 "mean's) is undecided too, our NPE's miss rather than evidence against (session 12); "
                  "inconclusive (noise above effect) when the tolerance-aware spread test below would reject a posterior "
                  "sbc_wide (1.5) times too wide with probability below sbc_power (0.8) at this number of SBC cells. "
                  "Not reproduced only on evidence against (session 10, an outside review: a calibrated posterior failed "
@@ -284,6 +300,13 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
     con_ci = [mean_t_interval(per_cell[:, j], 1 - 0.05 / len(p)) for j in range(per_cell.shape[1])]
     prior_like = [n for n, c in zip(study.names, con_ci) if c.hi < cfg.min_param_contraction]
     con_open = [n for n, c in zip(study.names, con_ci) if c.lo < cfg.min_param_contraction <= c.hi]
+    # session 12 (the lead, after the default run): a prior-like parameter counts against only when the features do not
+    # identify it either: a ridge regression of θ on the same designed features (C1's baseline) whose error, upper end
+    # of its bootstrap interval, is below what min_param_contraction asks of a posterior (error variance at most
+    # 1 - min_param_contraction of the prior's) shows the information is in the features and our NPE misses it (the
+    # audit's finding for height: NPE 0.26 of the range, ridge 0.11) - inconclusive, not evidence against the claim
+    ridge_finds = _ridge_identifies(study, cfg, prior_like)
+    prior_like_against = [n for n in prior_like if n not in ridge_finds]
     # session 10 (an outside review): the coverage decided three-way on its exact interval; a point coverage of 0.78
     # on 40 cells (interval [0.62, 0.89]) was 'not reproduced' although a calibrated posterior gives it 1 time in 10
     cov_ci = [binomial_interval(int(round(c * n_obs)), n_obs, 1 - 0.05 / len(cov)) for c in cov]
@@ -297,12 +320,15 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
              "rank spread": rank_part(ps, ps_tol),
              "90 % coverage": True if (np.abs(cov - 0.9) <= cfg.coverage_tol).all() else (False if cov_against else None),
              "contraction": float(contraction.mean()) >= cfg.min_contraction,
-             "each parameter informative": False if prior_like else (None if con_open else True)}
+             "each parameter informative": (False if prior_like_against else
+                                            (None if con_open or ridge_finds else True))}
     ok = all(v is True for v in parts.values())
     txt = ("posterior contraction " + ", ".join(f"{n} {v:.2f}" for n, v in zip(study.names, contraction))
            + f" (mean {contraction.mean():.2f}, at least {cfg.min_contraction:g} asked; each parameter at least "
              f"{cfg.min_param_contraction:g}: "
-           + (f"prior-like, its interval below, {', '.join(prior_like)}; " if prior_like else "")
+           + (f"prior-like, its interval below, {', '.join(prior_like)}"
+              + (f" (of which a ridge regression on the same features recovers {', '.join(ridge_finds)})"
+                 if ridge_finds else "") + "; " if prior_like else "")
            + (f"undecided, its interval containing it, {', '.join(con_open)}; " if con_open else "")
            + ("informative " + (", ".join(n for n in study.names if n not in prior_like + con_open) or "none"))
            + "); SBC p " + ", ".join(f"{n} {v:.3f}" for n, v in zip(study.names, p)) + "; rank-spread p "
@@ -317,7 +343,8 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
     values = {"spread_p": ps.tolist(), "spread_p_tol": ps_tol.tolist(), "chi2_p_tol": pc_tol.tolist(), "power": power,
               "contraction": contraction.tolist(),
               "contraction_mean": float(contraction.mean()), "coverage_interval": [list(c) for c in cov_ci],
-              "contraction_interval": [[c.lo, c.hi] for c in con_ci], "prior_like": prior_like}
+              "contraction_interval": [[c.lo, c.hi] for c in con_ci], "prior_like": prior_like,
+              "prior_like_ridge_identifies": ridge_finds}
     if parts["90 % coverage"] is not True:
         txt += ("; coverage's exact intervals (family 95 %) " + ", ".join(f"{n} [{a:.2f}, {b:.2f}]" for n, (a, b) in
                                                                         zip(study.names, cov_ci)))
@@ -333,9 +360,12 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
         why.append(f"the coverage outside {lo_ok:g}-{hi_ok:g} at "
                    + ", ".join(n for n, c in zip(study.names, cov) if abs(c - 0.9) > cfg.coverage_tol)
                    + ", but its interval reaches into the window")
-    if parts["each parameter informative"] is None:
+    if parts["each parameter informative"] is None and con_open:
         why.append(f"the contraction's interval contains min_param_contraction ({cfg.min_param_contraction:g}) at "
                    + ", ".join(con_open))
+    if parts["each parameter informative"] is None and ridge_finds:
+        why.append("the posterior is prior-like at " + ", ".join(ridge_finds) + ", which a ridge regression on the same "
+                   "features recovers: our NPE's miss, not evidence against the claim")
     for k in ("rank uniformity (chi-squared)", "rank spread"):
         if parts[k] is None:
             why.append(f"{k} rejects exact calibration but not a posterior within the width tolerance "
