@@ -603,9 +603,16 @@ def moving(ev):
     return with_early(ev, MOVING)
 
 
-def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rate=0.8, B=24, n=24, seed=0):
+#: the Lipschitz samples of the default profile (36 since session 13: the fewest at which claim 7's share can pass)
+LIP_N = config_for("default").lip_samples
+
+
+def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rate=0.8, B=24, n=24, seed=0,
+              lip_n=LIP_N):
     """An Evaluation whose mean VRMSE follows ``curve`` (k = 0..2K), whose band ratios at every k >= 1 are
-    ``bands`` (low, mid, high) and whose corrections shrink at ``diff_rate``."""
+    ``bands`` (low, mid, high), whose corrections shrink at ``diff_rate`` and whose Lipschitz estimates at h_K
+    are ``lip`` plus 0.01 noise on ``lip_n`` samples (8 before session 13, when claim 7's pass began to read the
+    share's interval, which 8 samples can never lift to 90 %)."""
     rng = np.random.default_rng(seed)
     curve = np.asarray(curve, dtype=float)
     steps = len(curve) - 1
@@ -622,7 +629,8 @@ def make_eval(curve, *, K=4, bands=(0.6, 0.3, 0.1), phi=0.05, lip=0.95, diff_rat
         shell[k] = E0 * (fac if k else 1.0) * (1 + 0.01 * rng.standard_normal((B, R)))
     diffs = 0.1 * diff_rate ** np.arange(steps)[:, None] * (1 + 0.05 * rng.random((steps, B)))
     ev = Evaluation(v, shell, diffs, v * 0.5, np.full(B, phi) * (1 + 0.05 * rng.random(B)),
-                    {K: np.full(8, lip) + 0.01 * rng.standard_normal(8)}, np.arange(B) % 8, n, K, loss_curve=CONVERGED)
+                    {K: np.full(lip_n, lip) + 0.01 * rng.standard_normal(lip_n)}, np.arange(B) % 8, n, K,
+                    loss_curve=CONVERGED)
     return with_early(ev, FLAT) if steps >= K else ev          # a base alone (one point) has no refiner run
 
 
@@ -817,6 +825,52 @@ def test_claim2_growth_check_needs_the_growth():
     assert hi <= 2 ** (-1 / 4)                                       # the fitted rate alone would let it pass
 
 
+def _drift(level, spread, seed=0):
+    """GOOD whose VRMSE past K drifts up linearly to ``level`` (relative to VRMSE_K) at 2K on average, each of the 8
+    test trajectories at its own level, ``level`` plus ``spread`` times a standardised normal draw (mean 0, standard
+    deviation 1 over the 8: the draw of test trajectories as noise)."""
+    ev = make_eval(GOOD, seed=seed)
+    K = ev.K
+    z = np.random.default_rng(seed + 400).standard_normal(8)
+    per = level + spread * (z - z.mean()) / z.std()
+    for k in range(K + 1, 2 * K + 1):
+        ev.vrmse[k] = ev.vrmse[K] * (1 + per[ev.traj_id] * (k - K) / K)
+    return ev
+
+
+@claim_case("irno_neural_operator", "C2", "inconclusive at this scale",
+            alternative="a drift past K of 5.5 % on average at 2K, the trajectories spread by 3 %: the rise's 95 % "
+                        "interval contains extrap_tol (read 'not reproduced' before session 13: a point test at 5 %)")
+def _c2_drift_at_bar():
+    return claims.claim2([_drift(0.055, 0.03)], CFG)
+
+
+@claim_case("irno_neural_operator", "C2", "not reproduced",
+            alternative="a drift past K of 10 % on average at 2K, the trajectories spread by 2 %: the rise's 95 % "
+                        "interval wholly above extrap_tol, no trajectory past traj_extrap_tol")
+def _c2_drift_above():
+    return claims.claim2([_drift(0.10, 0.02)], CFG)
+
+
+def test_claim2_pooled_rise_is_decided_on_its_interval():
+    """Session 13 (rule 9): the pooled rise VRMSE_k / VRMSE_K - 1 was a point test at extrap_tol, so a drift at the
+    bar read pass or 'not reproduced' on the draw of test trajectories. It now passes only where every k's upper
+    bound is at most extrap_tol and counts against only where some k's lower bound is above it."""
+    at = _c2_drift_at_bar()
+    rise, lo, hi = at.values["rise"][0]
+    assert rise > CFG.extrap_tol and lo <= CFG.extrap_tol < hi             # the point test read 'not reproduced'
+    assert at.verdict == "inconclusive at this scale" and "extrap_tol" in at.reason
+    assert at.values["trajectory_rise"][0] < CFG.traj_extrap_tol            # no single trajectory decides it
+    under = claims.claim2([_drift(0.045, 0.03)], CFG)                       # the point test read 'reproduced'
+    rise, lo, hi = under.values["rise"][0]
+    assert rise < CFG.extrap_tol < hi and under.verdict == "inconclusive at this scale"
+    above = _c2_drift_above()
+    assert above.passed is False and above.values["rise"][0][1] > CFG.extrap_tol
+    assert above.values["trajectory_rise"][0] < CFG.traj_extrap_tol         # decided by the pooled rise alone
+    flat = claims.claim2([_drift(0.0, 0.01)], CFG)                          # flat past K, trajectories +-1 %
+    assert flat.passed is True and flat.values["rise"][0][2] <= CFG.extrap_tol
+
+
 def _floor(wobble, growth=0.0, noise=0.0, seed=0):
     """GOOD whose corrections past K sit at a numerical floor of 1e-7: each step's mean times (1 + wobble), the
     sign alternating (k = K: +), times (1 + growth)^(k - K), each sample times (1 + noise x U(-1, 1))."""
@@ -975,12 +1029,14 @@ def test_claim6_drift_half_needs_the_drift():
             alternative="a neutral update: Lipschitz 0.995, corrections shrinking 0.2 % a step")
 def _c7_neutral():
     ev = make_eval(GOOD, diff_rate=0.998)
-    ev.lipschitz = {ev.K: np.full(16, 0.995)}
+    ev.lipschitz = {ev.K: np.full(LIP_N, 0.995)}
     return claims.claim7([ev], CFG)
 
 
 @claim_case("irno_neural_operator", "C7", "reproduced")
 def _c7_ok():
+    """Two seeds, 36 Lipschitz samples each at 0.95 +- 0.01 (every one below 1: the share's interval [90.3 %, 100 %]
+    reaches 90 %), corrections shrinking by 0.8 a step."""
     return claims.claim7([make_eval(GOOD, lip=0.95, diff_rate=0.8), make_eval(GOOD, lip=0.95, diff_rate=0.8, seed=1)],
                          CFG)
 
@@ -1018,6 +1074,27 @@ def _c7_share_below():
     return claims.claim7([_lip_share(8)], CFG)
 
 
+@claim_case("irno_neural_operator", "C7", "reproduced")
+def _c7_share_enough_samples():
+    """36 of 36 samples below 1 (the default's count; the share's exact 95 % interval [90.3 %, 100 %] reaches
+    90 %)."""
+    return claims.claim7([_lip_share(36, n=36)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="every one of 16 samples below 1 (a point share of 100 %, its exact 95 % interval [79 %, "
+                        "100 %] reaching below 90 %: too few samples; read 'reproduced' before session 13)")
+def _c7_share_too_few_samples():
+    return claims.claim7([_lip_share(16)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced",
+            alternative="28 of 36 samples below 1 (78 %: an update expansive on about a fifth of the inputs, its exact "
+                        "95 % interval [61 %, 89.9 %] below 90 %)")
+def _c7_share_below_at_36():
+    return claims.claim7([_lip_share(28, n=36)], CFG)
+
+
 def test_claim7_share_counts_against_only_when_its_interval_lies_below_the_bar():
     """Outside review (session 12, rule 9): the Lipschitz share was a point estimate over 16 samples, so a true
     share of 0.95 read "not reproduced" with probability 0.19 (14 or fewer of 16 below 1). The share now counts
@@ -1032,13 +1109,54 @@ def test_claim7_share_counts_against_only_when_its_interval_lies_below_the_bar()
     # the largest count that counts against at 16 samples is 11 (interval to 89.0 %); 12 is open
     assert claims.claim7([_lip_share(11)], CFG).passed is False
     assert claims.claim7([_lip_share(12)], CFG).verdict == "inconclusive at this scale"
-    # the pass reads the share itself (a lower bound above 90 % would need 36 samples, none above 1)
-    assert claims.claim7([_lip_share(15)], CFG).passed is True
-    assert claims.claim7([_lip_share(16)], CFG).passed is True
     # with the share inconclusive, a decay rate wholly on the wrong side still decides against
     ev = _lip_share(14)
     ev.diffs[ev.K:] = ev.diffs[ev.K - 1]
     assert claims.claim7([ev], CFG).passed is False
+
+
+def test_claim7_share_passes_only_when_its_interval_reaches_the_bar():
+    """Session 13: the pass reads the share's exact 95 % interval as the evidence against does: reproduced only where
+    its lower end reaches lip_share. Before, the point share passed, so 15 of 16 samples below 1 (an interval
+    [70 %, 100 %]) and 16 of 16 ([79 %, 100 %]) read 'reproduced'; both are inconclusive now (too few samples)."""
+    for k in (15, 16):                                                 # both passed before the change
+        c = claims.claim7([_lip_share(k)], CFG)
+        assert c.verdict == "inconclusive at this scale" and c.inconclusive == "interval spans both", k
+        assert c.values["share_interval"][0] < CFG.lip_share <= c.values["share_interval"][1]
+        assert "36 samples" in c.reason and "drew 16" in c.reason
+    ok = _c7_share_enough_samples()
+    assert ok.passed is True and ok.values["share_interval"][0] >= CFG.lip_share
+    # at 36 samples: one at or above 1 already leaves the row open, 29 below is open, 28 below counts against
+    assert claims.claim7([_lip_share(35, n=36)], CFG).verdict == "inconclusive at this scale"
+    assert claims.claim7([_lip_share(29, n=36)], CFG).verdict == "inconclusive at this scale"
+    assert _c7_share_below_at_36().passed is False
+    # the pass still needs the decay rates: 36 of 36 below 1 with corrections that stop shrinking at K fails
+    ev = _lip_share(36, n=36)
+    ev.diffs[ev.K:] = ev.diffs[ev.K - 1]
+    assert claims.claim7([ev], CFG).passed is False
+    # every seed: a seed with too few samples leaves the row open even if the other passes
+    assert claims.claim7([_lip_share(36, n=36), _lip_share(16, seed=1)],
+                         config_for("smoke", n_boot=300, seeds=(0, 1))).verdict == "inconclusive at this scale"
+
+
+def test_lip_samples_needed_is_the_clopper_pearson_count_and_the_profiles_draw_it():
+    """The count claim 7's pass needs, checked against scipy's beta quantiles (the lower end of the exact two-sided
+    95 % interval of n successes in n is beta.ppf(0.025, n, 1) = 0.025^(1/n)); ``default`` and ``full`` draw the
+    smallest count that lets a share of 1 pass, ``smoke`` stays small (its C7 share can never pass)."""
+    from scipy.stats import beta
+
+    n = claims.lip_samples_needed(0.9)
+    assert n == 36 and beta.ppf(0.025, n, 1) >= 0.9 > beta.ppf(0.025, n - 1, 1)
+    assert claims.lip_samples_needed(0.5) == 6 and beta.ppf(0.025, 6, 1) >= 0.5 > beta.ppf(0.025, 5, 1)
+    assert claims.lip_samples_needed(1.0) is None
+    for profile in ("default", "full"):
+        cfg = config_for(profile)
+        assert cfg.lip_samples == claims.lip_samples_needed(cfg.lip_share), profile
+    smoke = config_for("smoke")
+    assert smoke.lip_samples < claims.lip_samples_needed(smoke.lip_share)
+    # the default's test set holds enough windows for that many samples (evaluate takes the first lip_samples)
+    d = config_for("default")
+    assert d.test_traj * (d.frames - d.history) >= d.lip_samples
 
 
 def _c8(second, second_seed=POLISH, gains=(0.02, 0.02)):

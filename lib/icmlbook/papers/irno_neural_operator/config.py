@@ -78,6 +78,23 @@ here); claim 7's share counts against only where its exact binomial 95 % interva
 samples: 11 or fewer below ``lip_max``, where the point test failed at 14; a true share of 0.95 now reads against
 with probability 0.001 instead of 0.19). Both only turn "not reproduced" into "inconclusive" (and claim 2's pass is
 stricter). Smoke through tests/test_chapters.py (papermill and marimo) passed in 246 s at loads 8.5-9.4.
+
+Session 13: claim 7's pass reads the share's exact interval as its evidence against does (reproduced only where the
+lower end reaches ``lip_share``), so ``default`` and ``full`` draw ``lip_samples = 36``, the smallest count at which a
+share of 1 passes (two-sided 95 % Clopper-Pearson lower end of n of n, beta.ppf(0.025, n, 1) = 0.025^(1/n): 0.89997
+at 35, 0.9026 at 36; a one-sided bound would need 29, but the interval is the same two-sided one the evidence
+against reads). Only a perfect 36 of 36 passes, so a true share of 0.99 passes with probability 0.70 and one of
+0.95 with 0.16; a share of 28 or fewer counts against. The samples are the first 36 test windows (3 consecutive
+windows of each of the 12 test trajectories, overlapping in 3 of their 4 input frames), which the interval treats
+as independent. ``smoke`` keeps 4 (its share can never pass). Cost, one thread, untrained models of the profiles'
+sizes (CPU time of one Lanczos call, loads 1-3.6): smoke's model (24^2, 10 steps) 0.65-0.68 s at 16 samples and
+1.29-1.52 s at 36; default's model (32^2, 20 steps) 2.08-2.15 s and 4.77-5.25 s. ``default`` calls it at three
+iterates (k = 0, K, 2K) of one refiner on one seed, so about 9 s more on its 334 s of CPU time (session 12's bench).
+In the same session claim 2's pooled rise past K (VRMSE_k / VRMSE_K - 1 at k = K+1..2K) is read on its
+cluster-bootstrap interval, as its growth test has been since session 12: a pass needs every upper bound <=
+``extrap_tol``, evidence against a lower bound above it (before, a point test, so a drift at the bar read either way
+on the draw of test trajectories); K more bootstraps per seed. Its per-trajectory rise (``traj_extrap_tol``) and the
+pooled fall past K stay point tests.
 """
 
 from __future__ import annotations
@@ -116,20 +133,26 @@ class IRNOConfig(ProfileConfig):
     seeds : the replicates, as offsets added to the page's seed (fresh data, bases and refiners per seed); every
         experiment (the main study with every base and variant, the Lipschitz profile, super-resolution) runs on
         each, and every claim is decided on each.
-    lip_samples, lip_iters : the Lipschitz estimate (test samples, Lanczos steps on J^T J, one JVP and one VJP
-        each; 20 steps agree with the dense Jacobian to 1e-6 where 30 power iterations are 3 % low).
+    lip_samples, lip_iters : the Lipschitz estimate (test samples, the first lip_samples test windows, and Lanczos
+        steps on J^T J, one JVP and one VJP each; 20 steps agree with the dense Jacobian to 1e-6 where 30 power
+        iterations are 3 % low). 36 samples at ``default`` and ``full`` (session 13): the smallest count at which
+        claim 7's share can pass, since its exact two-sided 95 % lower end for n of n samples below lip_max is
+        0.025^(1/n), 0.9026 at 36 and 0.89997 at 35 (:func:`.claims.lip_samples_needed`); ``smoke``'s 4 can never
+        pass it.
     monotone_tol : claim 1, allowed rise of mean VRMSE between consecutive steps 0..K (relative).
     step_min : claim 1, the smallest relative fall 1 - VRMSE_k/VRMSE_(k-1) that counts as a step lowering the
         error (its 95 % lower bound must exceed it at every k = 1..K; added in session 6).
-    extrap_tol : claim 2, max VRMSE over K+1..2K allowed above VRMSE_K (relative).
+    extrap_tol : claim 2, max VRMSE over K+1..2K allowed above VRMSE_K (relative; since session 13 read on the
+        rise's 95 % cluster-bootstrap interval: passes at upper bounds <= extrap_tol, against at a lower bound above).
     traj_extrap_tol : claim 2, the same for each test trajectory alone (its windows' mean VRMSE; added in session 6).
     growth_min : claim 2, the step-to-step growth of the mean correction past K that counts as evidence against
         (session 12, rule 9): a step's growth whose 95 % cluster-bootstrap lower bound exceeds it fails the row; a
         growth interval reaching above 0 but not wholly above it leaves the row inconclusive (before, a point test
         at 0: a correction wobbling by 1 % at a numerical floor read "not reproduced").
     gain_min : claim 3, the lower 95 % bound of the relative VRMSE gain at K that counts as substantial.
-    lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it (since session
-        12 the share counts against the row only when its exact binomial 95 % interval lies wholly below lip_share).
+    lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it, read on the
+        share's exact binomial 95 % interval: against the row only when it lies wholly below lip_share (session 12),
+        a pass only when its lower end reaches lip_share (session 13; before, the point share).
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
         of IRNO's value for VRMSE and Phi differences, 0.01 for band-ratio differences and relative gains.
     n_boot : bootstrap resamples of every paired interval.
@@ -191,7 +214,7 @@ class IRNOConfig(ProfileConfig):
     beta_fp: NonNegativeFloat = 0.01
     fp_warmup_frac: Float(gt=0, le=1) = 0.1
     seeds: IntGrid(ge=0, min_len=1) = (0, 1)
-    lip_samples: PositiveInt = 16
+    lip_samples: PositiveInt = 36
     lip_iters: PositiveInt = 20
     monotone_tol: NonNegativeFloat = 0.0
     step_min: Float(ge=0, lt=1) = 0.001
@@ -286,7 +309,7 @@ PRESETS: dict[str, IRNOConfig] = {
     "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=32, frames=16, base_modes=16, base_width=32,
                        many_modes=48, large_width=48, base_epochs=100, unet_base=16, unet_depth=4, K=6,
                        eval_steps=12, irno_epochs=150, irno_lr=3e-4, dt=0.005,
-                       seeds=(0, 1, 2), lip_samples=16, lip_iters=30, fp_warmup_frac=5 / 150,
+                       seeds=(0, 1, 2), lip_samples=36, lip_iters=30, fp_warmup_frac=5 / 150,
                        sr_coarse=16, sr_fine=128, sr_sim=256, sr_train_traj=128, sr_test_traj=32, sr_frames=8,
                        sr_base_modes=16, sr_base_epochs=100, sr_irno_epochs=150, sr_batch=16),
 }
