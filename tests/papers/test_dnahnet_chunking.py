@@ -985,7 +985,10 @@ def _c4b_unconverged():
 
 @claim_case(SLUG, "C4b", "not reproduced", trivial="the one-stage model timed in place of the two-stage one (no recursion)")
 def _c4b_trivial():
-    cfg = config_for("smoke", timing_lengths=(10, 11, 12), speedup_from=12)
+    # every timed length counts as long (speedup_from = 10): the row is 'not reproduced' when the favourable reading
+    # is below recursion_min at any of the three, so one load burst on one repeat (session 12: the only long length,
+    # 2^12, then read 'inconclusive' under load) no longer decides the case; a pass needs all three
+    cfg = config_for("smoke", timing_lengths=(10, 11, 12), speedup_from=10)
     m = ex.build_model(cfg, "dnahnet", 0).eval()
     one, two = [], []
     for k in cfg.timing_lengths:
