@@ -52,8 +52,9 @@ class HHMEAConfig(ProfileConfig):
             session 11 the test whose power counts is the tolerance-aware one (sbc_width_tol);
         sbc_width_tol : C1c (session 11), a rank test rejecting exact calibration is evidence against only when it
             also rejects a Gaussian posterior sbc_width_tol times too wide and 1 / sbc_width_tol times too narrow;
-        min_contraction, min_param_contraction : C1c, 1 - posterior variance / box prior variance, averaged over the
-            parameters and (session 12) for each parameter on its t-interval over the SBC cells, at least these;
+        min_contraction, min_param_contraction : C1d (in C1c until session 13), 1 - posterior variance / box prior
+            variance, averaged over the parameters and (session 12) for each parameter on its t-interval over the SBC
+            cells, at least these;
         acc_target : C4, accuracy at least this; oracle_gap : C4, at most this below the oracle;
         mild_drop : C6, accuracy from a few minutes of recording at most this below a long recording's;
         firing_rate_hz, few_minutes, long_minutes : C6 (session 9, issue 35), the recording lengths the row compares,
@@ -121,11 +122,13 @@ class HHMEAConfig(ProfileConfig):
     #: its inverse too narrow; a rejection of exact calibration within it is inconclusive. 1.25: a posterior 1.25x too
     #: wide has 90 % coverage 0.96 (inside coverage_tol), and the declared alternative (sbc_wide 1.5) lies beyond it
     sbc_width_tol: Float(gt=1) = 1.25
-    #: C1c (contract's second edition, rule 11): the prior itself is calibrated, so the posterior must also be
-    #: informative: its variance, averaged over the SBC cells, below the box prior's by at least this share on average
+    #: C1d (C1c's until session 13; contract's second edition, rule 11): the prior itself is calibrated, so the
+    #: posterior must also be informative: its variance, averaged over the SBC cells, below the box prior's by at least
+    #: this share on average
     min_contraction: Probability = 0.2
-    #: C1c, per parameter (session 12, an outside review: with the mean alone, a posterior that learned x, y and angle
-    #: and returned the prior on the other six parameters read 'reproduced' at 500 cells, mean contraction 0.34): every
+    #: C1d (C1c's until session 13), per parameter (session 12, an outside review: with the mean alone, a posterior
+    #: that learned x, y and angle and returned the prior on the other six parameters read 'reproduced' at 500 cells,
+    #: mean contraction 0.34): every
     #: parameter the claim covers (all free parameters) must be narrower than its box prior by at least this share,
     #: decided on the t-interval over the SBC cells; below it a parameter is prior-like (posterior sd above 0.89 of
     #: the prior's at 0.2), and its calibration is the prior's, which says nothing about the network
