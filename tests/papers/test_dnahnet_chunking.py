@@ -948,7 +948,7 @@ def test_equal_updates_and_matched_flops_for_every_arm():
             bsz = ex.arm_batch(cfg, arm)
             assert f0 <= bsz * f * (1 + 1e-9) < f0 + f
     assert ex.arm_batch(config_for("default"), "transformer") == 6
-    assert ex.early_step(config_for("default")) == 100
+    assert ex.early_step(config_for("default")) == 133
 
 
 # -- the recursion's speed-up (C4b) and hierarchy (C6d), added in the second edition --------------------------------
