@@ -88,6 +88,46 @@ def test_cpu_threads_scopes_and_restores_the_thread_count():
                 pass
 
 
+_JAX_PROBE = """
+import os, sys, time
+from icmlbook.runtime.device import start_jax_cpu
+cores = os.sched_getaffinity(0)
+print(start_jax_cpu())
+import jax, jax.numpy as jnp
+f = jax.jit(lambda a: (a @ a).sum())
+a = jnp.ones((1200, 1200))
+f(a).block_until_ready()
+w, c = time.perf_counter(), time.process_time()
+for _ in range(4):
+    f(a).block_until_ready()
+print((time.process_time() - c) / (time.perf_counter() - w))
+print(all(os.sched_getaffinity(int(t)) == cores for t in os.listdir("/proc/self/task")))
+"""
+
+
+def test_start_jax_cpu_keeps_xla_to_the_allotted_threads():
+    """XLA sizes its pool from the cores it may use at start-up: with one thread allotted, a multi-threaded matrix
+    product takes no more CPU time than wall time (two threads take about twice), and afterwards every thread of the
+    process may run on every core again (the scheduler still balances it)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    from icmlbook.runtime.device import start_jax_cpu
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", _JAX_PROBE], env=env, capture_output=True, text=True, check=True)
+    started, ratio, restored = out.stdout.split()
+    assert started == "1" and restored == "True"
+    assert float(ratio) < 1.3, f"CPU/wall {ratio}: XLA ran on more than the one thread allotted"
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="thread count"):
+            start_jax_cpu(bad)
+
+
 def test_device_choice():
     import torch
 

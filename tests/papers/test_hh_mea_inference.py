@@ -382,6 +382,26 @@ def test_activating_function_sums_to_zero_and_thresholds_converge_in_dt():
     assert np.all(np.abs(np.log(t_coarse / t_fine)) < 0.03)
 
 
+def test_thresholds_skip_silent_pairs_with_the_numbers_of_bisecting_every_pair():
+    """Session 14: only the pairs that spike at a_max are bisected. Reference: the same bisection run on every pair
+    (written out here), on a mix of pairs that spike and a pair too weak to spike at a_max (+inf)."""
+    m = small_model()
+    th = np.array(m.prior.mean)
+    pats = np.array([m.pattern_from([0], [1.0]), m.pattern_from([3], [0.02]), m.pattern_from([1, 2], [1.0, -0.7])])
+    thetas = np.tile(th, (3, 1))
+    a_min, a_max, iters = 0.1, 20.0, 7
+    lo, hi = np.full(3, np.log(a_min)), np.full(3, np.log(a_max))
+    top = m.spikes(thetas, pats, np.exp(hi))
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        s = m.spikes(thetas, pats, np.exp(mid))
+        hi, lo = np.where(s, mid, hi), np.where(s, lo, mid)
+    ref = np.where(top, np.exp((lo + hi) / 2), np.inf)
+    got = m.thresholds(thetas, pats, a_min=a_min, a_max=a_max, iters=iters)
+    assert np.isinf(got[1]) and np.isfinite(got[[0, 2]]).all(), got    # the mix the test needs
+    assert np.array_equal(got, ref)
+
+
 def test_single_threshold_fit_and_linear_summation():
     rng = np.random.default_rng(0)
     amps = np.exp(np.linspace(np.log(0.5), np.log(12), 16))
@@ -757,6 +777,44 @@ def test_claim1d_prior_like_parameter_the_features_identify_is_not_evidence_agai
     assert c.values["parts"]["each parameter informative"] is False
     # the ridge baseline has no say in C1c: the world is calibrated whatever the ridge recovers
     assert claims.claim1c(one, CFG).passed is True and "ridge" not in claims.claim1c(one, CFG).measured
+
+
+def _near_far_sbc(near=0.39, n_sbc=100):
+    """Default's nine parameters, n_sbc cells: a posterior with contraction ``near`` on every parameter of the even
+    cells (cells near the array) and the prior's width on the odd ones (far cells, contraction 0), the samples a fixed
+    standardised grid scaled to that variance (each cell's contraction exact)."""
+    names = config_for("default").free
+    half = np.sqrt(30.0)                                            # a box of variance 10
+    z = np.linspace(-1.0, 1.0, 100)
+    z = (z - z.mean()) / z.std()
+    scale = np.where(np.arange(n_sbc) % 2 == 0, np.sqrt(10.0 * (1 - near)), np.sqrt(10.0))
+    samples = scale[:, None, None] * z[None, :, None] * np.ones((1, 1, len(names)))
+    return SimpleNamespace(names=names, low=np.full(len(names), -half), high=np.full(len(names), half),
+                           sbc_theta=samples[:, 0].copy(), sbc_samples=samples,
+                           npe_val_loss=dict.fromkeys(("designed", "random"), SETTLED))
+
+
+@claim_case("hh_mea_inference", "C1d", "inconclusive at this scale", alternative="a posterior informative on the "
+            "cells near the array (contraction 0.39 on every parameter) and the prior on the far ones, 100 SBC cells: "
+            "mean contraction 0.195, its 95 % interval [0.16, 0.23] containing min_contraction (read 'not reproduced' "
+            "before session 14: the mean was a point test)")
+def _c1d_mean_spans():
+    return claims.claim1d(_near_far_sbc(), CFG)
+
+
+def test_claim1d_mean_contraction_is_read_on_its_interval():
+    """Session 14 (a review of the recent rules; rule 9): the mean contraction was a point test at min_contraction, so
+    a mean of 0.195 whose interval reaches 0.23 was evidence against; it is read on its 95 % t-interval over the SBC
+    cells now, and counts against only when that interval lies wholly below."""
+    c = _c1d_mean_spans()
+    lo, hi = c.values["contraction_mean_interval"]
+    assert c.values["contraction_mean"] == pytest.approx(0.195, abs=1e-6)
+    assert lo < CFG.min_contraction <= hi and c.values["parts"]["contraction"] is None
+    assert c.values["prior_like"] == [] and c.values["parts"]["each parameter informative"] is None
+    assert c.passed is None and c.inconclusive == "interval spans both" and "mean contraction" in c.reason
+    low = claims.claim1d(_near_far_sbc(near=0.2), CFG)                           # mean 0.10: interval wholly below
+    assert low.values["contraction_mean_interval"][1] < CFG.min_contraction and low.passed is False
+    assert low.values["parts"]["contraction"] is False
 
 
 @claim_case("hh_mea_inference", "C1d", "reproduced")
@@ -1304,6 +1362,29 @@ def _tiny_world(seed=3):
              for n in TINY.n_spikes_sweep}
     stim = ex.stimulation_study(TINY, m, obs, theta, {"oracle": theta[:, None], "prior-mean": pm[:, None]}, sweep, rng)
     return SimpleNamespace(theta=theta, obs=obs, features=m.features_of(obs), **stim)
+
+
+def test_a_sweep_level_sharing_a_models_samples_reuses_its_thresholds():
+    """Session 14: a sweep level whose samples are a model's own (run_study: N = n_spikes is the NPE's) is not searched
+    again; its accuracy is that model's, and the threshold search sees each sample once."""
+    from icmlbook.papers.hh_mea_inference import experiments as ex
+
+    cfg = dataclasses.replace(TINY, n_test=3, n_patterns=4, bisect_iters=4)
+    m = small_model()
+    rng = np.random.default_rng(0)
+    theta = m.prior.sample(cfg.n_test, rng)
+    obs = inference.noisy(m.simulate_eis(theta, desc="tiny"), cfg.n_spikes, cfg.sigma_single, rng)
+    pm = ex.prior_mean_cells(m, obs)[:, None]
+    other = ex.prior_mean_cells(m, inference.noisy(obs, 24000, cfg.sigma_single, rng))[:, None]
+    rows = []
+    search = m.thresholds
+    m.thresholds = lambda t, w, **kw: rows.append(len(t)) or search(t, w, **kw)
+    stim = ex.stimulation_study(cfg, m, obs, theta, {"oracle": theta[:, None], "prior-mean": pm},
+                                {cfg.n_spikes: pm, 24000: other}, np.random.default_rng(1))
+    singles = cfg.n_test * 2 * cfg.n_stim_electrodes
+    assert rows == [3 * cfg.n_test * cfg.n_patterns + singles]          # oracle, prior-mean, the 24000 level: once each
+    assert stim["sweep_n"] == (cfg.n_spikes, 24000)
+    assert np.array_equal(stim["sweep_accuracy"][0], stim["accuracy"]["prior-mean"])
 
 
 def _as_main(w, name):

@@ -64,3 +64,40 @@ def cpu_threads(n: int) -> Iterator[None]:
     finally:
         if torch.get_num_threads() != before:
             torch.set_num_threads(before)
+
+
+def start_jax_cpu(threads: int | None = None) -> int:
+    """Start JAX's CPU backend with at most ``threads`` compute threads (default: :func:`allotted_threads`, the
+    executor's ``$OMP_NUM_THREADS``); returns the number of cores it was started on.
+
+    XLA's CPU client sizes its thread pool from the cores the process may run on when the client is created and
+    reads no thread variable (measured with jax 0.10.2: ``OMP_NUM_THREADS=1`` and the ``XLA_FLAGS`` thread options
+    left a jitted 1500x1500 matrix product at twice as much CPU time as wall time). So the calling thread's cores are
+    narrowed to the first ``threads`` while the client is created, and every thread of the process, the pool's
+    included, is then given all of them back: the pool keeps its size and the scheduler still places it on any
+    core. Does nothing when the backend already exists (it cannot be resized) or ``threads`` covers every core.
+    """
+    import os
+
+    import jax
+
+    from .cache import allotted_threads
+
+    threads = allotted_threads() if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads={threads!r} is not allowed; the thread count must be an integer >= 1")
+    from jax._src import xla_bridge
+
+    cores = os.sched_getaffinity(0)
+    if xla_bridge.backends_are_initialized() or threads >= len(cores):
+        return len(cores)
+    os.sched_setaffinity(0, set(sorted(cores)[:threads]))
+    try:
+        jax.devices("cpu")
+    finally:
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                os.sched_setaffinity(int(tid), cores)
+            except (ProcessLookupError, PermissionError):  # a thread that ended meanwhile
+                pass
+    return threads

@@ -276,6 +276,9 @@ def run_study(cfg: HHMEAConfig, seed: int) -> Study:
     # 4. stimulation and 5. data efficiency (the same cells observed with other N: NPE predictions)
     sweep = {}
     for n_sp in cfg.n_spikes_sweep:
+        if n_sp == cfg.n_spikes:        # the test cells' own EIs: NPE's samples above (their thresholds are reused)
+            sweep[n_sp] = npe_samples
+            continue
         o = noisy(clean, n_sp, cfg.sigma_single, rng)
         sweep[n_sp] = post.sample(_x_designed(model, o, n_sp), cfg.n_post, seed + n_sp)
     sets = {"oracle": test_theta[:, None], "prior-mean": pm[:, None], "NPE": npe_samples,
@@ -319,8 +322,10 @@ def stimulation_study(cfg: HHMEAConfig, model: ForwardModel, obs, test_theta, se
     pats, mixed = np.array(pats), np.array(mixed)
     singles = np.array([st.single_patterns(stim_el[i], ne) for i in range(n_test)])    # (n_test, 2 n_stim, n_e)
     sets = dict(sets)
+    shared = {n_sp: name for n_sp, th in sweep.items() for name, t in sets.items() if th is t}   # the same samples
     for n_sp, th in sweep.items():
-        sets[f"sweep {n_sp}"] = th
+        if n_sp not in shared:
+            sets[f"sweep {n_sp}"] = th
     jobs = {}
     for name, th in sets.items():                                   # th (n_test, s, dim)
         s_ = th.shape[1]
@@ -342,7 +347,7 @@ def stimulation_study(cfg: HHMEAConfig, model: ForwardModel, obs, test_theta, se
     single_counts = st.simulate_trials(true_single, amps, cfg.threshold_sigma, cfg.n_trials, rng)
     single_t = st.fit_single_thresholds(single_counts, amps, cfg.n_trials, cfg.threshold_sigma)
     single_t = single_t.reshape(n_test, 2, cfg.n_stim_electrodes)
-    sweep_thr = {n_sp: thr.pop(f"sweep {n_sp}") for n_sp in sweep}
+    sweep_thr = {n_sp: thr[shared[n_sp]] if n_sp in shared else thr.pop(f"sweep {n_sp}") for n_sp in sweep}
     pred = {name: st.posterior_predictive(thr[name], amps, cfg.threshold_sigma) for name in thr}
     lin = np.zeros_like(pred["oracle"])
     for i in range(n_test):

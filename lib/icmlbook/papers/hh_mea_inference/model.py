@@ -326,17 +326,22 @@ class ForwardModel:
     def thresholds(self, thetas, weights, a_min: float = 0.05, a_max: float = 8.0, iters: int = 10,
                    desc: str = "threshold search") -> np.ndarray:
         """Threshold amplitude (µA) of each (θ, pattern) pair by bisection in log-amplitude (relative precision
-        (a_max/a_min)^(2^-iters)); +inf where ``a_max`` evokes no spike."""
+        (a_max/a_min)^(2^-iters)); +inf where ``a_max`` evokes no spike. Only the pairs that spike at ``a_max`` are
+        bisected (since session 14; each pair's search is its own, so the numbers are those of bisecting every pair)."""
         t = self.prior.check(thetas)
         w = self.check_pattern(weights)
         if len(w) != len(t):
             raise ValueError(f"{len(t)} parameter sets but {len(w)} patterns")
-        lo = np.full(len(t), np.log(a_min))
-        hi = np.full(len(t), np.log(a_max))
-        top = self.spikes(t, w, np.exp(hi))
+        top = self.spikes(t, w, np.full(len(t), np.exp(np.log(a_max))))
+        on = np.flatnonzero(top)
+        t, w = t[on], w[on]
+        lo = np.full(len(on), np.log(a_min))
+        hi = np.full(len(on), np.log(a_max))
         for _ in progress(range(iters), desc=desc):
             mid = (lo + hi) / 2
             s = self.spikes(t, w, np.exp(mid))
             hi = np.where(s, mid, hi)
             lo = np.where(s, lo, mid)
-        return np.where(top, np.exp((lo + hi) / 2), np.inf)
+        out = np.full(len(top), np.inf)
+        out[on] = np.exp((lo + hi) / 2)
+        return out
