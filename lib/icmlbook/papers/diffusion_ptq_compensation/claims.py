@@ -638,7 +638,10 @@ def _second_gap(times) -> float:
                  "not reproduced only when the overhead minus that noise is still above 1% (second edition: before, the "
                  "guard could turn a pass into undecided but never a fail), inconclusive (noise above effect) otherwise; "
                  "since session 8 the guard is symmetric: reproduced only when the overhead plus that noise is below 1% "
-                 "(an overhead of 0.9 % with 0.5 % noise passed before)",
+                 "(an overhead of 0.9 % with 0.5 % noise passed before); changed in session 14: a pass also needs the "
+                 "noise itself below 1%, as the session-5 guard said (the session-8 rewrite dropped it, so a negative "
+                 "overhead offset any noise: the default run of e2eb8da read -5.81 % with 5.62 % noise 'reproduced', "
+                 "timing noise more than five times the 1% it decides)",
             rejects="an overhead of a few percent (the correction costing as much as a small layer)",
             paper="< 0.5% time overhead (abstract; measured on Flux.1-dev, as the reviews describe)")
 def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
@@ -650,7 +653,10 @@ def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
     text = (f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
             f"per batch; median of the paired ratios {med:+.2%}; timing noise, second-fastest − fastest, {floor:.2%})")
     vals = {"overhead": rel, "median": med, "noise": floor}
-    if rel + floor < cfg.overhead_max:         # below the threshold by more than the noise: a pass
+    # below the threshold by more than the noise, and the noise itself below it: a pass (session 14: without the second
+    # condition a negative overhead, which a sampler doing strictly more work shows only through drift between the
+    # samplers, offset any noise; -5.81 % with 5.62 % noise passed on default)
+    if floor < cfg.overhead_max and rel + floor < cfg.overhead_max:
         return ClaimCheck(text, True, vals)
     if rel - floor > cfg.overhead_max:       # the overhead is above the threshold by more than the noise: a fail
         return ClaimCheck(text, False, vals)
