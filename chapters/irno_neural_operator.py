@@ -490,7 +490,8 @@ def _(cfg, mo):
 
     Left: the size of each correction $\|h_{{k+1}} - h_k\|$ (RMS over the grid, mean over test samples) against
     $k$, with the fitted geometric rate. Right: the Lipschitz constant of $\mathcal F_x$ (Lanczos, {cfg.lip_iters} steps) at
-    $h_0$, $h_K$ and $h_{{2K}}$ for the first {cfg.lip_samples} test inputs (windows). Both are on the first seed;
+    $h_0$, $h_K$ and $h_{{2K}}$ for {cfg.lip_samples} test inputs (windows), spread over the test trajectories (one
+    window of each first). Both are on the first seed;
     claim 7 reads every seed.
     """)
     return
@@ -927,7 +928,10 @@ def _(cfg, claims, mo, seeds, study):
       is inconclusive. Since session 13 that share passes on its interval too, no longer on the point share (15 of
       16 samples below {cfg.lip_max:g}, an interval reaching down to 70 %, had passed): the interval's lower end
       must reach {cfg.lip_share:.0%}, which takes {claims.lip_samples_needed(cfg.lip_share)} samples with none at
-      or above {cfg.lip_max:g}; this profile draws {cfg.lip_samples}. Likewise claim 2's pooled rise past K,
+      or above {cfg.lip_max:g}; this profile draws {cfg.lip_samples}. Since session 14 (a review) those samples
+      are counted by trajectory, since windows of one trajectory move together: a trajectory counts for the pass
+      only when all its samples are below {cfg.lip_max:g}, and against the row only when none is, so the pass needs
+      {claims.lip_samples_needed(cfg.lip_share)} test trajectories; this profile has {cfg.test_traj}. Likewise claim 2's pooled rise past K,
       VRMSE_k / VRMSE_K − 1, is read on its 95 % cluster-bootstrap interval since session 13 (a pass needs every
       upper bound at or below {cfg.extrap_tol:.0%}, evidence against a lower bound above it; before, a point test,
       so a drift at the bar read either way on the draw of test trajectories).

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from icmlbook.runtime.stats import binomial_interval
 from icmlbook.papers.irno_neural_operator import claims
 from icmlbook.papers.irno_neural_operator import (IRNO, FNO2d, LossSpec, NSSolver, RefinementUNet, SpectralConv2d,
                                            TuckerSpectralConv2d, band_ratios, banach_bound, config_for, energy,
@@ -1093,6 +1094,74 @@ def _c7_share_too_few_samples():
                         "95 % interval [61 %, 89.9 %] below 90 %)")
 def _c7_share_below_at_36():
     return claims.claim7([_lip_share(28, n=36)], CFG)
+
+
+def _lip_clustered(below_traj, n_traj=12, per=3, mixed=0, seed=0):
+    """GOOD whose Lipschitz samples are ``per`` windows of each of ``n_traj`` trajectories (the default's 12 x 3):
+    every window 0.95 on ``below_traj`` trajectories, 1.05 on the rest, except ``mixed`` of the rest with one window
+    below 1 (session 14, a review: windows of one trajectory move together)."""
+    ev = make_eval(GOOD, seed=seed)
+    L = np.full((n_traj, per), 1.05)
+    L[:below_traj] = 0.95
+    L[below_traj:below_traj + mixed, 0] = 0.95
+    ev.lipschitz = {ev.K: L.reshape(-1)}
+    ev.lip_traj = np.repeat(np.arange(n_traj), per)
+    return ev
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="9 of 12 trajectories below 1 on all 3 of their windows, the other 3 above on all (27 of 36 "
+                        "windows; counted as 36 independent samples, interval [58 %, 88 %], it read 'not reproduced' "
+                        "before session 14; over trajectories 9 of 12 reaches 90 %)")
+def _c7_clustered_open():
+    return claims.claim7([_lip_clustered(9)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="every window of the default's 12 test trajectories below 1 (36 of 36 windows, 'reproduced' "
+                        "before session 14; 12 trajectories cannot lift the lower end to 90 %)")
+def _c7_clustered_all_below():
+    return claims.claim7([_lip_clustered(12)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "not reproduced",
+            alternative="5 of 12 trajectories with any window below 1 (an update expansive on most trajectories)")
+def _c7_clustered_against():
+    return claims.claim7([_lip_clustered(4, mixed=1)], CFG)
+
+
+@claim_case("irno_neural_operator", "C7", "reproduced")
+def _c7_clustered_pass():
+    """36 trajectories, 2 windows each, every one below 1: the trajectory count full draws from."""
+    return claims.claim7([_lip_clustered(36, n_traj=36, per=2)], CFG)
+
+
+def test_claim7_counts_trajectories_not_windows():
+    """Session 14 (a review): the share's interval counts trajectories, a trajectory below only when every sample of
+    it is (the pass) and against only when none is (the evidence against); one sample per trajectory is the count of
+    samples, as before."""
+    c = _c7_clustered_open()
+    assert c.values["share"] == 27 / 36 and c.values["trajectories"] == 12
+    assert c.values["share_interval"][1] >= CFG.lip_share and "12 trajectories" in c.measured
+    assert binomial_interval(27, 36)[1] < CFG.lip_share                  # the old count: against
+    assert _c7_clustered_all_below().values["share_interval"][0] < CFG.lip_share
+    assert _c7_clustered_against().values["trajectories_any_below"] == 5
+    one = _lip_share(14)                                                 # lip_traj None: one trajectory per sample
+    assert claims.claim7([one], CFG).values["share_interval"] == binomial_interval(14, 16)
+    bad = _lip_clustered(9)
+    bad.lip_traj = bad.lip_traj[:-1]
+    with pytest.raises(ValueError, match="lip_traj"):
+        claims.claim7([bad], CFG)
+
+
+def test_lip_windows_spread_over_trajectories():
+    from icmlbook.papers.irno_neural_operator.experiments import lip_windows
+
+    traj = np.repeat(np.arange(4), 3)                                    # windows 0-2 of trajectory 0, ...
+    assert lip_windows(traj, 4).tolist() == [0, 3, 6, 9]                 # the first window of each
+    assert lip_windows(traj, 6).tolist() == [0, 1, 3, 4, 6, 9]           # then second windows, trajectory order
+    assert lip_windows(np.tile(np.arange(4), 3), 4).tolist() == [0, 1, 2, 3]
+    assert lip_windows(traj, 50).tolist() == list(range(12))
 
 
 def test_claim7_share_counts_against_only_when_its_interval_lies_below_the_bar():

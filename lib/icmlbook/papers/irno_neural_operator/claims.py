@@ -498,9 +498,15 @@ def lip_samples_needed(share: float, cap: int = 10_000) -> int | None:
                  "over 16 samples read 'not reproduced' with probability 0.19; changed in session 13: the pass too, "
                  "which until then read the point share, so 15 of 16 samples below 1, an interval [70 %, 100 %], "
                  "passed; the lower end reaches 90 % only from 36 samples with none at or above 1, the count the "
-                 "default and full profiles now draw, lip_samples; smoke's 4 samples can never pass; the samples "
-                 "are the first lip_samples test windows, at default 3 consecutive windows of each of the 12 test "
-                 "trajectories, which the exact interval treats as independent), the fitted "
+                 "default and full profiles now draw, lip_samples; smoke's 4 samples can never pass; changed in session "
+                 "14: the interval counts trajectories, not windows, since windows of one trajectory are not "
+                 "independent (a review: 3 windows of each of 12 trajectories, counted as 36 independent samples, "
+                 "read 9 trajectories of 12 below 1 as 'not reproduced', and a true trajectory share of 0.85 passed "
+                 "about 14 % of the time): the pass reads the lower end for the trajectories whose every sample is "
+                 "below lip_max, the evidence against the upper end for those with any sample below (both bound the "
+                 "share of windows); the samples are spread over the trajectories (one window of each first), so "
+                 "the default's 12 test trajectories cannot pass and full draws its 36 samples from 36 test "
+                 "trajectories), the fitted "
                  "decay rate of ||h_{k+1} - h_k|| "
                  "past the trained horizon, k = K..2K-1, has a 95 % upper bound <= 2^(-1/K) (the corrections at least "
                  "halve between K and 2K, as in claim 2), and over the whole run, k = 0..2K-1, a 95 % upper bound < 1 "
@@ -520,7 +526,16 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
             return ClaimCheck("—", None, reason=f"no Lipschitz estimate at k = K was recorded on seed {s}")
         below = int(np.sum(L < cfg.lip_max))
         share = below / len(L)
-        share_lo, share_hi = binomial_interval(below, len(L))
+        # session 14: trajectories are the independent units (windows of one trajectory are not); a trajectory counts
+        # below for the pass only when all its samples are, and against the row only when none is (both bounds hold
+        # for the share of windows); one sample per trajectory gives the count of samples, as before
+        tid = np.arange(len(L)) if ev.lip_traj is None else np.asarray(ev.lip_traj)
+        if len(tid) != len(L):
+            raise ValueError(f"seed {s}: {len(L)} Lipschitz samples but {len(tid)} trajectory ids (lip_traj)")
+        trajs = np.unique(tid)
+        all_below = int(sum(np.all(L[tid == t] < cfg.lip_max) for t in trajs))
+        any_below = int(sum(np.any(L[tid == t] < cfg.lip_max) for t in trajs))
+        share_lo, share_hi = binomial_interval(all_below, len(trajs))[0], binomial_interval(any_below, len(trajs))[1]
         r, lo, hi = decay_ratio(ev.diffs[ev.K: 2 * ev.K], ev.traj_id, cfg.n_boot, seed=s)
         r0, lo0, hi0 = decay_ratio(ev.diffs[: 2 * ev.K], ev.traj_id, cfg.n_boot, seed=s)
         # the pass reads the share's interval too (session 13: before, the point share, so 15 of 16 passed)
@@ -530,9 +545,12 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
         # whole interval on the wrong side of its bound
         against |= share_hi < cfg.lip_share or lo > 2.0 ** (-1.0 / ev.K) or lo0 >= 1
         per.append({"lipschitz": L, "share": share, "share_interval": (share_lo, share_hi), "rate": (r, lo, hi),
-                    "rate_all": (r0, lo0, hi0)})
+                    "rate_all": (r0, lo0, hi0), "trajectories": len(trajs), "trajectories_all_below": all_below,
+                    "trajectories_any_below": any_below})
+        by_traj = (f"; {len(trajs)} trajectories: all samples below on {all_below}, some on {any_below}"
+                   if len(trajs) < len(L) else "")
         rows.append(f"seed {s}: Lipschitz at h_K median {np.median(L):.3f} (range {L.min():.3f}–{L.max():.3f}), "
-                    f"{share:.0%} below {cfg.lip_max:g} ({below} of {len(L)}, 95 % interval [{share_lo:.0%}, "
+                    f"{share:.0%} below {cfg.lip_max:g} ({below} of {len(L)}{by_traj}; 95 % interval [{share_lo:.0%}, "
                     f"{share_hi:.0%}]); decay rate of ||h_(k+1) - h_k|| over k = K..2K-1 {r:.3f} "
                     f"[{lo:.3f}, {hi:.3f}], over k = 0..2K-1 {r0:.3f} [{lo0:.3f}, {hi0:.3f}]")
     measured, values = "; ".join(rows), {"per_seed": per, **per[0]}
@@ -540,8 +558,9 @@ def claim7(evs: Sequence[Evaluation], cfg: IRNOConfig) -> ClaimCheck:
     need = lip_samples_needed(cfg.lip_share) or "no number of"
     return _decided(guard, ok, against, measured, values, "a decay rate's 95 % interval contains its bound, or the "
                     f"Lipschitz share's exact 95 % interval contains lip_share ({cfg.lip_share:.0%}) (its lower end "
-                    f"reaches it only from {need} samples with none at or above {cfg.lip_max:g}; this run drew "
-                    f"{min(len(p['lipschitz']) for p in per)} on a seed), and no test lies wholly on the wrong side")
+                    f"reaches it only from {need} samples on as many trajectories with none at or above "
+                    f"{cfg.lip_max:g}; this run drew {min(len(p['lipschitz']) for p in per)} on a seed, on "
+                    f"{min(p['trajectories'] for p in per)} trajectories), and no test lies wholly on the wrong side")
 
 
 @claim_rule("C8", statement="The same recipe improves different frozen bases (plug-and-play); 'improves': a gain "

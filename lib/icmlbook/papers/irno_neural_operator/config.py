@@ -133,12 +133,14 @@ class IRNOConfig(ProfileConfig):
     seeds : the replicates, as offsets added to the page's seed (fresh data, bases and refiners per seed); every
         experiment (the main study with every base and variant, the Lipschitz profile, super-resolution) runs on
         each, and every claim is decided on each.
-    lip_samples, lip_iters : the Lipschitz estimate (test samples, the first lip_samples test windows, and Lanczos
+    lip_samples, lip_iters : the Lipschitz estimate (test samples: lip_samples test windows spread over the test
+        trajectories, one window of each first (session 14; before, the first lip_samples windows), and Lanczos
         steps on J^T J, one JVP and one VJP each; 20 steps agree with the dense Jacobian to 1e-6 where 30 power
         iterations are 3 % low). 36 samples at ``default`` and ``full`` (session 13): the smallest count at which
         claim 7's share can pass, since its exact two-sided 95 % lower end for n of n samples below lip_max is
         0.025^(1/n), 0.9026 at 36 and 0.89997 at 35 (:func:`.claims.lip_samples_needed`); ``smoke``'s 4 can never
-        pass it.
+        pass it. Since session 14 the share counts trajectories (windows of one trajectory are not independent), so
+        a pass needs 36 test trajectories: ``full`` has 36 (32 before), ``default``'s 12 can never pass it.
     monotone_tol : claim 1, allowed rise of mean VRMSE between consecutive steps 0..K (relative).
     step_min : claim 1, the smallest relative fall 1 - VRMSE_k/VRMSE_(k-1) that counts as a step lowering the
         error (its 95 % lower bound must exceed it at every k = 1..K; added in session 6).
@@ -306,7 +308,7 @@ PRESETS: dict[str, IRNOConfig] = {
                         sr_base_modes=4, sr_base_epochs=3, sr_irno_epochs=2),
     "default": IRNOConfig(train_traj=32, test_traj=12, irno_epochs=20, seeds=(0,), sr_sim=96, sr_train_traj=16,
                           controls=False),
-    "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=32, frames=16, base_modes=16, base_width=32,
+    "full": IRNOConfig(n=128, n_sim=256, train_traj=256, test_traj=36, frames=16, base_modes=16, base_width=32,
                        many_modes=48, large_width=48, base_epochs=100, unet_base=16, unet_depth=4, K=6,
                        eval_steps=12, irno_epochs=150, irno_lr=3e-4, dt=0.005,
                        seeds=(0, 1, 2), lip_samples=36, lip_iters=30, fp_warmup_frac=5 / 150,

@@ -232,6 +232,9 @@ class Evaluation:
     #: the compared metric of the same run after 2/3 of its updates (the convergence guard of the claims reads it
     #: against :meth:`compared`: CLAIMS.md rule 10); None for a base alone
     early: EarlyMetric | None = None
+    #: the test trajectory of each Lipschitz sample (session 14: claim 7 counts trajectories, since windows of one
+    #: trajectory are not independent); None: each sample from its own trajectory
+    lip_traj: np.ndarray | None = None
 
     def compared(self) -> float:
         """The compared metric the convergence guard reads: the mean test VRMSE at the training horizon K."""
@@ -277,14 +280,28 @@ def evaluate(cfg: IRNOConfig, task: Task, model: IRNO | None, steps: int, *, bas
     if model is not None:
         with torch.no_grad():
             phi_y = model.phi(x, y).pow(2).mean((1, 2, 3)).sqrt().numpy()
-        m = min(cfg.lip_samples, x.shape[0])
+        pick = torch.from_numpy(lip_windows(task.test_traj_id.numpy(), cfg.lip_samples))
         g = torch.Generator().manual_seed(seed)
         for k in lip_at:
-            xs = x[:m]
-            lips[k] = metrics.lipschitz_lanczos(lambda h: model.update(xs, h, k), hs[k][:m].clone(),
+            xs = x[pick]
+            lips[k] = metrics.lipschitz_lanczos(lambda h: model.update(xs, h, k), hs[k][pick].clone(),
                                                 steps=cfg.lip_iters, generator=g, products=LIP_PRODUCTS).numpy()
-    return Evaluation(v, sh, diffs, err, phi_y, lips, task.test_traj_id.numpy(), task.n,
-                      K if K is not None else cfg.K)
+    traj = task.test_traj_id.numpy()
+    return Evaluation(v, sh, diffs, err, phi_y, lips, traj, task.n, K if K is not None else cfg.K,
+                      lip_traj=traj[pick.numpy()] if model is not None else None)
+
+
+def lip_windows(traj_id: np.ndarray, m: int) -> np.ndarray:
+    """The ``m`` test windows claim 7's Lipschitz estimate reads, spread over the trajectories: the first window of
+    every trajectory, then the second of every trajectory, and so on (session 14; before, the first ``m`` windows in
+    the test set's order). Claim 7 counts trajectories, so as many trajectories as possible is what it needs."""
+    traj_id = np.asarray(traj_id)
+    rank = np.empty(len(traj_id), int)
+    for t in np.unique(traj_id):
+        at = np.flatnonzero(traj_id == t)
+        rank[at] = np.arange(len(at))
+    order = np.lexsort((traj_id, rank))           # by rank within the trajectory, then by trajectory
+    return np.sort(order[:min(m, len(traj_id))])
 
 
 # -- statistics ------------------------------------------------------------------------------------------
