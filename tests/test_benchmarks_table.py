@@ -69,10 +69,13 @@ def test_the_table_files_are_written_and_merged(tmp_path):
     assert stored == rows and [(r["chapter"], r["wall_seconds"], r["commit"]) for r in stored] == [
         ("a", 600.0, "abc123"), ("b", 200.0, "new")]                       # b's row replaced, a's kept
     text = md.read_text()
-    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok |  | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |  |" in text
+    assert "| b | default | 200 s (3.3 min) | 90.0 s | ok |  | 2026-12-05 08:00 | `new` | 0.5 / 1.0 | 1 | 2 |  |  |" in text
     assert stored[0]["longest_silence_seconds"] is None                  # an optional field, absent here
     table.write_table([dict(row("c"), longest_silence_seconds=432.1)], PLAN, js, md)
-    assert "| c | default | 100.0 s | 90.0 s | ok |  | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 | 432 s (7.2 min) |" \
+    assert "| c | default | 100.0 s | 90.0 s | ok |  | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 | 432 s (7.2 min) |  |" \
+        in md.read_text()
+    table.write_table([dict(row("d"), reference_seconds=0.5814)], PLAN, js, md)      # the machine's speed (session 14)
+    assert "| d | default | 100.0 s | 90.0 s | ok |  | 2026-12-05 08:00 | `abc123` | 1.0 / 1.5 | 1 | 2 |  | 0.58 s |" \
         in md.read_text()
     assert "5.5" not in text                                               # the old row of b is gone
     # the projection at four chapters: a=600, b=200, c and d at the mean 400: [600] [200] -> [600] [600] -> 1000
@@ -89,6 +92,17 @@ def test_the_committed_table_reads_back():
     if rows:
         projections = [table.project_book(rows, planned_slugs(), p) for p in ("default", "smoke")]
         assert table.TABLE_MD.read_text() == table.render_markdown(rows, projections)
+
+
+def test_the_reference_workload_is_fixed_work():
+    """The same seed gives the same checksum (the work does not depend on the machine), another seed another; the
+    timer refuses a bad repeat count."""
+    from tests.benchmarks.reference import reference_seconds, reference_workload
+
+    assert reference_workload(0) == reference_workload(0) != reference_workload(1)
+    assert reference_seconds(1) > 0
+    with pytest.raises(ValueError, match="repeat"):
+        reference_seconds(0)
 
 
 def test_verdict_counts_of_a_record():

@@ -164,6 +164,7 @@ def _run_limited(cmd: list[str], env: dict, timeout: float | None) -> tuple[int 
 def chapter_times(profiles: list[str], only: str | None, threads: int = 1,
                   timeout: float | None = None) -> list[dict]:
     sys.path.insert(0, str(ROOT / "lib"))
+    from .reference import reference_seconds
     from icmlbook.pipeline.site import available_chapters
     from icmlbook.runtime.records import git_commit
 
@@ -181,6 +182,7 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1,
                 env = dict(os.environ, ICMLBOOK_BOOK_DIR=str(book), ICMLBOOK_CACHE_DIR=str(Path(tmp) / "cache"))
                 env.pop("ICMLBOOK_NO_CACHE", None)
                 date = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+                ref = reference_seconds(5)           # the machine's speed today, just before the run
                 cpu0, t0 = _children_cpu(), time.perf_counter()
                 with LoadSampler() as load:
                     rc, _ = _run_limited([sys.executable, "-m", "icmlbook.pipeline", "execute", "--profile", profile,
@@ -209,6 +211,7 @@ def chapter_times(profiles: list[str], only: str | None, threads: int = 1,
                          "threads": threads, "cores": os.cpu_count(),
                          **({"timeout_seconds": timeout} if rc is None else {}),
                          "longest_silence_seconds": (rec.get("longest_silence") or {}).get("seconds"),
+                         "reference_seconds": round(ref, 3),
                          "verdicts": verdict_counts(rec),
                          "kernel_seconds": rec.get("kernel_seconds"),
                          "peak_memory_mb": rec.get("peak_memory_mb"), "rc": rc,
