@@ -89,10 +89,23 @@ def test_cpu_threads_scopes_and_restores_the_thread_count():
 
 
 _JAX_PROBE = """
-import os, sys, time
+import os, sys, threading, time
 from icmlbook.runtime.device import start_jax_cpu
 cores = os.sched_getaffinity(0)
+ready, done = threading.Event(), threading.Event()
+own = {}
+def pinned():                                   # a thread with cores of its own keeps them
+    own["tid"] = threading.get_native_id()
+    os.sched_setaffinity(0, {max(cores)})
+    ready.set()
+    done.wait()
+th = threading.Thread(target=pinned)
+th.start()
+ready.wait()
 print(start_jax_cpu())
+print(os.sched_getaffinity(own["tid"]) == {max(cores)})
+done.set()
+th.join()
 import jax, jax.numpy as jnp
 f = jax.jit(lambda a: (a @ a).sum())
 a = jnp.ones((1200, 1200))
@@ -120,8 +133,8 @@ def test_start_jax_cpu_keeps_xla_to_the_allotted_threads():
         pytest.skip("needs two cores")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     out = subprocess.run([sys.executable, "-c", _JAX_PROBE], env=env, capture_output=True, text=True, check=True)
-    started, ratio, restored = out.stdout.split()
-    assert started == "1" and restored == "True"
+    started, kept, ratio, restored = out.stdout.split()
+    assert started == "1" and kept == "True" and restored == "True"
     assert float(ratio) < 1.3, f"CPU/wall {ratio}: XLA ran on more than the one thread allotted"
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="thread count"):

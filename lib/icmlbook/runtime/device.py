@@ -66,16 +66,17 @@ def cpu_threads(n: int) -> Iterator[None]:
             torch.set_num_threads(before)
 
 
-def start_jax_cpu(threads: int | None = None) -> int:
+def start_jax_cpu(threads: int | None = None) -> int | None:
     """Start JAX's CPU backend with at most ``threads`` compute threads (default: :func:`allotted_threads`, the
-    executor's ``$OMP_NUM_THREADS``); returns the number of cores it was started on.
+    executor's ``$OMP_NUM_THREADS``); returns the pool's thread count, or None where nothing was done.
 
     XLA's CPU client sizes its thread pool from the cores the process may run on when the client is created and
     reads no thread variable (measured with jax 0.10.2: ``OMP_NUM_THREADS=1`` and the ``XLA_FLAGS`` thread options
     left a jitted 1500x1500 matrix product at twice as much CPU time as wall time). So the calling thread's cores are
-    narrowed to the first ``threads`` while the client is created, and every thread of the process, the pool's
-    included, is then given all of them back: the pool keeps its size and the scheduler still places it on any
-    core. Does nothing when the backend already exists (it cannot be resized) or ``threads`` covers every core.
+    narrowed to the first ``threads`` while the client is created; then every thread that existed before gets its
+    own cores back and every thread the client started gets all of the process's cores: the pool keeps its size and
+    the scheduler still places it on any core. Does nothing (None) when the backend already exists (it cannot be
+    resized), ``threads`` covers every core, or the platform cannot set a thread's cores (not Linux).
     """
     import os
 
@@ -88,16 +89,23 @@ def start_jax_cpu(threads: int | None = None) -> int:
         raise ValueError(f"threads={threads!r} is not allowed; the thread count must be an integer >= 1")
     from jax._src import xla_bridge
 
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir("/proc/self/task"):
+        return None
     cores = os.sched_getaffinity(0)
     if xla_bridge.backends_are_initialized() or threads >= len(cores):
-        return len(cores)
+        return None
+
+    def tids() -> set[int]:
+        return {int(t) for t in os.listdir("/proc/self/task")}
+
+    before = {t: os.sched_getaffinity(t) for t in tids()}
     os.sched_setaffinity(0, set(sorted(cores)[:threads]))
     try:
         jax.devices("cpu")
     finally:
-        for tid in os.listdir("/proc/self/task"):
+        for tid in tids():
             try:
-                os.sched_setaffinity(int(tid), cores)
+                os.sched_setaffinity(tid, before.get(tid, cores))
             except (ProcessLookupError, PermissionError):  # a thread that ended meanwhile
                 pass
     return threads

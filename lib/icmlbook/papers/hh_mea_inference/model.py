@@ -332,7 +332,7 @@ class ForwardModel:
         w = self.check_pattern(weights)
         if len(w) != len(t):
             raise ValueError(f"{len(t)} parameter sets but {len(w)} patterns")
-        top = self.spikes(t, w, np.full(len(t), np.exp(np.log(a_max))))
+        top = self.spikes(t, w, np.full(len(t), np.exp(np.log(a_max))))     # exp(log(.)): the amplitude as before
         on = np.flatnonzero(top)
         t, w = t[on], w[on]
         lo = np.full(len(on), np.log(a_min))
