@@ -25,6 +25,8 @@ CHAPTER_TIMEOUT ?= 14400
 # CPU build of torch on this machine's disk; on a GPU box: make setup TORCH_SPEC='torch==2.13.0' with a CUDA index
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
+# make test: pytest-xdist workers (the chapter executions on one, in a group of their own; unit tests on both)
+TEST_WORKERS ?= 2
 
 .PHONY: setup browser book execute site test live bench check clean help
 
@@ -63,7 +65,7 @@ site: setup
 	$(BIN)/python -m icmlbook.pipeline site
 
 test: setup browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # live reading opens the smoke profile (quick to run) unless PROFILE is given on the command line
 LIVE_PROFILE := $(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),smoke)

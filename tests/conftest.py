@@ -74,12 +74,22 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords and not has_cuda:
             item.add_marker(skip_gpu)
+    # `make test` runs two pytest-xdist workers with --dist loadgroup: the slow tests (the chapters' two executions,
+    # the site build and its browser checks) form one group, so one worker executes every chapter once per path
+    # (the session fixtures below are per worker) while the other runs the unit tests beside it. The group comes
+    # first, the longest job started first; without xdist the order changes nothing but the order.
+    slow = [item for item in items if "slow" in item.keywords]
+    for item in slow:
+        item.add_marker(pytest.mark.xdist_group(CHAPTER_GROUP))
+    items[:] = slow + [item for item in items if "slow" not in item.keywords]
 
 
 # -- the chapters' two executions -----------------------------------------------------------------
 #: ICMLBOOK_TEST_CHAPTERS=grokking,... restricts the chapter executions to a few chapters (a developer's
 #: quick check; the test command runs them all)
 TEST_CHAPTERS_ENV = "ICMLBOOK_TEST_CHAPTERS"
+#: the pytest-xdist group of every slow test (see pytest_collection_modifyitems)
+CHAPTER_GROUP = "chapters"
 #: wall times of the execution phases of this session, written to build/test-times.json at the end
 #: (`make bench --chapters` reads them to project the test command's time)
 PHASES: dict = {}
