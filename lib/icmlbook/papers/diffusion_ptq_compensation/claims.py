@@ -641,7 +641,10 @@ def _second_gap(times) -> float:
                  "(an overhead of 0.9 % with 0.5 % noise passed before); changed in session 14: a pass also needs the "
                  "noise itself below 1%, as the session-5 guard said (the session-8 rewrite dropped it, so a negative "
                  "overhead offset any noise: the default run of e2eb8da read -5.81 % with 5.62 % noise 'reproduced', "
-                 "timing noise more than five times the 1% it decides)",
+                 "timing noise more than five times the 1% it decides); changed in session 15 (a review): a negative "
+                 "overhead beyond that noise counts as noise too (the noise read is the larger of the two), since "
+                 "TCEC's sampler does strictly more work than the base's and can be faster only by drift between the "
+                 "two samplers' timings; before, -2 % with 0.4 % noise passed",
             rejects="an overhead of a few percent (the correction costing as much as a small layer)",
             paper="< 0.5% time overhead (abstract; measured on Flux.1-dev, as the reviews describe)")
 def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
@@ -649,10 +652,14 @@ def claim8(result: dict, cfg: TCECConfig) -> ClaimCheck:
     tb, tt = float(np.min(o["base"])), float(np.min(o["tcec"]))
     rel = (tt - tb) / tb
     med = float(np.median((o["tcec"] - o["base"]) / o["base"]))
-    floor = max(_second_gap(o["base"]), _second_gap(o["tcec"]))
+    gap = max(_second_gap(o["base"]), _second_gap(o["tcec"]))
+    # session 15 (a review): TCEC's sampler does all of the base's work and more, so a negative overhead is drift
+    # between the two samplers' timings; beyond the repeat-to-repeat gap it is the larger measure of the noise
+    floor = max(gap, -rel)
     text = (f"overhead {rel:+.2%} (fastest of {len(o['base'])} repeats each: {tb * 1e3:.1f} ms → {tt * 1e3:.1f} ms "
-            f"per batch; median of the paired ratios {med:+.2%}; timing noise, second-fastest − fastest, {floor:.2%})")
-    vals = {"overhead": rel, "median": med, "noise": floor}
+            f"per batch; median of the paired ratios {med:+.2%}; timing noise, second-fastest − fastest, {gap:.2%}"
+            + (f", and the negative overhead itself, {-rel:.2%}, the larger" if -rel > gap else "") + ")")
+    vals = {"overhead": rel, "median": med, "noise": floor, "gap": gap}
     # below the threshold by more than the noise, and the noise itself below it: a pass (session 14: without the second
     # condition a negative overhead, which a sampler doing strictly more work shows only through drift between the
     # samplers, offset any noise; -5.81 % with 5.62 % noise passed on default)
