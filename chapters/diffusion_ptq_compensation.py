@@ -677,7 +677,9 @@ def _(cfg, mo):
     - **C1** accepted any monotone error curve, one made almost entirely in the last steps included; the mean
       error 80 % of the way through must now be at least {cfg.accum_early_min:.0%} of the final one.
     - **C8** (timed) is undecided when the timing noise (second-fastest − fastest run) is not below the
-      {cfg.overhead_max:.0%} threshold: under bursty load a few percent can hide.
+      {cfg.overhead_max:.0%} threshold: under bursty load a few percent can hide. A negative overhead counts as
+      noise too: the corrected sampler does all of the base's work and more, so it can come out faster only by drift
+      between the two samplers' timings.
 
     What the intervals are over: the evaluation seeds (independent noise draws) of **one** trained denoiser,
     **one** quantised model and **one** calibration ($K_n$ fitted and $\lambda_1$ chosen on {cfg.n_cal} seeds). The
