@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -663,6 +664,8 @@ def test_claim1c_rejects_a_too_wide_posterior_and_says_when_it_cannot():
     for n in (40, 100):                                     # calibrated, too few cells for the tolerance-aware test
         small = claims.claim1c(_gaussian_sbc(1.0, n), CFG)
         assert small.passed is None and f"{n} SBC cells" in small.reason and small.values["power"] < 0.8
+        # rule 12 (session 15): the row says where it is decided: full's 500 cells give the test its power
+        assert re.search(r"decided at full \(500 SBC cells: power 0\.9\d\)", small.reason), small.reason
     ok = claims.claim1c(_gaussian_sbc(1.0, 400), CFG)                            # calibrated, 400 cells: passes
     assert ok.passed is True and ok.values["power"] >= 0.8
     assert claims.claim1c(_gaussian_sbc(0.6, 40), CFG).passed is False           # over-confidence still fails there

@@ -16,7 +16,7 @@ from ...runtime.claims import INCONCLUSIVE_KINDS, ClaimCheck, abstract_sentence,
 from ...runtime.stats import (BootstrapInterval, EffectBound, binomial_interval, effect_bound, mean_t_interval,
                               unit_bootstrap)
 from ...training import PlateauTest, plateau_from_curve
-from .config import HHMEAConfig
+from .config import PRESETS, HHMEAConfig
 from .inference import rank_spread_p, rank_tolerance_p, tolerance_power
 
 GEOMETRY = ("x", "y", "height", "angle")
@@ -241,6 +241,19 @@ def claim1(study, cfg: HHMEAConfig) -> ClaimCheck:
                                          f"{cfg.geom_nrmse:g} ({len(truth)} cells)", values)
 
 
+def _decided_at_full(cfg: HHMEAConfig, n_samples: int, level: float) -> str:
+    """Where this profile's SBC cells are too few for C1c's power (CLAIMS.md rule 12, session 15): the power at
+    ``full``'s number of cells, the same samples per cell and level (500 simulated rank sets: about +-0.02), so the
+    row says where it is decided."""
+    n_full = PRESETS["full"].n_sbc
+    if n_full <= cfg.n_sbc:
+        return ""
+    p_full = tolerance_power(n_full, n_samples, cfg.sbc_wide, cfg.sbc_width_tol, level, reps=500)
+    if p_full >= cfg.sbc_power:
+        return f"; decided at full ({n_full} SBC cells: power {p_full:.2f})"
+    return f"; full's {n_full} SBC cells reach power {p_full:.2f} only"
+
+
 @claim_rule("C1c", statement="The amortised posterior is calibrated.",
             rule="SBC ranks uniform by a χ² test, and their spread (variance of the normalised ranks) not different from "
                  "uniform ranks' by a two-sided Monte Carlo test, each at level sbc_alpha (0.01) Bonferroni-divided over "
@@ -319,7 +332,8 @@ def claim1c(study, cfg: HHMEAConfig) -> ClaimCheck:
         return ClaimCheck.inconclusive_check(txt, "noise above effect", f"{n_obs} SBC cells: the rank-spread test "
                                              f"shows a posterior {cfg.sbc_wide:g}× too wide to lie beyond the width "
                                              f"tolerance ({cfg.sbc_width_tol:g}×) with probability {power:.2f} only "
-                                             f"(below {cfg.sbc_power:g})", dict(values, parts=dict(parts)))
+                                             f"(below {cfg.sbc_power:g}){_decided_at_full(cfg, L, level)}",
+                                             dict(values, parts=dict(parts)))
     if ok:
         return ClaimCheck(txt, True, dict(values, parts=dict(parts)))
     why = []
