@@ -1198,3 +1198,34 @@ def test_run_findings_and_record_carry_the_abstract(tmp_path, monkeypatch):
     assert findings_from_record(rec) == live                          # the site's box is the live one
     with pytest.raises(ValueError, match="ledger"):
         run.findings(ClaimsLedger("other", "smoke"))
+
+
+def test_run_records_the_time_of_each_cached_stage(monkeypatch):
+    """Session 15: the run record's ``stages`` give each cached artefact's wall and CPU seconds in this run (a bench
+    row then says where a chapter's time went); a cache_many call's names share its time and say so."""
+    import time
+
+    from icmlbook.runtime import records
+
+    def spin(seconds: float):
+        t = time.process_time()
+        while time.process_time() - t < seconds:
+            pass
+        return "done"
+
+    monkeypatch.setattr(records, "_cached", lambda name, fn, **kw: spin(0.2))
+    monkeypatch.setattr(records, "_cached_many", lambda jobs, **kw: [spin(0.1) for _ in jobs])
+    monkeypatch.delenv(records.RECORD_ENV, raising=False)
+    run = records.Run("grokking", "smoke", 0)
+    assert run.cached("a-stage", spin, 9.0) == "done"
+    run.cached_many([("b-one", spin, 9.0), ("b-two", spin, 9.0)])
+    rec = run.finish()
+    st = rec["stages"]
+    assert set(st) == {"a-stage", "b-one", "b-two"}
+    assert 0.19 <= st["a-stage"]["cpu_seconds"] <= st["a-stage"]["wall_seconds"] + 0.05
+    assert "together_with" not in st["a-stage"]
+    assert st["b-one"] == st["b-two"] and st["b-one"]["together_with"] == 1 and st["b-one"]["cpu_seconds"] >= 0.19
+    monkeypatch.setattr(records, "_cached", lambda name, fn, **kw: fn())
+    with pytest.raises(RuntimeError, match="boom"):        # a failing stage is still timed, and the error goes on
+        run.cached("c-fails", lambda: (_ for _ in ()).throw(RuntimeError("boom")))
+    assert "c-fails" in run.stages

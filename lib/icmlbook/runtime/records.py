@@ -100,6 +100,19 @@ class Run:
         self.started = time.time()
         self.started_perf = time.perf_counter()
         self.record: dict[str, Any] | None = None
+        #: per artefact name, the time its :meth:`cached` / :meth:`cached_many` call took in this run (a cache hit
+        #: takes about nothing): the record's ``stages``, so a bench row says where a chapter's time went
+        self.stages: dict[str, dict[str, float]] = {}
+
+    def _timed(self, names: list[str], call: Callable[[], T]) -> T:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            return call()
+        finally:
+            took = {"wall_seconds": round(time.perf_counter() - wall, 2),
+                    "cpu_seconds": round(time.process_time() - cpu, 2)}   # this process; cached_many's workers not in it
+            for name in names:
+                self.stages[name] = dict(took, **({"together_with": len(names) - 1} if len(names) > 1 else {}))
 
     def cached(self, name: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` through the artefact cache (:func:`icmlbook.runtime.cached`).
@@ -110,8 +123,8 @@ class Run:
         notebook writes ``run.cached("grokking-nu-sweep", gk.nu_sweep, cfg, run.seed)`` and nothing else;
         ``ICMLBOOK_NO_CACHE=1`` (the executor's and the tests' off switch) still computes afresh.
         """
-        return _cached(name, fn, config={"seed": self.seed}, profile=self.profile, args=args, kwargs=kwargs,
-                       chapter=self.chapter)
+        return self._timed([name], lambda: _cached(name, fn, config={"seed": self.seed}, profile=self.profile,
+                                                   args=args, kwargs=kwargs, chapter=self.chapter))
 
     def cached_many(self, jobs: list[tuple], /, workers: int | None = None) -> list:
         """Several artefacts at once: ``[(name, fn, *args), ...]``, each as :meth:`cached` would give it, the ones
@@ -127,8 +140,9 @@ class Run:
         value does not depend on the process that computed it. A worker's progress bars go to the kernel's
         stderr, not to the page.
         """
-        return _cached_many(jobs, workers=workers, config={"seed": self.seed}, profile=self.profile,
-                            chapter=self.chapter)
+        return self._timed([str(job[0]) for job in jobs],
+                           lambda: _cached_many(jobs, workers=workers, config={"seed": self.seed}, profile=self.profile,
+                                                chapter=self.chapter))
 
     def computed_with(self) -> str:
         """The start of the sentence every chapter page states its run with (markdown): "This page was computed
@@ -169,6 +183,8 @@ class Run:
             "claims": ledger.as_records() if ledger is not None else [],
             # the abstract's result sentences and the rows covering each (the page's findings box)
             "abstract": record_abstract(self.chapter),
+            # the time of each cached artefact in this run (wall and this process's CPU seconds; ~0 on a cache hit)
+            "stages": dict(self.stages),
             **(extra or {}),
         }
         target = os.environ.get(RECORD_ENV)
