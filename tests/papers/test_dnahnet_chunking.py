@@ -976,6 +976,21 @@ def _c4b_noise():
     return claims.claim4b(_timing2([1, 2, 4, 8, 16], [0.8, 1.6, 3.2, 6.4, 12.8], spread=0.3), CFG, _arms())
 
 
+@claim_case(SLUG, "C4b", "inconclusive at this scale", alternative="a best-of-repeats ratio of 1.33 whose slowest "
+            "repeats bring it to 1.14: the spread spans the 1.2 bar (read 'reproduced' before session 15)")
+def _c4b_spans_the_bar():
+    return claims.claim4b(_timing2([1, 2, 4, 8, 16], [0.75, 1.5, 3.0, 6.0, 12.0], spread=0.17), CFG, _arms())
+
+
+def test_c4b_reads_both_ends_against_the_same_bar():
+    """Session 15 (a review): the pass needed the best ratio >= recursion_min but the cautious one only above 1."""
+    c = _c4b_spans_the_bar()
+    long = np.array(CFG.timing_lengths) >= CFG.speedup_from
+    assert (c.values["ratio"][long] >= CFG.recursion_min).all() and (c.values["cautious"][long] > 1).all()  # old pass
+    assert (c.values["cautious"][long] < CFG.recursion_min).any() and c.passed is None
+    assert c.inconclusive == "noise above effect"
+
+
 @claim_case(SLUG, "C4b", "inconclusive at this scale", alternative="the two-stage model's compression still moving")
 def _c4b_unconverged():
     arms = _arms()
