@@ -1066,3 +1066,21 @@ def test_playground_search_seed_defaults_to_seed_changes_the_split_and_is_checke
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="search_seed"):
             om.playground_run(*args, search_seed=bad)
+
+
+def test_prompts_from_the_token_tables_equal_the_encoded_text():
+    """Session 15: the prompts are looked up in per-expression token tables; the same ids as encoding each prompt's
+    text (with and without demonstrations, one and several queries)."""
+    rng = np.random.default_rng(7)
+    probs = ar.ALL_PROBLEMS[rng.choice(len(ar.ALL_PROBLEMS), 50, replace=False)]
+    for k in (0, 1, 2, 3):
+        demos = ar.TRAIN_POOL[rng.integers(len(ar.TRAIN_POOL), size=(50, k))]
+        text = [(ar._line(demos[q]) if k else ";") + ar.problem_text(*probs[q]) for q in range(50)]
+        want = np.array([ar.TOKENIZER.encode(x) for x in text])
+        np.testing.assert_array_equal(ar._prompts(probs, demos if k else None).numpy(), want)
+        np.testing.assert_array_equal(ar._prompts(probs[:1], demos[:1] if k else None).numpy(), want[:1])
+    assert ar.TOKENIZER.decode(ar._prompts(np.array([[1, 2, 3, 4]]), np.array([[[0, 1, 2, 3]]]))[0].tolist()) \
+        == ";1+2+3=06;2*3+4="
+    with pytest.raises(ValueError, match="problems must be"):
+        ar._prompts(np.array([[3, 1, 2, 3]]))
+
