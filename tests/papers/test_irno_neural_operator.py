@@ -1054,6 +1054,35 @@ def _c7_one_seed():
                          CFG)
 
 
+def _at_floor(level):
+    """A contraction (36 Lipschitz samples at 0.95) whose corrections shrink from 0.1 to ``level`` by K and then
+    stay there, wobbling by 1 % (a review, session 15)."""
+    ev = make_eval(GOOD, lip=0.95, diff_rate=0.8, lip_n=36)
+    K, steps = ev.K, ev.diffs.shape[0]
+    rng = np.random.default_rng(4)
+    d = np.array(ev.diffs, dtype=float)
+    d[:K] = 0.1 * (level / 0.1) ** (np.arange(K)[:, None] / K) * (1 + 0.05 * rng.random((K, d.shape[1])))
+    d[K:] = level * (1 + 0.01 * rng.random((steps - K, d.shape[1])))
+    ev.diffs = d
+    return ev
+
+
+@claim_case("irno_neural_operator", "C7", "inconclusive at this scale",
+            alternative="corrections past K at float32's floor (1e-7 of the first's 0.1: read 'not reproduced' before "
+                        "session 15, while claim 2 read the same corrections as inconclusive)")
+def _c7_at_floor():
+    return claims.claim7([_at_floor(1e-8)], CFG)
+
+
+def test_c7_does_not_read_corrections_at_the_numerical_floor_against_the_row():
+    c = _c7_at_floor()
+    rate, lo, hi = c.values["rate"]
+    assert lo > 2.0 ** (-1.0 / 4) and c.values["at_floor"]        # the old evidence against
+    assert c.passed is None and "numerical floor" in c.measured
+    flat = claims.claim7([_at_floor(1e-3)], CFG)                   # flat far above the floor: still against
+    assert flat.passed is False and not flat.values["at_floor"]
+
+
 def _lip_share(below, n=16, seed=0):
     """GOOD (a contraction past K) whose Lipschitz estimates at h_K are 0.95 on ``below`` of ``n`` samples and 1.05
     on the rest."""
