@@ -24,7 +24,12 @@ attention kernel about 17 %, RMS norms about 8 %. Neither padding (every prompt 
 steps (one pass), nor shared keys and values (each query has its own two random demonstrations) can be cut; bfloat16
 (AMX) was only 12 % faster and moves the logits by 0.02-0.04, which changes the experiment; ``torch.compile``
 (session 14) took 60 s to compile for 12 % less time per query, more than the chapter's smoke budget allows. The
-ratio is the per-call overhead over the per-query arithmetic, independent of the number of queries."""
+ratio is the per-call overhead over the per-query arithmetic, independent of the number of queries.
+
+Session 15: encoding each prompt's text cost about 27 us a query on both sides, a fifth of the batched side; the
+prompts are now looked up in per-expression token tables (0.4 us a query batched, 24-26 us one at a time: that side
+not slowed). Four runs at load 1-2 then read 10.0x, 10.2x, 11.6x, 11.6x at each path's best thread count (one thread
+alone 12.1x, 9.9x, 10.3x, 9.3x), against 9.8x, 11.2x, 8.0x, 10.4x in session 14."""
 
 from __future__ import annotations
 
