@@ -245,12 +245,12 @@ def rank_tolerance_p(ranks, n_samples: int, tol: float, draws: int = 20000, seed
 
 @functools.lru_cache(maxsize=64)
 def tolerance_power(n_obs: int, n_samples: int, width: float, tol: float, level: float, reps: int = 2000,
-                    seed: int = 1) -> float:
+                    seed: int = 1, draws: int = 20000) -> float:
     """The probability that the spread part of :func:`rank_tolerance_p` is below ``level`` (evidence against, beyond
     the tolerance ``tol``) when the posterior is Gaussian and ``width`` times too wide (one parameter, ``n_obs``
-    cells; ``reps`` simulated rank sets)."""
+    cells; ``reps`` simulated rank sets; ``draws`` the test's own Monte Carlo sets)."""
     r = _gaussian_ranks(np.random.default_rng(seed), (reps, n_obs), n_samples, width)
-    return float(np.mean(rank_tolerance_p(r.T, n_samples, tol)[0] < level))          # each set one column
+    return float(np.mean(rank_tolerance_p(r.T, n_samples, tol, draws=draws)[0] < level))   # each set one column
 
 
 def coverage(samples, truth, level: float = 0.9) -> np.ndarray:
