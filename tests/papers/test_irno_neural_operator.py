@@ -1081,6 +1081,14 @@ def test_c7_does_not_read_corrections_at_the_numerical_floor_against_the_row():
     assert c.passed is None and "numerical floor" in c.measured
     flat = claims.claim7([_at_floor(1e-3)], CFG)                   # flat far above the floor: still against
     assert flat.passed is False and not flat.values["at_floor"]
+    # a review of the first version (session 15): growth below the floor is not rounding; a jump above the floor at
+    # the last step is not at the floor; corrections halving at the floor cannot pass the row
+    K = 4
+    for past, verdict in (([1e-10, 1e-9, 1e-8, 1e-7], False), ([1e-8, 1e-8, 1e-8, 3.5e-6], False),
+                          ([1e-8, 5e-9, 2.5e-9, 1.25e-9], None)):
+        ev = _at_floor(1e-8)
+        ev.diffs[K:2 * K] = np.asarray(past)[:, None] * (1 + 0.01 * np.random.default_rng(5).random(ev.diffs[K:2 * K].shape))
+        assert claims.claim7([ev], CFG).passed is verdict, past
 
 
 def _lip_share(below, n=16, seed=0):

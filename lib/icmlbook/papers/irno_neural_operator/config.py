@@ -155,14 +155,15 @@ class IRNOConfig(ProfileConfig):
     lip_max, lip_share : claim 7, the Lipschitz bound and the share of samples that must satisfy it, read on the
         share's exact binomial 95 % interval: against the row only when it lies wholly below lip_share (session 12),
         a pass only when its lower end reaches lip_share (session 13; before, the point share).
-    diff_floor : claim 7, the numerical floor of the corrections (session 15, a review): when the mean correction
-        ||h_(k+1) - h_k|| over k = K..2K-1 is below diff_floor times the mean first correction (k = 0), the corrections
+    diff_floor : claim 7, the numerical floor of the corrections (session 15, a review): when every mean correction
+        ||h_(k+1) - h_k|| of k = K..2K-1 is below diff_floor times the mean first correction (k = 0), the corrections
         past K sit at float32's rounding of h (about 1.2e-7 of an O(1) state, while first corrections are 1e-2 to
         1e-1 of it: a correction below 1e-5 of the first is within about a hundred rounding steps), so their decay
         rate is not read against the row (a floor of 1e-7 fitted a rate of 0.996 on [0.996, 0.996] and read 'not
         reproduced' where claim 2, which reads the same corrections through intervals, was inconclusive); nor can it
-        pass the row: the past-K part is then inconclusive. Exactly zero corrections are not rounding (an iteration
-        that stopped moving, as a one-shot corrector's does) and are read as before.
+        pass the row: the past-K part is then inconclusive, unless the rate's lower end exceeds 1 + growth_min
+        (corrections growing by more than 5 % a step are not rounding, and count against). Exactly zero corrections
+        are not rounding (an iteration that stopped moving, as a one-shot corrector's does) and are read as before.
     effect_min : claims 5, 6, 8, 9, the smallest effect that counts (the lower 95 % bound must exceed it): 1 %
         of IRNO's value for VRMSE and Phi differences, 0.01 for band-ratio differences and relative gains.
     n_boot : bootstrap resamples of every paired interval.
