@@ -1083,4 +1083,12 @@ def test_prompts_from_the_token_tables_equal_the_encoded_text():
         == ";1+2+3=06;2*3+4="
     with pytest.raises(ValueError, match="problems must be"):
         ar._prompts(np.array([[3, 1, 2, 3]]))
+    # a review (session 15): shapes the text encoder refused are refused by name, never reshaped into other prompts
+    with pytest.raises(ValueError, match="demos has 1 rows for 2 problems"):
+        ar._prompts(probs[:2], demos[:1])
+    for bad, name in ((probs[:, :3], "problems"), (probs.astype(float), "problems"), (probs[0], "problems"),
+                      (None, "demos")):
+        with pytest.raises(ValueError, match=name):
+            ar._prompts(bad, None) if bad is not None else ar._prompts(probs[:2], probs[:2])
+    assert ar._prompts(probs[:0], demos[:0]).shape == (0, 1 + 9 * 3 + 6)
 

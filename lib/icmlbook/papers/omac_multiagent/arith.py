@@ -163,10 +163,13 @@ _SEP = TOKENIZER.token_to_id(";")
 _PLACE = np.array([1000, 100, 10, 1])       # (shape, a, b, c) -> its row of ALL_PROBLEMS (shape, then a, b, c)
 
 
-def _rows(problems: np.ndarray) -> np.ndarray:
+def _rows(problems: np.ndarray, name: str, ndim: int) -> np.ndarray:
     p = np.asarray(problems)
+    if p.ndim != ndim or p.shape[-1] != 4 or not np.issubdtype(p.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer array of shape {('(Q, 4)', '(Q, k, 4)')[ndim - 2]}, got "
+                         f"{p.dtype} {p.shape}")
     if not ((p >= 0).all() and (p[..., 0] <= 2).all() and (p[..., 1:] <= 9).all()):
-        raise ValueError("problems must be (shape 0-2, digit, digit, digit) rows")
+        raise ValueError(f"{name} must be (shape 0-2, digit, digit, digit) rows")
     return p @ _PLACE
 
 
@@ -175,11 +178,15 @@ def _prompts(problems: np.ndarray, demos: np.ndarray | None = None) -> torch.Ten
     in :func:`_token_tables` (session 15: encoding each prompt's text cost about 27 us a query, a fifth of the
     batched forward pass; the same ids, tested against the text's)."""
     plain, solved = _token_tables()
-    q = len(problems)
+    rows = _rows(problems, "problems", 2)
+    q = len(rows)
     parts = [np.full((q, 1), _SEP, dtype=np.int64)]
-    if demos is not None and demos.shape[1]:
-        parts.append(solved[_rows(demos)].reshape(q, -1))
-    parts.append(plain[_rows(problems)])
+    if demos is not None and np.shape(demos)[1:2] != (0,):
+        d = _rows(demos, "demos", 3)
+        if len(d) != q:
+            raise ValueError(f"demos has {len(d)} rows for {q} problems; give one row of demonstrations per problem")
+        parts.append(solved[d].reshape(q, d.shape[1] * solved.shape[1]))
+    parts.append(plain[rows])
     return torch.from_numpy(np.concatenate(parts, 1))
 
 
