@@ -426,8 +426,12 @@ def claim4b(timing, cfg: DnaHNetConfig, arms: dict | None = None) -> ClaimCheck:
     text = ("one-stage ÷ two-stage forward time (best; cautious to favourable): "
             + ", ".join(f"2^{k}: {r:.2f}× ({c:.2f}–{f:.2f})" for k, r, c, f in zip(ks, ratio, cautious, favourable)))
     vals = {"ratio": ratio, "cautious": cautious, "favourable": favourable}
-    if not long.any() or not np.isfinite(np.concatenate([ratio, cautious, favourable])).all():
-        check = ClaimCheck(text, False, vals)
+    # session 15 (a review): a profile that times no long length cannot test the row, and a failed timing (not a
+    # finite time) is no evidence against it; before, both read 'not reproduced'
+    if not long.any():
+        return ClaimCheck(text, None, vals, reason=f"no timed length reaches 2^{cfg.speedup_from} at this profile")
+    if not np.isfinite(np.concatenate([ratio, cautious, favourable])).all():
+        check = ClaimCheck.inconclusive_check(text, "noise above effect", "a timing is not a finite time", vals)
     elif bool((cautious[long] >= cfg.recursion_min).all()):
         check = ClaimCheck(text, True, vals)
     elif bool((favourable[long] < cfg.recursion_min).any()):
