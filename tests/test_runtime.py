@@ -1223,9 +1223,16 @@ def test_run_records_the_time_of_each_cached_stage(monkeypatch):
     st = rec["stages"]
     assert set(st) == {"a-stage", "b-one", "b-two"}
     assert 0.19 <= st["a-stage"]["cpu_seconds"] <= st["a-stage"]["wall_seconds"] + 0.05
-    assert "together_with" not in st["a-stage"]
+    assert "together_with" not in st["a-stage"] and st["a-stage"]["calls"] == 1
     assert st["b-one"] == st["b-two"] and st["b-one"]["together_with"] == 1 and st["b-one"]["cpu_seconds"] >= 0.19
+    # a name called again adds its time and counts the call (a review: a per-n sweep kept only its last call);
+    # a name repeated within one cached_many call (one job per seed) gets the call's time once, its jobs counted
+    st = run.stages
+    run.cached("a-stage", spin, 9.0)
+    assert st["a-stage"]["calls"] == 2 and st["a-stage"]["cpu_seconds"] >= 0.39
+    run.cached_many([("c-seed", spin, 0), ("c-seed", spin, 1)])
+    assert st["c-seed"]["calls"] == 2 and 0.19 <= st["c-seed"]["cpu_seconds"] < 0.39 and "together_with" not in st["c-seed"]
     monkeypatch.setattr(records, "_cached", lambda name, fn, **kw: fn())
     with pytest.raises(RuntimeError, match="boom"):        # a failing stage is still timed, and the error goes on
         run.cached("c-fails", lambda: (_ for _ in ()).throw(RuntimeError("boom")))
-    assert "c-fails" in run.stages
+    assert run.stages["c-fails"]["calls"] == 1

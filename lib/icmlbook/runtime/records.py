@@ -100,8 +100,9 @@ class Run:
         self.started = time.time()
         self.started_perf = time.perf_counter()
         self.record: dict[str, Any] | None = None
-        #: per artefact name, the time its :meth:`cached` / :meth:`cached_many` call took in this run (a cache hit
-        #: takes about nothing): the record's ``stages``, so a bench row says where a chapter's time went
+        #: per artefact name, the time its :meth:`cached` / :meth:`cached_many` calls took in this run, added up over
+        #: the calls (a cache hit takes about nothing), with their count: the record's ``stages``, so a bench row says
+        #: where a chapter's time went
         self.stages: dict[str, dict[str, float]] = {}
 
     def _timed(self, names: list[str], call: Callable[[], T]) -> T:
@@ -109,10 +110,15 @@ class Run:
         try:
             return call()
         finally:
-            took = {"wall_seconds": round(time.perf_counter() - wall, 2),
-                    "cpu_seconds": round(time.process_time() - cpu, 2)}   # this process; cached_many's workers not in it
-            for name in names:
-                self.stages[name] = dict(took, **({"together_with": len(names) - 1} if len(names) > 1 else {}))
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu   # CPU: this process, not cached_many's workers
+            distinct = list(dict.fromkeys(names))
+            for name in distinct:                     # a cached_many call's time goes to each of its names once
+                st = self.stages.setdefault(name, {"wall_seconds": 0.0, "cpu_seconds": 0.0, "calls": 0})
+                st["wall_seconds"] = round(st["wall_seconds"] + wall, 2)
+                st["cpu_seconds"] = round(st["cpu_seconds"] + cpu, 2)
+                st["calls"] += names.count(name)
+                if len(distinct) > 1:                 # shared with other names: the time is the call's, not its own
+                    st["together_with"] = max(st.get("together_with", 0), len(distinct) - 1)
 
     def cached(self, name: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` through the artefact cache (:func:`icmlbook.runtime.cached`).
@@ -184,7 +190,7 @@ class Run:
             # the abstract's result sentences and the rows covering each (the page's findings box)
             "abstract": record_abstract(self.chapter),
             # the time of each cached artefact in this run (wall and this process's CPU seconds; ~0 on a cache hit)
-            "stages": dict(self.stages),
+            "stages": {name: dict(st) for name, st in self.stages.items()},
             **(extra or {}),
         }
         target = os.environ.get(RECORD_ENV)
