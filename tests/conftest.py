@@ -86,17 +86,26 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """Under ``--dist loadgroup`` every slow test's id must carry the group (pytest-xdist 3.8 appends it by setting
-    a private attribute that pytest 9.2 no longer reads: the group then splits silently, and each worker executes
-    every chapter). Stop before anything runs."""
-    if not getattr(session.config.option, "loadgroup", False):
+    """On a pytest-xdist worker, the slow tests must stay on one worker, or each worker that gets one executes every
+    chapter (the session fixtures are per worker). So: the slow tests need ``--dist loadgroup`` (``make test`` passes
+    it; ``-n 2`` alone distributes them one by one), and each slow test's id must carry the group (pytest-xdist 3.8
+    appends it by setting a private attribute that pytest 9.2 no longer reads: the group then splits silently). Stop
+    before anything runs."""
+    if not hasattr(session.config, "workerinput"):
         return
-    split = [item.nodeid for item in session.items if "slow" in item.keywords
-             and not item.nodeid.endswith(f"@{CHAPTER_GROUP}")]
-    if split:
-        raise pytest.UsageError(f"pytest-xdist did not group {len(split)} slow tests (e.g. {split[0]}) with pytest "
-                                f"{pytest.__version__}: each worker would execute every chapter; install the pytest "
-                                "that pyproject.toml pins")
+    slow = [item.nodeid for item in session.items if "slow" in item.keywords]
+    problem = None
+    if slow and not getattr(session.config.option, "loadgroup", False):
+        problem = (f"{len(slow)} slow tests (e.g. {slow[0]}) under pytest-xdist without --dist loadgroup: each worker "
+                   "would execute every chapter; run `make test`, or add --dist loadgroup")
+    elif any(not nodeid.endswith(f"@{CHAPTER_GROUP}") for nodeid in slow):
+        problem = (f"pytest-xdist did not group the slow tests (e.g. {slow[0]}) with pytest {pytest.__version__}: each "
+                   "worker would execute every chapter; install the pytest that pyproject.toml pins")
+    if problem:
+        # the controller reports a worker's collection error only as a crash; the worker's stderr reaches the terminal
+        sys.__stderr__.write(f"\nERROR: {problem}\n")
+        sys.__stderr__.flush()
+        raise pytest.UsageError(problem)
 
 
 # -- the chapters' two executions -----------------------------------------------------------------
@@ -109,6 +118,7 @@ CHAPTER_GROUP = "chapters"
 #: (`make bench --chapters` reads them to project the test command's time)
 PHASES: dict = {}
 _SESSION_START = time.perf_counter()
+_SESSION_WALL_START = time.time()
 
 
 def chapters_under_test() -> list[str]:
@@ -126,14 +136,28 @@ def chapters_under_test() -> list[str]:
     return [s for s in chapters if s in picked]
 
 
+_PHASES_PART = ROOT / "build" / "test-times.worker.json"   # a pytest-xdist worker's phases, for the controller
+
+
 def pytest_sessionfinish(session, exitstatus):
-    if not PHASES:
-        return
+    """The phases go to build/test-times.json with the whole session's time and exit status. Under pytest-xdist the
+    worker that ran the chapters hands its phases to the controller (a file), which writes them with its own time and
+    status: the worker's would leave out the other worker's tests and failures."""
     out = ROOT / "build" / "test-times.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(PHASES, session_seconds=round(time.perf_counter() - _SESSION_START, 1),
-                                   chapters=chapters_under_test(), cores=os.cpu_count(),
-                                   tests_collected=session.testscollected, exit_status=int(exitstatus),
+    if hasattr(session.config, "workerinput"):
+        if PHASES:
+            _PHASES_PART.write_text(json.dumps(dict(PHASES, tests_collected=session.testscollected)))
+        return
+    phases = dict(PHASES)
+    if not phases and _PHASES_PART.exists() and _PHASES_PART.stat().st_mtime >= _SESSION_WALL_START:
+        phases = json.loads(_PHASES_PART.read_text())
+    _PHASES_PART.unlink(missing_ok=True)
+    if not phases:
+        return
+    phases.setdefault("tests_collected", session.testscollected)
+    out.write_text(json.dumps(dict(phases, session_seconds=round(time.perf_counter() - _SESSION_START, 1),
+                                   chapters=chapters_under_test(), cores=os.cpu_count(), exit_status=int(exitstatus),
                                    finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())), indent=1))
 
 

@@ -254,7 +254,9 @@ def parallel_phase_seconds(walls: list[float], cores: int) -> float:
 
 def test_command_projection(rows: list[dict], n_planned: int, cores: int, times_file: Path) -> dict:
     """Projected test-command time: the fixed part (unit tests, site build, browser checks; from the last
-    test command's build/test-times.json when there is one) plus two execution phases of the chapters."""
+    test command's build/test-times.json when there is one) plus two execution phases of the chapters. Since
+    session 15 the test command runs the unit tests on a second worker beside the executions, so the fixed part
+    overlaps them and this sum is an upper bound."""
     smoke = {r["chapter"]: r["wall_seconds"] for r in rows if r["profile"] == "smoke"}
     if not smoke:
         return {}
