@@ -738,8 +738,7 @@ def _(cfg, mo, trained):
       moved markedly between 1,500 and 3,000 updates (the measurements are in the chapter's config); since
       session 11 the guard reads that gain itself at two horizons, so a model that passes it here has passed
       both readings (session 15 cut the ε-denoiser from 3,000 updates, which failed the guard, to 2,000, and
-      the evaluation seeds from 128 to 96, to fit the budget). Whether each model passes the convergence guard at this size is measured in the rows above; fewer seeds
-      widen every interval by about {(256 / cfg.n_eval) ** 0.5:.2f}× (√(256/{cfg.n_eval})); a row that cannot be decided at this size says so.
+      the evaluation seeds from 128 to 96, to fit the budget). Whether each model passes the convergence guard at this size is measured in the rows above; {'fewer seeds than those 256 widen every interval by about %.2f× (√(256/%d))' % ((256 / cfg.n_eval) ** 0.5, cfg.n_eval) if cfg.n_eval < 256 else 'this profile evaluates on at least those 256 seeds'}; a row that cannot be decided at this size says so.
       `full` (a GPU) trains every model 12,000 updates and measures on 2,000 evaluation and 1,000 calibration
       seeds: that is where the compensation rows are meant to be decided.
     - **Samplers.** DDIM carries the main study; DPM-Solver++(2M) and flow-matching Euler are run at the
