@@ -113,8 +113,8 @@ _TRAIN_TOKENS = None
 def _train_tokens() -> torch.Tensor:
     """(len(TRAIN_POOL), 9) token ids of each training expression with its answer and separator."""
     global _TRAIN_TOKENS
-    if _TRAIN_TOKENS is None:
-        _TRAIN_TOKENS = torch.tensor([TOKENIZER.encode(_line(p[None])[1:]) for p in TRAIN_POOL])
+    if _TRAIN_TOKENS is None:                     # rows of the solved-expression table (session 15: encoded once there)
+        _TRAIN_TOKENS = torch.from_numpy(_token_tables()[1][_rows(TRAIN_POOL, "TRAIN_POOL", 2)])
     return _TRAIN_TOKENS
 
 
